@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One error table for the whole library.  libjournal never prints and never
+ * exits: every call returns 0 or a negative XFSJ_E* code, and where a check
+ * on on-disk bytes fails it also fills a struct xfsj_fault saying which
+ * structure, which field and which byte offset, so the tool can print a
+ * one-line message that points at the problem.
+ */
+#ifndef XFSJ_ERRORS_H
+#define XFSJ_ERRORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* X(name, message) — the order is the numbering, never reorder. */
+#define XFSJ_ERROR_TABLE(X)						\
+	X(OK,		"success")						\
+	X(NOMEM,	"out of memory")					\
+	X(IO,		"I/O error")						\
+	X(SHORTIO,	"short read or write (device smaller than expected)")	\
+	X(INVAL,	"invalid argument")					\
+	X(RANGE,	"value out of range")					\
+	X(BADMAGIC,	"bad magic number")					\
+	X(BADCRC,	"checksum mismatch")					\
+	X(CORRUPT,	"structure fails verification")				\
+	X(UNSUPP,	"unsupported feature or format")			\
+	X(TOOSMALL,	"device or filesystem too small")			\
+	X(BUSY,		"device is in use (mounted)")				\
+	X(EXISTS,	"device holds an existing signature")			\
+	X(OPEN,		"cannot open device")					\
+	X(NOSPC,	"no space left in allocation group")			\
+	X(CONFLICT,	"conflicting options")
+
+enum xfsj_err {
+#define XFSJ_ERR_ENUM(name, msg) XFSJ_E_##name,
+	XFSJ_ERROR_TABLE(XFSJ_ERR_ENUM)
+#undef XFSJ_ERR_ENUM
+	XFSJ_E__COUNT
+};
+
+/* Functions return -XFSJ_E_xxx; this maps either sign to its message. */
+const char *xfsj_strerror(int err);
+const char *xfsj_errname(int err);
+
+/*
+ * Where a verifier or decoder found something wrong.  `structure` and
+ * `field` are static strings; `offset` is the byte offset of the field on
+ * the device (or inside the buffer when the caller did not say where the
+ * buffer came from).
+ */
+struct xfsj_fault {
+	const char *structure;
+	const char *field;
+	uint64_t offset;
+	uint64_t value;		/* what was found, when it is a number */
+	int err;
+};
+
+/* Record a fault (if @f is non-NULL) and return -err, for `return` chains. */
+int xfsj_fault_set(struct xfsj_fault *f, int err, const char *structure,
+		   const char *field, uint64_t offset, uint64_t value);
+
+#endif

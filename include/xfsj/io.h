@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Device I/O behind a small ops table.  Backends: Unix files and block
+ * devices (io_unix.c) and memory (io_mem.c, for unit tests).  Everything
+ * above this layer addresses the device in bytes and never sees a file
+ * descriptor.
+ */
+#ifndef XFSJ_IO_H
+#define XFSJ_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct xfsj_io;
+
+struct xfsj_io_ops {
+	int (*pread)(struct xfsj_io *io, void *buf, size_t len, uint64_t off);
+	int (*pwrite)(struct xfsj_io *io, const void *buf, size_t len,
+		      uint64_t off);
+	/* Make the range read back as zeroes; may be cheaper than writing. */
+	int (*zero)(struct xfsj_io *io, uint64_t off, uint64_t len);
+	/* Tell the device the range is unused (may be a no-op). */
+	int (*discard)(struct xfsj_io *io, uint64_t off, uint64_t len);
+	/* Grow a regular file to at least @size bytes (no-op for devices). */
+	int (*extend)(struct xfsj_io *io, uint64_t size);
+	int (*sync)(struct xfsj_io *io);
+	void (*close)(struct xfsj_io *io);
+};
+
+struct xfsj_io {
+	const struct xfsj_io_ops *ops;
+	char *name;		/* path, for messages */
+	uint64_t size;		/* bytes */
+	unsigned int lsectsize;	/* logical sector size */
+	unsigned int psectsize;	/* physical sector size */
+	bool is_bdev;
+	bool readonly;
+	void *priv;
+};
+
+enum {
+	XFSJ_IO_RDONLY	= 1 << 0,	/* never opened for writing */
+	XFSJ_IO_EXCL	= 1 << 1,	/* O_EXCL on block devices */
+	XFSJ_IO_CREATE	= 1 << 2,	/* create a regular file if missing */
+	XFSJ_IO_DIRECT	= 1 << 3,	/* O_DIRECT where possible */
+};
+
+int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out);
+int xfsj_io_open_mem(uint64_t size, struct xfsj_io **out);
+/* Memory backend holding a copy of @len bytes at @data. */
+int xfsj_io_open_mem_copy(const void *data, size_t len, struct xfsj_io **out);
+/* The memory backend's buffer (NULL for other backends). */
+void *xfsj_io_mem_buffer(struct xfsj_io *io);
+
+static inline int xfsj_pread(struct xfsj_io *io, void *buf, size_t len,
+			     uint64_t off)
+{
+	return io->ops->pread(io, buf, len, off);
+}
+
+static inline int xfsj_pwrite(struct xfsj_io *io, const void *buf, size_t len,
+			      uint64_t off)
+{
+	return io->ops->pwrite(io, buf, len, off);
+}
+
+int xfsj_io_zero(struct xfsj_io *io, uint64_t off, uint64_t len);
+int xfsj_io_discard(struct xfsj_io *io, uint64_t off, uint64_t len);
+int xfsj_io_extend(struct xfsj_io *io, uint64_t size);
+int xfsj_io_sync(struct xfsj_io *io);
+void xfsj_io_close(struct xfsj_io *io);
+
+#endif

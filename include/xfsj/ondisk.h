@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Codecs and verifiers of the AG headers, btree blocks, inodes and
+ * short-form directories.  Verifiers return 0 or a negative error and fill
+ * the fault with the structure, the field and its byte offset on the device
+ * (@byte_off is where the buffer was read from).
+ */
+#ifndef XFSJ_ONDISK_H
+#define XFSJ_ONDISK_H
+
+#include "xfsj/format.h"
+
+/* What a verifier needs to know about the filesystem it checks. */
+struct xfsj_vctx {
+	uint8_t uuid[16];	/* metadata uuid */
+	uint32_t sectsize;
+	uint32_t blocksize;
+	uint32_t inodesize;
+	uint32_t agblocks;	/* of this AG (last may be short) */
+	uint32_t agno;
+	uint32_t features_ro_compat;
+	uint32_t features_incompat;
+};
+
+/* ---- AG headers ---- */
+void xfsj_agf_decode(const void *buf, struct xfsj_agf *agf);
+void xfsj_agf_encode(const struct xfsj_agf *agf, void *buf, size_t sectsize);
+int xfsj_agf_verify(const void *buf, const struct xfsj_vctx *c,
+		    uint64_t byte_off, struct xfsj_fault *f);
+
+void xfsj_agi_decode(const void *buf, struct xfsj_agi *agi);
+void xfsj_agi_encode(const struct xfsj_agi *agi, void *buf, size_t sectsize);
+int xfsj_agi_verify(const void *buf, const struct xfsj_vctx *c,
+		    uint64_t byte_off, struct xfsj_fault *f);
+
+/* @bno holds xfsj_agfl_size(sectsize) slots. */
+void xfsj_agfl_decode(const void *buf, size_t sectsize,
+		      struct xfsj_agfl_hdr *hdr, uint32_t *bno);
+void xfsj_agfl_encode(const struct xfsj_agfl_hdr *hdr, const uint32_t *bno,
+		      void *buf, size_t sectsize);
+int xfsj_agfl_verify(const void *buf, const struct xfsj_vctx *c,
+		     uint64_t byte_off, struct xfsj_fault *f);
+
+/* ---- btree blocks ---- */
+enum xfsj_btnum {
+	XFSJ_BT_BNO,
+	XFSJ_BT_CNT,
+	XFSJ_BT_INO,
+	XFSJ_BT_FINO,
+	XFSJ_BT_RMAP,
+	XFSJ_BT_REFC,
+	XFSJ_BT_BMAP,
+	XFSJ_BT__COUNT
+};
+
+struct xfsj_btree_shape {
+	const char *name;
+	uint32_t magic;
+	uint16_t reclen;	/* leaf record */
+	uint16_t keylen;	/* node key (both keys for overlapping trees) */
+	uint16_t ptrlen;
+	bool long_ptrs;
+};
+
+const struct xfsj_btree_shape *xfsj_btree_shape(enum xfsj_btnum bt);
+unsigned int xfsj_btree_maxrecs(enum xfsj_btnum bt, uint32_t blocksize,
+				bool leaf);
+
+/* Header encode writes the header only; finish stamps the CRC. */
+void xfsj_sblock_decode(const void *buf, struct xfsj_sblock *h);
+void xfsj_sblock_encode(const struct xfsj_sblock *h, void *buf);
+void xfsj_lblock_decode(const void *buf, struct xfsj_lblock *h);
+void xfsj_lblock_encode(const struct xfsj_lblock *h, void *buf);
+void xfsj_btree_block_finish(void *buf, uint32_t blocksize, bool long_ptrs);
+/* Check a short-format block read from @daddr (512-byte units). */
+int xfsj_sblock_verify(const void *buf, enum xfsj_btnum bt,
+		       const struct xfsj_vctx *c, uint64_t daddr,
+		       struct xfsj_fault *f);
+
+/* Records (index i within a leaf). */
+struct xfsj_alloc_rec { uint32_t startblock, blockcount; };
+struct xfsj_inobt_rec {
+	uint32_t startino;
+	uint16_t holemask;	/* sparse format only */
+	uint8_t count;		/* sparse format only */
+	uint32_t freecount;
+	uint64_t free;
+};
+struct xfsj_rmap_rec {
+	uint32_t startblock, blockcount;
+	uint64_t owner;
+	uint64_t offset;	/* with the attr/bmbt/unwritten flag bits */
+};
+struct xfsj_refc_rec { uint32_t startblock, blockcount, refcount; };
+
+#define XFSJ_RMAP_OFF_ATTR_FORK		(1ULL << 63)
+#define XFSJ_RMAP_OFF_BMBT_BLOCK	(1ULL << 62)
+#define XFSJ_RMAP_OFF_UNWRITTEN		(1ULL << 61)
+
+void xfsj_alloc_rec_put(void *block, unsigned int i, const struct xfsj_alloc_rec *r);
+void xfsj_alloc_rec_get(const void *block, unsigned int i, struct xfsj_alloc_rec *r);
+void xfsj_inobt_rec_put(void *block, unsigned int i, const struct xfsj_inobt_rec *r, bool sparse);
+void xfsj_inobt_rec_get(const void *block, unsigned int i, struct xfsj_inobt_rec *r, bool sparse);
+void xfsj_rmap_rec_put(void *block, unsigned int i, const struct xfsj_rmap_rec *r);
+void xfsj_rmap_rec_get(const void *block, unsigned int i, struct xfsj_rmap_rec *r);
+void xfsj_refc_rec_put(void *block, unsigned int i, const struct xfsj_refc_rec *r);
+void xfsj_refc_rec_get(const void *block, unsigned int i, struct xfsj_refc_rec *r);
+
+/* ---- inodes ---- */
+void xfsj_dinode_decode(const void *buf, struct xfsj_dinode *di);
+/* Writes the 176-byte core; the forks after it are left as they are. */
+void xfsj_dinode_encode(const struct xfsj_dinode *di, void *buf);
+void xfsj_dinode_finish(void *buf, uint32_t inodesize);
+int xfsj_dinode_verify(const void *buf, const struct xfsj_vctx *c,
+		       uint64_t ino, uint64_t byte_off, struct xfsj_fault *f);
+/* Data and attribute fork extent counts, honouring NREXT64. */
+uint64_t xfsj_dinode_nextents(const struct xfsj_dinode *di);
+uint32_t xfsj_dinode_anextents(const struct xfsj_dinode *di);
+
+/* ---- short-form directories (data fork, LOCAL format) ---- */
+struct xfsj_dirent {
+	const char *name;
+	uint8_t namelen;
+	uint8_t ftype;		/* XFSJ_FT_* */
+	uint64_t ino;
+};
+
+enum {
+	XFSJ_FT_UNKNOWN, XFSJ_FT_REG, XFSJ_FT_DIR, XFSJ_FT_CHRDEV,
+	XFSJ_FT_BLKDEV, XFSJ_FT_FIFO, XFSJ_FT_SOCK, XFSJ_FT_SYMLINK,
+	XFSJ_FT_WHT, XFSJ_FT__MAX
+};
+
+/* Bytes the encoded directory takes. */
+size_t xfsj_dir_sf_size(uint64_t parent, const struct xfsj_dirent *ents,
+			unsigned int n, bool ftype);
+/* Encode into @buf (@len bytes); returns the size or a negative error. */
+int xfsj_dir_sf_encode(uint64_t parent, const struct xfsj_dirent *ents,
+		       unsigned int n, bool ftype, void *buf, size_t len);
+/*
+ * Walk an encoded directory: calls @fn per entry (name points into @buf).
+ * Checks every length against @len first.
+ */
+typedef int (*xfsj_dirent_fn)(const struct xfsj_dirent *e, void *arg);
+int xfsj_dir_sf_walk(const void *buf, size_t len, bool ftype,
+		     uint64_t *parent, xfsj_dirent_fn fn, void *arg,
+		     struct xfsj_fault *f);
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "xfsj/errors.h"
+
+static const char *const err_msgs[] = {
+#define XFSJ_ERR_MSG(name, msg) [XFSJ_E_##name] = msg,
+	XFSJ_ERROR_TABLE(XFSJ_ERR_MSG)
+#undef XFSJ_ERR_MSG
+};
+
+static const char *const err_names[] = {
+#define XFSJ_ERR_NAME(name, msg) [XFSJ_E_##name] = #name,
+	XFSJ_ERROR_TABLE(XFSJ_ERR_NAME)
+#undef XFSJ_ERR_NAME
+};
+
+static int err_index(int err)
+{
+	if (err < 0)
+		err = -err;
+	return err < XFSJ_E__COUNT ? err : -1;
+}
+
+const char *xfsj_strerror(int err)
+{
+	int i = err_index(err);
+
+	return i < 0 ? "unknown error" : err_msgs[i];
+}
+
+const char *xfsj_errname(int err)
+{
+	int i = err_index(err);
+
+	return i < 0 ? "UNKNOWN" : err_names[i];
+}
+
+int xfsj_fault_set(struct xfsj_fault *f, int err, const char *structure,
+		   const char *field, uint64_t offset, uint64_t value)
+{
+	if (err < 0)
+		err = -err;
+	if (f) {
+		f->structure = structure;
+		f->field = field;
+		f->offset = offset;
+		f->value = value;
+		f->err = err;
+	}
+	return -err;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unix backend: regular files and block devices.  Zeroing prefers the cheap
+ * paths (BLKZEROOUT on devices, FALLOC_FL_ZERO_RANGE / PUNCH_HOLE on files)
+ * because mkfs zeroes the whole log, which can be 2 GiB.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xfsj/errors.h"
+#include "xfsj/io.h"
+
+struct unix_priv {
+	int fd;
+};
+
+static int ufd(struct xfsj_io *io)
+{
+	return ((struct unix_priv *)io->priv)->fd;
+}
+
+static int unix_pread(struct xfsj_io *io, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(ufd(io), p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -XFSJ_E_IO;
+		if (n == 0)
+			return -XFSJ_E_SHORTIO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int unix_pwrite(struct xfsj_io *io, const void *buf, size_t len,
+		       uint64_t off)
+{
+	const char *p = buf;
+
+	if (io->readonly)
+		return -XFSJ_E_INVAL;
+	while (len) {
+		ssize_t n = pwrite(ufd(io), p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -XFSJ_E_IO;
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	if (off > io->size)
+		io->size = off;
+	return 0;
+}
+
+static int zero_by_writing(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	const size_t chunk = 1 << 20;
+	void *z = calloc(1, chunk);
+	int err = 0;
+
+	if (!z)
+		return -XFSJ_E_NOMEM;
+	while (len && !err) {
+		size_t n = len < chunk ? (size_t)len : chunk;
+
+		err = unix_pwrite(io, z, n, off);
+		off += n;
+		len -= n;
+	}
+	free(z);
+	return err;
+}
+
+static int unix_zero(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	if (io->readonly)
+		return -XFSJ_E_INVAL;
+	if (!len)
+		return 0;
+	if (io->is_bdev) {
+		uint64_t range[2] = { off, len };
+
+		if (ioctl(ufd(io), BLKZEROOUT, range) == 0)
+			return 0;
+	} else {
+		/* Punching keeps a sparse image sparse. */
+		if (fallocate(ufd(io), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)off, (off_t)len) == 0)
+			return 0;
+		if (fallocate(ufd(io), FALLOC_FL_ZERO_RANGE, (off_t)off,
+			      (off_t)len) == 0)
+			return 0;
+	}
+	return zero_by_writing(io, off, len);
+}
+
+static int unix_discard(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	if (io->readonly || !len)
+		return 0;
+	if (io->is_bdev) {
+		uint64_t range[2] = { off, len };
+
+		/* Not every device discards; that is not an error. */
+		(void)ioctl(ufd(io), BLKDISCARD, range);
+		return 0;
+	}
+	(void)fallocate(ufd(io), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			(off_t)off, (off_t)len);
+	return 0;
+}
+
+static int unix_extend(struct xfsj_io *io, uint64_t size)
+{
+	if (size <= io->size)
+		return 0;
+	if (io->is_bdev || io->readonly)
+		return -XFSJ_E_TOOSMALL;
+	if (ftruncate(ufd(io), (off_t)size) < 0)
+		return errno == EFBIG ? -XFSJ_E_TOOSMALL : -XFSJ_E_IO;
+	io->size = size;
+	return 0;
+}
+
+static int unix_sync(struct xfsj_io *io)
+{
+	if (io->readonly)
+		return 0;
+	return fsync(ufd(io)) < 0 ? -XFSJ_E_IO : 0;
+}
+
+static void unix_close(struct xfsj_io *io)
+{
+	struct unix_priv *p = io->priv;
+
+	close(p->fd);
+	free(p);
+}
+
+static const struct xfsj_io_ops unix_ops = {
+	.pread = unix_pread,
+	.pwrite = unix_pwrite,
+	.zero = unix_zero,
+	.discard = unix_discard,
+	.extend = unix_extend,
+	.sync = unix_sync,
+	.close = unix_close,
+};
+
+int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out)
+{
+	struct xfsj_io *io;
+	struct unix_priv *p;
+	struct stat st;
+	int oflags = O_CLOEXEC;
+	int fd;
+
+	if (flags & XFSJ_IO_RDONLY) {
+		oflags |= O_RDONLY;
+	} else {
+		oflags |= O_RDWR;
+		if (flags & XFSJ_IO_CREATE)
+			oflags |= O_CREAT;
+	}
+	fd = open(path, oflags, 0644);
+	if (fd < 0)
+		return errno == EBUSY ? -XFSJ_E_BUSY : -XFSJ_E_OPEN;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -XFSJ_E_OPEN;
+	}
+	if (S_ISBLK(st.st_mode) && (flags & XFSJ_IO_EXCL) &&
+	    !(flags & XFSJ_IO_RDONLY)) {
+		/* Reopen exclusively: the kernel refuses if it is mounted. */
+		int efd = open(path, oflags | O_EXCL);
+
+		if (efd < 0) {
+			int busy = errno == EBUSY;
+
+			close(fd);
+			return busy ? -XFSJ_E_BUSY : -XFSJ_E_OPEN;
+		}
+		close(fd);
+		fd = efd;
+	}
+	io = calloc(1, sizeof(*io));
+	p = calloc(1, sizeof(*p));
+	if (!io || !p || !(io->name = strdup(path))) {
+		free(io);
+		free(p);
+		close(fd);
+		return -XFSJ_E_NOMEM;
+	}
+	p->fd = fd;
+	io->priv = p;
+	io->ops = &unix_ops;
+	io->readonly = flags & XFSJ_IO_RDONLY;
+	io->lsectsize = 512;
+	io->psectsize = 512;
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t sz = 0;
+		int ss = 0;
+		unsigned int pss = 0;
+
+		io->is_bdev = true;
+		if (ioctl(fd, BLKGETSIZE64, &sz) == 0)
+			io->size = sz;
+		if (ioctl(fd, BLKSSZGET, &ss) == 0 && ss > 0)
+			io->lsectsize = (unsigned int)ss;
+		if (ioctl(fd, BLKPBSZGET, &pss) == 0 && pss > 0)
+			io->psectsize = pss;
+	} else if (S_ISREG(st.st_mode)) {
+		io->size = (uint64_t)st.st_size;
+	} else {
+		xfsj_io_close(io);
+		return -XFSJ_E_UNSUPP;
+	}
+	*out = io;
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One Check suite per libjournal file; run_unit.c runs them all. */
+#ifndef XFSJ_TEST_SUITES_H
+#define XFSJ_TEST_SUITES_H
+
+#include <check.h>
+
+#define XFSJ_SUITES(X)		\
+	X(crc32c_suite)
+
+#define XFSJ_SUITE_DECL(fn) Suite *fn(void);
+XFSJ_SUITES(XFSJ_SUITE_DECL)
+#undef XFSJ_SUITE_DECL
+
+#endif
