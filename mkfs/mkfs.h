@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef XFSJ_MKFS_H
+#define XFSJ_MKFS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "xfsj/geometry.h"
+
+/* Exit codes (documented in xfsj-mkfs.8). */
+enum {
+	MKFS_EXIT_OK = 0,
+	MKFS_EXIT_FAIL = 1,	/* bad geometry, I/O error, refused device */
+	MKFS_EXIT_USAGE = 1,	/* mkfs.xfs exits 1 on usage errors too */
+};
+
+struct mkfs_cli {
+	struct xfsj_mkfs_req req;
+	const char *device;	/* -d name= or the positional argument */
+	bool dfile;		/* -d file: a regular file, create it */
+	bool dry_run;		/* -N */
+	bool force;		/* -f */
+	bool quiet;		/* -q */
+	bool nodiscard;		/* -K */
+	bool uuid_set;
+	unsigned char uuid[16];
+	char label[13];
+	const char *config;	/* -c options= */
+};
+
+/* options.c */
+int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli);
+void mkfs_usage(FILE *out);
+
+/* device.c */
+struct xfsj_topology;
+int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t);
+
+/* report.c */
+void mkfs_report(FILE *out, const char *name, const struct xfsj_geometry *g);
+
+#endif
