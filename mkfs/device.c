@@ -6,6 +6,9 @@
  * and stripe hints from libblkid's topology.
  */
 #include <blkid/blkid.h>
+#include <dirent.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,47 +42,39 @@ static bool dev_is_mounted(dev_t dev)
 	return found;
 }
 
-/* Is @st (a regular file) the backing file of a loop device in use? */
+/*
+ * Is @st (a regular file) the backing file of a loop device whose
+ * filesystem is mounted?  Formatting it would pull the disk from under the
+ * kernel, exactly as formatting the mounted device would.
+ */
 static bool file_backs_mounted_loop(const struct stat *st)
 {
-	char path[64], buf[64];
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+	bool found = false;
 
-	for (int i = 0; i < 256; i++) {
-		FILE *fp;
-		unsigned long long dev, ino;
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct loop_info64 li;
 		struct stat lst;
+		char path[300];
+		int fd;
 
-		snprintf(path, sizeof(path),
-			 "/sys/block/loop%d/loop/backing_file", i);
-		if (access(path, F_OK))
+		if (strncmp(de->d_name, "loop", 4))
 			continue;
-		snprintf(path, sizeof(path), "/sys/block/loop%d/loop/inode", i);
-		fp = fopen(path, "r");
-		if (!fp)
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		if (!fgets(buf, sizeof(buf), fp)) {
-			fclose(fp);
-			continue;
-		}
-		fclose(fp);
-		ino = strtoull(buf, NULL, 10);
-		snprintf(path, sizeof(path), "/sys/block/loop%d/loop/backing_dev", i);
-		fp = fopen(path, "r");
-		dev = 0;
-		if (fp) {
-			unsigned int maj = 0, min = 0;
-
-			if (fscanf(fp, "%u:%u", &maj, &min) == 2)
-				dev = makedev(maj, min);
-			fclose(fp);
-		}
-		if (ino != st->st_ino || (dev && dev != st->st_dev))
-			continue;
-		snprintf(path, sizeof(path), "/dev/loop%d", i);
-		if (stat(path, &lst) == 0 && dev_is_mounted(lst.st_rdev))
-			return true;
+		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
+		    li.lo_inode == st->st_ino && li.lo_device == st->st_dev &&
+		    fstat(fd, &lst) == 0 && dev_is_mounted(lst.st_rdev))
+			found = true;
+		close(fd);
 	}
-	return false;
+	closedir(d);
+	return found;
 }
 
 int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)

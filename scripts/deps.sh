@@ -1,0 +1,14 @@
+#!/bin/bash
+# Install everything xfsj needs to build and test, from Debian packages.
+# Safe to run again: apt-get skips what is installed.
+set -eu
+if [ "$(id -u)" != 0 ]; then
+	echo "scripts/deps.sh: run as root (apt-get, loop devices, mounts)" >&2
+	exit 2
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends \
+	build-essential autoconf automake libtool pkg-config \
+	libblkid-dev uuid-dev libreadline-dev libinih-dev check \
+	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs

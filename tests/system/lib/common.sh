@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# Shared helpers of the system tests.  Source it; it sets a cleanup trap.
+#
+# Rules every test follows through these helpers:
+#  - its own temporary directory and names (mktemp), removed at exit;
+#  - it unmounts only what it mounted and detaches only the loop devices it
+#    attached, in an EXIT trap, even when a check fails half-way;
+#  - it never kills a process it did not start;
+#  - results are counted and printed as "N passed, N failed".
+
+set -u
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+BUILD=${XFSJ_BUILD:-$TOP}
+MKFS=${XFSJ_MKFS:-$BUILD/xfsj-mkfs}
+T_NAME=$(basename "$0" .sh)
+T_DIR=$(mktemp -d "/tmp/xfsj-${T_NAME}.XXXXXX")
+T_PASS=0
+T_FAIL=0
+T_LOOPS=()
+T_MOUNTS=()
+T_VERBOSE=${XFSJ_VERBOSE:-0}
+
+t_cleanup() {
+	local i
+	for ((i = ${#T_MOUNTS[@]} - 1; i >= 0; i--)); do
+		umount "${T_MOUNTS[i]}" 2>/dev/null || umount -l "${T_MOUNTS[i]}" 2>/dev/null
+	done
+	for i in "${T_LOOPS[@]}"; do
+		losetup -d "$i" 2>/dev/null
+	done
+	if [ "${XFSJ_KEEP:-0}" = 1 ] && [ "$T_FAIL" -gt 0 ]; then
+		echo "# kept $T_DIR for inspection" >&2
+	else
+		rm -rf "$T_DIR"
+	fi
+}
+trap t_cleanup EXIT
+trap 'exit 130' INT TERM
+
+need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "$T_NAME: must run as root (loop devices, mounts)" >&2
+		exit 2
+	fi
+}
+
+ok() { T_PASS=$((T_PASS + 1)); [ "$T_VERBOSE" = 1 ] && echo "ok - $*"; return 0; }
+not_ok() { T_FAIL=$((T_FAIL + 1)); echo "not ok - $*"; return 0; }
+
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+# Attach FILE to a new loop device; prints the device.
+attach_loop() {
+	local dev
+	dev=$(losetup -f --show "$1") || return 1
+	T_LOOPS+=("$dev")
+	echo "$dev"
+}
+
+detach_loop() {
+	local dev=$1 i
+	losetup -d "$dev" || return 1
+	for i in "${!T_LOOPS[@]}"; do
+		[ "${T_LOOPS[i]}" = "$dev" ] && unset 'T_LOOPS[i]'
+	done
+	T_LOOPS=("${T_LOOPS[@]}")
+}
+
+# t_mount DEV DIR [mount options]
+t_mount() {
+	mkdir -p "$2"
+	mount ${3:+-o "$3"} "$1" "$2" || return 1
+	T_MOUNTS+=("$2")
+}
+
+t_umount() {
+	local i
+	umount "$1" || return 1
+	for i in "${!T_MOUNTS[@]}"; do
+		[ "${T_MOUNTS[i]}" = "$1" ] && unset 'T_MOUNTS[i]'
+	done
+	T_MOUNTS=("${T_MOUNTS[@]}")
+}
+
+# The xfsprogs 6.13 oracle (built once into a cache).
+oracle_613() {
+	if [ -z "${XFSPROGS613:-}" ]; then
+		# shellcheck source=/dev/null
+		source "$TOP/tests/system/lib/xfsprogs613.sh" >&2 || {
+			echo "$T_NAME: cannot build the xfsprogs 6.13 oracle" >&2
+			exit 2
+		}
+	fi
+	[ -x "$XFSPROGS613/mkfs.xfs" ] || { echo "$T_NAME: no mkfs.xfs in $XFSPROGS613" >&2; exit 2; }
+}
+
+t_done() {
+	echo "# $T_NAME: $T_PASS passed, $T_FAIL failed"
+	echo "$T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" -eq 0 ]
+}

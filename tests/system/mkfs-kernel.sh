@@ -1,0 +1,86 @@
+#!/bin/bash
+# Filesystems made by xfsj-mkfs, checked by the kernel and by xfsprogs 6.13:
+# for each format profile, format a loop device, mount, run a real
+# workload, unmount, remount and compare contents, then xfs_repair -n must
+# be clean.  For the same options and uuid, the superblocks and AG headers
+# of every AG must equal mkfs.xfs's, field by field (xfs_db print).
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/workload.sh"
+need_root
+oracle_613
+UUID=7b2ab6c4-5a0e-4a7c-9d43-1e1f2b7f0c11
+NEWFEAT="-i exchange=1 -n parent=1"
+
+# headers IMG: every AG's sb, agf, agi and agfl as xfs_db prints them.
+headers() {
+	local img=$1 agc a
+	agc=$("$XFSPROGS613/xfs_db" -r -c "sb 0" -c "p agcount" "$img" | awk '{print $3}')
+	for ((a = 0; a < agc; a++)); do
+		for s in sb agf agi agfl; do
+			echo "== $s $a"
+			"$XFSPROGS613/xfs_db" -r -c "$s $a" -c print "$img"
+		done
+	done
+}
+
+profile() {
+	local name=$1 size=$2
+	shift 2
+	local img=$T_DIR/$name.img ref=$T_DIR/$name.ref dev mnt=$T_DIR/mnt
+	local before after out
+
+	truncate -s "$size" "$img"
+	dev=$(attach_loop "$img") || { not_ok "$name: losetup"; return; }
+	if ! out=$("$MKFS" -q -f -m uuid=$UUID "$@" "$dev" 2>&1); then
+		not_ok "$name: xfsj-mkfs failed: $out"
+		detach_loop "$dev"
+		return
+	fi
+	ok "$name: format"
+	if ! t_mount "$dev" "$mnt"; then
+		not_ok "$name: mount"; dmesg | tail -5
+		detach_loop "$dev"
+		return
+	fi
+	ok "$name: mount"
+	check "$name: workload" run_workload "$mnt"
+	before=$(workload_digest "$mnt")
+	t_umount "$mnt"
+	check "$name: remount" t_mount "$dev" "$mnt"
+	after=$(workload_digest "$mnt")
+	check "$name: contents survive a remount" test "$before" = "$after"
+	t_umount "$mnt"
+	detach_loop "$dev"
+	out=$("$XFSPROGS613/xfs_repair" -n "$img" 2>&1)
+	if [ $? -eq 0 ]; then
+		ok "$name: xfs_repair -n clean after workload"
+	else
+		not_ok "$name: xfs_repair -n after workload"
+		echo "$out" | grep -v '^ *-\|^Phase' | head -20 | sed 's/^/#  /'
+	fi
+
+	# Same options through mkfs.xfs: headers must be identical.
+	rm -f "$img"
+	truncate -s "$size" "$img" "$ref"
+	"$MKFS" -q -f -K -m uuid=$UUID "$@" "$img" >/dev/null 2>&1
+	"$XFSPROGS613/mkfs.xfs" -q -f -K -m uuid=$UUID $NEWFEAT "$@" "$ref" >/dev/null 2>&1
+	if diff <(headers "$img") <(headers "$ref") > "$T_DIR/diff" 2>&1; then
+		ok "$name: superblocks and AG headers equal mkfs.xfs's"
+	else
+		not_ok "$name: headers differ from mkfs.xfs"
+		head -20 "$T_DIR/diff" | sed 's/^/#  /'
+	fi
+	out=$("$XFSPROGS613/xfs_repair" -n "$img" 2>&1)
+	check "$name: xfs_repair -n clean on a fresh image" test $? -eq 0
+	rm -f "$img" "$ref"
+}
+
+profile defaults 2g
+profile bsize1k 1g -b size=1024
+profile bsize64k 2g -b size=65536
+profile rmapbt0 1g -m rmapbt=0
+profile parent0 1g -n parent=0
+profile striped 2g -d su=64k,sw=4
+profile min300m 300m
+profile sparse1t 1t
+t_done
