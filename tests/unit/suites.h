@@ -6,7 +6,9 @@
 #include <check.h>
 
 #define XFSJ_SUITES(X)		\
-	X(crc32c_suite)
+	X(crc32c_suite)		\
+	X(geometry_suite)	\
+	X(newfs_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
