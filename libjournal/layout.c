@@ -1,11 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The generic half of the table-driven codecs (see include/xfsj/layout.h). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "xfsj/layout.h"
 
-void xfsj_layout_decode(const struct xfsj_layout *l, const void *disk,
-			void *host)
+static uint16_t get16(const uint8_t *p, bool le)
+{
+	return le ? (uint16_t)(p[0] | p[1] << 8) : xfsj_get_be16(p);
+}
+
+static uint32_t get32(const uint8_t *p, bool le)
+{
+	return le ? xfsj_get_le32(p) : xfsj_get_be32(p);
+}
+
+static uint64_t get64(const uint8_t *p, bool le)
+{
+	return le ? (uint64_t)xfsj_get_le32(p + 4) << 32 | xfsj_get_le32(p) :
+		    xfsj_get_be64(p);
+}
+
+/*
+ * Decode with integers in either byte order: on-disk structures are
+ * big-endian, but the log keeps some (the log dinode) in the byte order of
+ * the host that wrote it, which for Linux logs we read is little-endian.
+ */
+static void decode(const struct xfsj_layout *l, const void *disk, void *host,
+		   bool le)
 {
 	const uint8_t *d = disk;
 	uint8_t *h = host;
@@ -20,19 +42,19 @@ void xfsj_layout_decode(const struct xfsj_layout *l, const void *disk,
 			*(uint8_t *)dst = *src;
 			break;
 		case XFSJ_K_U16: {
-			uint16_t v = xfsj_get_be16(src);
+			uint16_t v = get16(src, le);
 
 			memcpy(dst, &v, 2);
 			break;
 		}
 		case XFSJ_K_U32: {
-			uint32_t v = xfsj_get_be32(src);
+			uint32_t v = get32(src, le);
 
 			memcpy(dst, &v, 4);
 			break;
 		}
 		case XFSJ_K_U64: {
-			uint64_t v = xfsj_get_be64(src);
+			uint64_t v = get64(src, le);
 
 			memcpy(dst, &v, 8);
 			break;
@@ -51,13 +73,25 @@ void xfsj_layout_decode(const struct xfsj_layout *l, const void *disk,
 		}
 		case XFSJ_K_U32A64:
 			for (int j = 0; j < 64; j++) {
-				uint32_t v = xfsj_get_be32(src + 4 * j);
+				uint32_t v = get32(src + 4 * j, le);
 
 				memcpy((uint8_t *)dst + 4 * j, &v, 4);
 			}
 			break;
 		}
 	}
+}
+
+void xfsj_layout_decode(const struct xfsj_layout *l, const void *disk,
+			void *host)
+{
+	decode(l, disk, host, false);
+}
+
+void xfsj_layout_decode_le(const struct xfsj_layout *l, const void *disk,
+			   void *host)
+{
+	decode(l, disk, host, true);
 }
 
 void xfsj_layout_encode(const struct xfsj_layout *l, const void *host,

@@ -103,6 +103,9 @@ struct xfsj_layout {
 
 void xfsj_layout_decode(const struct xfsj_layout *l, const void *disk,
 			void *host);
+/* The same with little-endian integers (structures in the log). */
+void xfsj_layout_decode_le(const struct xfsj_layout *l, const void *disk,
+			   void *host);
 /* Writes every field (CRC fields as stored in @host); padding untouched. */
 void xfsj_layout_encode(const struct xfsj_layout *l, const void *host,
 			void *disk);

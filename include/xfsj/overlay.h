@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A copy-on-write overlay of a device, in 4 KiB pages.  Replay reads and
+ * writes metadata through it; nothing reaches the device until the overlay
+ * is committed.  Because the overlay works in fixed pages rather than in
+ * buffers, two buffers that overlap (an AGF sector inside a block, a
+ * directory block logged with different lengths) always see each other's
+ * changes, as they would on the device.
+ */
+#ifndef XFSJ_OVERLAY_H
+#define XFSJ_OVERLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xfsj/io.h"
+
+#define XFSJ_OVL_PAGE	4096U
+
+struct xfsj_overlay;
+
+int xfsj_overlay_create(struct xfsj_io *io, struct xfsj_overlay **out);
+void xfsj_overlay_free(struct xfsj_overlay *ov);
+
+/* Read @len bytes at byte offset @off, overlay first, device below. */
+int xfsj_overlay_read(struct xfsj_overlay *ov, void *buf, size_t len,
+		      uint64_t off);
+/* Write into the overlay only. */
+int xfsj_overlay_write(struct xfsj_overlay *ov, const void *buf, size_t len,
+		       uint64_t off);
+
+/* Dirty pages, in ascending offset order. */
+typedef int (*xfsj_page_fn)(void *arg, uint64_t off, const uint8_t *page);
+int xfsj_overlay_each_dirty(struct xfsj_overlay *ov, xfsj_page_fn fn,
+			    void *arg);
+uint64_t xfsj_overlay_dirty_pages(const struct xfsj_overlay *ov);
+
+#endif

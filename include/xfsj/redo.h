@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Committing a replay safely.  Everything the replay changed sits in a page
+ * overlay; it is first written to a redo file, which is synced, and only
+ * then copied onto the device.  A run killed at any point leaves either an
+ * incomplete redo file (the device untouched: start again) or a complete
+ * one (copy it again: the copy is idempotent).
+ */
+#ifndef XFSJ_REDO_H
+#define XFSJ_REDO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xfsj/errors.h"
+#include "xfsj/format.h"
+#include "xfsj/io.h"
+#include "xfsj/overlay.h"
+
+/*
+ * Write a clean log into the overlay: an unmount record at @head_blk in
+ * cycle @cycle (the position the next record would take), and header-only
+ * blocks over the following 2 MiB so that no torn record from before the
+ * crash can be mistaken for a newer one.
+ */
+int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
+			 uint32_t head_blk, uint32_t cycle,
+			 struct xfsj_fault *f);
+
+/* Write every dirty page of @ov to @path and sync it. */
+int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
+		   const uint8_t uuid[16], uint64_t devsize);
+
+/*
+ * If @path holds a complete redo file for this filesystem, copy it onto
+ * @io, sync, remove it and set *@applied.  An incomplete file is removed
+ * (it was never applied).  A missing file is not an error.
+ */
+int xfsj_redo_apply(const char *path, struct xfsj_io *io,
+		    const uint8_t uuid[16], bool *applied,
+		    uint64_t *pages);
+
+#endif
