@@ -4,7 +4,11 @@
  * paths (BLKZEROOUT on devices, FALLOC_FL_ZERO_RANGE / PUNCH_HOLE on files)
  * because mkfs zeroes the whole log, which can be 2 GiB.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <linux/loop.h>
+#include <stdio.h>
+#include <sys/sysmacros.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
@@ -234,4 +238,75 @@ int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out)
 	}
 	*out = io;
 	return 0;
+}
+
+/* ---- is it in use? ---- */
+
+/* Is a filesystem mounted from device @dev (st_rdev)? */
+static bool dev_is_mounted(dev_t dev)
+{
+	FILE *mi = fopen("/proc/self/mountinfo", "r");
+	char line[4096];
+	bool found = false;
+
+	if (!mi)
+		return false;
+	while (!found && fgets(line, sizeof(line), mi)) {
+		unsigned int maj, min;
+
+		/* id parent major:minor ... */
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) == 2 &&
+		    makedev(maj, min) == dev)
+			found = true;
+	}
+	fclose(mi);
+	return found;
+}
+
+/*
+ * Is @st (a regular file) the backing file of a loop device whose
+ * filesystem is mounted?  Formatting it would pull the disk from under the
+ * kernel, exactly as formatting the mounted device would.
+ */
+static bool file_backs_mounted_loop(const struct stat *st)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct loop_info64 li;
+		struct stat lst;
+		char path[300];
+		int fd;
+
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
+		    li.lo_inode == st->st_ino && li.lo_device == st->st_dev &&
+		    fstat(fd, &lst) == 0 && dev_is_mounted(lst.st_rdev))
+			found = true;
+		close(fd);
+	}
+	closedir(d);
+	return found;
+}
+
+bool xfsj_path_mounted(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return false;
+	if (S_ISBLK(st.st_mode))
+		return dev_is_mounted(st.st_rdev);
+	if (S_ISREG(st.st_mode))
+		return file_backs_mounted_loop(&st);
+	return false;
 }

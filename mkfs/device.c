@@ -6,9 +6,6 @@
  * and stripe hints from libblkid's topology.
  */
 #include <blkid/blkid.h>
-#include <dirent.h>
-#include <linux/loop.h>
-#include <sys/ioctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,62 +17,7 @@
 
 #include "mkfs.h"
 #include "xfsj/errors.h"
-
-/* Is a filesystem mounted from device @dev (st_rdev)? */
-static bool dev_is_mounted(dev_t dev)
-{
-	FILE *mi = fopen("/proc/self/mountinfo", "r");
-	char line[4096];
-	bool found = false;
-
-	if (!mi)
-		return false;
-	while (!found && fgets(line, sizeof(line), mi)) {
-		unsigned int maj, min;
-
-		/* id parent major:minor ... */
-		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) == 2 &&
-		    makedev(maj, min) == dev)
-			found = true;
-	}
-	fclose(mi);
-	return found;
-}
-
-/*
- * Is @st (a regular file) the backing file of a loop device whose
- * filesystem is mounted?  Formatting it would pull the disk from under the
- * kernel, exactly as formatting the mounted device would.
- */
-static bool file_backs_mounted_loop(const struct stat *st)
-{
-	DIR *d = opendir("/sys/block");
-	struct dirent *de;
-	bool found = false;
-
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		struct loop_info64 li;
-		struct stat lst;
-		char path[300];
-		int fd;
-
-		if (strncmp(de->d_name, "loop", 4))
-			continue;
-		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
-		    li.lo_inode == st->st_ino && li.lo_device == st->st_dev &&
-		    fstat(fd, &lst) == 0 && dev_is_mounted(lst.st_rdev))
-			found = true;
-		close(fd);
-	}
-	closedir(d);
-	return found;
-}
+#include "xfsj/io.h"
 
 int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)
 {
@@ -95,7 +37,7 @@ int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)
 		return -XFSJ_E_OPEN;
 	}
 	if (S_ISBLK(st.st_mode)) {
-		if (dev_is_mounted(st.st_rdev)) {
+		if (xfsj_path_mounted(name)) {
 			fprintf(stderr,
 				"xfsj-mkfs: %s contains a mounted filesystem\n",
 				name);
@@ -104,7 +46,7 @@ int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)
 	} else if (S_ISREG(st.st_mode)) {
 		t->is_file = true;
 		t->size = (uint64_t)st.st_size;
-		if (file_backs_mounted_loop(&st)) {
+		if (xfsj_path_mounted(name)) {
 			fprintf(stderr,
 				"xfsj-mkfs: %s backs a loop device with a mounted filesystem\n",
 				name);

@@ -65,6 +65,13 @@ static inline int xfsj_pwrite(struct xfsj_io *io, const void *buf, size_t len,
 	return io->ops->pwrite(io, buf, len, off);
 }
 
+/*
+ * True when a mounted filesystem lives on @path: a block device that is
+ * mounted, or a regular file behind a loop device that is.  Writing to it
+ * would pull the disk from under the kernel.
+ */
+bool xfsj_path_mounted(const char *path);
+
 int xfsj_io_zero(struct xfsj_io *io, uint64_t off, uint64_t len);
 int xfsj_io_discard(struct xfsj_io *io, uint64_t off, uint64_t len);
 int xfsj_io_extend(struct xfsj_io *io, uint64_t size);
