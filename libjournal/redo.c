@@ -114,7 +114,8 @@ int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 struct save_ctx {
 	FILE *fp;
 	uint32_t crc;
-	int err;
+	uint64_t done, total;
+	const struct xfsj_redo_cb *cb;
 };
 
 static int save_page(void *arg, uint64_t off, const uint8_t *page)
@@ -131,6 +132,8 @@ static int save_page(void *arg, uint64_t off, const uint8_t *page)
 	if (fwrite(ent, sizeof(ent), 1, c->fp) != 1 ||
 	    fwrite(page, XFSJ_OVL_PAGE, 1, c->fp) != 1)
 		return -XFSJ_E_IO;
+	if (c->cb && c->cb->page)
+		c->cb->page(c->cb->arg, ++c->done, c->total);
 	return 0;
 }
 
@@ -157,9 +160,11 @@ static int sync_dir_of(const char *path)
 }
 
 int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
-		   const uint8_t uuid[16], uint64_t devsize)
+		   const uint8_t uuid[16], uint64_t devsize,
+		   const struct xfsj_redo_cb *cb)
 {
-	struct save_ctx c = { .crc = ~0U };
+	struct save_ctx c = { .crc = ~0U, .cb = cb,
+			      .total = xfsj_overlay_dirty_pages(ov) };
 	uint8_t hdr[REDO_HDR], tail[12];
 	uint64_t pages = xfsj_overlay_dirty_pages(ov);
 	int err, fd;
@@ -201,7 +206,8 @@ int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
 }
 
 int xfsj_redo_apply(const char *path, struct xfsj_io *io,
-		    const uint8_t uuid[16], bool *applied, uint64_t *npages)
+		    const uint8_t uuid[16], bool *applied, uint64_t *npages,
+		    const struct xfsj_redo_cb *cb)
 {
 	uint8_t hdr[REDO_HDR], ent[16], tail[12];
 	uint8_t *page = NULL;
@@ -269,6 +275,8 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 		if (off + n > io->size)
 			n = (size_t)(io->size - off);
 		err = xfsj_pwrite(io, page, n, off);
+		if (!err && cb && cb->page)
+			cb->page(cb->arg, i + 1, pages);
 	}
 	if (!err)
 		err = xfsj_io_sync(io);

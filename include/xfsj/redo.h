@@ -27,9 +27,16 @@ int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 			 uint32_t head_blk, uint32_t cycle,
 			 struct xfsj_fault *f);
 
+/* Called after each page saved or applied (progress; may be NULL). */
+struct xfsj_redo_cb {
+	void (*page)(void *arg, uint64_t done, uint64_t total);
+	void *arg;
+};
+
 /* Write every dirty page of @ov to @path and sync it. */
 int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
-		   const uint8_t uuid[16], uint64_t devsize);
+		   const uint8_t uuid[16], uint64_t devsize,
+		   const struct xfsj_redo_cb *cb);
 
 /*
  * If @path holds a complete redo file for this filesystem, copy it onto
@@ -38,6 +45,6 @@ int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
  */
 int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 		    const uint8_t uuid[16], bool *applied,
-		    uint64_t *pages);
+		    uint64_t *pages, const struct xfsj_redo_cb *cb);
 
 #endif

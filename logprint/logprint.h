@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef XFSJ_LOGPRINT_H
+#define XFSJ_LOGPRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "xfsj/logread.h"
+
+/* Exit codes (documented in xfsj-logprint.8 and --help). */
+enum {
+	LP_EXIT_OK = 0,
+	LP_EXIT_USAGE = 1,	/* bad options, cannot open or read */
+	LP_EXIT_CORRUPT = 2,	/* the log has problems (reported) */
+};
+
+enum lp_view {
+	VIEW_RECORDS,
+	VIEW_TRANS,
+	VIEW_CHECKPOINTS,
+	VIEW_INTENTS,
+	VIEW_SUMMARY,
+	VIEW_COPY,
+	VIEW_EXPLORE,
+};
+
+#define LP_MAX_TYPES	32
+
+struct lp_filter {
+	bool ino_set, daddr_set, ag_set, lsn_set;
+	uint64_t ino, daddr;
+	uint32_t ag;
+	uint64_t lsn_from, lsn_to;	/* inclusive */
+	unsigned int ntypes;
+	uint16_t types[LP_MAX_TYPES];
+};
+
+struct lp {
+	/* options */
+	const char *device;
+	const char *logdev;
+	const char *copy_file;
+	enum lp_view view;
+	bool raw;		/* -f */
+	bool cont;		/* -c */
+	bool hdr_only;		/* -n */
+	bool hex;		/* -o */
+	bool ops;		/* --ops */
+	bool json;
+	bool all;		/* --all: records view over the whole log */
+	int64_t start_blk;	/* -s, or -1 */
+	struct lp_filter flt;
+
+	/* state */
+	FILE *out;
+	struct xfsj_io *io, *logio;
+	struct xfsj_log *log;
+	struct xfsj_log_ht ht;
+	struct xfsj_fsgeo fsg;
+	uint64_t ddev, ldev;	/* device numbers, as xfs_logprint prints */
+	uint64_t nfaults;
+	bool stopped;		/* a fault stopped the walk */
+};
+
+/* main.c */
+void lp_fault_print(struct lp *lp, const struct xfsj_fault *f, uint32_t blk);
+int lp_fault_cb(void *arg, const struct xfsj_fault *f, uint32_t blk);
+
+/* views.c */
+int lp_view_records(struct lp *lp);
+int lp_view_trans(struct lp *lp);
+int lp_view_checkpoints(struct lp *lp);
+int lp_view_intents(struct lp *lp);
+void lp_print_summary(struct lp *lp);
+int lp_copy_log(struct lp *lp);
+bool lp_item_selected(const struct lp *lp, const struct xfsj_ritem *it,
+		      const struct xfsj_item_info *in);
+void lp_print_item(struct lp *lp, const struct xfsj_ritem *it,
+		   const struct xfsj_item_info *in);
+void lp_print_trans_head(struct lp *lp, const struct xfsj_log_trans *t);
+void lp_print_record(struct lp *lp, const struct xfsj_log_rec *r, bool live);
+void lp_print_op(struct lp *lp, const struct xfsj_log_op *op);
+const char *lp_item_name(const struct xfsj_item_info *in);
+
+/* json.c */
+void js_begin(FILE *o, const char *kind);
+void js_end(FILE *o);
+void js_str(FILE *o, const char *key, const char *val);
+void js_bytes(FILE *o, const char *key, const uint8_t *p, size_t n);
+void js_u64(FILE *o, const char *key, uint64_t v);
+void js_i64(FILE *o, const char *key, int64_t v);
+void js_hex(FILE *o, const char *key, uint64_t v);
+void js_bool(FILE *o, const char *key, bool v);
+void js_lsn(FILE *o, const char *key, uint64_t lsn);
+void js_raw(FILE *o, const char *key, const char *raw);
+void js_obj_begin(FILE *o, const char *key);
+void js_obj_end(FILE *o);
+void js_arr_begin(FILE *o, const char *key);
+void js_arr_end(FILE *o);
+void js_item_fields(FILE *o, const struct xfsj_ritem *it,
+		    const struct xfsj_item_info *in, bool hex);
+
+/* explore.c */
+int lp_explore(struct lp *lp);
+
+/* Shared text helpers. */
+void lp_hexdump(FILE *o, const uint8_t *p, uint32_t len, const char *indent);
+
+#endif

@@ -1,0 +1,1040 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The views: summary, records, transactions (-t), checkpoints, intents,
+ * and the log copy.  Each is a visitor over libjournal's log walk; what is
+ * printed is decided here, what is in the log is decided by the library.
+ * The text of -t follows xfs_logprint -t closely (same labels, one label
+ * line per item) so that tools counting its lines count the same things.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logprint.h"
+
+/* ---- small helpers ---- */
+
+const char *lp_item_name(const struct xfsj_item_info *in)
+{
+	static char buf[16];
+
+	if (in->kind)
+		return in->kind->name;
+	snprintf(buf, sizeof(buf), "0x%04x", in->type);
+	return buf;
+}
+
+void lp_hexdump(FILE *o, const uint8_t *p, uint32_t len, const char *indent)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (uint32_t i = 0; i < len; i += 16) {
+		fprintf(o, "%s%04x:", indent, i);
+		for (uint32_t j = i; j < i + 16 && j < len; j++) {
+			putc(' ', o);
+			putc(hex[p[j] >> 4], o);
+			putc(hex[p[j] & 15], o);
+		}
+		putc('\n', o);
+	}
+}
+
+static void lsn_text(char *buf, size_t n, uint64_t lsn)
+{
+	snprintf(buf, n, "%u,%u", xfsj_lsn_cycle(lsn), xfsj_lsn_block(lsn));
+}
+
+static bool live_block(const struct lp *lp, uint32_t blk)
+{
+	uint32_t span = xfsj_log_distance(lp->log, lp->ht.tail_blk,
+					  lp->ht.head_blk);
+
+	return xfsj_log_distance(lp->log, lp->ht.tail_blk, blk) < span;
+}
+
+static bool filters_on_items(const struct lp *lp)
+{
+	const struct lp_filter *fl = &lp->flt;
+
+	return fl->ino_set || fl->daddr_set || fl->ag_set || fl->ntypes;
+}
+
+bool lp_item_selected(const struct lp *lp, const struct xfsj_ritem *it,
+		      const struct xfsj_item_info *in)
+{
+	const struct lp_filter *fl = &lp->flt;
+
+	if (fl->ntypes) {
+		bool hit = false;
+
+		for (unsigned int i = 0; i < fl->ntypes && !hit; i++)
+			hit = fl->types[i] == in->type;
+		if (!hit)
+			return false;
+	}
+	if (fl->ino_set && !xfsj_item_touches_ino(it, in, &lp->fsg, fl->ino))
+		return false;
+	if (fl->daddr_set && !xfsj_item_touches_daddr(in, &lp->fsg, fl->daddr))
+		return false;
+	if (fl->ag_set && !xfsj_item_touches_ag(in, &lp->fsg, fl->ag))
+		return false;
+	return true;
+}
+
+static bool trans_in_range(const struct lp *lp, const struct xfsj_log_trans *t)
+{
+	return !lp->flt.lsn_set ||
+	       (t->rt.lsn >= lp->flt.lsn_from && t->rt.lsn <= lp->flt.lsn_to);
+}
+
+/* ---- summary ---- */
+
+void lp_print_summary(struct lp *lp)
+{
+	const struct xfsj_log_geom *g = xfsj_log_geom(lp->log);
+	const struct xfsj_log_ht *ht = &lp->ht;
+	FILE *o = lp->out;
+
+	if (lp->json) {
+		js_begin(o, "summary");
+		js_str(o, "device", lp->device);
+		if (lp->logdev)
+			js_str(o, "log_device", lp->logdev);
+		js_hex(o, "data_dev", lp->ddev);
+		js_hex(o, "log_dev", lp->ldev);
+		js_u64(o, "log_daddr", g->daddr);
+		js_u64(o, "log_length", g->size_bb);
+		js_bool(o, "raw", g->raw);
+		js_u64(o, "tail", ht->tail_blk);
+		js_u64(o, "head", ht->head_blk);
+		js_u64(o, "cycle", ht->cycle);
+		js_lsn(o, "tail_lsn", ht->tail_lsn);
+		js_str(o, "state", ht->tail_blk == ht->head_blk ? "CLEAN" :
+							      "DIRTY");
+		js_bool(o, "unmounted", ht->clean);
+		js_bool(o, "zeroed", ht->zeroed);
+		js_bool(o, "torn_head", ht->torn);
+		if (ht->torn)
+			js_u64(o, "orig_head", ht->orig_head);
+		js_bool(o, "tail_moved", ht->tail_moved);
+		if (ht->tail_moved)
+			js_u64(o, "orig_tail", ht->orig_tail);
+		if (ht->have_last)
+			js_lsn(o, "last_lsn", ht->last_lsn);
+		js_end(o);
+		return;
+	}
+	fprintf(o, "xfsj-logprint:\n");
+	fprintf(o, "    data device: 0x%" PRIx64 "\n", lp->ddev);
+	if (g->raw)
+		fprintf(o, "    log file: \"%s\" ", lp->device);
+	else
+		fprintf(o, "    log device: 0x%" PRIx64 " ", lp->ldev);
+	fprintf(o, "daddr: %" PRIu64 " length: %u\n\n", g->daddr, g->size_bb);
+	fprintf(o, "    log tail: %u head: %u state: %s\n", ht->tail_blk,
+		ht->head_blk, ht->tail_blk == ht->head_blk ? "<CLEAN>" :
+							      "<DIRTY>");
+	if (ht->zeroed)
+		fprintf(o, "    the log is zeroed\n");
+	if (ht->torn)
+		fprintf(o, "    torn write: head moved back from block %u\n",
+			ht->orig_head);
+	if (ht->tail_moved)
+		fprintf(o, "    tail overwritten: moved from block %u\n",
+			ht->orig_tail);
+	fputc('\n', o);
+}
+
+/* ---- records view ---- */
+
+static const char *crc_text(enum xfsj_crc_state s)
+{
+	switch (s) {
+	case XFSJ_CRC_OK:
+		return "ok";
+	case XFSJ_CRC_OK324:
+		return "ok324";
+	case XFSJ_CRC_ZERO:
+		return "none";
+	case XFSJ_CRC_BAD:
+		return "BAD";
+	default:
+		return "-";
+	}
+}
+
+void lp_print_record(struct lp *lp, const struct xfsj_log_rec *r, bool live)
+{
+	FILE *o = lp->out;
+
+	if (lp->json) {
+		js_begin(o, "record");
+		js_u64(o, "block", r->blk);
+		js_lsn(o, "lsn", r->lsn);
+		js_lsn(o, "tail_lsn", r->tail_lsn);
+		js_u64(o, "cycle", r->cycle);
+		js_u64(o, "len", r->len);
+		js_u64(o, "size", r->size);
+		js_u64(o, "hblks", r->hblks);
+		js_u64(o, "ops", r->num_logops);
+		js_i64(o, "prev_block", (int32_t)r->prev_block);
+		js_u64(o, "fmt", r->fmt);
+		js_str(o, "crc", crc_text(r->crc_state));
+		js_hex(o, "h_crc", r->crc);
+		js_bool(o, "wraps", r->wraps);
+		js_bool(o, "live", live);
+		js_end(o);
+		return;
+	}
+	fprintf(o, "LSN %u,%u\ttail %u,%u\tblock %u\tlen %u\thdrs %u\tops %u\tcrc %s\t%s%s\n",
+		xfsj_lsn_cycle(r->lsn), xfsj_lsn_block(r->lsn),
+		xfsj_lsn_cycle(r->tail_lsn), xfsj_lsn_block(r->tail_lsn),
+		r->blk, r->len, r->hblks, r->num_logops,
+		crc_text(r->crc_state), live ? "live" : "old",
+		r->wraps ? " wraps" : "");
+}
+
+void lp_print_op(struct lp *lp, const struct xfsj_log_op *op)
+{
+	char fl[64];
+	FILE *o = lp->out;
+	const char *client = op->clientid == XFSJ_LOG_CLIENT_TRANS ? "TRANS" :
+			     op->clientid == XFSJ_LOG_CLIENT_LOG ? "LOG" : "?";
+
+	xfsj_log_op_flags_str(op->flags, fl, sizeof(fl));
+	if (lp->json) {
+		js_begin(o, "op");
+		js_u64(o, "index", op->index);
+		js_hex(o, "tid", op->tid);
+		js_u64(o, "len", op->len);
+		js_str(o, "clientid", client);
+		js_str(o, "flags", fl);
+		js_u64(o, "offset", op->dev_off);
+		js_end(o);
+		return;
+	}
+	fprintf(o, "  Oper (%u): tid: %x  len: %u  clientid: %s  flags: %s\n",
+		op->index, op->tid, op->len, client, fl);
+	if (lp->hex && op->len)
+		lp_hexdump(o, op->payload, op->len, "    ");
+}
+
+static int rec_cb(void *arg, const struct xfsj_log_rec *r)
+{
+	struct lp *lp = arg;
+	bool live = live_block(lp, r->blk);
+
+	if (lp->flt.lsn_set &&
+	    (r->lsn < lp->flt.lsn_from || r->lsn > lp->flt.lsn_to))
+		return 0;
+	lp_print_record(lp, r, live);
+	if (live && r->crc_state == XFSJ_CRC_BAD) {
+		struct xfsj_fault f;
+
+		xfsj_fault_set(&f, XFSJ_E_BADCRC, "log record header", "h_crc",
+			       r->dev_off + 32, r->crc);
+		return lp_fault_cb(lp, &f, r->blk);
+	}
+	return 0;
+}
+
+static int rec_op_cb(void *arg, const struct xfsj_log_rec *r,
+		     const struct xfsj_log_op *op)
+{
+	struct lp *lp = arg;
+
+	if (lp->flt.lsn_set &&
+	    (r->lsn < lp->flt.lsn_from || r->lsn > lp->flt.lsn_to))
+		return 0;
+	lp_print_op(lp, op);
+	return 0;
+}
+
+int lp_view_records(struct lp *lp)
+{
+	struct xfsj_log_visitor v = { 0 };
+	struct xfsj_fault f = { 0 };
+	uint32_t from, to;
+	int err;
+
+	v.arg = lp;
+	v.record = rec_cb;
+	v.fault = lp_fault_cb;
+	if (lp->ops || lp->hex)
+		v.op = rec_op_cb;
+	else
+		v.flags |= XFSJ_LOGW_HDRONLY;
+	if (lp->hdr_only) {
+		v.op = NULL;
+		v.flags |= XFSJ_LOGW_HDRONLY;
+	}
+	to = lp->ht.head_blk;
+	if (lp->start_blk >= 0) {
+		if ((uint64_t)lp->start_blk >= xfsj_log_geom(lp->log)->size_bb) {
+			fprintf(stderr, "xfsj-logprint: -s %" PRId64 " is past the end of the log\n",
+				lp->start_blk);
+			return -XFSJ_E_RANGE;
+		}
+		from = (uint32_t)lp->start_blk;
+		v.flags |= XFSJ_LOGW_RESYNC;
+	} else if (lp->all) {
+		/* Oldest first: from the head around to the head. */
+		from = to;
+		v.flags |= XFSJ_LOGW_RESYNC;
+	} else {
+		from = lp->ht.tail_blk;
+	}
+	err = xfsj_log_walk(lp->log, from, to, &v, &f);
+	if (err < 0)
+		lp_fault_print(lp, &f, from);
+	return err < 0 ? err : 0;
+}
+
+/* ---- transactions view (-t) ---- */
+
+static const char *fork_label(uint32_t fields, bool attr)
+{
+	uint32_t m = attr ? fields >> 6 : fields >> 1;
+
+	if (m & 1)
+		return attr ? "ATTR FORK LOCAL inode data:" :
+			      "DATA FORK LOCAL inode data:";
+	if (m & 2)
+		return attr ? "ATTR FORK EXTENTS inode data:" :
+			      "DATA FORK EXTENTS inode data:";
+	if (m & 4)
+		return attr ? "ATTR FORK BTREE inode data:" :
+			      "DATA FORK BTREE inode data:";
+	return NULL;
+}
+
+static void print_extents_text(FILE *o, const struct xfsj_item_info *in)
+{
+	struct xfsj_item_ext e;
+	uint32_t n = in->u.ext.nextents;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (xfsj_item_extent(in, i, &e))
+			break;
+		switch (in->type) {
+		case XFSJ_LI_EFI: case XFSJ_LI_EFD:
+		case XFSJ_LI_EFI_RT: case XFSJ_LI_EFD_RT:
+			fprintf(o, "%s(s: 0x%" PRIx64 ", l: %u) ",
+				i % 4 ? "" : "\t", e.startblock, e.len);
+			if (i % 4 == 3 || i == n - 1)
+				putc('\n', o);
+			break;
+		case XFSJ_LI_CUI: case XFSJ_LI_CUI_RT:
+			fprintf(o, "\t(s: 0x%" PRIx64 ", l: %u, f: 0x%x)\n",
+				e.startblock, e.len, e.flags);
+			break;
+		default:
+			fprintf(o, "\t(s: 0x%" PRIx64 ", l: %u, own: %" PRId64
+				", off: %" PRIu64 ", f: 0x%x)\n",
+				e.startblock, e.len, (int64_t)e.owner, e.offset,
+				e.flags);
+			break;
+		}
+	}
+}
+
+static void print_name(FILE *o, const char *label, const uint8_t *p,
+		       uint32_t n)
+{
+	fprintf(o, "\t\t%s \"", label);
+	for (uint32_t i = 0; i < n && i < 256; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+			putc(p[i], o);
+		else
+			fprintf(o, "\\x%02x", p[i]);
+	}
+	fputs(n > 256 ? "\"...\n" : "\"\n", o);
+}
+
+static void print_item_body(struct lp *lp, const struct xfsj_ritem *it,
+			    const struct xfsj_item_info *in)
+{
+	FILE *o = lp->out;
+	const struct xfsj_log_dinode *d;
+	const char *lbl;
+
+	switch (in->type) {
+	case XFSJ_LI_BUF:
+		fprintf(o, "\tBUF:  #regs:%u   start blkno:0x%" PRIx64
+			"   len:%u   bmap size:%u   flags:0x%x\n",
+			it->nreg, in->u.buf.blkno, in->u.buf.len,
+			in->u.buf.map_size, in->u.buf.flags);
+		for (uint16_t r = 1; r < it->nreg; r++) {
+			const char *name = r == 1 ? in->u.buf.content.name : NULL;
+			uint32_t m = r == 1 ? in->u.buf.content.magic : 0;
+
+			if (r == 1 && in->u.buf.blkno == 0 && name)
+				fputs("\tSUPER Block Buffer:\n", o);
+			else if (m == 0x58414749)
+				fputs("\tAGI Buffer: (XAGI)\n", o);
+			else if (m == 0x58414746)
+				fputs("\tAGF Buffer: (XAGF)\n", o);
+			else if (m == 0x4451)
+				fputs("\tDQUOT Buffer:\n", o);
+			else
+				fputs("\tBUF DATA\n", o);
+		}
+		if (in->u.buf.content.name) {
+			fprintf(o, "\t\t%s", in->u.buf.content.name);
+			if (in->u.buf.content.level >= 0)
+				fprintf(o, " level %d", in->u.buf.content.level);
+			fprintf(o, " (type %s)\n", xfsj_blft_name(in->u.buf.blft));
+		} else if (in->u.buf.flags & XFSJ_BLF_CANCEL) {
+			fputs("\t\tcancel\n", o);
+		} else if (in->u.buf.blft) {
+			fprintf(o, "\t\ttype %s\n", xfsj_blft_name(in->u.buf.blft));
+		}
+		break;
+	case XFSJ_LI_INODE:
+		fprintf(o, "\tINODE: #regs:%u   ino:0x%" PRIx64
+			"  flags:0x%x   dsize:%u\n",
+			(unsigned int)(it->reg[0].p[2] | it->reg[0].p[3] << 8),
+			in->u.ino.ino, in->u.ino.fields, in->u.ino.dsize);
+		fputs("\tCORE inode:\n", o);
+		d = &in->u.ino.core;
+		if (in->u.ino.have_core && !lp->hdr_only)
+			fprintf(o, "\t\tmode:0%o  ver:%u  format:%u  nlink:%u  size:0x%"
+				PRIx64 "  nblks:0x%" PRIx64 "  nextents:%" PRIu64
+				"  anextents:%u  gen:0x%x  flags2:0x%" PRIx64 "\n",
+				d->mode, d->version, d->format, d->nlink, d->size,
+				d->nblocks, d->nextents, d->anextents, d->gen,
+				d->flags2);
+		lbl = fork_label(in->u.ino.fields, false);
+		if (lbl)
+			fprintf(o, "\t\t%s\n", lbl);
+		else if (in->u.ino.fields & 0x10)
+			fputs("\t\tDEV inode: no extra region\n", o);
+		lbl = fork_label(in->u.ino.fields, true);
+		if (lbl)
+			fprintf(o, "\t\t%s\n", lbl);
+		break;
+	case XFSJ_LI_DQUOT:
+		fprintf(o, "\tDQUOT: #regs:%u  blkno:%" PRIu64 "  boffset:%u id: %u\n",
+			it->nreg, in->u.dq.blkno, in->u.dq.boffset, in->u.dq.id);
+		break;
+	case XFSJ_LI_QUOTAOFF:
+		fprintf(o, "\tQUOTAOFF: #regs:%u   type:%s%s%s\n", it->nreg,
+			in->u.qoff.flags & 1 ? " USER" : "",
+			in->u.qoff.flags & 0x40 ? " GROUP" : "",
+			in->u.qoff.flags & 8 ? " PROJECT" : "");
+		break;
+	case XFSJ_LI_ICREATE:
+		fprintf(o, "\tICR:  #ag: %u  agbno: 0x%x  len: %u\n"
+			"\t      cnt: %u  isize: %u    gen: 0x%x\n",
+			in->u.icr.ag, in->u.icr.agbno, in->u.icr.length,
+			in->u.icr.count, in->u.icr.isize, in->u.icr.gen);
+		break;
+	case XFSJ_LI_ATTRI:
+		fprintf(o, "\tATTRI:  #regs: %u\top: %u  ino: 0x%" PRIx64
+			"  igen: 0x%x  name_len: %u, value_len: %u  id: 0x%"
+			PRIx64 "  filter: 0x%x\n",
+			it->nreg, in->u.attr.op, in->u.attr.ino, in->u.attr.igen,
+			in->u.attr.name_len, in->u.attr.value_len, in->id,
+			in->u.attr.filter);
+		if (lp->hdr_only)
+			break;
+		if (in->u.attr.name)
+			print_name(o, "name", in->u.attr.name,
+				   in->u.attr.name_len);
+		if (in->u.attr.new_name)
+			print_name(o, "new name", in->u.attr.new_name,
+				   in->u.attr.new_name_len);
+		if (in->u.attr.pptr && in->u.attr.value)
+			fprintf(o, "\t\tparent ino: 0x%" PRIx64 "  gen: 0x%x\n",
+				in->u.attr.parent_ino, in->u.attr.parent_gen);
+		if (in->u.attr.pptr && in->u.attr.new_value)
+			fprintf(o, "\t\tnew parent ino: 0x%" PRIx64 "  gen: 0x%x\n",
+				in->u.attr.new_parent_ino,
+				in->u.attr.new_parent_gen);
+		break;
+	case XFSJ_LI_XMI:
+		fprintf(o, "\tXMI:  #regs: %u  id: 0x%" PRIx64 "  ino1: 0x%" PRIx64
+			"  ino2: 0x%" PRIx64 "  off1: %" PRIu64 "  off2: %" PRIu64
+			"  len: %" PRIu64 "  flags: 0x%" PRIx64 "\n",
+			it->nreg, in->id, in->u.xmi.ino1, in->u.xmi.ino2,
+			in->u.xmi.startoff1, in->u.xmi.startoff2,
+			in->u.xmi.blockcount, in->u.xmi.flags);
+		break;
+	case XFSJ_LI_EFI: case XFSJ_LI_EFD: case XFSJ_LI_RUI:
+	case XFSJ_LI_CUI: case XFSJ_LI_BUI: case XFSJ_LI_EFI_RT:
+	case XFSJ_LI_EFD_RT: case XFSJ_LI_RUI_RT: case XFSJ_LI_CUI_RT:
+		fprintf(o, "\t%s:  #regs: %u\tnum_extents: %u  id: 0x%" PRIx64 "\n",
+			in->kind->name, it->nreg, in->u.ext.nextents, in->id);
+		if (!lp->hdr_only)
+			print_extents_text(o, in);
+		break;
+	default:
+		if (in->kind)
+			fprintf(o, "\t%s:  #regs: %u\tid: 0x%" PRIx64 "\n",
+				in->kind->name, it->nreg, in->id);
+		break;
+	}
+}
+
+void lp_print_item(struct lp *lp, const struct xfsj_ritem *it,
+		   const struct xfsj_item_info *in)
+{
+	FILE *o = lp->out;
+
+	if (lp->json) {
+		js_begin(o, "item");
+		js_item_fields(o, it, in, lp->hex);
+		js_end(o);
+		return;
+	}
+	if (in->kind)
+		fputs(in->kind->lp_name, o);
+	else
+		fprintf(o, "UNKNOWN(0x%04x)", in->type);
+	fprintf(o, ": cnt:%u total:%u ", it->nreg, it->nreg);
+	for (uint16_t r = 0; r < it->nreg; r++)
+		fprintf(o, "len:%u ", it->reg[r].len);
+	putc('\n', o);
+	if (in->kind)
+		print_item_body(lp, it, in);
+	if (in->err)
+		fprintf(o, "\t\tbad item: %s %s at region byte %" PRIu64
+			" (value %" PRIu64 "): %s\n",
+			in->fault.structure ? in->fault.structure : "item",
+			in->fault.field ? in->fault.field : "?",
+			in->fault.offset, in->fault.value,
+			xfsj_strerror(in->err));
+	if (lp->hex)
+		for (uint16_t r = 0; r < it->nreg; r++) {
+			fprintf(o, "\t  region %u (%u bytes):\n", r,
+				it->reg[r].len);
+			lp_hexdump(o, it->reg[r].p, it->reg[r].len, "\t  ");
+		}
+}
+
+void lp_print_trans_head(struct lp *lp, const struct xfsj_log_trans *t)
+{
+	FILE *o = lp->out;
+	uint32_t c = xfsj_lsn_cycle(t->rt.lsn), b = xfsj_lsn_block(t->rt.lsn);
+
+	if (lp->json) {
+		js_begin(o, "trans");
+		js_hex(o, "tid", t->rt.tid);
+		js_lsn(o, "lsn", t->rt.lsn);
+		js_lsn(o, "commit_lsn", t->commit_lsn);
+		js_u64(o, "start_block", t->start_blk);
+		js_u64(o, "commit_block", t->commit_blk);
+		js_u64(o, "type", t->th_type);
+		js_u64(o, "num_regions", t->th_num_items);
+		js_u64(o, "items", t->rt.nitems);
+		js_u64(o, "ops", t->nops);
+		js_u64(o, "bytes", t->bytes);
+		js_u64(o, "records", t->nrecords);
+		js_end(o);
+		return;
+	}
+	fprintf(o, "\nLOG REC AT LSN cycle %u block %u (0x%x, 0x%x)\n", c, b, c,
+		b);
+	fputs("============================================================================\n",
+	      o);
+	fprintf(o, "TRANS: tid:0x%x  #items:%u  trans:0x%x  q:0x0\n",
+		t->rt.tid, t->th_num_items, t->rt.tid);
+}
+
+static int trans_cb(void *arg, const struct xfsj_log_trans *t)
+{
+	struct lp *lp = arg;
+	bool filt = filters_on_items(lp), headed = false;
+
+	if (!trans_in_range(lp, t))
+		return 0;
+	if (!filt)
+		lp_print_trans_head(lp, t);
+	for (uint32_t i = 0; i < t->rt.nitems; i++) {
+		const struct xfsj_ritem *it = &t->rt.items[i];
+		const struct xfsj_item_info *in = &t->info[i];
+
+		if (filt && !lp_item_selected(lp, it, in))
+			continue;
+		if (!headed && filt)
+			lp_print_trans_head(lp, t);
+		headed = true;
+		lp_print_item(lp, it, in);
+		if (in->err && in->err != -XFSJ_E_UNSUPP) {
+			lp->nfaults++;
+			fflush(lp->out);
+			fprintf(stderr, "xfsj-logprint: %s: transaction at LSN %u,%u: %s item: %s %s: %s (value %" PRIu64 ")\n",
+				lp->device, xfsj_lsn_cycle(t->rt.lsn),
+				xfsj_lsn_block(t->rt.lsn), lp_item_name(in),
+				in->fault.structure, in->fault.field,
+				xfsj_strerror(in->err), in->fault.value);
+			if (!lp->cont) {
+				lp->stopped = true;
+				return 1;
+			}
+		} else if (in->err) {
+			fflush(lp->out);
+			fprintf(stderr, "xfsj-logprint: %s: transaction at LSN %u,%u: unknown item type 0x%04x skipped\n",
+				lp->device, xfsj_lsn_cycle(t->rt.lsn),
+				xfsj_lsn_block(t->rt.lsn), in->type);
+		}
+	}
+	return 0;
+}
+
+static int walk_trans(struct lp *lp, struct xfsj_log_visitor *v)
+{
+	struct xfsj_fault f = { 0 };
+	uint32_t from = lp->ht.tail_blk, to = lp->ht.head_blk;
+	int err;
+
+	v->fault = lp_fault_cb;
+	v->flags |= XFSJ_LOGW_DECODE;
+	if (lp->start_blk >= 0) {
+		if ((uint64_t)lp->start_blk >= xfsj_log_geom(lp->log)->size_bb) {
+			fprintf(stderr, "xfsj-logprint: -s %" PRId64 " is past the end of the log\n",
+				lp->start_blk);
+			return -XFSJ_E_RANGE;
+		}
+		from = (uint32_t)lp->start_blk;
+	}
+	if (from == to)
+		return 0;
+	err = xfsj_log_walk(lp->log, from, to, v, &f);
+	if (err < 0)
+		lp_fault_print(lp, &f, from);
+	return err < 0 ? err : 0;
+}
+
+int lp_view_trans(struct lp *lp)
+{
+	struct xfsj_log_visitor v = { 0 };
+
+	v.arg = lp;
+	v.trans = trans_cb;
+	return walk_trans(lp, &v);
+}
+
+/* ---- checkpoints view ---- */
+
+#define TYPE_BASE	0x1236
+#define NTYPE_SLOTS	(0x1250 - TYPE_BASE + 1)	/* last: unknown */
+
+static unsigned int type_slot(uint16_t t)
+{
+	return t >= TYPE_BASE && t < 0x1250 ? t - TYPE_BASE : NTYPE_SLOTS - 1;
+}
+
+struct ckwalk {
+	struct lp *lp;
+	uint64_t limit;
+	uint64_t n, over, largest, total_bytes;
+	uint64_t largest_lsn;
+};
+
+static int ckpt_cb(void *arg, const struct xfsj_log_trans *t)
+{
+	struct ckwalk *cw = arg;
+	struct lp *lp = cw->lp;
+	uint32_t counts[NTYPE_SLOTS] = { 0 };
+	uint32_t nsel = 0;
+	bool filt = filters_on_items(lp), over;
+	char a[32], b[32];
+	FILE *o = lp->out;
+
+	if (!trans_in_range(lp, t))
+		return 0;
+	for (uint32_t i = 0; i < t->rt.nitems; i++) {
+		if (filt && !lp_item_selected(lp, &t->rt.items[i], &t->info[i]))
+			continue;
+		counts[type_slot(t->rt.items[i].type)]++;
+		nsel++;
+	}
+	if (filt && !nsel)
+		return 0;
+	over = t->bytes > cw->limit;
+	cw->n++;
+	cw->over += over;
+	cw->total_bytes += t->bytes;
+	if (t->bytes > cw->largest) {
+		cw->largest = t->bytes;
+		cw->largest_lsn = t->rt.lsn;
+	}
+	if (lp->json) {
+		js_begin(o, "checkpoint");
+		js_hex(o, "tid", t->rt.tid);
+		js_lsn(o, "start_lsn", t->rt.lsn);
+		js_lsn(o, "commit_lsn", t->commit_lsn);
+		js_u64(o, "records", t->nrecords);
+		js_u64(o, "ops", t->nops);
+		js_u64(o, "items", t->rt.nitems);
+		js_u64(o, "bytes", t->bytes);
+		js_bool(o, "over_limit", over);
+		js_obj_begin(o, "by_type");
+		for (unsigned int s = 0; s < NTYPE_SLOTS; s++) {
+			const struct xfsj_item_type *ty;
+
+			if (!counts[s])
+				continue;
+			ty = xfsj_item_type_lookup((uint16_t)(TYPE_BASE + s));
+			js_u64(o, ty && s < NTYPE_SLOTS - 1 ? ty->name : "unknown",
+			       counts[s]);
+		}
+		js_obj_end(o);
+		js_end(o);
+		return 0;
+	}
+	lsn_text(a, sizeof(a), t->rt.lsn);
+	lsn_text(b, sizeof(b), t->commit_lsn);
+	fprintf(o, "checkpoint start %s commit %s tid 0x%08x records %u items %u bytes %"
+		PRIu64 " [", a, b, t->rt.tid, t->nrecords, t->rt.nitems,
+		t->bytes);
+	for (unsigned int s = 0, first = 1; s < NTYPE_SLOTS; s++) {
+		const struct xfsj_item_type *ty;
+
+		if (!counts[s])
+			continue;
+		ty = xfsj_item_type_lookup((uint16_t)(TYPE_BASE + s));
+		fprintf(o, "%s%s %u", first ? "" : " ",
+			ty && s < NTYPE_SLOTS - 1 ? ty->name : "unknown",
+			counts[s]);
+		first = 0;
+	}
+	fprintf(o, "]%s\n", over ? " OVER-LIMIT" : "");
+	return 0;
+}
+
+int lp_view_checkpoints(struct lp *lp)
+{
+	const struct xfsj_log_geom *g = xfsj_log_geom(lp->log);
+	struct ckwalk cw = { .lp = lp };
+	struct xfsj_log_visitor v = { 0 };
+	uint64_t logbytes = (uint64_t)g->size_bb * XFSJ_BBSIZE;
+	/* 16 times the window of eight 256 KiB iclogs: 32 MiB. */
+	uint64_t window = 16ULL * XFSJ_LOG_TOTAL_REC_BBS * XFSJ_BBSIZE;
+	char a[32];
+	int err;
+
+	cw.limit = logbytes / 8 < window ? logbytes / 8 : window;
+	if (lp->json) {
+		js_begin(lp->out, "cil_limit");
+		js_u64(lp->out, "log_bytes", logbytes);
+		js_u64(lp->out, "push_limit", cw.limit);
+		js_u64(lp->out, "hard_limit", 2 * cw.limit);
+		js_end(lp->out);
+	} else {
+		fprintf(lp->out, "CIL push limit: %" PRIu64 " bytes (min of log/8 = %"
+			PRIu64 " and 16 x 2 MiB = %" PRIu64 "); blocking limit %"
+			PRIu64 "\n", cw.limit, logbytes / 8, window,
+			2 * cw.limit);
+	}
+	v.arg = &cw;
+	v.trans = ckpt_cb;
+	err = walk_trans(lp, &v);
+	if (lp->json) {
+		js_begin(lp->out, "checkpoint_total");
+		js_u64(lp->out, "checkpoints", cw.n);
+		js_u64(lp->out, "over_limit", cw.over);
+		js_u64(lp->out, "largest_bytes", cw.largest);
+		js_u64(lp->out, "bytes", cw.total_bytes);
+		js_end(lp->out);
+	} else {
+		lsn_text(a, sizeof(a), cw.largest_lsn);
+		fprintf(lp->out, "%" PRIu64 " checkpoints, %" PRIu64
+			" over the push limit, largest %" PRIu64 " bytes (start %s), total %"
+			PRIu64 " bytes\n", cw.n, cw.over, cw.largest,
+			cw.n ? a : "-", cw.total_bytes);
+	}
+	return err;
+}
+
+/* ---- intents view ---- */
+
+struct intent {
+	uint16_t type, done_type;
+	uint64_t id;
+	uint64_t lsn, commit_lsn, done_lsn;
+	uint32_t next;		/* hash chain, index + 1 */
+	bool done, same;
+	char what[72];
+};
+
+struct inwalk {
+	struct lp *lp;
+	struct intent *v;
+	size_t n, cap;
+	uint32_t *hash;		/* index + 1 */
+	size_t hsize;
+	uint64_t ndone, nsame, orphan_done;
+	uint64_t same_by_type[NTYPE_SLOTS];
+	int err;
+};
+
+static size_t ihash(uint16_t type, uint64_t id, size_t hsize)
+{
+	uint64_t h = (id ^ ((uint64_t)type << 48)) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 20) & (hsize - 1);
+}
+
+static int intent_rehash(struct inwalk *iw)
+{
+	size_t ns = iw->hsize ? iw->hsize * 2 : 1024;
+	uint32_t *nh = calloc(ns, sizeof(*nh));
+
+	if (!nh)
+		return -XFSJ_E_NOMEM;
+	free(iw->hash);
+	iw->hash = nh;
+	iw->hsize = ns;
+	for (size_t i = 0; i < iw->n; i++) {
+		size_t h = ihash(iw->v[i].type, iw->v[i].id, ns);
+
+		iw->v[i].next = nh[h];
+		nh[h] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+static void intent_what(const struct xfsj_item_info *in, char *buf, size_t n)
+{
+	struct xfsj_item_ext e;
+
+	buf[0] = 0;
+	switch (in->type) {
+	case XFSJ_LI_ATTRI: {
+		int nl = (int)(in->u.attr.name_len < 32 ? in->u.attr.name_len : 32);
+
+		snprintf(buf, n, "op %u ino 0x%" PRIx64 " name %.*s", in->u.attr.op,
+			 in->u.attr.ino, in->u.attr.name ? nl : 0,
+			 in->u.attr.name ? (const char *)in->u.attr.name : "");
+		for (char *p = buf; *p; p++)
+			if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+				*p = '?';
+		break;
+	}
+	case XFSJ_LI_XMI:
+		snprintf(buf, n, "ino1 0x%" PRIx64 " ino2 0x%" PRIx64 " len %" PRIu64,
+			 in->u.xmi.ino1, in->u.xmi.ino2, in->u.xmi.blockcount);
+		break;
+	default:
+		if (xfsj_item_extent(in, 0, &e))
+			break;
+		if (in->type == XFSJ_LI_BUI || in->type == XFSJ_LI_RUI ||
+		    in->type == XFSJ_LI_RUI_RT)
+			snprintf(buf, n, "%u ext, first s 0x%" PRIx64 " l %u own %"
+				 PRId64 " f 0x%x", in->u.ext.nextents,
+				 e.startblock, e.len, (int64_t)e.owner, e.flags);
+		else
+			snprintf(buf, n, "%u ext, first s 0x%" PRIx64 " l %u",
+				 in->u.ext.nextents, e.startblock, e.len);
+		break;
+	}
+}
+
+static int intent_cb(void *arg, const struct xfsj_log_trans *t)
+{
+	struct inwalk *iw = arg;
+	struct lp *lp = iw->lp;
+
+	if (!trans_in_range(lp, t))
+		return 0;
+	for (uint32_t i = 0; i < t->rt.nitems; i++) {
+		const struct xfsj_item_info *in = &t->info[i];
+		struct intent *x;
+		size_t h;
+
+		if (!in->kind || in->kind->role == XFSJ_ROLE_OTHER ||
+		    (in->err && in->kind->role == XFSJ_ROLE_DONE))
+			continue;
+		if (in->kind->role == XFSJ_ROLE_DONE) {
+			bool found = false;
+
+			/* Every pending intent of that type and id ends. */
+			if (iw->hsize)
+				h = ihash(in->kind->pair, in->id, iw->hsize);
+			for (uint32_t k = iw->hsize ? iw->hash[h] : 0; k;
+			     k = iw->v[k - 1].next) {
+				x = &iw->v[k - 1];
+				if (x->type != in->kind->pair || x->id != in->id ||
+				    x->done)
+					continue;
+				x->done = true;
+				x->done_lsn = t->rt.lsn;
+				x->done_type = in->type;
+				x->same = x->commit_lsn == t->commit_lsn &&
+					  x->lsn == t->rt.lsn;
+				iw->ndone++;
+				if (x->same) {
+					iw->nsame++;
+					iw->same_by_type[type_slot(x->type)]++;
+				}
+				found = true;
+			}
+			if (!found)
+				iw->orphan_done++;
+			continue;
+		}
+		if (filters_on_items(lp) &&
+		    !lp_item_selected(lp, &t->rt.items[i], in))
+			continue;
+		if (iw->n == iw->cap) {
+			size_t nc = iw->cap ? iw->cap * 2 : 1024;
+			struct intent *nv = realloc(iw->v, nc * sizeof(*nv));
+
+			if (!nv) {
+				iw->err = -XFSJ_E_NOMEM;
+				return 1;
+			}
+			iw->v = nv;
+			iw->cap = nc;
+		}
+		if (iw->n >= UINT32_MAX - 1)
+			continue;
+		if (iw->n * 2 >= iw->hsize && intent_rehash(iw)) {
+			iw->err = -XFSJ_E_NOMEM;
+			return 1;
+		}
+		x = &iw->v[iw->n];
+		memset(x, 0, sizeof(*x));
+		x->type = in->type;
+		x->id = in->id;
+		x->lsn = t->rt.lsn;
+		x->commit_lsn = t->commit_lsn;
+		intent_what(in, x->what, sizeof(x->what));
+		h = ihash(x->type, x->id, iw->hsize);
+		x->next = iw->hash[h];
+		iw->hash[h] = (uint32_t)(iw->n + 1);
+		iw->n++;
+	}
+	return 0;
+}
+
+int lp_view_intents(struct lp *lp)
+{
+	struct inwalk iw = { .lp = lp };
+	struct xfsj_log_visitor v = { 0 };
+	FILE *o = lp->out;
+	char a[32], b[32];
+	int err;
+
+	v.arg = &iw;
+	v.trans = intent_cb;
+	err = walk_trans(lp, &v);
+	if (!err && iw.err)
+		err = iw.err;
+	for (size_t i = 0; i < iw.n; i++) {
+		const struct intent *x = &iw.v[i];
+		const struct xfsj_item_type *ty = xfsj_item_type_lookup(x->type);
+		const struct xfsj_item_type *dt = xfsj_item_type_lookup(x->done_type);
+
+		if (lp->json) {
+			js_begin(o, "intent");
+			js_str(o, "type", ty ? ty->name : "?");
+			js_hex(o, "id", x->id);
+			js_lsn(o, "lsn", x->lsn);
+			js_lsn(o, "commit_lsn", x->commit_lsn);
+			if (x->done) {
+				js_lsn(o, "done_lsn", x->done_lsn);
+				js_str(o, "done_type", dt ? dt->name : "?");
+				js_bool(o, "same_checkpoint", x->same);
+			} else {
+				js_raw(o, "done_lsn", "null");
+			}
+			js_str(o, "state", x->done ? "DONE" : "PENDING");
+			js_str(o, "what", x->what);
+			js_end(o);
+			continue;
+		}
+		lsn_text(a, sizeof(a), x->lsn);
+		lsn_text(b, sizeof(b), x->done_lsn);
+		fprintf(o, "%-7s id 0x%016" PRIx64 " lsn %-12s %s%s%s  %s\n",
+			ty ? ty->name : "?", x->id, a,
+			x->done ? "done " : "PENDING", x->done ? b : "",
+			x->same ? " (same checkpoint)" : "", x->what);
+	}
+	if (lp->json) {
+		js_begin(o, "audit");
+		js_u64(o, "intents", iw.n);
+		js_u64(o, "done", iw.ndone);
+		js_u64(o, "pending", iw.n - iw.ndone);
+		js_u64(o, "same_checkpoint_pairs", iw.nsame);
+		js_u64(o, "done_without_intent", iw.orphan_done);
+		js_obj_begin(o, "same_checkpoint_by_type");
+		for (unsigned int s = 0; s < NTYPE_SLOTS - 1; s++) {
+			const struct xfsj_item_type *ty;
+
+			if (!iw.same_by_type[s])
+				continue;
+			ty = xfsj_item_type_lookup((uint16_t)(TYPE_BASE + s));
+			js_u64(o, ty ? ty->name : "?", iw.same_by_type[s]);
+		}
+		js_obj_end(o);
+		js_end(o);
+	} else {
+		fprintf(o, "audit: %zu intents, %" PRIu64 " done, %" PRIu64
+			" pending (recovery must finish them), %" PRIu64
+			" done items whose intent is before the tail\n",
+			iw.n, iw.ndone, (uint64_t)iw.n - iw.ndone,
+			iw.orphan_done);
+		fprintf(o, "audit: %" PRIu64 " intent/done pairs in the same checkpoint (intent whiteouts write none)",
+			iw.nsame);
+		for (unsigned int s = 0; s < NTYPE_SLOTS - 1; s++) {
+			const struct xfsj_item_type *ty;
+
+			if (!iw.same_by_type[s])
+				continue;
+			ty = xfsj_item_type_lookup((uint16_t)(TYPE_BASE + s));
+			fprintf(o, " %s %" PRIu64, ty ? ty->name : "?",
+				iw.same_by_type[s]);
+		}
+		fputc('\n', o);
+	}
+	free(iw.v);
+	free(iw.hash);
+	return err;
+}
+
+/* ---- -C: copy the log out ---- */
+
+int lp_copy_log(struct lp *lp)
+{
+	const struct xfsj_log_geom *g = xfsj_log_geom(lp->log);
+	const size_t chunk = 4U << 20;
+	struct xfsj_io *dst;
+	struct xfsj_io *src = lp->logio ? lp->logio : lp->io;
+	uint64_t total = (uint64_t)g->size_bb * XFSJ_BBSIZE, done = 0;
+	uint8_t *buf;
+	int err;
+
+	err = xfsj_io_open(lp->copy_file, XFSJ_IO_CREATE, &dst);
+	if (err) {
+		fprintf(stderr, "xfsj-logprint: cannot create %s: %s\n",
+			lp->copy_file, xfsj_strerror(err));
+		return err;
+	}
+	buf = malloc(chunk);
+	if (!buf) {
+		xfsj_io_close(dst);
+		return -XFSJ_E_NOMEM;
+	}
+	while (!err && done < total) {
+		size_t n = total - done < chunk ? (size_t)(total - done) : chunk;
+
+		err = xfsj_pread(src, buf, n, g->dev_off + done);
+		if (!err)
+			err = xfsj_pwrite(dst, buf, n, done);
+		done += n;
+	}
+	if (!err)
+		err = xfsj_io_sync(dst);
+	free(buf);
+	xfsj_io_close(dst);
+	if (err)
+		fprintf(stderr, "xfsj-logprint: copying the log to %s: %s\n",
+			lp->copy_file, xfsj_strerror(err));
+	else if (!lp->json)
+		fprintf(lp->out, "xfsj-logprint: %" PRIu64 " bytes of log copied to %s\n",
+			total, lp->copy_file);
+	return err;
+}

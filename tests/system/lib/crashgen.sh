@@ -1,0 +1,93 @@
+# shellcheck shell=bash
+# Seeded generator of crash images, made the way the kernel makes them:
+# format, mount, run a random workload, `xfs_io -x -c 'shutdown -f'` while
+# it runs, unmount.
+#
+#   crash_image IMG SEED PROFILE MODE
+#
+# PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs
+#          (mkfsxfs: formatted by mkfs.xfs 6.13 with its defaults)
+# MODE:    safe  - operations that leave no work behind in the log once
+#                  replayed (creates, writes, appends, mkdir, links,
+#                  renames, symlinks, xattrs, fsync): no deletes, no
+#                  truncates or punches, no reflink
+#          full  - everything, including deletes, truncates, punched
+#                  holes, reflink copies and open-but-unlinked files
+# Needs common.sh (attach_loop, t_mount...) and XFSPROGS613.
+
+crash_mkfs_opts() {
+	case $1 in
+	defaults|mkfsxfs) echo "" ;;
+	bs1k) echo "-b size=1024" ;;
+	normap) echo "-m rmapbt=0" ;;
+	noparent) echo "-n parent=0" ;;
+	smalllog) echo "--small -l size=8m" ;;
+	*) return 1 ;;
+	esac
+}
+
+# One random operation in DIR; uses and updates the global RANDOM stream.
+crash_op() {
+	local dir=$1 mode=$2 n=$((RANDOM % 40)) a b ops
+	a="$dir/d$((RANDOM % 6))/f$((RANDOM % 60))"
+	b="$dir/d$((RANDOM % 6))/f$((RANDOM % 60))"
+	if [ "$mode" = safe ]; then
+		ops=9
+	else
+		ops=14
+	fi
+	case $((RANDOM % ops)) in
+	0) mkdir -p "$dir/d$((RANDOM % 6))/s$((RANDOM % 4))" ;;
+	1) printf 'data %d\n' "$n" > "$a" ;;
+	2) printf 'more %d\n' "$n" >> "$a" ;;
+	3) xfs_io -f -c "pwrite -q -S $((n % 250)) $((RANDOM % 64))k $((1 + RANDOM % 128))k" "$a" ;;
+	4) [ -e "$a" ] && [ ! -e "$b" ] && ln "$a" "$b" ;;
+	5) [ -e "$a" ] && [ ! -e "$b" ] && mv "$a" "$b" ;;
+	6) ln -sf "../f$n" "$a.lnk" ;;
+	7) touch "$a"; setfattr -n "user.x$((n % 5))" -v "$(head -c $((1 + (RANDOM * 7) % 3000)) /dev/zero | tr '\0' v)" "$a" ;;
+	8) xfs_io -f -c "pwrite -q 0 4k" -c fsync "$a" ;;
+	9) rm -f "$a" ;;
+	10) [ -e "$a" ] && xfs_io -c "truncate $((RANDOM % 32))k" "$a" ;;
+	11) [ -e "$a" ] && xfs_io -c "fpunch $((RANDOM % 16))k 8k" "$a" ;;
+	12) [ -e "$a" ] && cp --reflink=auto "$a" "$b.clone" ;;
+	13) # open, unlink, keep writing: an inode on the unlinked list
+	    xfs_io -f -c "pwrite -q 0 16k" "$a.tmp" && { exec 9<>"$a.tmp"; rm -f "$a.tmp"; echo x >&9; } ;;
+	esac
+	return 0
+}
+
+crash_workload() {
+	local dir=$1 seed=$2 mode=$3 i
+	RANDOM=$seed
+	for i in $(seq 0 5); do mkdir -p "$dir/d$i"; done
+	while :; do
+		crash_op "$dir" "$mode" 2>/dev/null || true
+	done
+}
+
+# crash_image IMG SEED PROFILE MODE
+crash_image() {
+	local img=$1 seed=$2 profile=$3 mode=$4 dev opts mnt=$T_DIR/crashmnt wl
+	local size=1g
+	rm -f "$img"
+	[ "$profile" = smalllog ] && size=256m
+	truncate -s $size "$img"
+	dev=$(attach_loop "$img") || return 1
+	if [ "$profile" = mkfsxfs ]; then
+		"$XFSPROGS613/mkfs.xfs" -q -f "$dev" || return 1
+	else
+		opts=$(crash_mkfs_opts "$profile") || return 1
+		# shellcheck disable=SC2086
+		"$MKFS" -q -f $opts "$dev" || return 1
+	fi
+	t_mount "$dev" "$mnt" || return 1
+	( crash_workload "$mnt" "$seed" "$mode" ) &
+	wl=$!
+	# Seeded run time, 0.5 to 2.5 s: the crash lands mid-operation.
+	sleep "$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 0.5 + 2 * rand() }')"
+	xfs_io -x -c "shutdown -f" "$mnt"
+	kill "$wl" 2>/dev/null
+	wait "$wl" 2>/dev/null
+	t_umount "$mnt"
+	detach_loop "$dev"
+}

@@ -1,0 +1,147 @@
+#!/bin/bash
+# The crash suite: crash images made the way the kernel makes them (mount,
+# random seeded workload, `shutdown -f` while it runs, unmount), replayed
+# twice: copy A by xfsj-repair, copy B by the kernel (mount, unmount).
+# Cases whose log leaves no work behind must end identical (names, inode
+# numbers, types, modes, owners, sizes, link counts, xattrs, contents,
+# FIEMAP extents, free block and inode counts), xfs_repair -n (6.13) must
+# report nothing on A that it does not on B, and a second run on A must
+# find a clean log.  Cases with leftover work must be refused without a
+# byte written.  Then replays killed at random points and run again must
+# give the same bytes as an uninterrupted replay.
+#
+#   CASES=n (matched cases wanted, default 20)  SEED=s  KILLS=n (default 10)
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/crashgen.sh"
+source "$(dirname "$0")/lib/treedump.sh"
+need_root
+oracle_613
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+CASES=${CASES:-20}
+SEED=${SEED:-$(( $(date +%s) % 100000 ))}
+KILLS=${KILLS:-10}
+MAXTRIES=$((CASES * 4))
+echo "# replay-crash: seed $SEED, $CASES matched cases wanted"
+
+sum() { md5sum < "$1" | cut -d' ' -f1; }
+
+# dump_image IMG OUT: mount read-only, describe, unmount.
+dump_image() {
+	local dev mnt=$T_DIR/dumpmnt
+	dev=$(attach_loop "$1") || return 1
+	if ! t_mount "$dev" "$mnt" ro; then
+		detach_loop "$dev"
+		return 1
+	fi
+	tree_dump "$mnt" > "$2"
+	t_umount "$mnt"
+	detach_loop "$dev"
+}
+
+kernel_replay() {
+	local dev mnt=$T_DIR/kmnt
+	dev=$(attach_loop "$1") || return 1
+	t_mount "$dev" "$mnt" || { detach_loop "$dev"; return 1; }
+	t_umount "$mnt"
+	detach_loop "$dev"
+}
+
+# The problems xfs_repair -n reports, without progress lines.
+repair_findings() {
+	"$XFSPROGS613/xfs_repair" -n "$1" 2>&1 |
+		grep -v -e '^Phase' -e '^        - ' -e '^No modify flag' \
+			-e 'host filesystem geometry' -e 'sector size mismatch' |
+		sed 's/[0-9]\{6,\}/N/g' | sort -u
+}
+
+profiles=(noparent defaults bs1k normap smalllog mkfsxfs)
+matched=0 refused=0 tries=0 replayed_imgs=()
+while [ $matched -lt "$CASES" ] && [ $tries -lt $MAXTRIES ]; do
+	seed=$((SEED + tries))
+	profile=${profiles[tries % ${#profiles[@]}]}
+	mode=safe
+	[ $((tries % 5)) -eq 4 ] && mode=full
+	tries=$((tries + 1))
+	name="case seed=$seed $profile $mode"
+	img=$T_DIR/crash.img
+	if ! crash_image "$img" "$seed" "$profile" "$mode" 2>"$T_DIR/gen.err"; then
+		not_ok "$name: could not make the crash image ($(head -c 200 "$T_DIR/gen.err"))"
+		continue
+	fi
+	cp --sparse=always "$img" "$T_DIR/A.img"
+	cp --sparse=always "$img" "$T_DIR/B.img"
+
+	before=$(sum "$T_DIR/A.img")
+	out=$("$REPAIR" -n "$T_DIR/A.img" 2>&1)
+	nrc=$?
+	check "$name: -n writes nothing" test "$before" = "$(sum "$T_DIR/A.img")"
+	out=$("$REPAIR" "$T_DIR/A.img" 2>&1)
+	rc=$?
+	if [ $rc -eq 4 ]; then
+		check "$name: leftover work refused (-n said $nrc)" test $nrc -eq 4
+		check "$name: refused without a byte written" test "$before" = "$(sum "$T_DIR/A.img")"
+		refused=$((refused + 1))
+		continue
+	fi
+	if [ $rc -ne 0 ]; then
+		not_ok "$name: xfsj-repair exit $rc: $(echo "$out" | tail -2)"
+		continue
+	fi
+	check "$name: -n exit status tells dirty ($nrc)" test $nrc -eq 2 -o $nrc -eq 0
+	out=$("$REPAIR" "$T_DIR/A.img" 2>&1)
+	check "$name: second run finds a clean log" grep -q "log is clean" <<<"$out"
+	if ! kernel_replay "$T_DIR/B.img"; then
+		not_ok "$name: the kernel could not replay copy B"
+		continue
+	fi
+	if ! dump_image "$T_DIR/A.img" "$T_DIR/A.dump"; then
+		not_ok "$name: copy A does not mount after xfsj-repair"
+		dmesg | tail -3 | sed 's/^/#  /'
+		continue
+	fi
+	dump_image "$T_DIR/B.img" "$T_DIR/B.dump"
+	if diff -q "$T_DIR/A.dump" "$T_DIR/B.dump" >/dev/null; then
+		ok "$name: same tree as the kernel's replay ($(wc -l < "$T_DIR/A.dump") entries)"
+	else
+		not_ok "$name: trees differ"
+		diff "$T_DIR/A.dump" "$T_DIR/B.dump" | head -6 | cut -c1-200 | sed 's/^/#  /'
+		[ "${XFSJ_KEEP:-0}" = 1 ] && cp --sparse=always "$img" "$T_DIR/failed-$seed.img"
+	fi
+	extra=$(comm -23 <(repair_findings "$T_DIR/A.img") <(repair_findings "$T_DIR/B.img"))
+	if [ -z "$extra" ]; then
+		ok "$name: xfs_repair -n finds nothing more than on the kernel's replay"
+	else
+		not_ok "$name: xfs_repair -n on our replay: $(echo "$extra" | head -3 | tr '\n' ' ')"
+	fi
+	matched=$((matched + 1))
+	# Keep a few replayable images for the interruption test.
+	if [ ${#replayed_imgs[@]} -lt 3 ]; then
+		cp --sparse=always "$img" "$T_DIR/keep${#replayed_imgs[@]}.img"
+		replayed_imgs+=("$T_DIR/keep${#replayed_imgs[@]}.img")
+	fi
+done
+echo "# $matched matched, $refused refused with leftover work, $tries images"
+check "at least $CASES cases replayed and compared ($matched)" test $matched -ge "$CASES"
+
+# Interruption: kill -9 at a random point, run again, compare bytes.
+k=0
+for ((i = 0; i < KILLS && ${#replayed_imgs[@]} > 0; i++)); do
+	src=${replayed_imgs[i % ${#replayed_imgs[@]}]}
+	cp --sparse=always "$src" "$T_DIR/ref.img"
+	"$REPAIR" -r "$T_DIR/ref.redo" "$T_DIR/ref.img" >/dev/null 2>&1
+	cp --sparse=always "$src" "$T_DIR/int.img"
+	rm -f "$T_DIR/int.redo"
+	XFSJ_REPAIR_TEST_DELAY_US=2000 "$REPAIR" -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.$((RANDOM % 60 + 1))"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	"$REPAIR" -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1
+	rc=$?
+	check "interrupted replay $i (exit $rc) gives the same bytes" \
+		test "$(sum "$T_DIR/int.img")" = "$(sum "$T_DIR/ref.img")"
+	check "interrupted replay $i leaves no redo file" test ! -e "$T_DIR/int.redo"
+	k=$((k + 1))
+done
+check "at least $KILLS interruptions ($k)" test $k -ge "$KILLS"
+t_done
