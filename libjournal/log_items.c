@@ -655,6 +655,15 @@ int xfsj_item_extent(const struct xfsj_item_info *info, uint32_t i,
 	uint16_t t = info->type;
 
 	memset(e, 0, sizeof(*e));
+	/* Only the extent-carrying types use u.ext. */
+	switch (t) {
+	case XFSJ_LI_EFI: case XFSJ_LI_EFD: case XFSJ_LI_EFI_RT:
+	case XFSJ_LI_EFD_RT: case XFSJ_LI_RUI: case XFSJ_LI_RUI_RT:
+	case XFSJ_LI_BUI: case XFSJ_LI_CUI: case XFSJ_LI_CUI_RT:
+		break;
+	default:
+		return -XFSJ_E_RANGE;
+	}
 	if (!info->kind || i >= info->u.ext.nextents || !info->u.ext.ext)
 		return -XFSJ_E_RANGE;
 	p = info->u.ext.ext + (size_t)i * info->u.ext.stride;

@@ -48,6 +48,11 @@ int xlog_blocks(struct xfsj_log *l, uint32_t blk, uint32_t n, bool back,
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "log", "block",
 				      l->g.dev_off + (uint64_t)blk * XFSJ_BBSIZE,
 				      blk);
+	if (l->dirty_hi && blk < l->dirty_hi && blk + n > l->dirty_lo) {
+		/* Unpacked in place: read those blocks again. */
+		l->win_n = 0;
+		l->dirty_lo = l->dirty_hi = 0;
+	}
 	if (l->win_n && blk >= l->win_blk &&
 	    blk + n <= l->win_blk + l->win_n) {
 		*p = l->win + (size_t)(blk - l->win_blk) * XFSJ_BBSIZE;
@@ -62,6 +67,7 @@ int xlog_blocks(struct xfsj_log *l, uint32_t blk, uint32_t n, bool back,
 							  LOG_WIN_BBS;
 	}
 	l->win_n = 0;
+	l->dirty_lo = l->dirty_hi = 0;
 	err = xfsj_pread(l->io, l->win, (size_t)cnt * XFSJ_BBSIZE,
 			 l->g.dev_off + (uint64_t)start * XFSJ_BBSIZE);
 	if (err)
@@ -82,7 +88,8 @@ static int read_one(struct xfsj_log *l, uint32_t blk, const uint8_t **p,
 	if (blk >= l->g.size_bb)
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "log", "block",
 				      l->g.dev_off, blk);
-	if (l->win_n && blk >= l->win_blk && blk < l->win_blk + l->win_n) {
+	if (l->win_n && blk >= l->win_blk && blk < l->win_blk + l->win_n &&
+	    !(blk >= l->dirty_lo && blk < l->dirty_hi)) {
 		*p = l->win + (size_t)(blk - l->win_blk) * XFSJ_BBSIZE;
 		return 0;
 	}
@@ -347,7 +354,7 @@ int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
 {
 	struct xfsj_log *l = log;
 	const uint8_t *h;
-	uint8_t *data;
+	uint8_t *data, *rec;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -357,10 +364,23 @@ int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
 	err = hdr_check(l, h, blk, &r->hblks, &r->data_bbs, f);
 	if (err)
 		return err;
-	err = copy_blocks(l, blk, r->hblks + r->data_bbs, l->rbuf, f);
-	if (err)
-		return err;
-	h = l->rbuf;
+	if ((uint64_t)blk + r->hblks + r->data_bbs <= l->g.size_bb) {
+		/*
+		 * The usual case: the record is read where it lies in the
+		 * window and unpacked there; those blocks are marked so that
+		 * they are read again before anyone else looks at them.
+		 */
+		err = xlog_blocks(l, blk, r->hblks + r->data_bbs, false, &h, f);
+		if (err)
+			return err;
+		rec = (uint8_t *)h;
+	} else {
+		err = copy_blocks(l, blk, r->hblks + r->data_bbs, l->rbuf, f);
+		if (err)
+			return err;
+		rec = l->rbuf;
+	}
+	h = rec;
 	r->blk = blk;
 	r->dev_off = l->g.dev_off + (uint64_t)blk * XFSJ_BBSIZE;
 	r->cycle = xfsj_get_be32(h + HDR_CYCLE_OFF);
@@ -375,8 +395,8 @@ int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
 	r->size = xfsj_get_be32(h + HDR_SIZE_OFF);
 	memcpy(r->uuid, h + HDR_UUID_OFF, 16);
 	r->wraps = (uint64_t)blk + r->hblks + r->data_bbs > l->g.size_bb;
-	r->hdr = l->rbuf;
-	data = l->rbuf + (size_t)r->hblks * XFSJ_BBSIZE;
+	r->hdr = rec;
+	data = rec + (size_t)r->hblks * XFSJ_BBSIZE;
 	r->data = data;
 
 	r->crc_state = XFSJ_CRC_UNCHECKED;
@@ -384,11 +404,11 @@ int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
 		if (r->crc == 0) {
 			r->crc_state = XFSJ_CRC_ZERO;
 		} else {
-			r->crc_calc = rec_crc(l->rbuf, r->hblks, r->len,
+			r->crc_calc = rec_crc(rec, r->hblks, r->len,
 					      XFSJ_LOG_CRC_HDR_BYTES);
 			if (r->crc_calc == r->crc) {
 				r->crc_state = XFSJ_CRC_OK;
-			} else if (rec_crc(l->rbuf, r->hblks, r->len,
+			} else if (rec_crc(rec, r->hblks, r->len,
 					   XFSJ_LOG_CRC_HDR_BYTES32) == r->crc) {
 				r->crc_state = XFSJ_CRC_OK324;
 			} else {
@@ -397,6 +417,15 @@ int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
 		}
 	}
 
+	if (rec != l->rbuf) {
+		uint32_t lo = blk + r->hblks, hi = lo + r->data_bbs;
+
+		/* One range covering everything unpacked in this window. */
+		if (!l->dirty_hi || lo < l->dirty_lo)
+			l->dirty_lo = lo;
+		if (hi > l->dirty_hi)
+			l->dirty_hi = hi;
+	}
 	/* Put back the first word of every data block (§3). */
 	for (uint32_t i = 0; i < r->data_bbs; i++) {
 		const uint8_t *slot;
@@ -828,7 +857,7 @@ static int check_unmount(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
 }
 
 static int verify_tail(struct xfsj_log *l, uint32_t head, uint32_t *tail,
-		       uint32_t hsize, struct xfsj_fault *f)
+		       uint32_t hsize, uint32_t *bad, struct xfsj_fault *f)
 {
 	uint32_t t, first_bad;
 	int err, n;
@@ -857,12 +886,15 @@ static int verify_tail(struct xfsj_log *l, uint32_t head, uint32_t *tail,
 		*tail = t;
 		err = crc_pass(l, head, *tail, &first_bad, f);
 	}
+	*bad = first_bad;
 	return err;
 }
 
 static int verify_head(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
-		       struct lastrec *lr, bool *torn, struct xfsj_fault *f)
+		       struct lastrec *lr, bool *torn, struct xfsj_log_ht *ht,
+		       struct xfsj_fault *f)
 {
+	uint32_t bad = 0;
 	uint32_t blk, first_bad;
 	bool wrapped;
 	int n, err;
@@ -899,8 +931,18 @@ static int verify_head(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
 	} else if (err) {
 		return err;
 	}
-	return verify_tail(l, *head, tail,
-			   xfsj_get_be32(lr->hdr + HDR_SIZE_OFF), f);
+	err = verify_tail(l, *head, tail, xfsj_get_be32(lr->hdr + HDR_SIZE_OFF),
+			  &bad, f);
+	if ((err == -XFSJ_E_BADCRC || err == -XFSJ_E_CORRUPT ||
+	     err == -XFSJ_E_BADMAGIC) && bad) {
+		/* Not a torn write: recovery would fail here.  Say where. */
+		ht->verify_failed = true;
+		ht->bad_blk = bad;
+		return 0;
+	}
+	if (!err)
+		l->live_crc_ok = true;
+	return err;
 }
 
 static void set_state(struct xfsj_log_ht *ht, const struct lastrec *lr)
@@ -924,6 +966,7 @@ int xfsj_log_find_head_tail(struct xfsj_log *log, struct xfsj_log_ht *ht,
 
 	memset(ht, 0, sizeof(*ht));
 	l->have_ht = false;
+	l->live_crc_ok = false;
 	err = find_head(l, &head, &zeroed, f);
 	if (err)
 		return err;
@@ -964,7 +1007,7 @@ int xfsj_log_find_head_tail(struct xfsj_log *log, struct xfsj_log_ht *ht,
 		uint32_t orig = head;
 		bool torn;
 
-		err = verify_head(l, &head, &tail, &lr, &torn, f);
+		err = verify_head(l, &head, &tail, &lr, &torn, ht, f);
 		if (err)
 			return err;
 		ht->torn = torn;

@@ -52,6 +52,7 @@ struct walk {
 	struct topen *freel;
 	uint64_t nopen;
 	uint64_t open_bytes, max_txn;
+	bool drop;		/* the op being fed broke its transaction */
 	struct xfsj_region *cregs;
 	size_t ccap_regs;
 	struct xfsj_ritem *citems;
@@ -187,6 +188,8 @@ static int op_fault(struct walk *w, const struct xfsj_log_rec *r,
 
 	xfsj_fault_set(&lf, XFSJ_E_CORRUPT, structure, field,
 		       xfsj_log_data_offset(w->l, r, off), val);
+	/* Whatever the caller decides, the transaction at hand is broken. */
+	w->drop = true;
 	return report(w, &lf, r->blk, f);
 }
 
@@ -407,6 +410,7 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 		t->bytes = XFSJ_LOG_OPHDR_SIZE + op->len;
 		return 0;
 	}
+	w->drop = false;
 	t->nops++;
 	t->bytes += XFSJ_LOG_OPHDR_SIZE + op->len;
 	if (r->lsn != t->last_lsn) {
@@ -438,7 +442,7 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 		return err;
 	}
 	/* A transaction that went wrong is dropped, as recovery would. */
-	if (err)
+	if (err || w->drop)
 		t_free(w, t);
 	return err;
 }
@@ -496,7 +500,7 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 {
 	struct walk *w;
 	bool resync = v->flags & XFSJ_LOGW_RESYNC;
-	bool lost = false;
+	bool lost = false, check, trusted;
 	uint32_t pos = from, left;
 	int ret = 0;
 
@@ -511,6 +515,10 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 	w->max_txn = (uint64_t)log->g.size_bb * XFSJ_BBSIZE / 2;
 	if (w->max_txn < (64ULL << 20))
 		w->max_txn = 64ULL << 20;
+	/* The tail verification already checked every live record. */
+	check = !(v->flags & XFSJ_LOGW_NOCRC);
+	trusted = log->have_ht && log->live_crc_ok &&
+		  from == log->ht.tail_blk && to == log->ht.head_blk;
 	left = xfsj_log_distance(log, from, to);
 	if (!left && resync)
 		left = log->g.size_bb;
@@ -521,8 +529,9 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 		uint32_t n;
 		int err;
 
-		err = xfsj_log_read_record(log, pos, !(v->flags & XFSJ_LOGW_NOCRC),
-					   &r, &lf);
+		err = xfsj_log_read_record(log, pos, check && !trusted, &r, &lf);
+		if (!err && check && trusted)
+			r.crc_state = r.crc ? XFSJ_CRC_OK : XFSJ_CRC_ZERO;
 		if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ||
 		    err == -XFSJ_E_SHORTIO || err == -XFSJ_E_RANGE) {
 			if (f)

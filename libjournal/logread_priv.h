@@ -23,6 +23,9 @@ struct xfsj_log {
 	uint8_t one[XFSJ_BBSIZE];
 	struct xfsj_log_ht ht;
 	bool have_ht;
+	bool live_crc_ok;	/* every record in [tail, head) passed */
+	/* Window blocks whose cycle stamps were undone in place. */
+	uint32_t dirty_lo, dirty_hi;
 };
 
 /* Pointer to @n consecutive blocks at @blk (no wrap); @back positions the

@@ -154,11 +154,11 @@ static void show_record(struct explorer *x)
 	uint32_t size = xfsj_log_geom(x->lp->log)->size_bb;
 
 	if (!x->nrec) {
-		printf("no records\n");
+		o_printf("no records\n");
 		return;
 	}
 	r = &x->recs[x->ri];
-	printf("record %zu of %zu\n", x->ri + 1, x->nrec);
+	o_printf("record %zu of %zu\n", x->ri + 1, x->nrec);
 	s.blk = r->blk;
 	v.arg = &s;
 	v.record = show_rec;
@@ -180,7 +180,7 @@ static int show_trans_cb(void *arg, const struct xfsj_log_trans *t)
 	for (uint32_t i = 0; i < t->rt.nitems; i++) {
 		if (s->item >= 0 && (uint32_t)s->item != i)
 			continue;
-		printf("item %u of %u:\n", i + 1, t->rt.nitems);
+		o_printf("item %u of %u:\n", i + 1, t->rt.nitems);
 		lp_print_item(lp, &t->rt.items[i], &t->info[i]);
 	}
 	return 1;
@@ -194,11 +194,11 @@ static void show_trans(struct explorer *x, long item)
 	const struct xtrans *t;
 
 	if (!x->ntrans) {
-		printf("no committed transactions in the live log\n");
+		o_printf("no committed transactions in the live log\n");
 		return;
 	}
 	t = &x->trans[x->ti];
-	printf("transaction %zu of %zu\n", x->ti + 1, x->ntrans);
+	o_printf("transaction %zu of %zu\n", x->ti + 1, x->ntrans);
 	s.want = t;
 	s.item = item;
 	v.arg = &s;
@@ -207,8 +207,8 @@ static void show_trans(struct explorer *x, long item)
 	v.flags = XFSJ_LOGW_DECODE | XFSJ_LOGW_NOCRC;
 	xfsj_log_walk(x->lp->log, t->start_blk, x->lp->ht.head_blk, &v, &f);
 	if (!s.found)
-		printf("transaction not found again (log changed?)\n");
-	fflush(stdout);
+		o_printf("transaction not found again (log changed?)\n");
+	o_flush();
 }
 
 /* ---- follow an inode or a block through the log ---- */
@@ -234,7 +234,7 @@ static int follow_cb(void *arg, const struct xfsj_log_trans *t)
 		if (!hit)
 			continue;
 		fo->hits++;
-		printf("LSN %u,%u  tid 0x%08x  item %u: ", xfsj_lsn_cycle(t->rt.lsn),
+		o_printf("LSN %u,%u  tid 0x%08x  item %u: ", xfsj_lsn_cycle(t->rt.lsn),
 		       xfsj_lsn_block(t->rt.lsn), t->rt.tid, i + 1);
 		lp_print_item(fo->lp, &t->rt.items[i], in);
 	}
@@ -248,7 +248,7 @@ static void follow(struct explorer *x, bool ino, uint64_t val)
 	struct xfsj_fault f;
 
 	if (x->lp->ht.tail_blk == x->lp->ht.head_blk) {
-		printf("the log is clean: nothing to follow\n");
+		o_printf("the log is clean: nothing to follow\n");
 		return;
 	}
 	v.arg = &fo;
@@ -257,7 +257,7 @@ static void follow(struct explorer *x, bool ino, uint64_t val)
 	v.flags = XFSJ_LOGW_DECODE | XFSJ_LOGW_NOCRC;
 	xfsj_log_walk(x->lp->log, x->lp->ht.tail_blk, x->lp->ht.head_blk, &v,
 		      &f);
-	printf("%" PRIu64 " items touch %s %" PRIu64 "\n", fo.hits,
+	o_printf("%" PRIu64 " items touch %s %" PRIu64 "\n", fo.hits,
 	       ino ? "inode" : "disk address", val);
 }
 
@@ -291,7 +291,7 @@ static void go_lsn(struct explorer *x, uint64_t lsn)
 	for (i = 0; i < x->nrec && x->recs[i].lsn < lsn; i++)
 		;
 	if (i == x->nrec) {
-		printf("no record at or after LSN %u,%u\n", xfsj_lsn_cycle(lsn),
+		o_printf("no record at or after LSN %u,%u\n", xfsj_lsn_cycle(lsn),
 		       xfsj_lsn_block(lsn));
 		return;
 	}
@@ -313,7 +313,7 @@ static const char *const commands[] = {
 
 static void help(void)
 {
-	printf("commands:\n"
+	o_printf("commands:\n"
 	       "  next | n, prev | p      next / previous record (with its ops)\n"
 	       "  record [N]              show record N (1-based) or the current one\n"
 	       "  trans [N]               show transaction N or the current one\n"
@@ -384,7 +384,7 @@ static bool step(size_t *pos, size_t n, int dir)
 		(*pos)--;
 		return true;
 	}
-	printf("%s\n", dir > 0 ? "at the end" : "at the start");
+	o_printf("%s\n", dir > 0 ? "at the end" : "at the start");
 	return false;
 }
 
@@ -420,7 +420,7 @@ static bool run(struct explorer *x, char *line)
 			show_record(x);
 	} else if (!strcmp(cmd, "record") || !strcmp(cmd, "r")) {
 		if (a1 && (!number(a1, &v) || !v || v > x->nrec))
-			printf("no record %s (1..%zu)\n", a1, x->nrec);
+			o_printf("no record %s (1..%zu)\n", a1, x->nrec);
 		else {
 			if (a1)
 				x->ri = (size_t)v - 1;
@@ -428,7 +428,7 @@ static bool run(struct explorer *x, char *line)
 		}
 	} else if (!strcmp(cmd, "trans") || !strcmp(cmd, "t")) {
 		if (a1 && (!number(a1, &v) || !v || v > x->ntrans))
-			printf("no transaction %s (1..%zu)\n", a1, x->ntrans);
+			o_printf("no transaction %s (1..%zu)\n", a1, x->ntrans);
 		else {
 			if (a1) {
 				x->ti = (size_t)v - 1;
@@ -459,7 +459,7 @@ static bool run(struct explorer *x, char *line)
 				return true;
 		} else if (a1) {
 			if (!number(a1, &v) || !v || v > n) {
-				printf("no item %s (1..%zu)\n", a1, n);
+				o_printf("no item %s (1..%zu)\n", a1, n);
 				return true;
 			}
 			x->ii = (size_t)v - 1;
@@ -469,23 +469,23 @@ static bool run(struct explorer *x, char *line)
 		uint64_t lsn;
 
 		if (!a1 || !parse_lsn_arg(a1, &lsn))
-			printf("usage: goto CYCLE,BLOCK\n");
+			o_printf("usage: goto CYCLE,BLOCK\n");
 		else
 			go_lsn(x, lsn);
 	} else if (!strcmp(cmd, "follow") || !strcmp(cmd, "f")) {
 		if (!a1 || !number(a2, &v) ||
 		    (strcmp(a1, "ino") && strcmp(a1, "block")))
-			printf("usage: follow ino N | follow block DADDR\n");
+			o_printf("usage: follow ino N | follow block DADDR\n");
 		else
 			follow(x, !strcmp(a1, "ino"), v);
 	} else if (!strcmp(cmd, "summary") || !strcmp(cmd, "s")) {
-		printf("tail %u head %u state %s; %zu records%s, %zu committed transactions\n",
+		o_printf("tail %u head %u state %s; %zu records%s, %zu committed transactions\n",
 		       x->lp->ht.tail_blk, x->lp->ht.head_blk,
 		       x->lp->ht.tail_blk == x->lp->ht.head_blk ? "CLEAN" : "DIRTY",
 		       x->nrec, x->whole ? " (whole log)" : " (live log)",
 		       x->ntrans);
 	} else {
-		printf("unknown command '%s' (try help)\n", cmd);
+		o_printf("unknown command '%s' (try help)\n", cmd);
 	}
 	return true;
 }
@@ -498,20 +498,20 @@ int lp_explore(struct lp *lp)
 
 	/* The explorer prints as it goes: no JSON, no big buffer. */
 	lp->json = false;
-	fflush(stdout);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	o_flush();
 	err = build_index(&x);
 	if (err) {
 		fprintf(stderr, "xfsj-logprint: indexing the log: %s\n",
 			xfsj_strerror(err));
 		goto out;
 	}
-	printf("%zu records, %zu committed transactions; type help for commands\n",
+	o_printf("%zu records, %zu committed transactions; type help for commands\n",
 	       x.nrec, x.ntrans);
 	cur_ex = &x;
 	rl_readline_name = "xfsj-logprint";
 	rl_attempted_completion_function = complete;
 	using_history();
+	o_flush();
 	while ((line = readline("logprint> ")) != NULL) {
 		bool go_on;
 
@@ -519,7 +519,7 @@ int lp_explore(struct lp *lp)
 			add_history(line);
 		go_on = run(&x, line);
 		free(line);
-		fflush(stdout);
+		o_flush();
 		if (!go_on)
 			break;
 	}

@@ -84,27 +84,50 @@ void lp_print_op(struct lp *lp, const struct xfsj_log_op *op);
 const char *lp_item_name(const struct xfsj_item_info *in);
 
 /* json.c */
-void js_begin(FILE *o, const char *kind);
-void js_end(FILE *o);
-void js_str(FILE *o, const char *key, const char *val);
-void js_bytes(FILE *o, const char *key, const uint8_t *p, size_t n);
-void js_u64(FILE *o, const char *key, uint64_t v);
-void js_i64(FILE *o, const char *key, int64_t v);
-void js_hex(FILE *o, const char *key, uint64_t v);
-void js_bool(FILE *o, const char *key, bool v);
-void js_lsn(FILE *o, const char *key, uint64_t lsn);
-void js_raw(FILE *o, const char *key, const char *raw);
-void js_obj_begin(FILE *o, const char *key);
-void js_obj_end(FILE *o);
-void js_arr_begin(FILE *o, const char *key);
-void js_arr_end(FILE *o);
-void js_item_fields(FILE *o, const struct xfsj_ritem *it,
+void js_begin(const char *kind);
+void js_end(void);
+void js_str(const char *key, const char *val);
+void js_bytes(const char *key, const uint8_t *p, size_t n);
+void js_u64(const char *key, uint64_t v);
+void js_i64(const char *key, int64_t v);
+void js_hex(const char *key, uint64_t v);
+void js_bool(const char *key, bool v);
+void js_lsn(const char *key, uint64_t lsn);
+void js_raw(const char *key, const char *raw);
+void js_obj_begin(const char *key);
+void js_obj_end(void);
+void js_arr_begin(const char *key);
+void js_arr_end(void);
+void js_item_fields(const struct xfsj_ritem *it,
 		    const struct xfsj_item_info *in, bool hex);
 
 /* explore.c */
 int lp_explore(struct lp *lp);
 
+/* out.c: buffered, hand-formatted standard output. */
+#define O_CAP	(1U << 20)
+extern char o_buf[O_CAP];
+extern size_t o_n;
+void o_flush(void);
+int o_error(void);
+void o_write(const char *s, size_t n);
+void o_s(const char *s);
+void o_u(uint64_t v);
+void o_d(int64_t v);
+void o_x(uint64_t v);
+void o_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A string literal, without strlen. */
+#define O_LIT(s)	o_write(s, sizeof(s) - 1)
+
+static inline void o_c(char c)
+{
+	if (o_n == O_CAP)
+		o_flush();
+	o_buf[o_n++] = c;
+}
+
 /* Shared text helpers. */
-void lp_hexdump(FILE *o, const uint8_t *p, uint32_t len, const char *indent);
+void lp_hexdump(const uint8_t *p, uint32_t len, const char *indent);
 
 #endif

@@ -267,7 +267,7 @@ static int parse_args(int argc, char **argv, struct lp *lp)
  */
 void lp_fault_print(struct lp *lp, const struct xfsj_fault *f, uint32_t blk)
 {
-	fflush(lp->out);
+	o_flush();
 	fprintf(stderr, "xfsj-logprint: %s: %s: %s at byte %" PRIu64
 		" (log block %u): %s (value %" PRIu64 ")\n",
 		lp->logdev ? lp->logdev : lp->device,
@@ -275,14 +275,14 @@ void lp_fault_print(struct lp *lp, const struct xfsj_fault *f, uint32_t blk)
 		f->field ? f->field : "?", f->offset, blk,
 		xfsj_strerror(f->err), f->value);
 	if (lp->json) {
-		js_begin(lp->out, "error");
-		js_str(lp->out, "structure", f->structure);
-		js_str(lp->out, "field", f->field);
-		js_u64(lp->out, "offset", f->offset);
-		js_u64(lp->out, "block", blk);
-		js_u64(lp->out, "value", f->value);
-		js_str(lp->out, "error", xfsj_strerror(f->err));
-		js_end(lp->out);
+		js_begin("error");
+		js_str("structure", f->structure);
+		js_str("field", f->field);
+		js_u64("offset", f->offset);
+		js_u64("block", blk);
+		js_u64("value", f->value);
+		js_str("error", xfsj_strerror(f->err));
+		js_end();
 	}
 }
 
@@ -347,7 +347,6 @@ static int open_all(struct lp *lp)
 
 int main(int argc, char **argv)
 {
-	static char obuf[1 << 20];
 	struct lp lp;
 	struct xfsj_fault f = { 0 };
 	int err, ret = LP_EXIT_OK;
@@ -359,7 +358,6 @@ int main(int argc, char **argv)
 	lp.out = stdout;
 	if (parse_args(argc, argv, &lp))
 		return LP_EXIT_USAGE;
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (open_all(&lp)) {
 		ret = LP_EXIT_USAGE;
 		goto out;
@@ -385,6 +383,13 @@ int main(int argc, char **argv)
 		lp.ht.head_blk = lp.ht.tail_blk = 0;
 	} else {
 		lp_print_summary(&lp);
+		if (lp.ht.verify_failed) {
+			/* The walk reports the record itself. */
+			o_flush();
+			fprintf(stderr, "xfsj-logprint: %s: log record at block %u fails verification between tail and head\n",
+				lp.device, lp.ht.bad_blk);
+			lp.nfaults++;
+		}
 	}
 
 	switch (lp.view) {
@@ -413,7 +418,8 @@ int main(int argc, char **argv)
 	else if (lp.nfaults || err)
 		ret = LP_EXIT_CORRUPT;
 out:
-	if (fflush(stdout) && ret == LP_EXIT_OK)
+	o_flush();
+	if ((o_error() || fflush(stdout)) && ret == LP_EXIT_OK)
 		ret = LP_EXIT_USAGE;
 	xfsj_log_close(lp.log);
 	if (lp.logio)

@@ -24,18 +24,19 @@ const char *lp_item_name(const struct xfsj_item_info *in)
 	return buf;
 }
 
-void lp_hexdump(FILE *o, const uint8_t *p, uint32_t len, const char *indent)
+void lp_hexdump(const uint8_t *p, uint32_t len, const char *indent)
 {
 	static const char hex[] = "0123456789abcdef";
 
 	for (uint32_t i = 0; i < len; i += 16) {
-		fprintf(o, "%s%04x:", indent, i);
+		o_s(indent);
+		o_printf("%04x:", i);
 		for (uint32_t j = i; j < i + 16 && j < len; j++) {
-			putc(' ', o);
-			putc(hex[p[j] >> 4], o);
-			putc(hex[p[j] & 15], o);
+			o_c(' ');
+			o_c(hex[p[j] >> 4]);
+			o_c(hex[p[j] & 15]);
 		}
-		putc('\n', o);
+		o_c('\n');
 	}
 }
 
@@ -93,56 +94,61 @@ void lp_print_summary(struct lp *lp)
 {
 	const struct xfsj_log_geom *g = xfsj_log_geom(lp->log);
 	const struct xfsj_log_ht *ht = &lp->ht;
-	FILE *o = lp->out;
 
 	if (lp->json) {
-		js_begin(o, "summary");
-		js_str(o, "device", lp->device);
+		js_begin("summary");
+		js_str("device", lp->device);
 		if (lp->logdev)
-			js_str(o, "log_device", lp->logdev);
-		js_hex(o, "data_dev", lp->ddev);
-		js_hex(o, "log_dev", lp->ldev);
-		js_u64(o, "log_daddr", g->daddr);
-		js_u64(o, "log_length", g->size_bb);
-		js_bool(o, "raw", g->raw);
-		js_u64(o, "tail", ht->tail_blk);
-		js_u64(o, "head", ht->head_blk);
-		js_u64(o, "cycle", ht->cycle);
-		js_lsn(o, "tail_lsn", ht->tail_lsn);
-		js_str(o, "state", ht->tail_blk == ht->head_blk ? "CLEAN" :
+			js_str("log_device", lp->logdev);
+		js_hex("data_dev", lp->ddev);
+		js_hex("log_dev", lp->ldev);
+		js_u64("log_daddr", g->daddr);
+		js_u64("log_length", g->size_bb);
+		js_bool("raw", g->raw);
+		js_u64("tail", ht->tail_blk);
+		js_u64("head", ht->head_blk);
+		js_u64("cycle", ht->cycle);
+		js_lsn("tail_lsn", ht->tail_lsn);
+		js_str("state", ht->tail_blk == ht->head_blk ? "CLEAN" :
 							      "DIRTY");
-		js_bool(o, "unmounted", ht->clean);
-		js_bool(o, "zeroed", ht->zeroed);
-		js_bool(o, "torn_head", ht->torn);
+		js_bool("unmounted", ht->clean);
+		js_bool("zeroed", ht->zeroed);
+		js_bool("torn_head", ht->torn);
 		if (ht->torn)
-			js_u64(o, "orig_head", ht->orig_head);
-		js_bool(o, "tail_moved", ht->tail_moved);
+			js_u64("orig_head", ht->orig_head);
+		js_bool("verify_failed", ht->verify_failed);
+		if (ht->verify_failed)
+			js_u64("bad_block", ht->bad_blk);
+		js_bool("tail_moved", ht->tail_moved);
 		if (ht->tail_moved)
-			js_u64(o, "orig_tail", ht->orig_tail);
+			js_u64("orig_tail", ht->orig_tail);
 		if (ht->have_last)
-			js_lsn(o, "last_lsn", ht->last_lsn);
-		js_end(o);
+			js_lsn("last_lsn", ht->last_lsn);
+		js_end();
 		return;
 	}
-	fprintf(o, "xfsj-logprint:\n");
-	fprintf(o, "    data device: 0x%" PRIx64 "\n", lp->ddev);
+	o_printf("xfsj-logprint:\n");
+	o_printf("    data device: 0x%" PRIx64 "\n", lp->ddev);
 	if (g->raw)
-		fprintf(o, "    log file: \"%s\" ", lp->device);
+		o_printf("    log file: \"%s\" ", lp->device);
 	else
-		fprintf(o, "    log device: 0x%" PRIx64 " ", lp->ldev);
-	fprintf(o, "daddr: %" PRIu64 " length: %u\n\n", g->daddr, g->size_bb);
-	fprintf(o, "    log tail: %u head: %u state: %s\n", ht->tail_blk,
+		o_printf("    log device: 0x%" PRIx64 " ", lp->ldev);
+	o_printf("daddr: %" PRIu64 " length: %u\n\n", g->daddr, g->size_bb);
+	o_printf("    log tail: %u head: %u state: %s\n", ht->tail_blk,
 		ht->head_blk, ht->tail_blk == ht->head_blk ? "<CLEAN>" :
 							      "<DIRTY>");
 	if (ht->zeroed)
-		fprintf(o, "    the log is zeroed\n");
+		o_printf("    the log is zeroed\n");
 	if (ht->torn)
-		fprintf(o, "    torn write: head moved back from block %u\n",
+		o_printf("    torn write: head moved back from block %u\n",
 			ht->orig_head);
 	if (ht->tail_moved)
-		fprintf(o, "    tail overwritten: moved from block %u\n",
+		o_printf("    tail overwritten: moved from block %u\n",
 			ht->orig_tail);
-	fputc('\n', o);
+	if (ht->verify_failed)
+		o_printf("    CORRUPT: the record at block %u fails verification; the kernel would refuse to recover this log\n",
+			 ht->bad_blk);
+	o_c('\n');
 }
 
 /* ---- records view ---- */
@@ -165,28 +171,27 @@ static const char *crc_text(enum xfsj_crc_state s)
 
 void lp_print_record(struct lp *lp, const struct xfsj_log_rec *r, bool live)
 {
-	FILE *o = lp->out;
 
 	if (lp->json) {
-		js_begin(o, "record");
-		js_u64(o, "block", r->blk);
-		js_lsn(o, "lsn", r->lsn);
-		js_lsn(o, "tail_lsn", r->tail_lsn);
-		js_u64(o, "cycle", r->cycle);
-		js_u64(o, "len", r->len);
-		js_u64(o, "size", r->size);
-		js_u64(o, "hblks", r->hblks);
-		js_u64(o, "ops", r->num_logops);
-		js_i64(o, "prev_block", (int32_t)r->prev_block);
-		js_u64(o, "fmt", r->fmt);
-		js_str(o, "crc", crc_text(r->crc_state));
-		js_hex(o, "h_crc", r->crc);
-		js_bool(o, "wraps", r->wraps);
-		js_bool(o, "live", live);
-		js_end(o);
+		js_begin("record");
+		js_u64("block", r->blk);
+		js_lsn("lsn", r->lsn);
+		js_lsn("tail_lsn", r->tail_lsn);
+		js_u64("cycle", r->cycle);
+		js_u64("len", r->len);
+		js_u64("size", r->size);
+		js_u64("hblks", r->hblks);
+		js_u64("ops", r->num_logops);
+		js_i64("prev_block", (int32_t)r->prev_block);
+		js_u64("fmt", r->fmt);
+		js_str("crc", crc_text(r->crc_state));
+		js_hex("h_crc", r->crc);
+		js_bool("wraps", r->wraps);
+		js_bool("live", live);
+		js_end();
 		return;
 	}
-	fprintf(o, "LSN %u,%u\ttail %u,%u\tblock %u\tlen %u\thdrs %u\tops %u\tcrc %s\t%s%s\n",
+	o_printf("LSN %u,%u\ttail %u,%u\tblock %u\tlen %u\thdrs %u\tops %u\tcrc %s\t%s%s\n",
 		xfsj_lsn_cycle(r->lsn), xfsj_lsn_block(r->lsn),
 		xfsj_lsn_cycle(r->tail_lsn), xfsj_lsn_block(r->tail_lsn),
 		r->blk, r->len, r->hblks, r->num_logops,
@@ -197,26 +202,25 @@ void lp_print_record(struct lp *lp, const struct xfsj_log_rec *r, bool live)
 void lp_print_op(struct lp *lp, const struct xfsj_log_op *op)
 {
 	char fl[64];
-	FILE *o = lp->out;
 	const char *client = op->clientid == XFSJ_LOG_CLIENT_TRANS ? "TRANS" :
 			     op->clientid == XFSJ_LOG_CLIENT_LOG ? "LOG" : "?";
 
 	xfsj_log_op_flags_str(op->flags, fl, sizeof(fl));
 	if (lp->json) {
-		js_begin(o, "op");
-		js_u64(o, "index", op->index);
-		js_hex(o, "tid", op->tid);
-		js_u64(o, "len", op->len);
-		js_str(o, "clientid", client);
-		js_str(o, "flags", fl);
-		js_u64(o, "offset", op->dev_off);
-		js_end(o);
+		js_begin("op");
+		js_u64("index", op->index);
+		js_hex("tid", op->tid);
+		js_u64("len", op->len);
+		js_str("clientid", client);
+		js_str("flags", fl);
+		js_u64("offset", op->dev_off);
+		js_end();
 		return;
 	}
-	fprintf(o, "  Oper (%u): tid: %x  len: %u  clientid: %s  flags: %s\n",
+	o_printf("  Oper (%u): tid: %x  len: %u  clientid: %s  flags: %s\n",
 		op->index, op->tid, op->len, client, fl);
 	if (lp->hex && op->len)
-		lp_hexdump(o, op->payload, op->len, "    ");
+		lp_hexdump(op->payload, op->len, "    ");
 }
 
 static int rec_cb(void *arg, const struct xfsj_log_rec *r)
@@ -308,7 +312,7 @@ static const char *fork_label(uint32_t fields, bool attr)
 	return NULL;
 }
 
-static void print_extents_text(FILE *o, const struct xfsj_item_info *in)
+static void print_extents_text(const struct xfsj_item_info *in)
 {
 	struct xfsj_item_ext e;
 	uint32_t n = in->u.ext.nextents;
@@ -319,17 +323,17 @@ static void print_extents_text(FILE *o, const struct xfsj_item_info *in)
 		switch (in->type) {
 		case XFSJ_LI_EFI: case XFSJ_LI_EFD:
 		case XFSJ_LI_EFI_RT: case XFSJ_LI_EFD_RT:
-			fprintf(o, "%s(s: 0x%" PRIx64 ", l: %u) ",
+			o_printf("%s(s: 0x%" PRIx64 ", l: %u) ",
 				i % 4 ? "" : "\t", e.startblock, e.len);
 			if (i % 4 == 3 || i == n - 1)
-				putc('\n', o);
+				o_c('\n');
 			break;
 		case XFSJ_LI_CUI: case XFSJ_LI_CUI_RT:
-			fprintf(o, "\t(s: 0x%" PRIx64 ", l: %u, f: 0x%x)\n",
+			o_printf("\t(s: 0x%" PRIx64 ", l: %u, f: 0x%x)\n",
 				e.startblock, e.len, e.flags);
 			break;
 		default:
-			fprintf(o, "\t(s: 0x%" PRIx64 ", l: %u, own: %" PRId64
+			o_printf("\t(s: 0x%" PRIx64 ", l: %u, own: %" PRId64
 				", off: %" PRIu64 ", f: 0x%x)\n",
 				e.startblock, e.len, (int64_t)e.owner, e.offset,
 				e.flags);
@@ -338,99 +342,134 @@ static void print_extents_text(FILE *o, const struct xfsj_item_info *in)
 	}
 }
 
-static void print_name(FILE *o, const char *label, const uint8_t *p,
+static void print_name(const char *label, const uint8_t *p,
 		       uint32_t n)
 {
-	fprintf(o, "\t\t%s \"", label);
+	o_printf("\t\t%s \"", label);
 	for (uint32_t i = 0; i < n && i < 256; i++) {
 		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
-			putc(p[i], o);
+			o_c(p[i]);
 		else
-			fprintf(o, "\\x%02x", p[i]);
+			o_printf("\\x%02x", p[i]);
 	}
-	fputs(n > 256 ? "\"...\n" : "\"\n", o);
+	o_s(n > 256 ? "\"...\n" : "\"\n");
 }
 
 static void print_item_body(struct lp *lp, const struct xfsj_ritem *it,
 			    const struct xfsj_item_info *in)
 {
-	FILE *o = lp->out;
 	const struct xfsj_log_dinode *d;
 	const char *lbl;
 
 	switch (in->type) {
 	case XFSJ_LI_BUF:
-		fprintf(o, "\tBUF:  #regs:%u   start blkno:0x%" PRIx64
-			"   len:%u   bmap size:%u   flags:0x%x\n",
-			it->nreg, in->u.buf.blkno, in->u.buf.len,
-			in->u.buf.map_size, in->u.buf.flags);
+		O_LIT("\tBUF:  #regs:");
+		o_u(it->nreg);
+		O_LIT("   start blkno:0x");
+		o_x(in->u.buf.blkno);
+		O_LIT("   len:");
+		o_u(in->u.buf.len);
+		O_LIT("   bmap size:");
+		o_u(in->u.buf.map_size);
+		O_LIT("   flags:0x");
+		o_x(in->u.buf.flags);
+		o_c('\n');
 		for (uint16_t r = 1; r < it->nreg; r++) {
 			const char *name = r == 1 ? in->u.buf.content.name : NULL;
 			uint32_t m = r == 1 ? in->u.buf.content.magic : 0;
 
 			if (r == 1 && in->u.buf.blkno == 0 && name)
-				fputs("\tSUPER Block Buffer:\n", o);
+				O_LIT("\tSUPER Block Buffer:\n");
 			else if (m == 0x58414749)
-				fputs("\tAGI Buffer: (XAGI)\n", o);
+				O_LIT("\tAGI Buffer: (XAGI)\n");
 			else if (m == 0x58414746)
-				fputs("\tAGF Buffer: (XAGF)\n", o);
+				O_LIT("\tAGF Buffer: (XAGF)\n");
 			else if (m == 0x4451)
-				fputs("\tDQUOT Buffer:\n", o);
+				O_LIT("\tDQUOT Buffer:\n");
 			else
-				fputs("\tBUF DATA\n", o);
+				O_LIT("\tBUF DATA\n");
 		}
 		if (in->u.buf.content.name) {
-			fprintf(o, "\t\t%s", in->u.buf.content.name);
-			if (in->u.buf.content.level >= 0)
-				fprintf(o, " level %d", in->u.buf.content.level);
-			fprintf(o, " (type %s)\n", xfsj_blft_name(in->u.buf.blft));
+			O_LIT("\t\t");
+			o_s(in->u.buf.content.name);
+			if (in->u.buf.content.level >= 0) {
+				O_LIT(" level ");
+				o_u((uint64_t)in->u.buf.content.level);
+			}
+			O_LIT(" (type ");
+			o_s(xfsj_blft_name(in->u.buf.blft));
+			O_LIT(")\n");
 		} else if (in->u.buf.flags & XFSJ_BLF_CANCEL) {
-			fputs("\t\tcancel\n", o);
+			O_LIT("\t\tcancel\n");
 		} else if (in->u.buf.blft) {
-			fprintf(o, "\t\ttype %s\n", xfsj_blft_name(in->u.buf.blft));
+			o_printf("\t\ttype %s\n", xfsj_blft_name(in->u.buf.blft));
 		}
 		break;
 	case XFSJ_LI_INODE:
-		fprintf(o, "\tINODE: #regs:%u   ino:0x%" PRIx64
-			"  flags:0x%x   dsize:%u\n",
-			(unsigned int)(it->reg[0].p[2] | it->reg[0].p[3] << 8),
-			in->u.ino.ino, in->u.ino.fields, in->u.ino.dsize);
-		fputs("\tCORE inode:\n", o);
+		O_LIT("\tINODE: #regs:");
+		o_u((unsigned int)(it->reg[0].p[2] | it->reg[0].p[3] << 8));
+		O_LIT("   ino:0x");
+		o_x(in->u.ino.ino);
+		O_LIT("  flags:0x");
+		o_x(in->u.ino.fields);
+		O_LIT("   dsize:");
+		o_u(in->u.ino.dsize);
+		O_LIT("\n\tCORE inode:\n");
 		d = &in->u.ino.core;
-		if (in->u.ino.have_core && !lp->hdr_only)
-			fprintf(o, "\t\tmode:0%o  ver:%u  format:%u  nlink:%u  size:0x%"
-				PRIx64 "  nblks:0x%" PRIx64 "  nextents:%" PRIu64
-				"  anextents:%u  gen:0x%x  flags2:0x%" PRIx64 "\n",
-				d->mode, d->version, d->format, d->nlink, d->size,
-				d->nblocks, d->nextents, d->anextents, d->gen,
-				d->flags2);
+		if (in->u.ino.have_core && !lp->hdr_only) {
+			char oct[8];
+			int k = 8;
+
+			for (unsigned int m = d->mode; k > 1 && (m || k == 8); m >>= 3)
+				oct[--k] = (char)('0' + (m & 7));
+			oct[--k] = '0';
+			O_LIT("\t\tmode:");
+			o_write(oct + k, (size_t)(8 - k));
+			O_LIT("  size:0x");
+			o_x(d->size);
+			O_LIT("  nextents:");
+			o_u(d->nextents);
+			O_LIT("  anextents:");
+			o_u(d->anextents);
+			O_LIT("  gen:0x");
+			o_x(d->gen);
+			O_LIT("  flags2:0x");
+			o_x(d->flags2);
+			o_c('\n');
+		}
 		lbl = fork_label(in->u.ino.fields, false);
-		if (lbl)
-			fprintf(o, "\t\t%s\n", lbl);
+		if (lbl) {
+			O_LIT("\t\t");
+			o_s(lbl);
+			o_c('\n');
+		}
 		else if (in->u.ino.fields & 0x10)
-			fputs("\t\tDEV inode: no extra region\n", o);
+			O_LIT("\t\tDEV inode: no extra region\n");
 		lbl = fork_label(in->u.ino.fields, true);
-		if (lbl)
-			fprintf(o, "\t\t%s\n", lbl);
+		if (lbl) {
+			O_LIT("\t\t");
+			o_s(lbl);
+			o_c('\n');
+		}
 		break;
 	case XFSJ_LI_DQUOT:
-		fprintf(o, "\tDQUOT: #regs:%u  blkno:%" PRIu64 "  boffset:%u id: %u\n",
+		o_printf("\tDQUOT: #regs:%u  blkno:%" PRIu64 "  boffset:%u id: %u\n",
 			it->nreg, in->u.dq.blkno, in->u.dq.boffset, in->u.dq.id);
 		break;
 	case XFSJ_LI_QUOTAOFF:
-		fprintf(o, "\tQUOTAOFF: #regs:%u   type:%s%s%s\n", it->nreg,
+		o_printf("\tQUOTAOFF: #regs:%u   type:%s%s%s\n", it->nreg,
 			in->u.qoff.flags & 1 ? " USER" : "",
 			in->u.qoff.flags & 0x40 ? " GROUP" : "",
 			in->u.qoff.flags & 8 ? " PROJECT" : "");
 		break;
 	case XFSJ_LI_ICREATE:
-		fprintf(o, "\tICR:  #ag: %u  agbno: 0x%x  len: %u\n"
+		o_printf("\tICR:  #ag: %u  agbno: 0x%x  len: %u\n"
 			"\t      cnt: %u  isize: %u    gen: 0x%x\n",
 			in->u.icr.ag, in->u.icr.agbno, in->u.icr.length,
 			in->u.icr.count, in->u.icr.isize, in->u.icr.gen);
 		break;
 	case XFSJ_LI_ATTRI:
-		fprintf(o, "\tATTRI:  #regs: %u\top: %u  ino: 0x%" PRIx64
+		o_printf("\tATTRI:  #regs: %u\top: %u  ino: 0x%" PRIx64
 			"  igen: 0x%x  name_len: %u, value_len: %u  id: 0x%"
 			PRIx64 "  filter: 0x%x\n",
 			it->nreg, in->u.attr.op, in->u.attr.ino, in->u.attr.igen,
@@ -439,21 +478,21 @@ static void print_item_body(struct lp *lp, const struct xfsj_ritem *it,
 		if (lp->hdr_only)
 			break;
 		if (in->u.attr.name)
-			print_name(o, "name", in->u.attr.name,
+			print_name("name", in->u.attr.name,
 				   in->u.attr.name_len);
 		if (in->u.attr.new_name)
-			print_name(o, "new name", in->u.attr.new_name,
+			print_name("new name", in->u.attr.new_name,
 				   in->u.attr.new_name_len);
 		if (in->u.attr.pptr && in->u.attr.value)
-			fprintf(o, "\t\tparent ino: 0x%" PRIx64 "  gen: 0x%x\n",
+			o_printf("\t\tparent ino: 0x%" PRIx64 "  gen: 0x%x\n",
 				in->u.attr.parent_ino, in->u.attr.parent_gen);
 		if (in->u.attr.pptr && in->u.attr.new_value)
-			fprintf(o, "\t\tnew parent ino: 0x%" PRIx64 "  gen: 0x%x\n",
+			o_printf("\t\tnew parent ino: 0x%" PRIx64 "  gen: 0x%x\n",
 				in->u.attr.new_parent_ino,
 				in->u.attr.new_parent_gen);
 		break;
 	case XFSJ_LI_XMI:
-		fprintf(o, "\tXMI:  #regs: %u  id: 0x%" PRIx64 "  ino1: 0x%" PRIx64
+		o_printf("\tXMI:  #regs: %u  id: 0x%" PRIx64 "  ino1: 0x%" PRIx64
 			"  ino2: 0x%" PRIx64 "  off1: %" PRIu64 "  off2: %" PRIu64
 			"  len: %" PRIu64 "  flags: 0x%" PRIx64 "\n",
 			it->nreg, in->id, in->u.xmi.ino1, in->u.xmi.ino2,
@@ -463,14 +502,14 @@ static void print_item_body(struct lp *lp, const struct xfsj_ritem *it,
 	case XFSJ_LI_EFI: case XFSJ_LI_EFD: case XFSJ_LI_RUI:
 	case XFSJ_LI_CUI: case XFSJ_LI_BUI: case XFSJ_LI_EFI_RT:
 	case XFSJ_LI_EFD_RT: case XFSJ_LI_RUI_RT: case XFSJ_LI_CUI_RT:
-		fprintf(o, "\t%s:  #regs: %u\tnum_extents: %u  id: 0x%" PRIx64 "\n",
+		o_printf("\t%s:  #regs: %u\tnum_extents: %u  id: 0x%" PRIx64 "\n",
 			in->kind->name, it->nreg, in->u.ext.nextents, in->id);
 		if (!lp->hdr_only)
-			print_extents_text(o, in);
+			print_extents_text(in);
 		break;
 	default:
 		if (in->kind)
-			fprintf(o, "\t%s:  #regs: %u\tid: 0x%" PRIx64 "\n",
+			o_printf("\t%s:  #regs: %u\tid: 0x%" PRIx64 "\n",
 				in->kind->name, it->nreg, in->id);
 		break;
 	}
@@ -479,26 +518,32 @@ static void print_item_body(struct lp *lp, const struct xfsj_ritem *it,
 void lp_print_item(struct lp *lp, const struct xfsj_ritem *it,
 		   const struct xfsj_item_info *in)
 {
-	FILE *o = lp->out;
 
 	if (lp->json) {
-		js_begin(o, "item");
-		js_item_fields(o, it, in, lp->hex);
-		js_end(o);
+		js_begin("item");
+		js_item_fields(it, in, lp->hex);
+		js_end();
 		return;
 	}
 	if (in->kind)
-		fputs(in->kind->lp_name, o);
+		o_s(in->kind->lp_name);
 	else
-		fprintf(o, "UNKNOWN(0x%04x)", in->type);
-	fprintf(o, ": cnt:%u total:%u ", it->nreg, it->nreg);
-	for (uint16_t r = 0; r < it->nreg; r++)
-		fprintf(o, "len:%u ", it->reg[r].len);
-	putc('\n', o);
+		o_printf("UNKNOWN(0x%04x)", in->type);
+	O_LIT(": cnt:");
+	o_u(it->nreg);
+	O_LIT(" total:");
+	o_u(it->nreg);
+	o_c(' ');
+	for (uint16_t r = 0; r < it->nreg; r++) {
+		O_LIT("len:");
+		o_u(it->reg[r].len);
+		o_c(' ');
+	}
+	o_c('\n');
 	if (in->kind)
 		print_item_body(lp, it, in);
 	if (in->err)
-		fprintf(o, "\t\tbad item: %s %s at region byte %" PRIu64
+		o_printf("\t\tbad item: %s %s at region byte %" PRIu64
 			" (value %" PRIu64 "): %s\n",
 			in->fault.structure ? in->fault.structure : "item",
 			in->fault.field ? in->fault.field : "?",
@@ -506,39 +551,47 @@ void lp_print_item(struct lp *lp, const struct xfsj_ritem *it,
 			xfsj_strerror(in->err));
 	if (lp->hex)
 		for (uint16_t r = 0; r < it->nreg; r++) {
-			fprintf(o, "\t  region %u (%u bytes):\n", r,
+			o_printf("\t  region %u (%u bytes):\n", r,
 				it->reg[r].len);
-			lp_hexdump(o, it->reg[r].p, it->reg[r].len, "\t  ");
+			lp_hexdump(it->reg[r].p, it->reg[r].len, "\t  ");
 		}
 }
 
 void lp_print_trans_head(struct lp *lp, const struct xfsj_log_trans *t)
 {
-	FILE *o = lp->out;
 	uint32_t c = xfsj_lsn_cycle(t->rt.lsn), b = xfsj_lsn_block(t->rt.lsn);
 
 	if (lp->json) {
-		js_begin(o, "trans");
-		js_hex(o, "tid", t->rt.tid);
-		js_lsn(o, "lsn", t->rt.lsn);
-		js_lsn(o, "commit_lsn", t->commit_lsn);
-		js_u64(o, "start_block", t->start_blk);
-		js_u64(o, "commit_block", t->commit_blk);
-		js_u64(o, "type", t->th_type);
-		js_u64(o, "num_regions", t->th_num_items);
-		js_u64(o, "items", t->rt.nitems);
-		js_u64(o, "ops", t->nops);
-		js_u64(o, "bytes", t->bytes);
-		js_u64(o, "records", t->nrecords);
-		js_end(o);
+		js_begin("trans");
+		js_hex("tid", t->rt.tid);
+		js_lsn("lsn", t->rt.lsn);
+		js_lsn("commit_lsn", t->commit_lsn);
+		js_u64("start_block", t->start_blk);
+		js_u64("commit_block", t->commit_blk);
+		js_u64("type", t->th_type);
+		js_u64("num_regions", t->th_num_items);
+		js_u64("items", t->rt.nitems);
+		js_u64("ops", t->nops);
+		js_u64("bytes", t->bytes);
+		js_u64("records", t->nrecords);
+		js_end();
 		return;
 	}
-	fprintf(o, "\nLOG REC AT LSN cycle %u block %u (0x%x, 0x%x)\n", c, b, c,
-		b);
-	fputs("============================================================================\n",
-	      o);
-	fprintf(o, "TRANS: tid:0x%x  #items:%u  trans:0x%x  q:0x0\n",
-		t->rt.tid, t->th_num_items, t->rt.tid);
+	O_LIT("\nLOG REC AT LSN cycle ");
+	o_u(c);
+	O_LIT(" block ");
+	o_u(b);
+	O_LIT(" (0x");
+	o_x(c);
+	O_LIT(", 0x");
+	o_x(b);
+	O_LIT(")\n============================================================================\nTRANS: tid:0x");
+	o_x(t->rt.tid);
+	O_LIT("  #items:");
+	o_u(t->th_num_items);
+	O_LIT("  trans:0x");
+	o_x(t->rt.tid);
+	O_LIT("  q:0x0\n");
 }
 
 static int trans_cb(void *arg, const struct xfsj_log_trans *t)
@@ -562,7 +615,7 @@ static int trans_cb(void *arg, const struct xfsj_log_trans *t)
 		lp_print_item(lp, it, in);
 		if (in->err && in->err != -XFSJ_E_UNSUPP) {
 			lp->nfaults++;
-			fflush(lp->out);
+			o_flush();
 			fprintf(stderr, "xfsj-logprint: %s: transaction at LSN %u,%u: %s item: %s %s: %s (value %" PRIu64 ")\n",
 				lp->device, xfsj_lsn_cycle(t->rt.lsn),
 				xfsj_lsn_block(t->rt.lsn), lp_item_name(in),
@@ -573,7 +626,7 @@ static int trans_cb(void *arg, const struct xfsj_log_trans *t)
 				return 1;
 			}
 		} else if (in->err) {
-			fflush(lp->out);
+			o_flush();
 			fprintf(stderr, "xfsj-logprint: %s: transaction at LSN %u,%u: unknown item type 0x%04x skipped\n",
 				lp->device, xfsj_lsn_cycle(t->rt.lsn),
 				xfsj_lsn_block(t->rt.lsn), in->type);
@@ -640,7 +693,6 @@ static int ckpt_cb(void *arg, const struct xfsj_log_trans *t)
 	uint32_t nsel = 0;
 	bool filt = filters_on_items(lp), over;
 	char a[32], b[32];
-	FILE *o = lp->out;
 
 	if (!trans_in_range(lp, t))
 		return 0;
@@ -661,32 +713,32 @@ static int ckpt_cb(void *arg, const struct xfsj_log_trans *t)
 		cw->largest_lsn = t->rt.lsn;
 	}
 	if (lp->json) {
-		js_begin(o, "checkpoint");
-		js_hex(o, "tid", t->rt.tid);
-		js_lsn(o, "start_lsn", t->rt.lsn);
-		js_lsn(o, "commit_lsn", t->commit_lsn);
-		js_u64(o, "records", t->nrecords);
-		js_u64(o, "ops", t->nops);
-		js_u64(o, "items", t->rt.nitems);
-		js_u64(o, "bytes", t->bytes);
-		js_bool(o, "over_limit", over);
-		js_obj_begin(o, "by_type");
+		js_begin("checkpoint");
+		js_hex("tid", t->rt.tid);
+		js_lsn("start_lsn", t->rt.lsn);
+		js_lsn("commit_lsn", t->commit_lsn);
+		js_u64("records", t->nrecords);
+		js_u64("ops", t->nops);
+		js_u64("items", t->rt.nitems);
+		js_u64("bytes", t->bytes);
+		js_bool("over_limit", over);
+		js_obj_begin("by_type");
 		for (unsigned int s = 0; s < NTYPE_SLOTS; s++) {
 			const struct xfsj_item_type *ty;
 
 			if (!counts[s])
 				continue;
 			ty = xfsj_item_type_lookup((uint16_t)(TYPE_BASE + s));
-			js_u64(o, ty && s < NTYPE_SLOTS - 1 ? ty->name : "unknown",
+			js_u64(ty && s < NTYPE_SLOTS - 1 ? ty->name : "unknown",
 			       counts[s]);
 		}
-		js_obj_end(o);
-		js_end(o);
+		js_obj_end();
+		js_end();
 		return 0;
 	}
 	lsn_text(a, sizeof(a), t->rt.lsn);
 	lsn_text(b, sizeof(b), t->commit_lsn);
-	fprintf(o, "checkpoint start %s commit %s tid 0x%08x records %u items %u bytes %"
+	o_printf("checkpoint start %s commit %s tid 0x%08x records %u items %u bytes %"
 		PRIu64 " [", a, b, t->rt.tid, t->nrecords, t->rt.nitems,
 		t->bytes);
 	for (unsigned int s = 0, first = 1; s < NTYPE_SLOTS; s++) {
@@ -695,12 +747,12 @@ static int ckpt_cb(void *arg, const struct xfsj_log_trans *t)
 		if (!counts[s])
 			continue;
 		ty = xfsj_item_type_lookup((uint16_t)(TYPE_BASE + s));
-		fprintf(o, "%s%s %u", first ? "" : " ",
+		o_printf("%s%s %u", first ? "" : " ",
 			ty && s < NTYPE_SLOTS - 1 ? ty->name : "unknown",
 			counts[s]);
 		first = 0;
 	}
-	fprintf(o, "]%s\n", over ? " OVER-LIMIT" : "");
+	o_printf("]%s\n", over ? " OVER-LIMIT" : "");
 	return 0;
 }
 
@@ -717,13 +769,13 @@ int lp_view_checkpoints(struct lp *lp)
 
 	cw.limit = logbytes / 8 < window ? logbytes / 8 : window;
 	if (lp->json) {
-		js_begin(lp->out, "cil_limit");
-		js_u64(lp->out, "log_bytes", logbytes);
-		js_u64(lp->out, "push_limit", cw.limit);
-		js_u64(lp->out, "hard_limit", 2 * cw.limit);
-		js_end(lp->out);
+		js_begin("cil_limit");
+		js_u64("log_bytes", logbytes);
+		js_u64("push_limit", cw.limit);
+		js_u64("hard_limit", 2 * cw.limit);
+		js_end();
 	} else {
-		fprintf(lp->out, "CIL push limit: %" PRIu64 " bytes (min of log/8 = %"
+		o_printf("CIL push limit: %" PRIu64 " bytes (min of log/8 = %"
 			PRIu64 " and 16 x 2 MiB = %" PRIu64 "); blocking limit %"
 			PRIu64 "\n", cw.limit, logbytes / 8, window,
 			2 * cw.limit);
@@ -732,15 +784,15 @@ int lp_view_checkpoints(struct lp *lp)
 	v.trans = ckpt_cb;
 	err = walk_trans(lp, &v);
 	if (lp->json) {
-		js_begin(lp->out, "checkpoint_total");
-		js_u64(lp->out, "checkpoints", cw.n);
-		js_u64(lp->out, "over_limit", cw.over);
-		js_u64(lp->out, "largest_bytes", cw.largest);
-		js_u64(lp->out, "bytes", cw.total_bytes);
-		js_end(lp->out);
+		js_begin("checkpoint_total");
+		js_u64("checkpoints", cw.n);
+		js_u64("over_limit", cw.over);
+		js_u64("largest_bytes", cw.largest);
+		js_u64("bytes", cw.total_bytes);
+		js_end();
 	} else {
 		lsn_text(a, sizeof(a), cw.largest_lsn);
-		fprintf(lp->out, "%" PRIu64 " checkpoints, %" PRIu64
+		o_printf("%" PRIu64 " checkpoints, %" PRIu64
 			" over the push limit, largest %" PRIu64 " bytes (start %s), total %"
 			PRIu64 " bytes\n", cw.n, cw.over, cw.largest,
 			cw.n ? a : "-", cw.total_bytes);
@@ -914,7 +966,6 @@ int lp_view_intents(struct lp *lp)
 {
 	struct inwalk iw = { .lp = lp };
 	struct xfsj_log_visitor v = { 0 };
-	FILE *o = lp->out;
 	char a[32], b[32];
 	int err;
 
@@ -929,55 +980,55 @@ int lp_view_intents(struct lp *lp)
 		const struct xfsj_item_type *dt = xfsj_item_type_lookup(x->done_type);
 
 		if (lp->json) {
-			js_begin(o, "intent");
-			js_str(o, "type", ty ? ty->name : "?");
-			js_hex(o, "id", x->id);
-			js_lsn(o, "lsn", x->lsn);
-			js_lsn(o, "commit_lsn", x->commit_lsn);
+			js_begin("intent");
+			js_str("type", ty ? ty->name : "?");
+			js_hex("id", x->id);
+			js_lsn("lsn", x->lsn);
+			js_lsn("commit_lsn", x->commit_lsn);
 			if (x->done) {
-				js_lsn(o, "done_lsn", x->done_lsn);
-				js_str(o, "done_type", dt ? dt->name : "?");
-				js_bool(o, "same_checkpoint", x->same);
+				js_lsn("done_lsn", x->done_lsn);
+				js_str("done_type", dt ? dt->name : "?");
+				js_bool("same_checkpoint", x->same);
 			} else {
-				js_raw(o, "done_lsn", "null");
+				js_raw("done_lsn", "null");
 			}
-			js_str(o, "state", x->done ? "DONE" : "PENDING");
-			js_str(o, "what", x->what);
-			js_end(o);
+			js_str("state", x->done ? "DONE" : "PENDING");
+			js_str("what", x->what);
+			js_end();
 			continue;
 		}
 		lsn_text(a, sizeof(a), x->lsn);
 		lsn_text(b, sizeof(b), x->done_lsn);
-		fprintf(o, "%-7s id 0x%016" PRIx64 " lsn %-12s %s%s%s  %s\n",
+		o_printf("%-7s id 0x%016" PRIx64 " lsn %-12s %s%s%s  %s\n",
 			ty ? ty->name : "?", x->id, a,
 			x->done ? "done " : "PENDING", x->done ? b : "",
 			x->same ? " (same checkpoint)" : "", x->what);
 	}
 	if (lp->json) {
-		js_begin(o, "audit");
-		js_u64(o, "intents", iw.n);
-		js_u64(o, "done", iw.ndone);
-		js_u64(o, "pending", iw.n - iw.ndone);
-		js_u64(o, "same_checkpoint_pairs", iw.nsame);
-		js_u64(o, "done_without_intent", iw.orphan_done);
-		js_obj_begin(o, "same_checkpoint_by_type");
+		js_begin("audit");
+		js_u64("intents", iw.n);
+		js_u64("done", iw.ndone);
+		js_u64("pending", iw.n - iw.ndone);
+		js_u64("same_checkpoint_pairs", iw.nsame);
+		js_u64("done_without_intent", iw.orphan_done);
+		js_obj_begin("same_checkpoint_by_type");
 		for (unsigned int s = 0; s < NTYPE_SLOTS - 1; s++) {
 			const struct xfsj_item_type *ty;
 
 			if (!iw.same_by_type[s])
 				continue;
 			ty = xfsj_item_type_lookup((uint16_t)(TYPE_BASE + s));
-			js_u64(o, ty ? ty->name : "?", iw.same_by_type[s]);
+			js_u64(ty ? ty->name : "?", iw.same_by_type[s]);
 		}
-		js_obj_end(o);
-		js_end(o);
+		js_obj_end();
+		js_end();
 	} else {
-		fprintf(o, "audit: %zu intents, %" PRIu64 " done, %" PRIu64
+		o_printf("audit: %zu intents, %" PRIu64 " done, %" PRIu64
 			" pending (recovery must finish them), %" PRIu64
 			" done items whose intent is before the tail\n",
 			iw.n, iw.ndone, (uint64_t)iw.n - iw.ndone,
 			iw.orphan_done);
-		fprintf(o, "audit: %" PRIu64 " intent/done pairs in the same checkpoint (intent whiteouts write none)",
+		o_printf("audit: %" PRIu64 " intent/done pairs in the same checkpoint (intent whiteouts write none)",
 			iw.nsame);
 		for (unsigned int s = 0; s < NTYPE_SLOTS - 1; s++) {
 			const struct xfsj_item_type *ty;
@@ -985,10 +1036,10 @@ int lp_view_intents(struct lp *lp)
 			if (!iw.same_by_type[s])
 				continue;
 			ty = xfsj_item_type_lookup((uint16_t)(TYPE_BASE + s));
-			fprintf(o, " %s %" PRIu64, ty ? ty->name : "?",
+			o_printf(" %s %" PRIu64, ty ? ty->name : "?",
 				iw.same_by_type[s]);
 		}
-		fputc('\n', o);
+		o_c('\n');
 	}
 	free(iw.v);
 	free(iw.hash);
@@ -1034,7 +1085,7 @@ int lp_copy_log(struct lp *lp)
 		fprintf(stderr, "xfsj-logprint: copying the log to %s: %s\n",
 			lp->copy_file, xfsj_strerror(err));
 	else if (!lp->json)
-		fprintf(lp->out, "xfsj-logprint: %" PRIu64 " bytes of log copied to %s\n",
+		o_printf("xfsj-logprint: %" PRIu64 " bytes of log copied to %s\n",
 			total, lp->copy_file);
 	return err;
 }

@@ -270,6 +270,17 @@ static int replay(struct opts *o, struct xfsj_io *io)
 		print_fault(o->device, &f, err);
 		goto out;
 	}
+	if (ht.verify_failed) {
+		/*
+		 * A bad record in the middle of the live log, too far from
+		 * the head to be a torn write: the kernel refuses to mount,
+		 * and replaying around it would skip committed changes.
+		 */
+		fprintf(stderr, "xfsj-repair: %s: corrupt log record at log block %u "
+			"between tail %u and head %u; not replaying\n",
+			o->device, ht.bad_blk, ht.tail_blk, ht.head_blk);
+		goto out;
+	}
 	if (ht.clean || ht.zeroed || ht.head_blk == ht.tail_blk) {
 		printf("%s: log is clean (head %u:%u), nothing to replay\n",
 		       o->device, ht.cycle, ht.head_blk);

@@ -106,6 +106,13 @@ struct xfsj_log_ht {
 	uint32_t orig_head;	/* head before that trimming */
 	bool tail_moved;	/* the tail verification skipped bad records */
 	uint32_t orig_tail;
+	/*
+	 * A record between tail and head failed its CRC or header check too
+	 * far from the head to be a torn write: the kernel refuses to mount.
+	 * Head and tail are still given; the walk reports that record.
+	 */
+	bool verify_failed;
+	uint32_t bad_blk;
 };
 
 /*

@@ -8,7 +8,10 @@
 #define XFSJ_SUITES(X)		\
 	X(crc32c_suite)		\
 	X(geometry_suite)	\
-	X(newfs_suite)
+	X(newfs_suite)		\
+	X(log_scan_suite)	\
+	X(log_trans_suite)	\
+	X(log_items_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
