@@ -9,6 +9,7 @@
 	X(crc32c_suite)		\
 	X(geometry_suite)	\
 	X(newfs_suite)		\
+	X(trans_resv_suite)		\
 	X(log_scan_suite)	\
 	X(log_trans_suite)	\
 	X(log_items_suite)
