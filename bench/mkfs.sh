@@ -8,7 +8,6 @@ source "$(dirname "$0")/../tests/system/lib/common.sh"
 need_root
 oracle_613
 REPS=${REPS:-7}
-NEWFEAT="-i exchange=1 -n parent=1"
 
 now_ns() { date +%s%N; }
 
@@ -35,11 +34,11 @@ bench() {
 	for ((i = 0; i < REPS; i++)); do
 		# Alternate the order so that neither tool always runs warm.
 		if ((i % 2)); then
-			theirs+=("$(time_one "$target" "$size" "$XFSPROGS613/mkfs.xfs" -q -f $NEWFEAT)")
+			theirs+=("$(time_one "$target" "$size" "$XFSPROGS613/mkfs.xfs" -q -f $(newfeat))")
 			ours+=("$(time_one "$target" "$size" "$MKFS" -q -f)")
 		else
 			ours+=("$(time_one "$target" "$size" "$MKFS" -q -f)")
-			theirs+=("$(time_one "$target" "$size" "$XFSPROGS613/mkfs.xfs" -q -f $NEWFEAT)")
+			theirs+=("$(time_one "$target" "$size" "$XFSPROGS613/mkfs.xfs" -q -f $(newfeat))")
 		fi
 	done
 	local mo mt

@@ -21,9 +21,6 @@ fields() {
 	}' | sort
 }
 
-# Features 6.13 does not turn on by default, spelt out so that both tools
-# are asked for the same filesystem.
-NEWFEAT="-i exchange=1 -n parent=1"
 
 # compare NAME SIZE OPTIONS...
 compare() {
@@ -38,8 +35,7 @@ compare() {
 	fi
 	ours=$("$MKFS" -N -f "$@" "$img" 2>&1)
 	local ours_rc=$?
-	# Options later on the command line override the defaults above.
-	theirs=$("$XFSPROGS613/mkfs.xfs" -N -f $NEWFEAT "$@" "$img" 2>&1)
+	theirs=$("$XFSPROGS613/mkfs.xfs" -N -f $(newfeat "$@") "$@" "$img" 2>&1)
 	local theirs_rc=$?
 	if [ $ours_rc -ne 0 ] || [ $theirs_rc -ne 0 ]; then
 		if [ $ours_rc -ne 0 ] && [ $theirs_rc -ne 0 ]; then
@@ -124,7 +120,7 @@ for size in 16m 32m 64m 100m 200m 299m; do
 		truncate -s $size "$img"
 		ours=$("$MKFS" -N -f --small $opts "$img" 2>&1 | fields)
 		theirs=$(TEST_DIR=/nonexistent TEST_DEV=/nonexistent QA_CHECK_FS=1 \
-			"$XFSPROGS613/mkfs.xfs" -N -f $NEWFEAT $opts "$img" 2>&1 | fields)
+			"$XFSPROGS613/mkfs.xfs" -N -f $(newfeat $opts) $opts "$img" 2>&1 | fields)
 		missing=$(comm -13 <(echo "$ours") <(echo "$theirs"))
 		if [ -z "$missing" ] && [ -n "$theirs" ]; then
 			ok "--small $size $opts"

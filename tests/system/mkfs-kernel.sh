@@ -9,18 +9,17 @@ source "$(dirname "$0")/lib/workload.sh"
 need_root
 oracle_613
 UUID=7b2ab6c4-5a0e-4a7c-9d43-1e1f2b7f0c11
-NEWFEAT="-i exchange=1 -n parent=1"
 
 # headers IMG: every AG's sb, agf, agi and agfl as xfs_db prints them.
 headers() {
-	local img=$1 agc a
+	local img=$1 agc a cmds=()
 	agc=$("$XFSPROGS613/xfs_db" -r -c "sb 0" -c "p agcount" "$img" | awk '{print $3}')
 	for ((a = 0; a < agc; a++)); do
 		for s in sb agf agi agfl; do
-			echo "== $s $a"
-			"$XFSPROGS613/xfs_db" -r -c "$s $a" -c print "$img"
+			cmds+=(-c "$s $a" -c print)
 		done
 	done
+	"$XFSPROGS613/xfs_db" -r "${cmds[@]}" "$img"
 }
 
 profile() {
@@ -63,7 +62,7 @@ profile() {
 	rm -f "$img"
 	truncate -s "$size" "$img" "$ref"
 	"$MKFS" -q -f -K -m uuid=$UUID "$@" "$img" >/dev/null 2>&1
-	"$XFSPROGS613/mkfs.xfs" -q -f -K -m uuid=$UUID $NEWFEAT "$@" "$ref" >/dev/null 2>&1
+	"$XFSPROGS613/mkfs.xfs" -q -f -K -m uuid=$UUID $(newfeat "$@") "$@" "$ref" >/dev/null 2>&1
 	if diff <(headers "$img") <(headers "$ref") > "$T_DIR/diff" 2>&1; then
 		ok "$name: superblocks and AG headers equal mkfs.xfs's"
 	else
