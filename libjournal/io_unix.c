@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,6 +159,43 @@ static void unix_close(struct xfsj_io *io)
 	free(p);
 }
 
+/*
+ * Map a range read-only, its pages populated at once (no copy, no fault
+ * per page), and ask the kernel to read ahead as much again behind it so
+ * a sequential scan of a cold device overlaps its reads with the work.
+ */
+static int unix_map(struct xfsj_io *io, uint64_t off, size_t len,
+		    const void **p)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t base = off & ~(pg - 1);
+	size_t delta = (size_t)(off - base);
+	void *m;
+
+	if (!len || off > io->size || len > io->size - off)
+		return -XFSJ_E_SHORTIO;
+	m = mmap(NULL, len + delta, PROT_READ, MAP_SHARED | MAP_POPULATE,
+		 ufd(io), (off_t)base);
+	if (m == MAP_FAILED)
+		return -XFSJ_E_IO;
+	if (off + len < io->size)
+		(void)posix_fadvise(ufd(io), (off_t)(off + len),
+				    (off_t)(io->size - off - len < len ?
+					    io->size - off - len : len),
+				    POSIX_FADV_WILLNEED);
+	*p = (const char *)m + delta;
+	return 0;
+}
+
+static void unix_unmap(struct xfsj_io *io, const void *p, size_t len)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p, base = a & ~(pg - 1);
+
+	(void)io;
+	munmap((void *)base, len + (a - base));
+}
+
 static const struct xfsj_io_ops unix_ops = {
 	.pread = unix_pread,
 	.pwrite = unix_pwrite,
@@ -166,6 +204,8 @@ static const struct xfsj_io_ops unix_ops = {
 	.extend = unix_extend,
 	.sync = unix_sync,
 	.close = unix_close,
+	.map = unix_map,
+	.unmap = unix_unmap,
 };
 
 int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out)

@@ -37,6 +37,53 @@ static int io_fault(struct xfsj_log *l, int err, uint64_t off,
 			      XFSJ_E_IO, "log", "read", off, 0);
 }
 
+static void win_drop(struct xfsj_log *l)
+{
+	if (l->mapped)
+		l->io->ops->unmap(l->io, l->wp, (size_t)l->win_n * XFSJ_BBSIZE);
+	l->mapped = false;
+	l->wp = NULL;
+	l->win_n = 0;
+	l->dirty_lo = l->dirty_hi = 0;
+}
+
+/* Make [start, start + cnt) the window: mapped if possible, else read. */
+static int win_load(struct xfsj_log *l, uint32_t start, uint32_t cnt,
+		    struct xfsj_fault *f)
+{
+	uint64_t off = l->g.dev_off + (uint64_t)start * XFSJ_BBSIZE;
+	size_t len = (size_t)cnt * XFSJ_BBSIZE;
+	int err;
+
+	win_drop(l);
+	if (l->io->ops->map && l->io->ops->unmap && !l->nomap) {
+		const void *p;
+
+		err = l->io->ops->map(l->io, off, len, &p);
+		if (!err) {
+			l->wp = p;
+			l->mapped = true;
+			l->win_blk = start;
+			l->win_n = cnt;
+			return 0;
+		}
+		/* Not mappable (a pipe, an odd device): read from now on. */
+		l->nomap = true;
+	}
+	if (!l->win) {
+		l->win = malloc((size_t)LOG_WIN_BBS * XFSJ_BBSIZE);
+		if (!l->win)
+			return -XFSJ_E_NOMEM;
+	}
+	err = xfsj_pread(l->io, l->win, len, off);
+	if (err)
+		return io_fault(l, err, off, f);
+	l->wp = l->win;
+	l->win_blk = start;
+	l->win_n = cnt;
+	return 0;
+}
+
 int xlog_blocks(struct xfsj_log *l, uint32_t blk, uint32_t n, bool back,
 		const uint8_t **p, struct xfsj_fault *f)
 {
@@ -50,12 +97,11 @@ int xlog_blocks(struct xfsj_log *l, uint32_t blk, uint32_t n, bool back,
 				      blk);
 	if (l->dirty_hi && blk < l->dirty_hi && blk + n > l->dirty_lo) {
 		/* Unpacked in place: read those blocks again. */
-		l->win_n = 0;
-		l->dirty_lo = l->dirty_hi = 0;
+		win_drop(l);
 	}
 	if (l->win_n && blk >= l->win_blk &&
 	    blk + n <= l->win_blk + l->win_n) {
-		*p = l->win + (size_t)(blk - l->win_blk) * XFSJ_BBSIZE;
+		*p = l->wp + (size_t)(blk - l->win_blk) * XFSJ_BBSIZE;
 		return 0;
 	}
 	if (back) {
@@ -66,16 +112,10 @@ int xlog_blocks(struct xfsj_log *l, uint32_t blk, uint32_t n, bool back,
 		cnt = l->g.size_bb - blk < LOG_WIN_BBS ? l->g.size_bb - blk :
 							  LOG_WIN_BBS;
 	}
-	l->win_n = 0;
-	l->dirty_lo = l->dirty_hi = 0;
-	err = xfsj_pread(l->io, l->win, (size_t)cnt * XFSJ_BBSIZE,
-			 l->g.dev_off + (uint64_t)start * XFSJ_BBSIZE);
+	err = win_load(l, start, cnt, f);
 	if (err)
-		return io_fault(l, err, l->g.dev_off +
-				(uint64_t)start * XFSJ_BBSIZE, f);
-	l->win_blk = start;
-	l->win_n = cnt;
-	*p = l->win + (size_t)(blk - start) * XFSJ_BBSIZE;
+		return err;
+	*p = l->wp + (size_t)(blk - start) * XFSJ_BBSIZE;
 	return 0;
 }
 
@@ -90,7 +130,7 @@ static int read_one(struct xfsj_log *l, uint32_t blk, const uint8_t **p,
 				      l->g.dev_off, blk);
 	if (l->win_n && blk >= l->win_blk && blk < l->win_blk + l->win_n &&
 	    !(blk >= l->dirty_lo && blk < l->dirty_hi)) {
-		*p = l->win + (size_t)(blk - l->win_blk) * XFSJ_BBSIZE;
+		*p = l->wp + (size_t)(blk - l->win_blk) * XFSJ_BBSIZE;
 		return 0;
 	}
 	err = xfsj_pread(l->io, l->one, XFSJ_BBSIZE,
@@ -132,9 +172,8 @@ static int alloc_buffers(struct xfsj_log *l)
 {
 	/* Largest record: 8 header sectors and 256 KiB of data. */
 	l->rbuf_cap = XFSJ_LOG_MAX_RECORD + 8 * XFSJ_BBSIZE;
-	l->win = malloc((size_t)LOG_WIN_BBS * XFSJ_BBSIZE);
 	l->rbuf = malloc(l->rbuf_cap);
-	return l->win && l->rbuf ? 0 : -XFSJ_E_NOMEM;
+	return l->rbuf ? 0 : -XFSJ_E_NOMEM;
 }
 
 int xfsj_log_open(struct xfsj_io *io, struct xfsj_io *logio, unsigned int flags,
@@ -237,6 +276,8 @@ void xfsj_log_close(struct xfsj_log *log)
 {
 	if (!log)
 		return;
+	if (log->io)
+		win_drop(log);
 	free(log->win);
 	free(log->rbuf);
 	free(log);
@@ -349,33 +390,45 @@ static uint32_t rec_crc(const uint8_t *rec, uint32_t hblks, uint32_t len,
 	return ~crc;
 }
 
-int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
-			 struct xfsj_log_rec *r, struct xfsj_fault *f)
+int xlog_read_rec(struct xfsj_log *l, uint32_t blk, bool check_crc, bool raw,
+		  struct xfsj_log_rec *r, bool *stamped, struct xfsj_fault *f)
 {
-	struct xfsj_log *l = log;
 	const uint8_t *h;
-	uint8_t *data, *rec;
+	uint8_t *data;
+	const uint8_t *rec;
+	uint32_t nbb;
+	bool in_place;
 	int err;
 
 	memset(r, 0, sizeof(*r));
+	*stamped = false;
 	err = read_one(l, blk, &h, f);
 	if (err)
 		return err;
 	err = hdr_check(l, h, blk, &r->hblks, &r->data_bbs, f);
 	if (err)
 		return err;
-	if ((uint64_t)blk + r->hblks + r->data_bbs <= l->g.size_bb) {
+	nbb = r->hblks + r->data_bbs;
+	in_place = (uint64_t)blk + nbb <= l->g.size_bb;
+	if (in_place) {
 		/*
-		 * The usual case: the record is read where it lies in the
-		 * window and unpacked there; those blocks are marked so that
+		 * The usual case: the record is used where it lies in the
+		 * window.  A mapped window is never written, so a record
+		 * whose stamps must be undone is copied out; a read window
+		 * is unpacked in place and those blocks are marked so that
 		 * they are read again before anyone else looks at them.
 		 */
-		err = xlog_blocks(l, blk, r->hblks + r->data_bbs, false, &h, f);
+		err = xlog_blocks(l, blk, nbb, false, &h, f);
 		if (err)
 			return err;
-		rec = (uint8_t *)h;
+		rec = h;
+		if (!raw && l->mapped) {
+			memcpy(l->rbuf, h, (size_t)nbb * XFSJ_BBSIZE);
+			rec = l->rbuf;
+			in_place = false;
+		}
 	} else {
-		err = copy_blocks(l, blk, r->hblks + r->data_bbs, l->rbuf, f);
+		err = copy_blocks(l, blk, nbb, l->rbuf, f);
 		if (err)
 			return err;
 		rec = l->rbuf;
@@ -396,8 +449,7 @@ int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
 	memcpy(r->uuid, h + HDR_UUID_OFF, 16);
 	r->wraps = (uint64_t)blk + r->hblks + r->data_bbs > l->g.size_bb;
 	r->hdr = rec;
-	data = rec + (size_t)r->hblks * XFSJ_BBSIZE;
-	r->data = data;
+	r->data = rec + (size_t)r->hblks * XFSJ_BBSIZE;
 
 	r->crc_state = XFSJ_CRC_UNCHECKED;
 	if (check_crc) {
@@ -417,7 +469,12 @@ int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
 		}
 	}
 
-	if (rec != l->rbuf) {
+	if (raw && in_place) {
+		/* Left as on disk; the caller copies it out unstamped. */
+		*stamped = r->data_bbs != 0;
+		return 0;
+	}
+	if (in_place) {
 		uint32_t lo = blk + r->hblks, hi = lo + r->data_bbs;
 
 		/* One range covering everything unpacked in this window. */
@@ -427,18 +484,19 @@ int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
 			l->dirty_hi = hi;
 	}
 	/* Put back the first word of every data block (§3). */
-	for (uint32_t i = 0; i < r->data_bbs; i++) {
-		const uint8_t *slot;
-
-		if (i < XFSJ_LOG_CYCLE_DATA)
-			slot = h + HDR_CDATA_OFF + 4 * i;
-		else
-			slot = h + (size_t)(i / XFSJ_LOG_CYCLE_DATA) *
-				   XFSJ_BBSIZE + 4 +
-			       4 * (i % XFSJ_LOG_CYCLE_DATA);
-		memcpy(data + (size_t)i * XFSJ_BBSIZE, slot, 4);
-	}
+	data = (uint8_t *)r->data;
+	for (uint32_t i = 0; i < r->data_bbs; i++)
+		memcpy(data + (size_t)i * XFSJ_BBSIZE,
+		       xlog_stamp_slot(rec, i), 4);
 	return 0;
+}
+
+int xfsj_log_read_record(struct xfsj_log *log, uint32_t blk, bool check_crc,
+			 struct xfsj_log_rec *r, struct xfsj_fault *f)
+{
+	bool stamped;
+
+	return xlog_read_rec(log, blk, check_crc, false, r, &stamped, f);
 }
 
 uint64_t xfsj_log_data_offset(const struct xfsj_log *log,
@@ -779,7 +837,9 @@ static int crc_pass(struct xfsj_log *l, uint32_t head, uint32_t tail,
 	*first_bad = 0;
 	while (left) {
 		uint32_t n;
-		int err = xfsj_log_read_record(l, pos, true, &r, f);
+		bool stamped;
+		/* Only the CRC is wanted: the data may stay as on disk. */
+		int err = xlog_read_rec(l, pos, true, true, &r, &stamped, f);
 
 		if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO)
 			return err;

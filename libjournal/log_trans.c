@@ -53,6 +53,12 @@ struct walk {
 	uint64_t nopen;
 	uint64_t open_bytes, max_txn;
 	bool drop;		/* the op being fed broke its transaction */
+	/*
+	 * The record at hand still carries its cycle stamps (only when no
+	 * callback sees records or ops): payload bytes go through
+	 * xlog_copy_data(), which undoes them while copying.
+	 */
+	bool stamped;
 	struct xfsj_region *cregs;
 	size_t ccap_regs;
 	struct xfsj_ritem *citems;
@@ -79,8 +85,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-static int arena_add(struct walk *w, struct topen *t, const uint8_t *p,
-		     uint32_t len)
+static int arena_add(struct walk *w, struct topen *t,
+		     const struct xfsj_log_rec *r, uint32_t off, uint32_t len)
 {
 	if (t->dlen + len > t->dcap) {
 		size_t n = t->dcap ? t->dcap : 4096;
@@ -96,7 +102,7 @@ static int arena_add(struct walk *w, struct topen *t, const uint8_t *p,
 		t->data = np;
 		t->dcap = n;
 	}
-	memcpy(t->data + t->dlen, p, len);
+	xlog_copy_data(t->data + t->dlen, r, w->stamped, off, len);
 	t->dlen += len;
 	w->open_bytes += len;
 	if (w->open_bytes > w->st.max_open_bytes)
@@ -214,13 +220,16 @@ static int add_region(struct walk *w, struct topen *t,
 		      const struct xfsj_log_rec *r, const struct xfsj_log_op *op,
 		      struct xfsj_fault *f)
 {
-	const uint8_t *dp = op->payload;
+	uint8_t dp[XFSJ_LOG_TRANS_HDR_SIZE];
 	uint32_t len = op->len, off = op->off + XFSJ_LOG_OPHDR_SIZE;
 	struct titem *it;
 	int err;
 
 	if (!len)
 		return 0;
+	/* The first bytes, for the checks below (stamps undone). */
+	xlog_copy_data(dp, r, w->stamped, off, len < sizeof(dp) ? len :
+		       (uint32_t)sizeof(dp));
 	if (!t->nitems) {
 		/* The transaction header, possibly the first piece of it. */
 		if (len < 4 || xlog_le32(dp) != XFSJ_LOG_TRANS_MAGIC)
@@ -260,7 +269,7 @@ static int add_region(struct walk *w, struct topen *t,
 		return err;
 	t->regs[t->nregs].off = (uint32_t)t->dlen;
 	t->regs[t->nregs].len = len;
-	err = arena_add(w, t, dp, len);
+	err = arena_add(w, t, r, off, len);
 	if (err == -XFSJ_E_RANGE)
 		return op_fault(w, r, "transaction", "size", off, t->dlen, f);
 	if (err)
@@ -284,7 +293,7 @@ static int add_cont(struct walk *w, struct topen *t,
 		if (t->th_len + len != XFSJ_LOG_TRANS_HDR_SIZE)
 			return op_fault(w, r, "transaction header", "oh_len",
 					op->off + 4, len, f);
-		memcpy(t->th + t->th_len, op->payload, len);
+		xlog_copy_data(t->th + t->th_len, r, w->stamped, off, len);
 		t->th_len += len;
 		t->have_th = true;
 		return new_item(t);
@@ -293,7 +302,7 @@ static int add_cont(struct walk *w, struct topen *t,
 	if (!it->nreg || !t->nregs)
 		return op_fault(w, r, "op header", "oh_flags", op->off + 9,
 				op->flags, f);
-	err = arena_add(w, t, op->payload, len);
+	err = arena_add(w, t, r, off, len);
 	if (err == -XFSJ_E_RANGE)
 		return op_fault(w, r, "transaction", "size", off, t->dlen, f);
 	if (err)
@@ -456,11 +465,20 @@ static int parse_ops(struct walk *w, const struct xfsj_log_rec *r,
 
 	while (p < r->len && left) {
 		struct xfsj_log_op op;
+		uint8_t hb[XFSJ_LOG_OPHDR_SIZE];
 		const uint8_t *h = r->data + p;
+		uint32_t in;
 
 		if (r->len - p < XFSJ_LOG_OPHDR_SIZE)
 			return op_fault(w, r, "op header", "h_num_logops", p,
 					r->num_logops, f);
+		in = p & (XFSJ_BBSIZE - 1);
+		if (w->stamped &&
+		    (in < 4 || in > XFSJ_BBSIZE - XFSJ_LOG_OPHDR_SIZE)) {
+			/* It covers a stamped word. */
+			xlog_copy_data(hb, r, true, p, XFSJ_LOG_OPHDR_SIZE);
+			h = hb;
+		}
 		op.index = idx++;
 		op.tid = xfsj_get_be32(h);
 		op.len = xfsj_get_be32(h + 4);
@@ -468,7 +486,7 @@ static int parse_ops(struct walk *w, const struct xfsj_log_rec *r,
 		op.flags = h[9];
 		op.off = p;
 		op.dev_off = xfsj_log_data_offset(w->l, r, p);
-		op.payload = h + XFSJ_LOG_OPHDR_SIZE;
+		op.payload = r->data + p + XFSJ_LOG_OPHDR_SIZE;
 		if (op.len > r->len - p - XFSJ_LOG_OPHDR_SIZE)
 			return op_fault(w, r, "op header", "oh_len", p + 4,
 					op.len, f);
@@ -500,7 +518,7 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 {
 	struct walk *w;
 	bool resync = v->flags & XFSJ_LOGW_RESYNC;
-	bool lost = false, check, trusted;
+	bool lost = false, check, trusted, raw;
 	uint32_t pos = from, left;
 	int ret = 0;
 
@@ -519,6 +537,8 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 	check = !(v->flags & XFSJ_LOGW_NOCRC);
 	trusted = log->have_ht && log->live_crc_ok &&
 		  from == log->ht.tail_blk && to == log->ht.head_blk;
+	/* Nobody sees records or ops: their data may stay as on disk. */
+	raw = !v->record && !v->op;
 	left = xfsj_log_distance(log, from, to);
 	if (!left && resync)
 		left = log->g.size_bb;
@@ -529,7 +549,8 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 		uint32_t n;
 		int err;
 
-		err = xfsj_log_read_record(log, pos, check && !trusted, &r, &lf);
+		err = xlog_read_rec(log, pos, check && !trusted, raw, &r,
+				    &w->stamped, &lf);
 		if (!err && check && trusted)
 			r.crc_state = r.crc ? XFSJ_CRC_OK : XFSJ_CRC_ZERO;
 		if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ||

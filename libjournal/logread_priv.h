@@ -3,12 +3,17 @@
 #ifndef XFSJ_LOGREAD_PRIV_H
 #define XFSJ_LOGREAD_PRIV_H
 
+#include <string.h>
+
 #include "xfsj/logread.h"
 
 /*
  * Reads go through one window of consecutive log blocks (4 MiB), so a walk
  * over the whole log is a series of large sequential reads; single-block
  * probes of the head search that miss the window read just that block.
+ * When the device has a map op the window is a read-only mapping of the
+ * device (no copy at all) and is never written; otherwise it is a buffer
+ * filled by pread.
  */
 #define LOG_WIN_BBS	8192
 
@@ -16,7 +21,10 @@ struct xfsj_log {
 	struct xfsj_io *io;
 	struct xfsj_log_geom g;
 	struct xfsj_fsgeo fsg;
-	uint8_t *win;
+	uint8_t *win;		/* pread buffer (NULL until needed) */
+	const uint8_t *wp;	/* the window: win or a mapping */
+	bool mapped;		/* wp is a mapping of win_n blocks */
+	bool nomap;		/* mapping failed once: pread from then on */
 	uint32_t win_blk, win_n;
 	uint8_t *rbuf;		/* one record: headers + data */
 	size_t rbuf_cap;
@@ -32,6 +40,48 @@ struct xfsj_log {
  * window to end at the request (backward scans). */
 int xlog_blocks(struct xfsj_log *l, uint32_t blk, uint32_t n, bool back,
 		const uint8_t **p, struct xfsj_fault *f);
+
+/*
+ * Read the record at @blk.  With @raw the data may be left as on disk (the
+ * first word of every data block still holding its cycle stamp) and
+ * *@stamped says so; copy it out with xlog_copy_data().  Otherwise as
+ * xfsj_log_read_record().
+ */
+int xlog_read_rec(struct xfsj_log *l, uint32_t blk, bool check_crc, bool raw,
+		  struct xfsj_log_rec *r, bool *stamped, struct xfsj_fault *f);
+
+/* Where the real first word of data block @i of a record is kept. */
+static inline const uint8_t *xlog_stamp_slot(const uint8_t *hdr, uint32_t i)
+{
+	if (i < XFSJ_LOG_CYCLE_DATA)
+		return hdr + 44 + 4 * i;
+	return hdr + (size_t)(i / XFSJ_LOG_CYCLE_DATA) * XFSJ_BBSIZE + 4 +
+	       4 * (i % XFSJ_LOG_CYCLE_DATA);
+}
+
+/*
+ * Copy @len bytes at data offset @off of a record to @dst, undoing the
+ * cycle stamps on the way when @stamped.
+ */
+static inline void xlog_copy_data(uint8_t *dst, const struct xfsj_log_rec *r,
+				  bool stamped, uint32_t off, uint32_t len)
+{
+	uint32_t end = off + len;
+
+	memcpy(dst, r->data + off, len);
+	if (!stamped)
+		return;
+	for (uint32_t bb = off & ~(uint32_t)(XFSJ_BBSIZE - 1); bb < end;
+	     bb += XFSJ_BBSIZE) {
+		uint32_t s = bb > off ? bb : off;
+		uint32_t e = bb + 4 < end ? bb + 4 : end;
+
+		if (s < e)
+			memcpy(dst + (s - off),
+			       xlog_stamp_slot(r->hdr, bb / XFSJ_BBSIZE) +
+			       (s - bb), e - s);
+	}
+}
 
 /* Little-endian (host order of Linux logs) helpers. */
 static inline uint16_t xlog_le16(const uint8_t *p)

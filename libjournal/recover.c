@@ -741,6 +741,61 @@ int xfsj_recover_pass2(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 
 /* ---- after the passes ---- */
 
+/*
+ * Does AG @agno's refcount btree hold CoW staging extents?  They live in
+ * their own key domain (startblock bit 31), after every shared-extent
+ * record, so the last record of the rightmost leaf tells.  The kernel
+ * frees them at mount after a crash.
+ */
+static int cow_leftover(struct xfsj_recover *rc, uint32_t agno,
+			uint32_t *first)
+{
+	const struct xfsj_sb *sb = &rc->sb;
+	const uint32_t bs = sb->blocksize;
+	uint64_t agbase = (uint64_t)agno * sb->agblocks << sb->blocklog;
+	uint32_t bno, level, nodemax = (bs - XFSJ_SBLOCK_HDR_SIZE) / 8;
+	struct xfsj_agf agf;
+	int err = scratch(rc, bs > sb->sectsize ? bs : sb->sectsize);
+
+	if (err)
+		return err;
+	err = xfsj_overlay_read(rc->ov, rc->buf, sb->sectsize,
+				agbase + sb->sectsize);
+	if (err)
+		return err;
+	xfsj_agf_decode(rc->buf, &agf);
+	bno = agf.refcount_root;
+	level = agf.refcount_level;
+	for (int depth = 0; depth < 16; depth++) {
+		struct xfsj_sblock h;
+
+		if (!bno || bno >= sb->agblocks)
+			return -XFSJ_E_CORRUPT;
+		err = xfsj_overlay_read(rc->ov, rc->buf, bs,
+					agbase + ((uint64_t)bno << sb->blocklog));
+		if (err)
+			return err;
+		xfsj_sblock_decode(rc->buf, &h);
+		if (h.magic != XFSJ_REFC_MAGIC || h.level + 1 != level)
+			return -XFSJ_E_CORRUPT;
+		if (!h.numrecs)
+			return 0;
+		if (h.level == 0) {
+			struct xfsj_refc_rec r;
+
+			xfsj_refc_rec_get(rc->buf, h.numrecs - 1u, &r);
+			*first = r.startblock & 0x7fffffffU;
+			return (r.startblock >> 31) ? 1 : 0;
+		}
+		if (h.numrecs > nodemax)
+			return -XFSJ_E_CORRUPT;
+		bno = xfsj_get_be32(rc->buf + XFSJ_SBLOCK_HDR_SIZE + 4 * nodemax +
+				    4 * (h.numrecs - 1u));
+		level--;
+	}
+	return -XFSJ_E_CORRUPT;
+}
+
 int xfsj_recover_leftovers(struct xfsj_recover *rc, xfsj_leftover_fn fn,
 			   void *arg)
 {
@@ -777,6 +832,25 @@ int xfsj_recover_leftovers(struct xfsj_recover *rc, xfsj_leftover_fn fn,
 			if (fn)
 				fn(arg, &l);
 			n++;
+		}
+		if (sb->features_ro_compat & XFSJ_RO_COMPAT_REFLINK) {
+			uint32_t first = 0;
+			int cow = cow_leftover(rc, a, &first);
+			struct xfsj_leftover l = {
+				.kind = XFSJ_LEFT_COW, .agno = a, .agino = first,
+			};
+
+			if (cow < 0)
+				return cow;
+			if (cow) {
+				if (fn)
+					fn(arg, &l);
+				n++;
+			}
+			/* cow_leftover used the scratch buffer; reread. */
+			err = xfsj_overlay_read(rc->ov, sect, sizeof(sect), off);
+			if (err)
+				return err;
 		}
 	}
 	return n;

@@ -142,9 +142,12 @@ static void show_leftover(void *arg, const struct xfsj_leftover *l)
 		printf("  pending %s id 0x%llx logged at lsn %u:%u\n",
 		       intent_name(l->type), (unsigned long long)l->id,
 		       xfsj_lsn_cycle(l->lsn), xfsj_lsn_block(l->lsn));
-	else
+	else if (l->kind == XFSJ_LEFT_UNLINKED)
 		printf("  unlinked inodes: AG %u bucket %u starts at agino %u\n",
 		       l->agno, l->bucket, l->agino);
+	else
+		printf("  CoW staging extents to free in AG %u (from agbno %u)\n",
+		       l->agno, l->agino);
 }
 
 static int pass(struct run *run, int n)
@@ -310,7 +313,7 @@ static int replay(struct opts *o, struct xfsj_io *io)
 	}
 	if (left > 0) {
 		printf("%s: the log leaves %d piece(s) of work (intents without their done item, "
-		       "unlinked inodes) that this version cannot finish yet; nothing was written%s\n",
+		       "unlinked inodes, CoW staging extents) that this version cannot finish yet; nothing was written%s\n",
 		       o->device, left, o->verbose ? "" : " (-v lists them)");
 		ret = EXIT_LEFTOVER;
 		goto out;

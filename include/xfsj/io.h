@@ -26,6 +26,15 @@ struct xfsj_io_ops {
 	int (*extend)(struct xfsj_io *io, uint64_t size);
 	int (*sync)(struct xfsj_io *io);
 	void (*close)(struct xfsj_io *io);
+	/*
+	 * Optional fast read path (NULL when the backend has none): make the
+	 * @len bytes at @off readable in place, without copying, and start
+	 * reading ahead what follows.  *@p points at byte @off and stays
+	 * valid, read-only, until unmap(@io, *@p, @len).
+	 */
+	int (*map)(struct xfsj_io *io, uint64_t off, size_t len,
+		   const void **p);
+	void (*unmap)(struct xfsj_io *io, const void *p, size_t len);
 };
 
 struct xfsj_io {

@@ -70,11 +70,12 @@ struct xfsj_recover_stats {
 
 /* A piece of work the log leaves for after the replay. */
 struct xfsj_leftover {
-	enum { XFSJ_LEFT_INTENT, XFSJ_LEFT_UNLINKED } kind;
+	enum { XFSJ_LEFT_INTENT, XFSJ_LEFT_UNLINKED, XFSJ_LEFT_COW } kind;
 	uint16_t type;		/* intent item type */
 	uint64_t id;		/* intent id */
 	uint64_t lsn;		/* of the transaction that logged it */
-	uint32_t agno;		/* unlinked: AG, bucket and head inode */
+	uint32_t agno;		/* unlinked: AG, bucket and head inode;
+				 * CoW: AG and the first staging extent */
 	uint32_t bucket;
 	uint32_t agino;
 };
@@ -93,7 +94,8 @@ const struct xfsj_recover_stats *xfsj_recover_stats(const struct xfsj_recover *r
 
 /*
  * The work that remains after pass 2: intents without their done item, in
- * log order, then every non-empty AGI unlinked bucket.  Calls @fn for each
+ * log order, then every non-empty AGI unlinked bucket, then every AG whose
+ * refcount btree still holds CoW staging extents.  Calls @fn for each
  * and returns how many there were (or a negative error).
  */
 typedef void (*xfsj_leftover_fn)(void *arg, const struct xfsj_leftover *l);
