@@ -177,6 +177,7 @@ int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
 		close(fd);
 		return -XFSJ_E_NOMEM;
 	}
+	setvbuf(c.fp, NULL, _IOFBF, 1 << 20);
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, REDO_MAGIC, 8);
 	xfsj_put_le32(hdr + 8, 1);
@@ -205,13 +206,27 @@ int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
 	return err;
 }
 
+#define RUN_PAGES	256	/* 1 MiB writes */
+
+/* Write @n pages at @off, the last one clipped to the device size. */
+static int flush_run(struct xfsj_io *io, const uint8_t *run, uint64_t off,
+		     uint32_t n)
+{
+	uint64_t len = (uint64_t)n * XFSJ_OVL_PAGE;
+
+	if (off + len > io->size)
+		len = io->size - off;
+	return xfsj_pwrite(io, run, (size_t)len, off);
+}
+
 int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 		    const uint8_t uuid[16], bool *applied, uint64_t *npages,
 		    const struct xfsj_redo_cb *cb)
 {
 	uint8_t hdr[REDO_HDR], ent[16], tail[12];
-	uint8_t *page = NULL;
-	uint64_t pages, devsize;
+	uint8_t *page = NULL, *run = NULL;
+	uint64_t pages, devsize, run_off = 0;
+	uint32_t nrun = 0;
 	uint32_t crc = ~0U;
 	FILE *fp;
 	long data_start;
@@ -253,14 +268,22 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 	if (fread(tail, sizeof(tail), 1, fp) != 1 ||
 	    memcmp(tail, REDO_DONE, 8) || xfsj_get_le32(tail + 8) != ~crc)
 		goto incomplete;
-	/* Second pass: copy onto the device. */
+	/*
+	 * Second pass: copy onto the device, joining runs of adjacent pages
+	 * into one write (replayed metadata clusters: inode chunks, btree
+	 * blocks allocated together).
+	 */
 	if (fseek(fp, data_start, SEEK_SET) != 0) {
 		err = -XFSJ_E_IO;
 		goto out;
 	}
+	run = malloc(RUN_PAGES * XFSJ_OVL_PAGE);
+	if (!run) {
+		err = -XFSJ_E_NOMEM;
+		goto out;
+	}
 	for (uint64_t i = 0; i < pages && !err; i++) {
 		uint64_t off;
-		size_t n = XFSJ_OVL_PAGE;
 
 		if (fread(ent, sizeof(ent), 1, fp) != 1 ||
 		    fread(page, XFSJ_OVL_PAGE, 1, fp) != 1) {
@@ -272,12 +295,20 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 			err = -XFSJ_E_RANGE;
 			break;
 		}
-		if (off + n > io->size)
-			n = (size_t)(io->size - off);
-		err = xfsj_pwrite(io, page, n, off);
+		if (nrun && (off != run_off + (uint64_t)nrun * XFSJ_OVL_PAGE ||
+			     nrun == RUN_PAGES)) {
+			err = flush_run(io, run, run_off, nrun);
+			nrun = 0;
+		}
+		if (!nrun)
+			run_off = off;
+		memcpy(run + (size_t)nrun * XFSJ_OVL_PAGE, page, XFSJ_OVL_PAGE);
+		nrun++;
 		if (!err && cb && cb->page)
 			cb->page(cb->arg, i + 1, pages);
 	}
+	if (!err && nrun)
+		err = flush_run(io, run, run_off, nrun);
 	if (!err)
 		err = xfsj_io_sync(io);
 	if (!err) {
@@ -301,5 +332,6 @@ out:
 	if (fp)
 		fclose(fp);
 	free(page);
+	free(run);
 	return err;
 }
