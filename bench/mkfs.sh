@@ -18,13 +18,13 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR] = $1} END {print a[int((NR
 time_one() {
 	local target=$1 size=$2 t0 t1
 	shift 2
-	if [ -f "$target" ]; then
+	if [ ! -b "$target" ]; then
 		rm -f "$target"
 		truncate -s "$size" "$target"
 	fi
 	sync
 	t0=$(now_ns)
-	"$@" "$target" >/dev/null 2>&1 || { echo "FAILED: $* $target" >&2; echo 0; return; }
+	"$@" "$target" >/dev/null 2>&1 || { echo "FAILED: $* $target" >&2; exit 1; }
 	t1=$(now_ns)
 	echo $((t1 - t0))
 }
