@@ -71,7 +71,9 @@ int xfsj_dir_sf_encode(uint64_t parent, const struct xfsj_dirent *ents,
 			return -XFSJ_E_INVAL;
 		i8count += needs_i8(ents[i].ino);
 	}
-	bool i8 = i8count || needs_i8(parent);
+	/* The parent counts too: i8count is every number over 32 bits. */
+	i8count += needs_i8(parent);
+	bool i8 = i8count != 0;
 
 	*p++ = (uint8_t)n;
 	*p++ = (uint8_t)i8count;
@@ -96,7 +98,7 @@ int xfsj_dir_sf_walk(const void *buf, size_t len, bool ftype,
 {
 	const uint8_t *p = buf, *end = p + len;
 	unsigned int count, i8count, isz;
-	unsigned int last_off = 0;
+	unsigned int last_off = 0, big = 0;
 
 	if (len < 6)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "short-form directory",
@@ -107,8 +109,13 @@ int xfsj_dir_sf_walk(const void *buf, size_t len, bool ftype,
 	if (len < 2 + isz)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "short-form directory",
 				      "i8count", 1, i8count);
-	if (parent)
-		*parent = isz == 8 ? xfsj_get_be64(p + 2) : xfsj_get_be32(p + 2);
+	{
+		uint64_t par = isz == 8 ? xfsj_get_be64(p + 2) : xfsj_get_be32(p + 2);
+
+		big += needs_i8(par);
+		if (parent)
+			*parent = par;
+	}
 	p += 2 + isz;
 	for (unsigned int i = 0; i < count; i++) {
 		struct xfsj_dirent e;
@@ -143,6 +150,7 @@ int xfsj_dir_sf_walk(const void *buf, size_t len, bool ftype,
 					      e.ftype);
 		p += 3 + e.namelen + (ftype ? 1 : 0);
 		e.ino = isz == 8 ? xfsj_get_be64(p) : xfsj_get_be32(p);
+		big += needs_i8(e.ino);
 		p += isz;
 		if (fn) {
 			int err = fn(&e, arg);
@@ -154,6 +162,10 @@ int xfsj_dir_sf_walk(const void *buf, size_t len, bool ftype,
 	if (p != end)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "short-form directory",
 				      "size", 0, len);
+	/* As the kernel checks: i8count is exactly the numbers over 32 bits. */
+	if (big != i8count)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "short-form directory",
+				      "i8count", 1, i8count);
 	return 0;
 trunc:
 	return xfsj_fault_set(f, XFSJ_E_CORRUPT, "short-form directory",

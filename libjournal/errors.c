@@ -15,9 +15,12 @@ static const char *const err_names[] = {
 
 static int err_index(int err)
 {
-	if (err < 0)
-		err = -err;
-	return err < XFSJ_E__COUNT ? err : -1;
+	/* Compare before negating: -INT_MIN does not exist. */
+	if (err < 0 && err > -XFSJ_E__COUNT)
+		return -err;
+	if (err >= 0 && err < XFSJ_E__COUNT)
+		return err;
+	return -1;
 }
 
 const char *xfsj_strerror(int err)
@@ -38,7 +41,7 @@ int xfsj_fault_set(struct xfsj_fault *f, int err, const char *structure,
 		   const char *field, uint64_t offset, uint64_t value)
 {
 	if (err < 0)
-		err = -err;
+		err = err > -XFSJ_E__COUNT ? -err : XFSJ_E_INVAL;
 	if (f) {
 		f->structure = structure;
 		f->field = field;

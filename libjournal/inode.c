@@ -17,6 +17,9 @@ uint64_t xfsj_time_encode(int64_t sec, uint32_t nsec, bool bigtime)
 		/* Unsigned nanoseconds from the smallest 32-bit time. */
 		if (sec < INT32_MIN)
 			sec = INT32_MIN;
+		/* The largest time that fits: 2486-07-02 20:20:24 UTC. */
+		if (sec > XFSJ_BIGTIME_MAX)
+			sec = XFSJ_BIGTIME_MAX;
 		return (uint64_t)(sec + XFSJ_BIGTIME_EPOCH_OFFSET) * 1000000000ULL +
 		       nsec;
 	}
@@ -124,9 +127,15 @@ int xfsj_dinode_verify(const void *buf, const struct xfsj_vctx *c,
 	}
 	if (xfsj_dinode_nextents(&di) + xfsj_dinode_anextents(&di) > di.nblocks)
 		return DI_BAD(XFSJ_E_CORRUPT, "nblocks", di.nblocks);
-	if (!di.forkoff && xfsj_dinode_anextents(&di))
+	if (!di.forkoff && xfsj_dinode_anextents(&di)) {
+		/* With NREXT64 the attr count is the 32-bit field at 76. */
+		if (di.flags2 & XFSJ_DIFLAG2_NREXT64)
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+					      "big_anextents", byte_off + 76,
+					      xfsj_dinode_anextents(&di));
 		return DI_BAD(XFSJ_E_CORRUPT, "anextents",
 			      xfsj_dinode_anextents(&di));
+	}
 	if (!di.forkoff && di.aformat != 0 &&
 	    di.aformat != XFSJ_DINODE_FMT_EXTENTS)
 		return DI_BAD(XFSJ_E_CORRUPT, "aformat", di.aformat);

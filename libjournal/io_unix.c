@@ -160,9 +160,12 @@ static void unix_close(struct xfsj_io *io)
 }
 
 /*
- * Map a range read-only, its pages populated at once (no copy, no fault
+ * Map a range read-only with its pages read in at once (no copy, no fault
  * per page), and ask the kernel to read ahead as much again behind it so
  * a sequential scan of a cold device overlaps its reads with the work.
+ * A read error must come back as an error, not as SIGBUS on first touch:
+ * MADV_POPULATE_READ says when the pages could not be read, and then the
+ * caller falls back to pread, which reports it.
  */
 static int unix_map(struct xfsj_io *io, uint64_t off, size_t len,
 		    const void **p)
@@ -170,14 +173,23 @@ static int unix_map(struct xfsj_io *io, uint64_t off, size_t len,
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t base = off & ~(pg - 1);
 	size_t delta = (size_t)(off - base);
+	int flags = MAP_SHARED;
 	void *m;
 
 	if (!len || off > io->size || len > io->size - off)
 		return -XFSJ_E_SHORTIO;
-	m = mmap(NULL, len + delta, PROT_READ, MAP_SHARED | MAP_POPULATE,
-		 ufd(io), (off_t)base);
+#ifndef MADV_POPULATE_READ
+	flags |= MAP_POPULATE;
+#endif
+	m = mmap(NULL, len + delta, PROT_READ, flags, ufd(io), (off_t)base);
 	if (m == MAP_FAILED)
 		return -XFSJ_E_IO;
+#ifdef MADV_POPULATE_READ
+	if (madvise(m, len + delta, MADV_POPULATE_READ) && errno != EINVAL) {
+		munmap(m, len + delta);
+		return -XFSJ_E_IO;
+	}
+#endif
 	if (off + len < io->size)
 		(void)posix_fadvise(ufd(io), (off_t)(off + len),
 				    (off_t)(io->size - off - len < len ?

@@ -101,17 +101,23 @@ int xfsj_log_build_unmount_record(void *buf, uint32_t logsunit,
 
 	if (with_crc) {
 		/*
-		 * The record CRC covers the first header sector (crc field
-		 * zero), the extended header sectors and the data.
+		 * The kernel's rule (xfs-log.md §4): the first 328 bytes of
+		 * the header (the 64-bit header structure, crc taken as
+		 * zero), the cycle word and saved words (260 bytes) of each
+		 * extended header the data needs, then the data.
 		 */
-		uint32_t crc = xfsj_crc32c_update(~0U, buf, XFSJ_LOGREC_CRC_OFF);
 		static const uint8_t zero[4];
+		uint32_t xhdrs = (h.len + XFSJ_LOG_HEADER_CYCLE_SIZE - 1) /
+				 XFSJ_LOG_HEADER_CYCLE_SIZE;
+		uint32_t crc = xfsj_crc32c_update(~0U, buf, XFSJ_LOGREC_CRC_OFF);
 
 		crc = xfsj_crc32c_update(crc, zero, 4);
 		crc = xfsj_crc32c_update(crc, (uint8_t *)buf + XFSJ_LOGREC_CRC_OFF + 4,
-					 XFSJ_BBSIZE - XFSJ_LOGREC_CRC_OFF - 4);
-		crc = xfsj_crc32c_update(crc, (uint8_t *)buf + XFSJ_BBSIZE,
-					 recbytes - XFSJ_BBSIZE);
+					 328 - XFSJ_LOGREC_CRC_OFF - 4);
+		for (uint32_t j = 1; j < xhdrs && j < hdrs; j++)
+			crc = xfsj_crc32c_update(crc, (uint8_t *)buf + j * XFSJ_BBSIZE,
+						 4 + 4 * XFSJ_LOG_CYCLE_DATA);
+		crc = xfsj_crc32c_update(crc, data, h.len);
 		xfsj_put_le32((uint8_t *)buf + XFSJ_LOGREC_CRC_OFF, ~crc);
 	}
 	return 0;

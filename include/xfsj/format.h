@@ -272,6 +272,7 @@ enum {
 
 /* Bigtime encoding: nanoseconds since 1901-12-13T20:45:52Z. */
 #define XFSJ_BIGTIME_EPOCH_OFFSET	(-(int64_t)INT32_MIN)
+#define XFSJ_BIGTIME_MAX		16299260424LL	/* Unix seconds */
 uint64_t xfsj_time_encode(int64_t sec, uint32_t nsec, bool bigtime);
 
 /* ---- log record header (first sector of every log record) ---- */

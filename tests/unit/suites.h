@@ -12,7 +12,16 @@
 	X(trans_resv_suite)		\
 	X(log_scan_suite)	\
 	X(log_trans_suite)	\
-	X(log_items_suite)
+	X(log_items_suite)	\
+	X(layout_suite)		\
+	X(sb_suite)		\
+	X(ag_headers_suite)	\
+	X(btree_block_suite)	\
+	X(inode_suite)		\
+	X(dir_sf_suite)		\
+	X(log_record_suite)	\
+	X(io_suite)		\
+	X(errors_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
