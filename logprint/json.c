@@ -16,14 +16,33 @@ static int depth;
 
 static void key(const char *k)
 {
+	size_t n = k ? strlen(k) : 0;
+	char *b;
+
+	if (n > 256) {
+		/* Not a key of ours; the slow way. */
+		if (!first[depth])
+			o_c(',');
+		first[depth] = false;
+		o_c('"');
+		o_write(k, n);
+		O_LIT("\":");
+		return;
+	}
+	if (O_CAP - o_n < n + 4)
+		o_flush();
+	b = o_buf + o_n;
 	if (!first[depth])
-		o_c(',');
+		*b++ = ',';
 	first[depth] = false;
 	if (k) {
-		o_c('"');
-		o_s(k);
-		O_LIT("\":");
+		*b++ = '"';
+		memcpy(b, k, n);
+		b += n;
+		*b++ = '"';
+		*b++ = ':';
 	}
+	o_n = (size_t)(b - o_buf);
 }
 
 static void push(void)
@@ -61,7 +80,17 @@ static void put_escaped(const uint8_t *p, size_t n)
 	o_c('"');
 	for (size_t i = 0; i < n; i++) {
 		uint8_t c = p[i];
+		size_t j = i;
 
+		/* A run that needs no escaping goes out in one piece. */
+		while (j < n && p[j] >= 0x20 && p[j] < 0x7f && p[j] != '"' &&
+		       p[j] != '\\')
+			j++;
+		if (j > i) {
+			o_write((const char *)p + i, j - i);
+			i = j - 1;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
 			o_c('\\');
 			o_c(c);
@@ -162,33 +191,70 @@ void js_arr_end(void)
 	pop();
 }
 
+/*
+ * The same for literal keys, their length known at compile time: the hot
+ * path of -t --json, a few dozen keys per item.
+ */
+static inline void key_lit(const char *k, size_t n)
+{
+	char *b;
+
+	if (O_CAP - o_n < n + 4)
+		o_flush();
+	b = o_buf + o_n;
+	if (!first[depth])
+		*b++ = ',';
+	first[depth] = false;
+	*b++ = '"';
+	memcpy(b, k, n);
+	b += n;
+	*b++ = '"';
+	*b++ = ':';
+	o_n = (size_t)(b - o_buf);
+}
+
+#define KL(k)		key_lit(k, sizeof(k) - 1)
+#define J_U64(k, v)	do { KL(k); o_u(v); } while (0)
+#define J_I64(k, v)	do { KL(k); o_d(v); } while (0)
+#define J_HEX(k, v)	do { KL(k); O_LIT("\"0x"); o_x(v); o_c('"'); } while (0)
+#define J_BOOL(k, v)	do { KL(k); if (v) O_LIT("true"); else O_LIT("false"); } while (0)
+#define J_STR(k, v)	do { KL(k); put_str(v); } while (0)
+
+static void put_str(const char *val)
+{
+	if (!val)
+		O_LIT("null");
+	else
+		put_escaped((const uint8_t *)val, strlen(val));
+}
+
 static void js_core(const struct xfsj_log_dinode *d)
 {
 	js_obj_begin("core");
-	js_u64("mode", d->mode);
-	js_u64("version", d->version);
-	js_u64("format", d->format);
-	js_u64("aformat", d->aformat);
-	js_u64("uid", d->uid);
-	js_u64("gid", d->gid);
-	js_u64("nlink", d->nlink);
-	js_u64("projid", d->projid);
-	js_u64("size", d->size);
-	js_u64("nblocks", d->nblocks);
-	js_u64("extsize", d->extsize);
-	js_u64("nextents", d->nextents);
-	js_u64("anextents", d->anextents);
-	js_u64("forkoff", d->forkoff);
-	js_hex("flags", d->flags);
-	js_hex("flags2", d->flags2);
-	js_u64("gen", d->gen);
-	js_i64("atime", d->atime_sec);
-	js_i64("mtime", d->mtime_sec);
-	js_i64("ctime", d->ctime_sec);
+	J_U64("mode", d->mode);
+	J_U64("version", d->version);
+	J_U64("format", d->format);
+	J_U64("aformat", d->aformat);
+	J_U64("uid", d->uid);
+	J_U64("gid", d->gid);
+	J_U64("nlink", d->nlink);
+	J_U64("projid", d->projid);
+	J_U64("size", d->size);
+	J_U64("nblocks", d->nblocks);
+	J_U64("extsize", d->extsize);
+	J_U64("nextents", d->nextents);
+	J_U64("anextents", d->anextents);
+	J_U64("forkoff", d->forkoff);
+	J_HEX("flags", d->flags);
+	J_HEX("flags2", d->flags2);
+	J_U64("gen", d->gen);
+	J_I64("atime", d->atime_sec);
+	J_I64("mtime", d->mtime_sec);
+	J_I64("ctime", d->ctime_sec);
 	if (d->v3) {
-		js_i64("crtime", d->crtime_sec);
-		js_u64("cowextsize", d->cowextsize);
-		js_u64("di_ino", d->ino);
+		J_I64("crtime", d->crtime_sec);
+		J_U64("cowextsize", d->cowextsize);
+		J_U64("di_ino", d->ino);
 		js_lsn("di_lsn", d->lsn);
 	}
 	js_obj_end();
@@ -217,103 +283,103 @@ void js_item_fields(const struct xfsj_ritem *it,
 {
 	struct xfsj_item_ext e;
 
-	js_str("type", lp_item_name(in));
-	js_hex("type_code", in->type);
+	J_STR("type", lp_item_name(in));
+	J_HEX("type_code", in->type);
 	js_arr_begin("regions");
 	for (uint16_t r = 0; r < it->nreg; r++)
 		js_u64(NULL, it->reg[r].len);
 	js_arr_end();
 	if (in->err) {
-		js_str("error", xfsj_strerror(in->err));
-		js_str("error_structure", in->fault.structure);
-		js_str("error_field", in->fault.field);
-		js_u64("error_offset", in->fault.offset);
+		J_STR("error", xfsj_strerror(in->err));
+		J_STR("error_structure", in->fault.structure);
+		J_STR("error_field", in->fault.field);
+		J_U64("error_offset", in->fault.offset);
 	}
 	if (!in->kind)
 		goto out;
 	switch (in->type) {
 	case XFSJ_LI_BUF:
-		js_u64("blkno", in->u.buf.blkno);
-		js_u64("len", in->u.buf.len);
-		js_hex("flags", in->u.buf.flags);
-		js_u64("map_size", in->u.buf.map_size);
-		js_str("buf_type", xfsj_blft_name(in->u.buf.blft));
-		js_bool("cancel", in->u.buf.flags & XFSJ_BLF_CANCEL);
-		js_bool("inode_buf", in->u.buf.flags & XFSJ_BLF_INODE_BUF);
-		js_u64("data_bytes", in->u.buf.data_bytes);
+		J_U64("blkno", in->u.buf.blkno);
+		J_U64("len", in->u.buf.len);
+		J_HEX("flags", in->u.buf.flags);
+		J_U64("map_size", in->u.buf.map_size);
+		J_STR("buf_type", xfsj_blft_name(in->u.buf.blft));
+		J_BOOL("cancel", in->u.buf.flags & XFSJ_BLF_CANCEL);
+		J_BOOL("inode_buf", in->u.buf.flags & XFSJ_BLF_INODE_BUF);
+		J_U64("data_bytes", in->u.buf.data_bytes);
 		if (in->u.buf.content.name) {
-			js_str("holds", in->u.buf.content.name);
-			js_hex("magic", in->u.buf.content.magic);
+			J_STR("holds", in->u.buf.content.name);
+			J_HEX("magic", in->u.buf.content.magic);
 			if (in->u.buf.content.level >= 0)
-				js_u64("level", (uint64_t)in->u.buf.content.level);
+				J_U64("level", (uint64_t)in->u.buf.content.level);
 		}
 		break;
 	case XFSJ_LI_INODE:
-		js_u64("ino", in->u.ino.ino);
-		js_hex("fields", in->u.ino.fields);
-		js_u64("blkno", in->u.ino.blkno);
-		js_u64("len", in->u.ino.len);
-		js_u64("boffset", in->u.ino.boffset);
-		js_u64("dsize", in->u.ino.dsize);
-		js_u64("asize", in->u.ino.asize);
+		J_U64("ino", in->u.ino.ino);
+		J_HEX("fields", in->u.ino.fields);
+		J_U64("blkno", in->u.ino.blkno);
+		J_U64("len", in->u.ino.len);
+		J_U64("boffset", in->u.ino.boffset);
+		J_U64("dsize", in->u.ino.dsize);
+		J_U64("asize", in->u.ino.asize);
 		if (in->u.ino.have_core)
 			js_core(&in->u.ino.core);
 		break;
 	case XFSJ_LI_DQUOT:
-		js_u64("id", in->u.dq.id);
-		js_u64("blkno", in->u.dq.blkno);
-		js_u64("len", in->u.dq.len);
-		js_u64("boffset", in->u.dq.boffset);
+		J_U64("id", in->u.dq.id);
+		J_U64("blkno", in->u.dq.blkno);
+		J_U64("len", in->u.dq.len);
+		J_U64("boffset", in->u.dq.boffset);
 		if (in->u.dq.have_dq) {
-			js_u64("bcount", in->u.dq.bcount);
-			js_u64("icount", in->u.dq.icount);
+			J_U64("bcount", in->u.dq.bcount);
+			J_U64("icount", in->u.dq.icount);
 		}
 		break;
 	case XFSJ_LI_QUOTAOFF:
-		js_hex("flags", in->u.qoff.flags);
+		J_HEX("flags", in->u.qoff.flags);
 		break;
 	case XFSJ_LI_ICREATE:
-		js_u64("ag", in->u.icr.ag);
-		js_u64("agbno", in->u.icr.agbno);
-		js_u64("count", in->u.icr.count);
-		js_u64("isize", in->u.icr.isize);
-		js_u64("length", in->u.icr.length);
-		js_hex("gen", in->u.icr.gen);
+		J_U64("ag", in->u.icr.ag);
+		J_U64("agbno", in->u.icr.agbno);
+		J_U64("count", in->u.icr.count);
+		J_U64("isize", in->u.icr.isize);
+		J_U64("length", in->u.icr.length);
+		J_HEX("gen", in->u.icr.gen);
 		break;
 	case XFSJ_LI_ATTRI:
-		js_hex("id", in->id);
-		js_u64("ino", in->u.attr.ino);
-		js_u64("igen", in->u.attr.igen);
-		js_u64("op", in->u.attr.op);
-		js_hex("filter", in->u.attr.filter);
+		J_HEX("id", in->id);
+		J_U64("ino", in->u.attr.ino);
+		J_U64("igen", in->u.attr.igen);
+		J_U64("op", in->u.attr.op);
+		J_HEX("filter", in->u.attr.filter);
 		js_bytes("name", in->u.attr.name, in->u.attr.name_len);
 		if (in->u.attr.new_name)
 			js_bytes("new_name", in->u.attr.new_name,
 				 in->u.attr.new_name_len);
-		js_u64("value_len", in->u.attr.value_len);
+		J_U64("value_len", in->u.attr.value_len);
 		if (in->u.attr.pptr && in->u.attr.value) {
-			js_u64("parent_ino", in->u.attr.parent_ino);
-			js_u64("parent_gen", in->u.attr.parent_gen);
+			J_U64("parent_ino", in->u.attr.parent_ino);
+			J_U64("parent_gen", in->u.attr.parent_gen);
 		} else if (in->u.attr.value) {
 			js_bytes("value", in->u.attr.value,
 				 in->u.attr.value_len);
 		}
 		if (in->u.attr.pptr && in->u.attr.new_value) {
-			js_u64("new_parent_ino", in->u.attr.new_parent_ino);
-			js_u64("new_parent_gen", in->u.attr.new_parent_gen);
+			J_U64("new_parent_ino", in->u.attr.new_parent_ino);
+			J_U64("new_parent_gen", in->u.attr.new_parent_gen);
 		}
 		break;
 	case XFSJ_LI_XMI:
-		js_hex("id", in->id);
-		js_u64("ino1", in->u.xmi.ino1);
-		js_u64("ino2", in->u.xmi.ino2);
-		js_u64("startoff1", in->u.xmi.startoff1);
-		js_u64("startoff2", in->u.xmi.startoff2);
-		js_u64("blockcount", in->u.xmi.blockcount);
-		js_hex("flags", in->u.xmi.flags);
+		J_HEX("id", in->id);
+		J_U64("ino1", in->u.xmi.ino1);
+		J_U64("ino2", in->u.xmi.ino2);
+		J_U64("startoff1", in->u.xmi.startoff1);
+		J_U64("startoff2", in->u.xmi.startoff2);
+		J_U64("blockcount", in->u.xmi.blockcount);
+		J_HEX("flags", in->u.xmi.flags);
 		break;
 	default:
-		js_hex("id", in->id);
+		J_HEX("id", in->id);
 		if (in->kind->role == XFSJ_ROLE_DONE &&
 		    in->type != XFSJ_LI_EFD && in->type != XFSJ_LI_EFD_RT)
 			break;
@@ -322,17 +388,17 @@ void js_item_fields(const struct xfsj_ritem *it,
 			if (xfsj_item_extent(in, i, &e))
 				break;
 			js_obj_begin(NULL);
-			js_u64("start", e.startblock);
-			js_u64("len", e.len);
+			J_U64("start", e.startblock);
+			J_U64("len", e.len);
 			if (in->type == XFSJ_LI_RUI || in->type == XFSJ_LI_BUI ||
 			    in->type == XFSJ_LI_RUI_RT) {
-				js_i64("owner", (int64_t)e.owner);
-				js_u64("offset", e.offset);
+				J_I64("owner", (int64_t)e.owner);
+				J_U64("offset", e.offset);
 			}
 			if (in->type != XFSJ_LI_EFI && in->type != XFSJ_LI_EFD &&
 			    in->type != XFSJ_LI_EFI_RT &&
 			    in->type != XFSJ_LI_EFD_RT)
-				js_hex("flags", e.flags);
+				J_HEX("flags", e.flags);
 			js_obj_end();
 		}
 		js_arr_end();

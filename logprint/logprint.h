@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "xfsj/logread.h"
 
@@ -110,22 +111,118 @@ extern char o_buf[O_CAP];
 extern size_t o_n;
 void o_flush(void);
 int o_error(void);
-void o_write(const char *s, size_t n);
-void o_s(const char *s);
-void o_u(uint64_t v);
-void o_d(int64_t v);
-void o_x(uint64_t v);
+void o_write_slow(const char *s, size_t n);
+void o_u_slow(uint64_t v);
 void o_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* A string literal, without strlen. */
-#define O_LIT(s)	o_write(s, sizeof(s) - 1)
-
+/* The fast paths inline: a copy into the buffer when it fits. */
 static inline void o_c(char c)
 {
 	if (o_n == O_CAP)
 		o_flush();
 	o_buf[o_n++] = c;
 }
+
+static inline void o_write(const char *s, size_t n)
+{
+	if (n <= O_CAP - o_n) {
+		memcpy(o_buf + o_n, s, n);
+		o_n += n;
+		return;
+	}
+	o_write_slow(s, n);
+}
+
+static inline void o_s(const char *s)
+{
+	o_write(s, strlen(s));
+}
+
+/* Decimal, two digits at a time, written in place. */
+static inline void o_u(uint64_t v)
+{
+	static const char pairs[201] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	unsigned int nd = 1;
+	char *e;
+
+	if (O_CAP - o_n < 20) {
+		o_u_slow(v);
+		return;
+	}
+	if (v >= 10) {
+		/* log10 from the bit length, then one comparison. */
+		static const uint64_t p10[20] = {
+			1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+			1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
+			10000000000ULL, 100000000000ULL, 1000000000000ULL,
+			10000000000000ULL, 100000000000000ULL,
+			1000000000000000ULL, 10000000000000000ULL,
+			100000000000000000ULL, 1000000000000000000ULL,
+			10000000000000000000ULL,
+		};
+		unsigned int t = (unsigned int)(64 - __builtin_clzll(v)) *
+				 1233 >> 12;
+
+		nd = t + (v >= p10[t]);
+	}
+	e = o_buf + o_n + nd;
+	o_n += nd;
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		*--e = pairs[2 * r + 1];
+		*--e = pairs[2 * r];
+	}
+	if (v >= 10) {
+		*--e = pairs[2 * v + 1];
+		*--e = pairs[2 * v];
+	} else {
+		*--e = (char)('0' + v);
+	}
+}
+
+/* Lower-case hex without prefix, written in place. */
+static inline void o_x(uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned int nd = v ? (unsigned int)(67 - __builtin_clzll(v)) / 4 : 1;
+	char *e;
+
+	if (O_CAP - o_n < 16)
+		o_flush();
+	e = o_buf + o_n + nd;
+	o_n += nd;
+	do {
+		*--e = hex[v & 15];
+		v >>= 4;
+	} while (v);
+}
+
+static inline void o_d(int64_t v)
+{
+	if (v < 0) {
+		o_c('-');
+		o_u((uint64_t)0 - (uint64_t)v);
+	} else {
+		o_u((uint64_t)v);
+	}
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define LP_PREFETCH(p)	__builtin_prefetch(p)
+#else
+#define LP_PREFETCH(p)	((void)(p))
+#endif
+
+/* A string literal, without strlen. */
+#define O_LIT(s)	o_write(s, sizeof(s) - 1)
+
 
 /* Shared text helpers. */
 void lp_hexdump(const uint8_t *p, uint32_t len, const char *indent);

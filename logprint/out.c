@@ -38,7 +38,7 @@ int o_error(void)
 	return o_err;
 }
 
-void o_write(const char *s, size_t n)
+void o_write_slow(const char *s, size_t n)
 {
 	if (n > O_CAP - o_n) {
 		o_flush();
@@ -61,61 +61,17 @@ void o_write(const char *s, size_t n)
 	o_n += n;
 }
 
-void o_s(const char *s)
+/* o_u() when the buffer is nearly full. */
+void o_u_slow(uint64_t v)
 {
-	o_write(s, strlen(s));
-}
-
-void o_u(uint64_t v)
-{
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
 	char t[24];
 	int i = 24;
 
-	if (v < 10 && o_n < O_CAP) {
-		o_buf[o_n++] = (char)('0' + v);
-		return;
-	}
-	while (v >= 100) {
-		unsigned int r = (unsigned int)(v % 100);
-
-		v /= 100;
-		t[--i] = pairs[2 * r + 1];
-		t[--i] = pairs[2 * r];
-	}
-	if (v >= 10) {
-		t[--i] = pairs[2 * v + 1];
-		t[--i] = pairs[2 * v];
-	} else {
-		t[--i] = (char)('0' + v);
-	}
-	o_write(t + i, (size_t)(24 - i));
-}
-
-void o_d(int64_t v)
-{
-	if (v < 0) {
-		o_c('-');
-		o_u((uint64_t)0 - (uint64_t)v);
-	} else {
-		o_u((uint64_t)v);
-	}
-}
-
-void o_x(uint64_t v)
-{
-	static const char hex[] = "0123456789abcdef";
-	char t[16];
-	int i = 16;
-
 	do {
-		t[--i] = hex[v & 15];
-		v >>= 4;
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
 	} while (v);
-	o_write(t + i, (size_t)(16 - i));
+	o_write(t + i, (size_t)(24 - i));
 }
 
 void o_printf(const char *fmt, ...)

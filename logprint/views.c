@@ -607,6 +607,11 @@ static int trans_cb(void *arg, const struct xfsj_log_trans *t)
 		const struct xfsj_ritem *it = &t->rt.items[i];
 		const struct xfsj_item_info *in = &t->info[i];
 
+		/* A checkpoint is larger than the caches: read ahead. */
+		if (i + 8 < t->rt.nitems) {
+			LP_PREFETCH(t->rt.items[i + 8].reg[0].p);
+			LP_PREFETCH(&t->info[i + 8]);
+		}
 		if (filt && !lp_item_selected(lp, it, in))
 			continue;
 		if (!headed && filt)

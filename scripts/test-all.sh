@@ -17,6 +17,7 @@ failed=()
 run() {
 	local name=$1
 	shift
+	local t0=$SECONDS
 	echo "=== $name"
 	if "$@"; then
 		pass=$((pass + 1))
@@ -24,6 +25,7 @@ run() {
 		fail=$((fail + 1))
 		failed+=("$name")
 	fi
+	echo "=== $name: $((SECONDS - t0)) s"
 }
 
 run "unit tests (make check: plain and sanitizers)" \
