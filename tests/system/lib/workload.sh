@@ -17,8 +17,8 @@ run_workload() {
 	done
 	# Large and sparse files.
 	xfs_io -f -c "pwrite -q -S 0xab 0 32m" -c fsync "$mnt/large" || return 1
-	xfs_io -f -c "pwrite -q -S 0x11 0 64k" -c "pwrite -q -S 0x22 1g 64k" \
-		-c "pwrite -q -S 0x33 4g 4k" -c "truncate 5g" "$mnt/sparse" || return 1
+	xfs_io -f -c "pwrite -q -S 0x11 0 64k" -c "pwrite -q -S 0x22 300m 64k" \
+		-c "pwrite -q -S 0x33 700m 4k" -c "truncate 1g" "$mnt/sparse" || return 1
 	xfs_io -f -c "falloc 0 8m" -c "pwrite -q 1m 4k" "$mnt/prealloc" || return 1
 	# Extended attributes of every size class.
 	for i in 1 100 1000 4000 20000 65536; do
