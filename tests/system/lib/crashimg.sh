@@ -1,0 +1,178 @@
+# shellcheck shell=bash
+# Images whose log was written by the kernel, for the log reader's tests
+# and benchmark.  Needs common.sh (T_DIR, attach_loop, t_mount...).
+#
+#   make_crash_image IMG SIZE MKFS_OPTS MOUNT_OPTS WORKLOAD_SECONDS
+#       format, mount, run a metadata-heavy workload in the background,
+#       `xfs_io -x -c 'shutdown -f'` while it runs, wait for it (its
+#       operations fail with EIO from then on), unmount, detach: the log
+#       is dirty and ends mid-workload.
+#   make_clean_image IMG SIZE MKFS_OPTS MOUNT_OPTS WORKLOAD_SECONDS
+#       the same workload, then a normal unmount: a clean log with an
+#       unmount record.
+#   make_fresh_image IMG SIZE MKFS_OPTS
+#       just formatted: the log as mkfs left it.
+#
+# Knobs (environment):
+#   CRASH_MKFS     xfsj (default: $MKFS), mkfs.xfs (the 6.13 oracle when
+#                  XFSPROGS613 is set, else the system's), or a path;
+#   CRASH_SEED     seed of the workload's operation stream (default 1);
+#   CRASH_WORKERS  parallel workers (default 4), each seeded SEED + n;
+#   CRASH_SCALE    files per directory grow with it (default 1);
+#   CRASH_SYNCER   1 (default): one more process forces the log (syncfs)
+#                  back to back, so checkpoints are small and many and
+#                  intents land in other checkpoints than their done
+#                  items; 0: checkpoints as large as the kernel makes them.
+# Empty MKFS_OPTS / MOUNT_OPTS mean the tool's / the kernel's defaults.
+# The same seed gives the same sequence of operations; where the
+# shutdown lands depends on timing.
+
+# crashimg_mkfs DEV MKFS_OPTS
+crashimg_mkfs() {
+	local dev=$1 opts=$2 tool
+	case ${CRASH_MKFS:-xfsj} in
+	xfsj) tool=$MKFS ;;
+	mkfs.xfs)
+		if [ -n "${XFSPROGS613:-}" ] && [ -x "$XFSPROGS613/mkfs.xfs" ]; then
+			tool=$XFSPROGS613/mkfs.xfs
+		else
+			tool=mkfs.xfs
+		fi ;;
+	*) tool=$CRASH_MKFS ;;
+	esac
+	# shellcheck disable=SC2086
+	"$tool" -q -f $opts "$dev" >"$T_DIR/crashimg.mkfs.out" 2>&1 || {
+		echo "crashimg: $tool $opts $dev failed:" >&2
+		sed 's/^/#  /' "$T_DIR/crashimg.mkfs.out" >&2
+		return 1
+	}
+}
+
+# One operation of worker W in DIR, chosen from the global RANDOM
+# stream.  Metadata-heavy: creates, mkdir, small writes and appends,
+# truncates and punched holes, xattrs of several sizes, reflink copies and
+# their copy-on-write, renames, hard links, unlinks, fsync.
+crashimg_op() {
+	local dir=$1 nf=$2 n=$((RANDOM % 1000)) a b k cmds=()
+	a="$dir/d$((RANDOM % 8))/f$((RANDOM % nf))"
+	b="$dir/d$((RANDOM % 8))/f$((RANDOM % nf))"
+	case $((RANDOM % 24)) in
+	0) mkdir -p "$dir/d$((RANDOM % 8))/s$((RANDOM % 16))" ;;
+	1|2) printf 'data %d\n' "$n" > "$a" ;;
+	3) printf 'more %d\n' "$n" >> "$a" ;;
+	4) xfs_io -f -c "pwrite -q -S $((n % 250)) $((RANDOM % 256))k $((4 + RANDOM % 60))k" "$a" ;;
+	5) [ -e "$a" ] && [ ! -e "$b" ] && ln "$a" "$b" ;;
+	6) [ -e "$a" ] && mv -f "$a" "$b" ;;
+	7) ln -sf "../f$n/some/longer/target/name/$n" "$a.lnk" ;;
+	8) [ -e "$a" ] && setfattr -n "user.x$((n % 7))" -v "v$n" "$a" ;;
+	9) [ -e "$a" ] && setfattr -n "user.big$((n % 3))" \
+		-v "$(head -c $((100 + (RANDOM * 7) % 3000)) /dev/zero | tr '\0' v)" "$a" ;;
+	10) [ -e "$a" ] && setfattr -x "user.x$((n % 7))" "$a" ;;
+	11) xfs_io -f -c "pwrite -q 0 8k" -c fsync "$a" ;;
+	12|13) rm -f "$a" ;;
+	14) [ -e "$a" ] && xfs_io -c "truncate $((RANDOM % 32))k" "$a" ;;
+	15) [ -e "$a" ] && xfs_io -c "fpunch $((RANDOM % 64))k 16k" "$a" ;;
+	16) [ -e "$a" ] && cp --reflink=auto "$a" "$b.clone" ;;
+	17) [ -e "$b.clone" ] && xfs_io -c "pwrite -q -S 0x5a 0 4k" -c fsync "$b.clone" ;;
+	18) for ((k = 0; k < 48; k++)); do printf '%d\n' "$k" > "$a.m$k"; done ;;
+	19) rm -f "$a".m* ;;
+	20) # a file of many extents: long chains of deferred work later
+	    for ((k = 0; k < 128; k += 8)); do cmds+=(-c "pwrite -q -S 0x77 ${k}k 4k"); done
+	    xfs_io -f "${cmds[@]}" -c fsync "$a.frag" ;;
+	21) [ -e "$a.frag" ] && cp --reflink=auto "$a.frag" "$b.fclone" && sync -f "$b.fclone" ;;
+	22) [ -e "$b.fclone" ] && xfs_io -c "pwrite -q -S 0x11 0 128k" -c fsync "$b.fclone" ;;
+	23) rm -f "$a.frag" "$b.fclone" ;;
+	esac
+	return 0
+}
+
+# crashimg_worker DIR SEED STOPFILE: operations until STOPFILE exists
+crashimg_worker() {
+	local dir=$1 seed=$2 stop=$3 scale=${CRASH_SCALE:-1} i
+	local nf=$((64 * scale))
+	RANDOM=$seed
+	for ((i = 0; i < 8; i++)); do mkdir -p "$dir/d$i"; done
+	while [ ! -e "$stop" ]; do
+		crashimg_op "$dir" "$nf" 2>/dev/null
+	done
+}
+
+# crashimg_syncer MNT STOPFILE: syncfs back to back
+crashimg_syncer() {
+	while [ ! -e "$2" ]; do
+		sync -f "$1" 2>/dev/null
+	done
+}
+
+# crashimg_run DEV MNT MOUNT_OPTS SECONDS: starts the workers, lets them
+# run SECONDS, then returns with the workers still running; their pids
+# are in CRASHIMG_PIDS, the stop file in CRASHIMG_STOP.
+crashimg_run() {
+	local dev=$1 mnt=$2 mopts=$3 secs=$4 w
+	local seed=${CRASH_SEED:-1} workers=${CRASH_WORKERS:-4}
+	t_mount "$dev" "$mnt" "$mopts" || { echo "crashimg: mount $mopts failed" >&2; return 1; }
+	CRASHIMG_STOP=$(mktemp -u "$T_DIR/crashimg.stop.XXXXXX")
+	CRASHIMG_PIDS=()
+	for ((w = 0; w < workers; w++)); do
+		mkdir -p "$mnt/w$w"
+		crashimg_worker "$mnt/w$w" $((seed * 100 + w)) "$CRASHIMG_STOP" &
+		CRASHIMG_PIDS+=($!)
+	done
+	# Frequent log forces: checkpoints end in the middle of chains of
+	# deferred work, so intents and their done items land in different
+	# checkpoints (a kernel with intent whiteouts writes no others).
+	if [ "${CRASH_SYNCER:-1}" = 1 ]; then
+		crashimg_syncer "$mnt" "$CRASHIMG_STOP" &
+		CRASHIMG_PIDS+=($!)
+	fi
+	sleep "$secs"
+}
+
+# crashimg_stop: tells the workers to stop and waits for them.
+crashimg_stop() {
+	touch "$CRASHIMG_STOP"
+	wait "${CRASHIMG_PIDS[@]}" 2>/dev/null
+	rm -f "$CRASHIMG_STOP"
+	CRASHIMG_PIDS=()
+}
+
+# make_crash_image IMG SIZE MKFS_OPTS MOUNT_OPTS WORKLOAD_SECONDS
+make_crash_image() {
+	local img=$1 size=$2 mkopts=$3 mopts=$4 secs=$5 dev mnt
+	mnt=$(mktemp -d "$T_DIR/crashmnt.XXXXXX")
+	rm -f "$img"
+	truncate -s "$size" "$img" || return 1
+	dev=$(attach_loop "$img") || return 1
+	crashimg_mkfs "$dev" "$mkopts" || { detach_loop "$dev"; return 1; }
+	crashimg_run "$dev" "$mnt" "$mopts" "$secs" || { detach_loop "$dev"; return 1; }
+	xfs_io -x -c "shutdown -f" "$mnt"
+	crashimg_stop
+	t_umount "$mnt" || return 1
+	detach_loop "$dev"
+	rmdir "$mnt"
+}
+
+# make_clean_image IMG SIZE MKFS_OPTS MOUNT_OPTS WORKLOAD_SECONDS
+make_clean_image() {
+	local img=$1 size=$2 mkopts=$3 mopts=$4 secs=$5 dev mnt
+	mnt=$(mktemp -d "$T_DIR/crashmnt.XXXXXX")
+	rm -f "$img"
+	truncate -s "$size" "$img" || return 1
+	dev=$(attach_loop "$img") || return 1
+	crashimg_mkfs "$dev" "$mkopts" || { detach_loop "$dev"; return 1; }
+	crashimg_run "$dev" "$mnt" "$mopts" "$secs" || { detach_loop "$dev"; return 1; }
+	crashimg_stop
+	t_umount "$mnt" || return 1
+	detach_loop "$dev"
+	rmdir "$mnt"
+}
+
+# make_fresh_image IMG SIZE MKFS_OPTS
+make_fresh_image() {
+	local img=$1 size=$2 mkopts=$3 dev
+	rm -f "$img"
+	truncate -s "$size" "$img" || return 1
+	dev=$(attach_loop "$img") || return 1
+	crashimg_mkfs "$dev" "$mkopts" || { detach_loop "$dev"; return 1; }
+	detach_loop "$dev"
+}
