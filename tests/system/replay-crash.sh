@@ -90,6 +90,8 @@ while [ $matched -lt "$CASES" ] && [ $tries -lt $MAXTRIES ]; do
 	check "$name: -n exit status tells dirty ($nrc)" test $nrc -eq 2 -o $nrc -eq 0
 	out=$("$REPAIR" "$T_DIR/A.img" 2>&1)
 	check "$name: second run finds a clean log" grep -q "log is clean" <<<"$out"
+	check "$name: xfs_logprint 6.13 sees a clean log" \
+		grep -q "<CLEAN>" <("$XFSPROGS613/xfs_logprint" -t "$T_DIR/A.img" 2>/dev/null | head -8)
 	if ! kernel_replay "$T_DIR/B.img"; then
 		not_ok "$name: the kernel could not replay copy B"
 		continue

@@ -17,18 +17,29 @@ T_NAME=$(basename "$0" .sh)
 T_DIR=$(mktemp -d "/tmp/xfsj-${T_NAME}.XXXXXX")
 T_PASS=0
 T_FAIL=0
-T_LOOPS=()
-T_MOUNTS=()
 T_VERBOSE=${XFSJ_VERBOSE:-0}
 
+# What this test attached and mounted is recorded in files under T_DIR, not
+# in shell variables, so that `dev=$(attach_loop ...)` (a subshell) is
+# tracked too.
+T_LOOPFILE=$T_DIR/.loops
+T_MOUNTFILE=$T_DIR/.mounts
+: > "$T_LOOPFILE"
+: > "$T_MOUNTFILE"
+
 t_cleanup() {
-	local i
-	for ((i = ${#T_MOUNTS[@]} - 1; i >= 0; i--)); do
-		umount "${T_MOUNTS[i]}" 2>/dev/null || umount -l "${T_MOUNTS[i]}" 2>/dev/null
-	done
-	for i in "${T_LOOPS[@]}"; do
-		losetup -d "$i" 2>/dev/null
-	done
+	local m l
+	if [ -s "$T_MOUNTFILE" ]; then
+		tac "$T_MOUNTFILE" | while read -r m; do
+			umount "$m" 2>/dev/null || { sleep 1; umount "$m" 2>/dev/null; } ||
+				umount -l "$m" 2>/dev/null
+		done
+	fi
+	if [ -s "$T_LOOPFILE" ]; then
+		while read -r l; do
+			losetup -d "$l" 2>/dev/null
+		done < "$T_LOOPFILE"
+	fi
 	if [ "${XFSJ_KEEP:-0}" = 1 ] && [ "$T_FAIL" -gt 0 ]; then
 		echo "# kept $T_DIR for inspection" >&2
 	else
@@ -59,33 +70,37 @@ check() {
 attach_loop() {
 	local dev
 	dev=$(losetup -f --show "$1") || return 1
-	T_LOOPS+=("$dev")
+	echo "$dev" >> "$T_LOOPFILE"
 	echo "$dev"
 }
 
+_t_forget() {	# FILE LINE
+	grep -vxF -- "$2" "$1" > "$1.new"
+	mv "$1.new" "$1"
+}
+
 detach_loop() {
-	local dev=$1 i
-	losetup -d "$dev" || return 1
-	for i in "${!T_LOOPS[@]}"; do
-		[ "${T_LOOPS[i]}" = "$dev" ] && unset 'T_LOOPS[i]'
-	done
-	T_LOOPS=("${T_LOOPS[@]}")
+	losetup -d "$1" || return 1
+	_t_forget "$T_LOOPFILE" "$1"
 }
 
 # t_mount DEV DIR [mount options]
 t_mount() {
 	mkdir -p "$2"
 	mount ${3:+-o "$3"} "$1" "$2" || return 1
-	T_MOUNTS+=("$2")
+	echo "$2" >> "$T_MOUNTFILE"
 }
 
+# Unmount, retrying for a few seconds while something of ours still
+# holds the filesystem busy.
 t_umount() {
 	local i
-	umount "$1" || return 1
-	for i in "${!T_MOUNTS[@]}"; do
-		[ "${T_MOUNTS[i]}" = "$1" ] && unset 'T_MOUNTS[i]'
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		umount "$1" 2>/dev/null && { _t_forget "$T_MOUNTFILE" "$1"; return 0; }
+		sleep 0.5
 	done
-	T_MOUNTS=("${T_MOUNTS[@]}")
+	umount "$1" || return 1
+	_t_forget "$T_MOUNTFILE" "$1"
 }
 
 # The xfsprogs 6.13 oracle (built once into a cache).

@@ -8,11 +8,13 @@
 # PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs
 #          (mkfsxfs: formatted by mkfs.xfs 6.13 with its defaults)
 # MODE:    safe  - operations that leave no work behind in the log once
-#                  replayed (creates, writes, appends, mkdir, links,
-#                  renames, symlinks, xattrs, fsync): no deletes, no
-#                  truncates or punches, no reflink
-#          full  - everything, including deletes, truncates, punched
-#                  holes, reflink copies and open-but-unlinked files
+#                  replayed (creates, writes, appends, overwrites, mkdir,
+#                  links, renames, symlinks, xattrs up to 64 KiB,
+#                  fallocate, fsync): no deletes, no truncates or
+#                  punches, no reflink
+#          full  - everything, including deletes, rmdir, truncates,
+#                  punched holes, reflink copies and open-but-unlinked
+#                  files
 # Needs common.sh (attach_loop, t_mount...) and XFSPROGS613.
 
 crash_mkfs_opts() {
@@ -32,9 +34,9 @@ crash_op() {
 	a="$dir/d$((RANDOM % 6))/f$((RANDOM % 60))"
 	b="$dir/d$((RANDOM % 6))/f$((RANDOM % 60))"
 	if [ "$mode" = safe ]; then
-		ops=9
+		ops=11
 	else
-		ops=14
+		ops=16
 	fi
 	case $((RANDOM % ops)) in
 	0) mkdir -p "$dir/d$((RANDOM % 6))/s$((RANDOM % 4))" ;;
@@ -46,12 +48,18 @@ crash_op() {
 	6) ln -sf "../f$n" "$a.lnk" ;;
 	7) touch "$a"; setfattr -n "user.x$((n % 5))" -v "$(head -c $((1 + (RANDOM * 7) % 3000)) /dev/zero | tr '\0' v)" "$a" ;;
 	8) xfs_io -f -c "pwrite -q 0 4k" -c fsync "$a" ;;
-	9) rm -f "$a" ;;
-	10) [ -e "$a" ] && xfs_io -c "truncate $((RANDOM % 32))k" "$a" ;;
-	11) [ -e "$a" ] && xfs_io -c "fpunch $((RANDOM % 16))k 8k" "$a" ;;
-	12) [ -e "$a" ] && cp --reflink=auto "$a" "$b.clone" ;;
-	13) # open, unlink, keep writing: an inode on the unlinked list
-	    xfs_io -f -c "pwrite -q 0 16k" "$a.tmp" && { exec 9<>"$a.tmp"; rm -f "$a.tmp"; echo x >&9; } ;;
+	9) # large values: leaf and remote attribute blocks, up to 64 KiB
+	   touch "$a"; setfattr -n "user.big$((n % 3))" -v "0s$(head -c $((4000 + (RANDOM * 3) % 61536)) /dev/zero | base64 -w0)" "$a" ;;
+	10) xfs_io -f -c "falloc $((RANDOM % 64))k $((4 + RANDOM % 60))k" "$a" ;;
+	11) rm -f "$a" ;;
+	12) [ -e "$a" ] && xfs_io -c "truncate $((RANDOM % 32))k" "$a" ;;
+	13) [ -e "$a" ] && xfs_io -c "fpunch $((RANDOM % 16))k 8k" "$a" ;;
+	14) [ -e "$a" ] && cp --reflink=auto "$a" "$b.clone" ;;
+	15) case $((RANDOM % 2)) in
+	    0) # open, unlink, keep writing: an inode on the unlinked list
+	       xfs_io -f -c "pwrite -q 0 16k" "$a.tmp" && { exec 9<>"$a.tmp"; rm -f "$a.tmp"; echo x >&9; } ;;
+	    1) rmdir "$dir/d$((RANDOM % 6))/s$((RANDOM % 4))" ;;
+	    esac ;;
 	esac
 	return 0
 }
@@ -81,13 +89,17 @@ crash_image() {
 		"$MKFS" -q -f $opts "$dev" || return 1
 	fi
 	t_mount "$dev" "$mnt" || return 1
+	# Its own process group, so that the whole workload (the subshell and
+	# whatever it is running) can be stopped after the crash.
+	set -m
 	( crash_workload "$mnt" "$seed" "$mode" ) &
 	wl=$!
+	set +m
 	# Seeded run time, 0.5 to 2.5 s: the crash lands mid-operation.
 	sleep "$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 0.5 + 2 * rand() }')"
 	xfs_io -x -c "shutdown -f" "$mnt"
-	kill "$wl" 2>/dev/null
+	kill -- -"$wl" 2>/dev/null
 	wait "$wl" 2>/dev/null
-	t_umount "$mnt"
+	t_umount "$mnt" || return 1
 	detach_loop "$dev"
 }
