@@ -234,17 +234,6 @@ static void dinode_decode(const uint8_t *p, uint32_t len,
 	}
 }
 
-#define ILOG_CORE	0x001
-#define ILOG_DDATA	0x002
-#define ILOG_DEXT	0x004
-#define ILOG_DBROOT	0x008
-#define ILOG_DEV	0x010
-#define ILOG_ADATA	0x040
-#define ILOG_AEXT	0x080
-#define ILOG_ABROOT	0x100
-#define ILOG_DFORK	(ILOG_DDATA | ILOG_DEXT | ILOG_DBROOT)
-#define ILOG_AFORK	(ILOG_ADATA | ILOG_AEXT | ILOG_ABROOT)
-
 static int dec_inode(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 		     struct xfsj_fault *f)
 {
@@ -282,7 +271,7 @@ static int dec_inode(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 	in->u.ino.have_core = true;
 	if (in->u.ino.core.magic != XFSJ_DINODE_MAGIC)
 		ITEM_BAD(in, "log dinode", "di_magic", 0, in->u.ino.core.magic);
-	if (in->u.ino.fields & ILOG_DFORK) {
+	if (in->u.ino.fields & XFSJ_ILOG_DFORK) {
 		if (idx < it->nreg)
 			in->u.ino.dfork_reg = idx;
 		else
@@ -290,7 +279,7 @@ static int dec_inode(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 				 it->nreg);
 		idx++;
 	}
-	if (in->u.ino.fields & ILOG_AFORK) {
+	if (in->u.ino.fields & XFSJ_ILOG_AFORK) {
 		if (idx < it->nreg)
 			in->u.ino.afork_reg = idx;
 		else

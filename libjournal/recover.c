@@ -332,17 +332,6 @@ static int replay_buf(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 
 /* ---- inode items ---- */
 
-#define ILOG_CORE	0x001
-#define ILOG_DDATA	0x002
-#define ILOG_DEXT	0x004
-#define ILOG_DBROOT	0x008
-#define ILOG_DEV	0x010
-#define ILOG_ADATA	0x040
-#define ILOG_AEXT	0x080
-#define ILOG_ABROOT	0x100
-#define ILOG_DFORK	(ILOG_DDATA | ILOG_DEXT | ILOG_DBROOT)
-#define ILOG_AFORK	(ILOG_ADATA | ILOG_AEXT | ILOG_ABROOT)
-
 struct ino_fmt {
 	uint32_t fields;
 	uint16_t asize, dsize;
@@ -479,13 +468,13 @@ static int replay_inode(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	dsize = forkoff ? forkoff * 8U : isize - XFSJ_DINODE_CORE_SIZE;
 	asize = isize - XFSJ_DINODE_CORE_SIZE - forkoff * 8U;
 	next = 2;
-	if (fi.fields & ILOG_DFORK) {
+	if (fi.fields & XFSJ_ILOG_DFORK) {
 		const struct xfsj_region *r;
 
 		if (next >= it->nreg)
 			return corrupt(f, "inode log item", "regions", 0, it->nreg);
 		r = &it->reg[next++];
-		if (fi.fields & ILOG_DBROOT) {
+		if (fi.fields & XFSJ_ILOG_DBROOT) {
 			err = broot_to_disk(r, dip + XFSJ_DINODE_CORE_SIZE, dsize, f);
 			if (err)
 				return err;
@@ -494,17 +483,17 @@ static int replay_inode(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 
 			memcpy(dip + XFSJ_DINODE_CORE_SIZE, r->p, n);
 		}
-	} else if (fi.fields & ILOG_DEV) {
+	} else if (fi.fields & XFSJ_ILOG_DEV) {
 		xfsj_put_be32(dip + XFSJ_DINODE_CORE_SIZE, fi.rdev);
 	}
-	if ((fi.fields & ILOG_AFORK) && forkoff) {
+	if ((fi.fields & XFSJ_ILOG_AFORK) && forkoff) {
 		const struct xfsj_region *r;
 		uint8_t *afork = dip + XFSJ_DINODE_CORE_SIZE + forkoff * 8U;
 
 		if (next >= it->nreg)
 			return corrupt(f, "inode log item", "regions", 0, it->nreg);
 		r = &it->reg[next++];
-		if (fi.fields & ILOG_ABROOT) {
+		if (fi.fields & XFSJ_ILOG_ABROOT) {
 			err = broot_to_disk(r, afork, asize, f);
 			if (err)
 				return err;

@@ -40,6 +40,18 @@ enum {
 #define XFSJ_BLF_DQUOT_MASK	0x1c
 #define XFSJ_BLF_CHUNK		128
 
+/* inode log format: which parts of the inode the item logged */
+#define XFSJ_ILOG_CORE	0x001
+#define XFSJ_ILOG_DDATA	0x002	/* local data fork */
+#define XFSJ_ILOG_DEXT	0x004	/* data fork extents */
+#define XFSJ_ILOG_DBROOT	0x008	/* data fork btree root */
+#define XFSJ_ILOG_DEV	0x010	/* device number */
+#define XFSJ_ILOG_ADATA	0x040
+#define XFSJ_ILOG_AEXT	0x080
+#define XFSJ_ILOG_ABROOT	0x100
+#define XFSJ_ILOG_DFORK	(XFSJ_ILOG_DDATA | XFSJ_ILOG_DEXT | XFSJ_ILOG_DBROOT)
+#define XFSJ_ILOG_AFORK	(XFSJ_ILOG_ADATA | XFSJ_ILOG_AEXT | XFSJ_ILOG_ABROOT)
+
 struct xfsj_region {
 	const uint8_t *p;
 	uint32_t len;

@@ -26,7 +26,7 @@ refuse() {
 	fi
 }
 
-truncate -s 1g "$IMG"
+truncate -s 320m "$IMG"
 head -c 1M /dev/urandom | dd of="$IMG" conv=notrunc status=none
 refuse "bad block size" "illegal block size" -f -b size=3000 "$IMG"
 refuse "block size too big" "illegal value" -f -b size=131072 "$IMG"
@@ -59,7 +59,7 @@ refuse "missing device" "cannot open" -f /nonexistent/device
 truncate -s 200m "$IMG"
 refuse "below 300 MB" "larger than 300MB" -f "$IMG"
 refuse "tiny even with --small" "too small" -f --small -d size=4m "$IMG"
-truncate -s 1g "$IMG"
+truncate -s 320m "$IMG"
 
 # Existing signatures without -f.
 mkfs.ext4 -q -F "$IMG"
