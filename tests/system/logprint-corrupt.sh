@@ -477,8 +477,15 @@ cases_for_log() {
 	if [ "$CRC_OK" = 1 ]; then
 		fresh_copy; pick_mid
 		put32 "$T_DIR/case.raw" $((RB * 512 + 12)) $((RL + 65536))
+		# If the longer record happens to end exactly where a later
+		# record starts, the log still reads as a chain of valid
+		# records (the kernel would read it the same way): then any
+		# clean outcome is right.
+		expect=2
+		cut -d' ' -f1 "$BASE.recs" | grep -qx "$((RB + RH + (RL + 65536) / 512))" &&
+			expect=any
 		"$FIXCRC" "$T_DIR/case.raw" "$RB" &&
-			run_case "$tag h_len past the record (block $RB, valid CRC)" 2
+			run_case "$tag h_len past the record (block $RB, valid CRC)" "$expect"
 		fresh_copy; pick_mid
 		put32 "$T_DIR/case.raw" $((RB * 512 + 40)) 0x7fffffff
 		"$FIXCRC" "$T_DIR/case.raw" "$RB" &&
