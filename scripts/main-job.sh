@@ -16,7 +16,9 @@ img=$T_DIR/main.img
 truncate -s 4g "$img"
 dev=$(attach_loop "$img")
 echo "== format $dev with xfsj-mkfs"
-"$MKFS" -f -n parent=0 "$dev" || exit 1
+# No reflink: a crash during a CoW write leaves staging extents that only
+# the kernel frees yet (issue 5); parent=0 likewise avoids pending ATTRIs.
+"$MKFS" -f -n parent=0 -m reflink=0 "$dev" || exit 1
 echo "== mount and run a workload"
 t_mount "$dev" "$T_DIR/mnt" || exit 1
 run_workload "$T_DIR/mnt" 1 || exit 1
