@@ -539,7 +539,13 @@ cases_for_log() {
 		check "$tag torn last record (zeros): head moved back to block $RB" grep -q "\"head\":$RB," "$T_DIR/sum"
 		if [ -n "${XFSPROGS613:-}" ]; then
 			o=$("$XFSPROGS613/xfs_logprint" -f -t "$T_DIR/case.raw" 2>&1 | grep -m1 -o 'head: [0-9]*')
-			check "$tag torn last record (zeros): xfs_logprint agrees ($o)" test "$o" = "head: $RB"
+			# xfs_logprint sometimes gives up on such a log without
+			# naming a head; it can only be compared when it does.
+			if [ -n "$o" ]; then
+				check "$tag torn last record (zeros): xfs_logprint agrees ($o)" test "$o" = "head: $RB"
+			else
+				echo "# $tag torn last record (zeros): xfs_logprint names no head; not compared"
+			fi
 		fi
 		fresh_copy
 		data_off 1
