@@ -21,7 +21,14 @@
 	X(dir_sf_suite)		\
 	X(log_record_suite)	\
 	X(io_suite)		\
-	X(errors_suite)
+	X(errors_suite)		\
+	X(fs_suite)		\
+	X(btree_suite)		\
+	X(alloc_suite)		\
+	X(rmap_suite)		\
+	X(refcount_suite)	\
+	X(defer_suite)		\
+	X(iunlink_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Deferred work: what finishing one change queues for later, in the
+ * kernel's order.  Finishing an item may queue more (a reference count
+ * dropping to zero frees the extent; truncating an inode unmaps its
+ * extents, which queues rmap, refcount and free work); work queued while
+ * an item is finished runs before the rest of the queue, as the kernel's
+ * deferred-operation chains do.
+ *
+ * The same structures describe the work an intent in the log asks for
+ * (recovery turns each pending EFI/RUI/CUI into items here).
+ */
+#ifndef XFSJ_DEFER_H
+#define XFSJ_DEFER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xfsj/alloc.h"
+#include "xfsj/fs.h"
+
+enum xfsj_work_kind {
+	XFSJ_W_FREE,		/* EFI: free an extent */
+	XFSJ_W_RMAP,		/* RUI: change a reverse mapping */
+	XFSJ_W_REFC,		/* CUI: change a reference count */
+};
+
+/* RUI operations (the rmap intent's type field values). */
+enum xfsj_rmap_op {
+	XFSJ_RMAP_MAP = 0, XFSJ_RMAP_MAP_SHARED, XFSJ_RMAP_UNMAP,
+	XFSJ_RMAP_UNMAP_SHARED, XFSJ_RMAP_CONVERT, XFSJ_RMAP_CONVERT_SHARED,
+	XFSJ_RMAP_ALLOC, XFSJ_RMAP_FREE,
+};
+
+/* CUI operations. */
+enum xfsj_refc_op {
+	XFSJ_REFC_INCREASE = 1, XFSJ_REFC_DECREASE, XFSJ_REFC_ALLOC_COW,
+	XFSJ_REFC_FREE_COW,
+};
+
+struct xfsj_work {
+	enum xfsj_work_kind kind;
+	uint64_t fsbno;		/* start of the extent */
+	uint32_t len;
+	union {
+		struct {
+			struct xfsj_owner oi;	/* owner OWN_NULL: no rmap */
+		} free;
+		struct {
+			enum xfsj_rmap_op op;
+			uint64_t owner;
+			uint64_t offset;
+			bool attr_fork, bmbt_block, unwritten;
+		} rmap;
+		struct {
+			enum xfsj_refc_op op;
+		} refc;
+	};
+};
+
+/* Queue @w on @fs's queue (the front when called while finishing). */
+int xfsj_defer_add(struct xfsj_fs *fs, const struct xfsj_work *w);
+/* Run the queue until it is empty. */
+int xfsj_defer_finish(struct xfsj_fs *fs, struct xfsj_fault *f);
+
+/* The finishers, one per kind (alloc.c, rmap.c, refcount.c). */
+int xfsj_rmap_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
+		     struct xfsj_fault *f);
+int xfsj_refcount_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
+			 struct xfsj_fault *f);
+
+#endif

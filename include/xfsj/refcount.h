@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reference counts (refcountbt), changed the way the kernel's xfs_refcount
+ * does: increase and decrease adjust every record over a range, splitting
+ * records at its ends and merging equal neighbours afterwards; a count
+ * falling to one removes the record, and a range whose count falls to
+ * zero is freed (queued as free work).  CoW staging extents live in their
+ * own key domain (startblock bit 31).  The finisher of XFSJ_W_REFC work
+ * is declared in defer.h.
+ */
+#ifndef XFSJ_REFCOUNT_H
+#define XFSJ_REFCOUNT_H
+
+#include "xfsj/defer.h"
+
+/*
+ * What the kernel does at mount after a crash on a reflink filesystem:
+ * every CoW staging extent left in AG @agno's refcount btree is freed
+ * (its staging record and its OWN_COW reverse mapping removed, the space
+ * returned).  *freed counts the extents.
+ */
+int xfsj_refcount_recover_cow(struct xfsj_fs *fs, uint32_t agno,
+			      uint64_t *freed, struct xfsj_fault *f);
+
+#endif

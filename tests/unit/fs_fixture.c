@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <string.h>
+
+#include <check.h>
+
+#include "fs_fixture.h"
+#include "xfsj/newfs.h"
+
+void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
+		     uint32_t agcount, bool rmapbt, bool reflink)
+{
+	struct xfsj_topology t = { .size = size, .lsectsize = 512,
+				   .psectsize = 512, .is_file = true };
+	struct xfsj_newfs_opts o = { .now_sec = 1700000000, .gen = 7 };
+	struct xfsj_mkfs_req r;
+	char msg[256];
+	uint8_t sect[4096];
+
+	memset(fx, 0, sizeof(*fx));
+	memset(&r, 0, sizeof(r));
+	xfsj_features_default(&r.feat);
+	r.feat.rmapbt = rmapbt;
+	r.feat.reflink = reflink;
+	r.blocksize = blocksize;
+	r.agcount = agcount;
+	r.small = size < XFSJ_MIN_FS_BYTES;
+	ck_assert_msg(xfsj_geometry_compute(&r, &t, &fx->g, msg, sizeof(msg)) == 0,
+		      "geometry: %s", msg);
+	ck_assert_int_eq(xfsj_io_open_mem(size, &fx->io), 0);
+	memset(o.uuid, 0x5a, 16);
+	ck_assert_int_eq(xfsj_newfs_write(fx->io, &fx->g, &o, &fx->f), 0);
+	ck_assert_int_eq(xfsj_overlay_create(fx->io, &fx->ov), 0);
+	ck_assert_int_eq(xfsj_overlay_read(fx->ov, sect, 512, 0), 0);
+	xfsj_sb_decode(sect, &fx->sb);
+	/* Cycle 1, block 0: no later than any LSN of a fresh log. */
+	ck_assert_int_eq(xfsj_fs_open(fx->ov, &fx->sb, 1ULL << 32, &fx->fs), 0);
+}
+
+void fs_fixture_reopen(struct fs_fixture *fx)
+{
+	ck_assert_int_eq(xfsj_fs_flush(fx->fs, &fx->f), 0);
+	xfsj_fs_close(fx->fs);
+	ck_assert_int_eq(xfsj_fs_open(fx->ov, &fx->sb, 1ULL << 32, &fx->fs), 0);
+}
+
+void fs_fixture_free(struct fs_fixture *fx)
+{
+	xfsj_fs_close(fx->fs);
+	xfsj_overlay_free(fx->ov);
+	xfsj_io_close(fx->io);
+	memset(fx, 0, sizeof(*fx));
+}

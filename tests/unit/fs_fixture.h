@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A freshly made filesystem in memory (newfs on the memory backend), with
+ * a page overlay and a modification handle on top: what the btree,
+ * allocator and inode tests work on.
+ */
+#ifndef XFSJ_TEST_FS_FIXTURE_H
+#define XFSJ_TEST_FS_FIXTURE_H
+
+#include "xfsj/fs.h"
+#include "xfsj/geometry.h"
+#include "xfsj/io.h"
+#include "xfsj/overlay.h"
+
+struct fs_fixture {
+	struct xfsj_io *io;
+	struct xfsj_overlay *ov;
+	struct xfsj_fs *fs;
+	struct xfsj_geometry g;
+	struct xfsj_sb sb;
+	struct xfsj_fault f;
+};
+
+/*
+ * @size bytes, @blocksize (0 = 4096), features from the defaults with
+ * @rmapbt and @reflink as given; @agcount 0 = the default.  Fails the
+ * running test on any error.
+ */
+void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
+		     uint32_t agcount, bool rmapbt, bool reflink);
+/* Flush the handle into the overlay, close it and open a new one. */
+void fs_fixture_reopen(struct fs_fixture *fx);
+void fs_fixture_free(struct fs_fixture *fx);
+
+#endif
