@@ -1,3 +1,203 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Placeholder: being written. */
-#include "xfsj/fs.h"
+/*
+ * Deferred work (defer.h).
+ *
+ * The kernel keeps deferred work as a list of "pending" groups, one work
+ * type each; new work of a type joins the last group of that type.  It
+ * finishes the first group whole, and whatever finishing it queued goes in
+ * front of the rest of the list, so a chain of consequences (refcount to
+ * zero, then the free) completes before unrelated work starts.  We keep
+ * the same order with batches: every item carries the batch it was queued
+ * in, the front batch's items of one kind are finished together, and the
+ * items they queue form a new batch at the front, grouped by kind in the
+ * order the kinds first appeared.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xfsj/defer.h"
+
+struct qitem {
+	struct xfsj_work w;
+};
+
+struct xfsj_defer_q {
+	struct qitem *v;	/* v[head..n) is the queue */
+	size_t head, n, cap;
+	/* Work queued while a group is being finished. */
+	struct qitem *fresh;
+	size_t nfresh, capfresh;
+	bool finishing;
+	uint64_t done;
+};
+
+void xfsj_defer_q_free(struct xfsj_defer_q *q)
+{
+	if (!q)
+		return;
+	free(q->v);
+	free(q->fresh);
+	free(q);
+}
+
+static struct xfsj_defer_q *queue(struct xfsj_fs *fs)
+{
+	struct xfsj_defer_q **qp = xfsj_fs_defer_q(fs);
+
+	if (!*qp)
+		*qp = calloc(1, sizeof(**qp));
+	return *qp;
+}
+
+static int push(struct qitem **v, size_t *n, size_t *cap,
+		const struct xfsj_work *w)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct qitem *nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return -XFSJ_E_NOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++].w = *w;
+	return 0;
+}
+
+int xfsj_defer_add(struct xfsj_fs *fs, const struct xfsj_work *w)
+{
+	struct xfsj_defer_q *q = queue(fs);
+
+	if (!q)
+		return -XFSJ_E_NOMEM;
+	if (w->kind > XFSJ_W_REFC || !w->len)
+		return -XFSJ_E_INVAL;
+	if (q->finishing)
+		return push(&q->fresh, &q->nfresh, &q->capfresh, w);
+	return push(&q->v, &q->n, &q->cap, w);
+}
+
+static int finish_one(struct xfsj_fs *fs, const struct xfsj_work *w,
+		      struct xfsj_fault *f)
+{
+	switch (w->kind) {
+	case XFSJ_W_FREE:
+		return xfsj_free_finish(fs, w, f);
+	case XFSJ_W_RMAP:
+		return xfsj_rmap_finish(fs, w, f);
+	case XFSJ_W_REFC:
+		return xfsj_refcount_finish(fs, w, f);
+	}
+	return -XFSJ_E_INVAL;
+}
+
+/*
+ * Put the fresh items in front of v[head..n), grouped by kind in the
+ * order each kind first appeared among them.
+ */
+static int splice_fresh(struct xfsj_defer_q *q)
+{
+	size_t rest = q->n - q->head, total = rest + q->nfresh, k = 0;
+	struct qitem *nv;
+	int order[3], norder = 0;
+
+	if (!q->nfresh)
+		return 0;
+	nv = malloc(total * sizeof(*nv));
+	if (!nv)
+		return -XFSJ_E_NOMEM;
+	for (size_t i = 0; i < q->nfresh; i++) {
+		int kind = (int)q->fresh[i].w.kind, j;
+
+		for (j = 0; j < norder && order[j] != kind; j++)
+			;
+		if (j == norder)
+			order[norder++] = kind;
+	}
+	for (int j = 0; j < norder; j++)
+		for (size_t i = 0; i < q->nfresh; i++)
+			if ((int)q->fresh[i].w.kind == order[j])
+				nv[k++] = q->fresh[i];
+	memcpy(nv + k, q->v + q->head, rest * sizeof(*nv));
+	free(q->v);
+	q->v = nv;
+	q->head = 0;
+	q->n = q->cap = total;
+	q->nfresh = 0;
+	return 0;
+}
+
+int xfsj_defer_finish(struct xfsj_fs *fs, struct xfsj_fault *f)
+{
+	struct xfsj_defer_q *q = queue(fs);
+	int err = 0;
+
+	if (!q)
+		return -XFSJ_E_NOMEM;
+	if (q->finishing)	/* a finisher must queue, not finish */
+		return -XFSJ_E_INVAL;
+	while (q->head < q->n) {
+		enum xfsj_work_kind kind = q->v[q->head].w.kind;
+
+		q->finishing = true;
+		/* The front group: consecutive items of one kind. */
+		while (q->head < q->n && q->v[q->head].w.kind == kind) {
+			struct xfsj_work w = q->v[q->head++].w;
+
+			err = finish_one(fs, &w, f);
+			if (err)
+				break;
+			q->done++;
+		}
+		q->finishing = false;
+		if (err)
+			break;
+		err = splice_fresh(q);
+		if (err)
+			break;
+	}
+	if (err) {
+		/* The overlay is thrown away on error; so is the queue. */
+		q->head = q->n = q->nfresh = 0;
+		q->finishing = false;
+		return err;
+	}
+	q->head = q->n = 0;
+	return 0;
+}
+
+uint64_t xfsj_defer_done(struct xfsj_fs *fs)
+{
+	struct xfsj_defer_q *q = queue(fs);
+
+	return q ? q->done : 0;
+}
+
+/*
+ * TEMPORARY (removed when alloc.c, rmap.c and refcount.c land): weak
+ * stand-ins so that the library links while the finishers are written.
+ */
+__attribute__((weak)) int xfsj_free_finish(struct xfsj_fs *fs,
+					   const struct xfsj_work *w,
+					   struct xfsj_fault *f)
+{
+	(void)fs; (void)w;
+	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "deferred work", "free", 0, 0);
+}
+
+__attribute__((weak)) int xfsj_rmap_finish(struct xfsj_fs *fs,
+					   const struct xfsj_work *w,
+					   struct xfsj_fault *f)
+{
+	(void)fs; (void)w;
+	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "deferred work", "rmap", 0, 0);
+}
+
+__attribute__((weak)) int xfsj_refcount_finish(struct xfsj_fs *fs,
+					       const struct xfsj_work *w,
+					       struct xfsj_fault *f)
+{
+	(void)fs; (void)w;
+	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "deferred work", "refcount", 0, 0);
+}

@@ -28,6 +28,7 @@ struct xfsj_fs {
 	struct bufent **hash;
 	size_t nhash, nbuf;
 	struct bufent *all;
+	struct xfsj_defer_q *defer;
 };
 
 int xfsj_fs_open(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
@@ -60,7 +61,13 @@ void xfsj_fs_close(struct xfsj_fs *fs)
 		free(e);
 	}
 	free(fs->hash);
+	xfsj_defer_q_free(fs->defer);
 	free(fs);
+}
+
+struct xfsj_defer_q **xfsj_fs_defer_q(struct xfsj_fs *fs)
+{
+	return &fs->defer;
 }
 
 const struct xfsj_sb *xfsj_fs_sb(const struct xfsj_fs *fs)

@@ -15,16 +15,7 @@
 #include "xfsj/btree.h"
 #include "xfsj/fs.h"
 
-/* Special rmap owners (negative numbers as u64, as on disk). */
-#define XFSJ_RMAP_OWN_NULL	(~0ULL)		/* no rmap update at all */
-#define XFSJ_RMAP_OWN_UNKNOWN	(~0ULL - 1)	/* any owner */
-#define XFSJ_RMAP_OWN_FS	(~0ULL - 2)
-#define XFSJ_RMAP_OWN_LOG	(~0ULL - 3)
-#define XFSJ_RMAP_OWN_AG	(~0ULL - 4)
-#define XFSJ_RMAP_OWN_INOBT	(~0ULL - 5)
-#define XFSJ_RMAP_OWN_INODES	(~0ULL - 6)
-#define XFSJ_RMAP_OWN_REFC	(~0ULL - 7)
-#define XFSJ_RMAP_OWN_COW	(~0ULL - 8)
+/* Special rmap owners (XFSJ_RMAP_OWN_*) are in format.h. */
 
 /* Who a block belonged to, for the rmap update of a free or alloc. */
 struct xfsj_owner {

@@ -63,7 +63,12 @@ int xfsj_defer_add(struct xfsj_fs *fs, const struct xfsj_work *w);
 /* Run the queue until it is empty. */
 int xfsj_defer_finish(struct xfsj_fs *fs, struct xfsj_fault *f);
 
+/* Items finished on this handle so far. */
+uint64_t xfsj_defer_done(struct xfsj_fs *fs);
+
 /* The finishers, one per kind (alloc.c, rmap.c, refcount.c). */
+int xfsj_free_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
+		     struct xfsj_fault *f);
 int xfsj_rmap_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
 		     struct xfsj_fault *f);
 int xfsj_refcount_finish(struct xfsj_fs *fs, const struct xfsj_work *w,

@@ -72,6 +72,11 @@ void xfsj_buf_forget(struct xfsj_fs *fs, struct xfsj_buf *bp);
 /* Stamp, checksum and write every dirty buffer into the overlay. */
 int xfsj_fs_flush(struct xfsj_fs *fs, struct xfsj_fault *f);
 
+/* The deferred-work queue of this handle (defer.c owns its contents). */
+struct xfsj_defer_q;
+struct xfsj_defer_q **xfsj_fs_defer_q(struct xfsj_fs *fs);
+void xfsj_defer_q_free(struct xfsj_defer_q *q);
+
 /* ---- addresses ---- */
 static inline uint64_t xfsj_agb_to_daddr(const struct xfsj_sb *sb,
 					 uint32_t agno, uint32_t agbno)
