@@ -35,6 +35,8 @@ struct intent {
 	uint16_t type;
 	uint64_t id;
 	uint64_t lsn;
+	uint8_t *fmt;		/* a copy of the intent's format region */
+	uint32_t len;
 };
 
 struct xfsj_recover {
@@ -84,6 +86,8 @@ void xfsj_recover_free(struct xfsj_recover *rc)
 		return;
 	free(rc->buf);
 	free(rc->cancels);
+	for (size_t i = 0; i < rc->nintent; i++)
+		free(rc->intents[i].fmt);
 	free(rc->intents);
 	free(rc);
 }
@@ -605,8 +609,14 @@ static int track_intent(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		rc->intents = n;
 		rc->capintent = ncap;
 	}
+	/* Recovery needs the payload after the transaction is gone. */
+	uint8_t *fmt = malloc(it->reg[0].len);
+
+	if (!fmt)
+		return -XFSJ_E_NOMEM;
+	memcpy(fmt, it->reg[0].p, it->reg[0].len);
 	rc->intents[rc->nintent++] = (struct intent){
-		it->type, le64(it->reg[0].p + 8), lsn,
+		it->type, le64(it->reg[0].p + 8), lsn, fmt, it->reg[0].len,
 	};
 	rc->st.intents++;
 	return 0;
@@ -624,8 +634,10 @@ static int track_done(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	id = le64(it->reg[0].p + 8);
 	/* Every pending intent of that type and id is finished. */
 	for (size_t i = 0; i < rc->nintent; i++) {
-		if (rc->intents[i].type == itype && rc->intents[i].id == id)
+		if (rc->intents[i].type == itype && rc->intents[i].id == id) {
+			free(rc->intents[i].fmt);
 			continue;
+		}
 		rc->intents[w++] = rc->intents[i];
 	}
 	rc->nintent = w;
@@ -783,6 +795,22 @@ static int cow_leftover(struct xfsj_recover *rc, uint32_t agno,
 		level--;
 	}
 	return -XFSJ_E_CORRUPT;
+}
+
+int xfsj_recover_each_intent(struct xfsj_recover *rc, xfsj_intent_fn fn,
+			      void *arg)
+{
+	for (size_t i = 0; i < rc->nintent; i++) {
+		const struct intent *in = &rc->intents[i];
+		struct xfsj_pending_intent pi = {
+			in->type, in->id, in->lsn, in->fmt, in->len,
+		};
+		int err = fn(arg, &pi);
+
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int xfsj_recover_leftovers(struct xfsj_recover *rc, xfsj_leftover_fn fn,

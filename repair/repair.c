@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "xfsj/finish.h"
+#include "xfsj/fs.h"
 #include "xfsj/logread.h"
 #include "xfsj/ondisk.h"
 #include "xfsj/recover.h"
@@ -204,6 +206,46 @@ static void page_hook(void *arg, uint64_t done, uint64_t total)
 		usleep((useconds_t)*delay);
 }
 
+/*
+ * What the kernel does at mount after replaying: finish the pending
+ * intents, the unlinked inodes and the CoW staging extents.  The work is
+ * stamped with the LSN of the clean log about to be written at the head,
+ * which no later mount can see as being in the future.
+ */
+static int finish(struct run *run, struct xfsj_overlay *ov,
+		  const struct xfsj_log_ht *ht, struct xfsj_fault *f)
+{
+	struct xfsj_finish_stats st;
+	struct xfsj_fs *fs = NULL;
+	uint8_t sect[512];
+	struct xfsj_sb sb;
+	int err;
+
+	/* The geometry as the replay left it (a growfs may be in the log). */
+	err = xfsj_overlay_read(ov, sect, sizeof(sect), 0);
+	if (err)
+		return xfsj_fault_set(f, err, "superblock", "read", 0, 0);
+	xfsj_sb_decode(sect, &sb);
+	err = xfsj_fs_open(ov, &sb, xfsj_lsn(ht->cycle, ht->head_blk), &fs);
+	if (!err)
+		err = xfsj_finish_all(run->rc, fs, &st, f);
+	xfsj_fs_close(fs);
+	if (err) {
+		if (!f->structure)
+			xfsj_fault_set(f, err, "recovery", "finish", 0, 0);
+		return err;
+	}
+	printf("finished %llu EFI, %llu RUI and %llu CUI intents (%llu extents, %llu work items); "
+	       "%llu unlinked inodes (%llu freed, %llu blocks, %llu inode chunks); %llu CoW staging extents freed\n",
+	       (unsigned long long)st.efi, (unsigned long long)st.rui,
+	       (unsigned long long)st.cui, (unsigned long long)st.extents,
+	       (unsigned long long)st.deferred,
+	       (unsigned long long)st.iul.inodes, (unsigned long long)st.iul.freed,
+	       (unsigned long long)st.iul.blocks, (unsigned long long)st.iul.chunks,
+	       (unsigned long long)st.cow);
+	return 0;
+}
+
 static int replay(struct opts *o, struct xfsj_io *io)
 {
 	const char *env = getenv("XFSJ_REPAIR_TEST_DELAY_US");
@@ -312,11 +354,24 @@ static int replay(struct opts *o, struct xfsj_io *io)
 		goto out;
 	}
 	if (left > 0) {
-		printf("%s: the log leaves %d piece(s) of work (intents without their done item, "
-		       "unlinked inodes, CoW staging extents) that this version cannot finish yet; nothing was written%s\n",
-		       o->device, left, o->verbose ? "" : " (-v lists them)");
-		ret = EXIT_LEFTOVER;
-		goto out;
+		uint16_t type = 0;
+		int uns = xfsj_finish_supported(run.rc, &type);
+
+		if (uns < 0) {
+			print_fault(o->device, &f, uns);
+			goto out;
+		}
+		if (uns) {
+			printf("%s: the log leaves pending %s intents that this version cannot finish yet; "
+			       "nothing was written%s\n", o->device, intent_name(type),
+			       o->verbose ? "" : " (-v lists the work left)");
+			ret = EXIT_LEFTOVER;
+			goto out;
+		}
+		if (finish(&run, ov, &ht, &f)) {
+			print_fault(o->device, &f, f.err ? -f.err : -XFSJ_E_CORRUPT);
+			goto out;
+		}
 	}
 	err = xfsj_recover_update_sb(run.rc, &f);
 	if (!err)

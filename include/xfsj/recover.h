@@ -114,6 +114,20 @@ typedef void (*xfsj_leftover_fn)(void *arg, const struct xfsj_leftover *l);
 int xfsj_recover_leftovers(struct xfsj_recover *rc, xfsj_leftover_fn fn,
 			   void *arg);
 
+/* An intent without its done item, with a copy of its format region. */
+struct xfsj_pending_intent {
+	uint16_t type;
+	uint64_t id;
+	uint64_t lsn;
+	const uint8_t *fmt;
+	uint32_t len;
+};
+
+/* Every pending intent in log order; a non-zero return stops the walk. */
+typedef int (*xfsj_intent_fn)(void *arg, const struct xfsj_pending_intent *pi);
+int xfsj_recover_each_intent(struct xfsj_recover *rc, xfsj_intent_fn fn,
+			     void *arg);
+
 /*
  * Recompute the superblock summary counters from the AG headers, as the
  * kernel does after replaying a dirty log, clear the log-incompat features
