@@ -57,20 +57,21 @@ static void usage(FILE *out)
 	fputs(
 "Usage: xfsj-repair [-n] [-v] [-r REDOFILE] device\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
-"log recovery does, and leave a clean log.\n"
+"log recovery does, finish the work it leaves (pending EFI/RUI/CUI intents,\n"
+"unlinked inodes, CoW staging extents) and leave a clean log.\n"
 "\n"
 "  -n            no modify: replay in memory and report what would change;\n"
 "                the device is never opened for writing\n"
 "  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
 "                replay is written there and synced before the device is\n"
 "                touched, so a killed run finishes when run again\n"
-"  -v            verbose: list every piece of leftover work\n"
+"  -v            verbose: list every piece of leftover work before finishing it\n"
 "  -P            show progress even when not on a terminal\n"
 "  -V            print the version and exit\n"
 "\n"
 "Exit status: 0 clean log or replay done; 1 error (usage, I/O, corrupt or\n"
 "unsupported log); 2 with -n: the log is dirty and would be replayed;\n"
-"4 the log leaves work (intents, unlinked inodes) this version cannot\n"
+"4 the log leaves inode-level intents (BUI, ATTRI, XMI) this version cannot\n"
 "finish: nothing was written.\n", out);
 }
 

@@ -2,15 +2,23 @@
 # The crash suite: crash images made the way the kernel makes them (mount,
 # random seeded workload, `shutdown -f` while it runs, unmount), replayed
 # twice: copy A by xfsj-repair, copy B by the kernel (mount, unmount).
-# Cases whose log leaves no work behind must end identical (names, inode
+# Every case xfsj-repair replays must end identical (names, inode
 # numbers, types, modes, owners, sizes, link counts, xattrs, contents,
 # FIEMAP extents, free block and inode counts), xfs_repair -n (6.13) must
 # report nothing on A that it does not on B, and a second run on A must
-# find a clean log.  Cases with leftover work must be refused without a
-# byte written.  Then replays killed at random points and run again must
-# give the same bytes as an uninterrupted replay.
+# find a clean log.  That includes the cases whose log leaves work in the
+# allocation groups (pending EFI/RUI/CUI intents, unlinked inodes, CoW
+# staging extents), which xfsj-repair finishes as the kernel does at
+# mount; the "free" workload (deletes, truncates, punches, reflinks,
+# open-unlinked files, on filesystems with and without rmapbt) makes
+# them.  Cases that leave inode-level intents (BUI, ATTRI, XMI: not
+# finished yet) must be refused without a byte written.  Then replays
+# killed at random points and run again must give the same bytes as an
+# uninterrupted replay.
 #
-#   CASES=n (matched cases wanted, default 20)  SEED=s  KILLS=n (default 10)
+#   CASES=n (matched cases wanted, default 20)
+#   FREE_CASES=n (of which with finished AG work, default 20)
+#   SEED=s  KILLS=n (default 10)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashgen.sh"
 source "$(dirname "$0")/lib/treedump.sh"
@@ -20,8 +28,9 @@ REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 CASES=${CASES:-20}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 KILLS=${KILLS:-10}
-MAXTRIES=$((CASES * 4))
-echo "# replay-crash: seed $SEED, $CASES matched cases wanted"
+FREE_CASES=${FREE_CASES:-20}
+MAXTRIES=$(((CASES + FREE_CASES) * 3))
+echo "# replay-crash: seed $SEED, $CASES matched cases wanted, $FREE_CASES with AG work finished"
 
 sum() { md5sum < "$1" | cut -d' ' -f1; }
 
@@ -54,13 +63,28 @@ repair_findings() {
 		sed 's/[0-9]\{6,\}/N/g' | sort -u
 }
 
+# The work xfsj-repair reports having finished, as one number.
+finished_work() {
+	sed -n 's/^finished \([0-9]*\) EFI, \([0-9]*\) RUI and \([0-9]*\) CUI.*; \([0-9]*\) unlinked inodes.*; \([0-9]*\) CoW.*/\1 \2 \3 \4 \5/p' |
+		awk '{ print $1 + $2 + $3 + $4 + $5 }'
+}
+
 profiles=(noparent defaults bs1k normap smalllog mkfsxfs)
-matched=0 refused=0 tries=0 replayed_imgs=()
-while [ $matched -lt "$CASES" ] && [ $tries -lt $MAXTRIES ]; do
+free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k)
+matched=0 refused=0 tries=0 finished=0 nfree=0 replayed_imgs=()
+while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
+      [ $tries -lt $MAXTRIES ]; do
 	seed=$((SEED + tries))
-	profile=${profiles[tries % ${#profiles[@]}]}
-	mode=safe
-	[ $((tries % 5)) -eq 4 ] && mode=full
+	if [ $finished -lt "$FREE_CASES" ] &&
+	   { [ $((tries % 3)) -ne 0 ] || [ $matched -ge "$CASES" ]; }; then
+		profile=${free_profiles[nfree % ${#free_profiles[@]}]}
+		mode=free
+		nfree=$((nfree + 1))
+	else
+		profile=${profiles[tries % ${#profiles[@]}]}
+		mode=safe
+		[ $((tries % 5)) -eq 4 ] && mode=full
+	fi
 	tries=$((tries + 1))
 	name="case seed=$seed $profile $mode"
 	img=$T_DIR/crash.img
@@ -79,6 +103,8 @@ while [ $matched -lt "$CASES" ] && [ $tries -lt $MAXTRIES ]; do
 	rc=$?
 	if [ $rc -eq 4 ]; then
 		check "$name: leftover work refused (-n said $nrc)" test $nrc -eq 4
+		check "$name: refused only for inode-level intents" \
+			grep -q "pending .* intents that this version cannot finish" <<<"$out"
 		check "$name: refused without a byte written" test "$before" = "$(sum "$T_DIR/A.img")"
 		refused=$((refused + 1))
 		continue
@@ -88,6 +114,11 @@ while [ $matched -lt "$CASES" ] && [ $tries -lt $MAXTRIES ]; do
 		continue
 	fi
 	check "$name: -n exit status tells dirty ($nrc)" test $nrc -eq 2 -o $nrc -eq 0
+	work=$(finished_work <<<"$out")
+	if [ "${work:-0}" -gt 0 ]; then
+		finished=$((finished + 1))
+		name="$name (finished: $(grep '^finished' <<<"$out" | cut -c1-160))"
+	fi
 	out=$("$REPAIR" "$T_DIR/A.img" 2>&1)
 	check "$name: second run finds a clean log" grep -q "log is clean" <<<"$out"
 	check "$name: xfs_logprint 6.13 sees a clean log" \
@@ -122,8 +153,10 @@ while [ $matched -lt "$CASES" ] && [ $tries -lt $MAXTRIES ]; do
 		replayed_imgs+=("$T_DIR/keep${#replayed_imgs[@]}.img")
 	fi
 done
-echo "# $matched matched, $refused refused with leftover work, $tries images"
+echo "# $matched matched ($finished with AG work finished), $refused refused with inode-level intents, $tries images"
 check "at least $CASES cases replayed and compared ($matched)" test $matched -ge "$CASES"
+check "at least $FREE_CASES cases with AG work finished and compared ($finished)" \
+	test $finished -ge "$FREE_CASES"
 
 # Interruption: kill -9 at a random point, run again, compare bytes.
 k=0

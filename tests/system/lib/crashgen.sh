@@ -5,8 +5,10 @@
 #
 #   crash_image IMG SEED PROFILE MODE
 #
-# PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs
-#          (mkfsxfs: formatted by mkfs.xfs 6.13 with its defaults)
+# PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs |
+#          noparent_normap | noparent_bs1k
+#          (mkfsxfs: formatted by mkfs.xfs 6.13 with its defaults, which
+#          have rmapbt and reflink but no parent pointers)
 # MODE:    safe  - operations that leave no work behind in the log once
 #                  replayed (creates, writes, appends, overwrites, mkdir,
 #                  links, renames, symlinks, xattrs up to 64 KiB,
@@ -15,6 +17,10 @@
 #          full  - everything, including deletes, rmdir, truncates,
 #                  punched holes, reflink copies and open-but-unlinked
 #                  files
+#          free  - weighted to what leaves allocation-group work behind:
+#                  files of many extents (some in btree format) and
+#                  reflinked copies made, then deleted, truncated, punched
+#                  or unlinked while open
 # Needs common.sh (attach_loop, t_mount...) and XFSPROGS613.
 
 crash_mkfs_opts() {
@@ -24,6 +30,8 @@ crash_mkfs_opts() {
 	normap) echo "-m rmapbt=0" ;;
 	noparent) echo "-n parent=0" ;;
 	smalllog) echo "--small -l size=8m" ;;
+	noparent_normap) echo "-n parent=0 -m rmapbt=0" ;;
+	noparent_bs1k) echo "-b size=1024 -n parent=0" ;;
 	*) return 1 ;;
 	esac
 }
@@ -64,12 +72,41 @@ crash_op() {
 	return 0
 }
 
+# One operation of the "free" mode.
+crash_free_op() {
+	local dir=$1 a b i cmd
+	a="$dir/d$((RANDOM % 6))/g$((RANDOM % 40))"
+	b="$dir/d$((RANDOM % 6))/g$((RANDOM % 40))"
+	case $((RANDOM % 12)) in
+	0|1) # many small extents: every other block, up to ~300 extents
+	   cmd=(); for ((i = 0; i < 20 + RANDOM % 280; i += 1)); do
+		cmd+=(-c "pwrite -q $((i * 8))k 4k"); done
+	   xfs_io -f "${cmd[@]}" "$a" ;;
+	2) xfs_io -f -c "pwrite -q 0 $((64 + RANDOM % 960))k" "$a" ;;
+	3) [ -e "$a" ] && cp --reflink=always "$a" "$b.c" ;;
+	4|5) rm -f "$a" "$b.c" ;;
+	6) [ -e "$a" ] && xfs_io -c "truncate $((RANDOM % 256))k" "$a" ;;
+	7) [ -e "$a" ] && xfs_io -c "fpunch $((RANDOM % 512))k $((4 + RANDOM % 64))k" "$a" ;;
+	8) # open, unlink, keep writing: an inode on the unlinked list
+	   xfs_io -f -c "pwrite -q 0 $((4 + RANDOM % 200))k" "$a.tmp" &&
+		{ exec 8<>"$a.tmp"; rm -f "$a.tmp"; echo x >&8; } ;;
+	9) [ -e "$a" ] && xfs_io -c "pwrite -q $((RANDOM % 256))k 8k" "$a" ;;
+	10) rm -f "$dir"/d$((RANDOM % 6))/g$((RANDOM % 4))* ;;
+	11) [ -e "$a" ] && xfs_io -c "falloc $((RANDOM % 256))k 64k" "$a" ;;
+	esac
+	return 0
+}
+
 crash_workload() {
 	local dir=$1 seed=$2 mode=$3 i
 	RANDOM=$seed
 	for i in $(seq 0 5); do mkdir -p "$dir/d$i"; done
 	while :; do
-		crash_op "$dir" "$mode" 2>/dev/null || true
+		if [ "$mode" = free ]; then
+			crash_free_op "$dir" 2>/dev/null || true
+		else
+			crash_op "$dir" "$mode" 2>/dev/null || true
+		fi
 	done
 }
 
