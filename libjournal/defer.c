@@ -167,6 +167,89 @@ int xfsj_defer_finish(struct xfsj_fs *fs, struct xfsj_fault *f)
 	return 0;
 }
 
+/*
+ * Recovery runs each recovered intent's own work as one step and keeps
+ * what that step queued for later (the kernel "captures" it and finishes
+ * the captured chains only after every intent has been started).
+ */
+struct xfsj_defer_chain {
+	struct qitem *v;
+	size_t n;
+};
+
+int xfsj_defer_finish_capture(struct xfsj_fs *fs,
+			      struct xfsj_defer_chain **chain,
+			      struct xfsj_fault *f)
+{
+	struct xfsj_defer_q *q = queue(fs);
+	struct xfsj_defer_chain *c;
+	int err = 0;
+
+	*chain = NULL;
+	if (!q)
+		return -XFSJ_E_NOMEM;
+	if (q->finishing)
+		return -XFSJ_E_INVAL;
+	q->finishing = true;
+	while (q->head < q->n && !err) {
+		struct xfsj_work w = q->v[q->head++].w;
+
+		err = finish_one(fs, &w, f);
+		if (!err)
+			q->done++;
+	}
+	q->finishing = false;
+	q->head = q->n = 0;
+	if (err) {
+		q->nfresh = 0;
+		return err;
+	}
+	if (!q->nfresh)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -XFSJ_E_NOMEM;
+	c->v = q->fresh;
+	c->n = q->nfresh;
+	q->fresh = NULL;
+	q->nfresh = q->capfresh = 0;
+	*chain = c;
+	return 0;
+}
+
+int xfsj_defer_resume(struct xfsj_fs *fs, struct xfsj_defer_chain *chain,
+		      struct xfsj_fault *f)
+{
+	struct xfsj_defer_q *q = queue(fs);
+	int err = 0;
+
+	if (!chain)
+		return 0;
+	if (!q || q->finishing || q->head < q->n) {
+		xfsj_defer_chain_free(chain);
+		return q ? -XFSJ_E_INVAL : -XFSJ_E_NOMEM;
+	}
+	/* Same grouping as work queued while finishing. */
+	q->finishing = true;
+	for (size_t i = 0; i < chain->n && !err; i++)
+		err = push(&q->fresh, &q->nfresh, &q->capfresh, &chain->v[i].w);
+	q->finishing = false;
+	xfsj_defer_chain_free(chain);
+	if (!err)
+		err = splice_fresh(q);
+	if (!err)
+		err = xfsj_defer_finish(fs, f);
+	return err;
+}
+
+void xfsj_defer_chain_free(struct xfsj_defer_chain *chain)
+{
+	if (!chain)
+		return;
+	free(chain->v);
+	free(chain);
+}
+
 uint64_t xfsj_defer_done(struct xfsj_fs *fs)
 {
 	struct xfsj_defer_q *q = queue(fs);

@@ -12,6 +12,7 @@
  * An intent whose extents do not fit the filesystem is corruption: the
  * kernel refuses to mount then, and so do we.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "xfsj/defer.h"
@@ -65,6 +66,8 @@ struct ctx {
 	const struct xfsj_sb *sb;
 	struct xfsj_finish_stats *st;
 	struct xfsj_fault *f;
+	struct xfsj_defer_chain **chains;	/* captured, in order */
+	size_t nchain;
 };
 
 /* Is [fsbno, fsbno + len) inside one AG of the data device? */
@@ -186,9 +189,31 @@ static int queue_cui(struct ctx *c, const struct xfsj_pending_intent *pi,
 	return 0;
 }
 
+static int queue_one(struct ctx *c, const struct xfsj_pending_intent *pi);
+
+/* One recovered intent: its own work now, the rest captured. */
 static int queue_intent(void *arg, const struct xfsj_pending_intent *pi)
 {
 	struct ctx *c = arg;
+	struct xfsj_defer_chain *chain = NULL, **n;
+	int err = queue_one(c, pi);
+
+	if (!err)
+		err = xfsj_defer_finish_capture(c->fs, &chain, c->f);
+	if (err || !chain)
+		return err;
+	n = realloc(c->chains, (c->nchain + 1) * sizeof(*n));
+	if (!n) {
+		xfsj_defer_chain_free(chain);
+		return -XFSJ_E_NOMEM;
+	}
+	c->chains = n;
+	c->chains[c->nchain++] = chain;
+	return 0;
+}
+
+static int queue_one(struct ctx *c, const struct xfsj_pending_intent *pi)
+{
 	uint32_t n;
 
 	if (pi->len < FMT_HDR)
@@ -218,21 +243,26 @@ int xfsj_finish_all(struct xfsj_recover *rc, struct xfsj_fs *fs,
 		    struct xfsj_finish_stats *st, struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	struct ctx c = { fs, sb, st, f };
+	struct ctx c = { fs, sb, st, f, NULL, 0 };
 	uint64_t done0 = xfsj_defer_done(fs);
 	int err;
 
 	memset(st, 0, sizeof(*st));
 	/*
-	 * All intents' own work is queued first, in log order, and run as
-	 * one queue: what it queues in turn runs before the next group but
-	 * after the group that queued it, which keeps each intent's
-	 * consequences together as the kernel's captured chains do.
+	 * Each intent's own work is one step, in log order; what a step
+	 * queues is captured and run, chain by chain, once every intent has
+	 * had its step, as the kernel's recovery does.
 	 */
+	c.chains = NULL;
+	c.nchain = 0;
 	err = xfsj_recover_each_intent(rc, queue_intent, &c);
-	if (err)
-		return err;
-	err = xfsj_defer_finish(fs, f);
+	for (size_t i = 0; i < c.nchain; i++) {
+		if (!err)
+			err = xfsj_defer_resume(fs, c.chains[i], f);
+		else
+			xfsj_defer_chain_free(c.chains[i]);
+	}
+	free(c.chains);
 	if (err)
 		return err;
 	err = xfsj_iunlink_process(fs, &st->iul, f);

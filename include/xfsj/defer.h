@@ -63,6 +63,21 @@ int xfsj_defer_add(struct xfsj_fs *fs, const struct xfsj_work *w);
 /* Run the queue until it is empty. */
 int xfsj_defer_finish(struct xfsj_fs *fs, struct xfsj_fault *f);
 
+/*
+ * Log recovery's order: finish what is queued now (one recovered
+ * intent's work) without running what it queues; that is handed back as
+ * a captured chain (NULL when nothing was queued), to be resumed, with
+ * all its consequences, after every intent has had its step.
+ */
+struct xfsj_defer_chain;
+int xfsj_defer_finish_capture(struct xfsj_fs *fs,
+			      struct xfsj_defer_chain **chain,
+			      struct xfsj_fault *f);
+/* Run @chain to the end (and free it). */
+int xfsj_defer_resume(struct xfsj_fs *fs, struct xfsj_defer_chain *chain,
+		      struct xfsj_fault *f);
+void xfsj_defer_chain_free(struct xfsj_defer_chain *chain);
+
 /* Items finished on this handle so far. */
 uint64_t xfsj_defer_done(struct xfsj_fs *fs);
 
