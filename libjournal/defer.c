@@ -256,31 +256,3 @@ uint64_t xfsj_defer_done(struct xfsj_fs *fs)
 
 	return q ? q->done : 0;
 }
-
-/*
- * TEMPORARY (removed when alloc.c, rmap.c and refcount.c land): weak
- * stand-ins so that the library links while the finishers are written.
- */
-__attribute__((weak)) int xfsj_free_finish(struct xfsj_fs *fs,
-					   const struct xfsj_work *w,
-					   struct xfsj_fault *f)
-{
-	(void)fs; (void)w;
-	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "deferred work", "free", 0, 0);
-}
-
-__attribute__((weak)) int xfsj_rmap_finish(struct xfsj_fs *fs,
-					   const struct xfsj_work *w,
-					   struct xfsj_fault *f)
-{
-	(void)fs; (void)w;
-	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "deferred work", "rmap", 0, 0);
-}
-
-__attribute__((weak)) int xfsj_refcount_finish(struct xfsj_fs *fs,
-					       const struct xfsj_work *w,
-					       struct xfsj_fault *f)
-{
-	(void)fs; (void)w;
-	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "deferred work", "refcount", 0, 0);
-}

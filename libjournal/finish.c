@@ -281,23 +281,3 @@ int xfsj_finish_all(struct xfsj_recover *rc, struct xfsj_fs *fs,
 	st->deferred = xfsj_defer_done(fs) - done0;
 	return xfsj_fs_flush(fs, f);
 }
-
-/*
- * TEMPORARY (removed when iunlink.c and refcount.c land): weak stand-ins
- * so that the library links while those are written.
- */
-__attribute__((weak)) int xfsj_iunlink_process(struct xfsj_fs *fs,
-					       struct xfsj_iunlink_stats *st,
-					       struct xfsj_fault *f)
-{
-	(void)fs; (void)st;
-	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "unlinked inodes", "process", 0, 0);
-}
-
-__attribute__((weak)) int xfsj_refcount_recover_cow(struct xfsj_fs *fs,
-						    uint32_t agno, uint64_t *freed,
-						    struct xfsj_fault *f)
-{
-	(void)fs; (void)agno; (void)freed;
-	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "CoW staging extents", "free", 0, 0);
-}

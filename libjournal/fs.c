@@ -75,6 +75,11 @@ const struct xfsj_sb *xfsj_fs_sb(const struct xfsj_fs *fs)
 	return &fs->sb;
 }
 
+uint64_t xfsj_fs_lsn(const struct xfsj_fs *fs)
+{
+	return fs->lsn;
+}
+
 struct xfsj_overlay *xfsj_fs_overlay(struct xfsj_fs *fs)
 {
 	return fs->ov;

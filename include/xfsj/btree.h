@@ -47,7 +47,12 @@ struct xfsj_btree_cur;
 
 /*
  * Where a tree gets new blocks and puts freed ones.  @near is a hint (the
- * block being split).  Return 0, or -XFSJ_E_NOSPC when none is left.
+ * block being split, or the old root).  Return 0, or -XFSJ_E_NOSPC when
+ * none is left (the insert then fails with it).  The source only finds
+ * and releases blocks: the engine itself initialises new blocks, forgets
+ * the buffers of freed ones, and keeps the header counters of the tree
+ * (agf_btreeblks for bnobt/cntbt/rmapbt, agf_rmap_blocks,
+ * agf_refcount_blocks, agi_iblocks/agi_fblocks with inobtcount).
  */
 struct xfsj_btree_blocks {
 	int (*alloc)(void *arg, struct xfsj_btree_cur *cur, uint32_t near,
@@ -61,7 +66,8 @@ struct xfsj_btree_blocks {
  * A cursor on tree @bt of AG @agno.  The tree's root and height are read
  * from (and written back to) the AGF or AGI through @fs.  @blocks may be
  * NULL for a cursor that only reads.  Faults go to @f, which must outlive
- * the cursor.
+ * the cursor.  -XFSJ_E_UNSUPP for a tree the filesystem does not have
+ * (finobt, rmapbt, refcountbt), -XFSJ_E_INVAL for the bmbt.
  */
 int xfsj_btree_cur_new(struct xfsj_fs *fs, enum xfsj_btnum bt, uint32_t agno,
 		       const struct xfsj_btree_blocks *blocks,
@@ -88,13 +94,20 @@ int xfsj_btree_get_rec(struct xfsj_btree_cur *cur,
 int xfsj_btree_increment(struct xfsj_btree_cur *cur, int level, int *stat);
 int xfsj_btree_decrement(struct xfsj_btree_cur *cur, int level, int *stat);
 /* Replace the record under the cursor (its key may change only where
- * the order is kept); parent keys are updated. */
+ * the order is kept); parent keys, and for the cntbt agf_longest, are
+ * updated. */
 int xfsj_btree_update(struct xfsj_btree_cur *cur,
 		      const union xfsj_btree_irec *rec);
-/* Insert @rec where the last lookup left the cursor. */
+/*
+ * Insert @rec where the last lookup (EQ or GE of @rec) left the cursor;
+ * if the cursor is not at a place where @rec belongs, the engine looks
+ * the place up itself.  A record with the same key is refused
+ * (-XFSJ_E_INVAL).  Afterwards the cursor points at the new record.
+ */
 int xfsj_btree_insert(struct xfsj_btree_cur *cur,
 		      const union xfsj_btree_irec *rec, int *stat);
-/* Delete the record under the cursor. */
+/* Delete the record under the cursor (*stat 0 if there is none); the
+ * cursor is left where the kernel leaves it, at the record's place. */
 int xfsj_btree_delete(struct xfsj_btree_cur *cur, int *stat);
 
 /* Visit records in key order; a non-zero return from @fn stops the walk
@@ -117,7 +130,8 @@ unsigned int xfsj_btree_height(const struct xfsj_btree_cur *cur);
 /*
  * Check the whole tree: block verifiers, levels, record and key order,
  * parent keys equal to (or for rmapbt, spanning) their children, sibling
- * pointers, every non-root block at least half full.  0 or a fault.
+ * pointers, every non-root block at least half full, and for the cntbt
+ * agf_longest equal to the last record's length.  0 or a fault.
  */
 int xfsj_btree_check(struct xfsj_btree_cur *cur);
 

@@ -44,6 +44,8 @@ int xfsj_fs_open(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 		 uint64_t lsn, struct xfsj_fs **out);
 void xfsj_fs_close(struct xfsj_fs *fs);
 const struct xfsj_sb *xfsj_fs_sb(const struct xfsj_fs *fs);
+/* The LSN this handle stamps (inode writers stamp di_lsn themselves). */
+uint64_t xfsj_fs_lsn(const struct xfsj_fs *fs);
 struct xfsj_overlay *xfsj_fs_overlay(struct xfsj_fs *fs);
 /* The verifier context for AG @agno (agblocks of the last AG is short). */
 void xfsj_fs_vctx(const struct xfsj_fs *fs, uint32_t agno,

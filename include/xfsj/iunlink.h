@@ -8,6 +8,11 @@
  * finobt (a chunk whose inodes are all free is freed too, unless
  * the filesystem keeps inode chunks), the inode core is cleared (mode 0,
  * generation bumped), and the lists are emptied.
+ *
+ * An inode on a list that still has links is left where it is, as the
+ * kernel leaves it.  A list that loops, points outside its AG or into the
+ * wrong bucket, or holds an inode that fails verification (a free inode
+ * included) is refused before anything on it is changed.
  */
 #ifndef XFSJ_IUNLINK_H
 #define XFSJ_IUNLINK_H
@@ -25,10 +30,51 @@ struct xfsj_iunlink_stats {
 int xfsj_iunlink_process(struct xfsj_fs *fs, struct xfsj_iunlink_stats *st,
 			 struct xfsj_fault *f);
 
-/* The pieces, for tests and for later repair. */
+/*
+ * The pieces, for tests and for later repair.
+ *
+ * xfsj_inode_truncate_forks unmaps both forks the way the kernel's
+ * inactivation does (data fork from its last extent backwards, then the
+ * attribute fork, which is removed), runs the deferred work and updates
+ * the inode core (extent counts, nblocks, size, forkoff).  *blocks
+ * counts the blocks that left the inode (bmbt blocks included).
+ *
+ * xfsj_ifree frees the inode in the inobt/finobt and AGI (and its chunk
+ * when all of it is free), takes it off its unlinked list if it is on
+ * one, and clears its core; the core of an inode whose chunk was freed
+ * is left as it is on disk (the kernel stales those buffers).
+ */
 int xfsj_inode_truncate_forks(struct xfsj_fs *fs, uint64_t ino,
 			      uint64_t *blocks, struct xfsj_fault *f);
 int xfsj_ifree(struct xfsj_fs *fs, uint64_t ino, bool *chunk_freed,
 	       struct xfsj_fault *f);
+
+/* ---- inode allocation btrees (ialloc.c) ---- */
+
+/* What freeing one inode did to its chunk. */
+struct xfsj_difree_res {
+	bool chunk_freed;
+	uint32_t startino;	/* agino of the chunk's first inode */
+	uint16_t holemask;	/* sparse chunks: 4-inode holes */
+};
+
+/*
+ * Mark inode @agino of AG @agno free in the inobt, the finobt and the
+ * AGI counters, as the kernel's xfs_difree does.  When every inode of the
+ * chunk is then free (and a block holds no more than one chunk) the
+ * chunk's records are deleted and its blocks are queued as deferred free
+ * work with owner OWN_INODES; the caller runs xfsj_defer_finish.
+ */
+int xfsj_difree(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
+		struct xfsj_difree_res *res, struct xfsj_fault *f);
+
+/*
+ * The extents [agbno, agbno + len) of a chunk's allocated parts: calls
+ * @fn per extent, in increasing block order.  @startino is the chunk's
+ * first agino.
+ */
+typedef int (*xfsj_chunk_extent_fn)(void *arg, uint32_t agbno, uint32_t len);
+int xfsj_ichunk_extents(const struct xfsj_sb *sb, uint32_t startino,
+			uint16_t holemask, xfsj_chunk_extent_fn fn, void *arg);
 
 #endif
