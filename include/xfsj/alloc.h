@@ -15,7 +15,7 @@
 #include "xfsj/btree.h"
 #include "xfsj/fs.h"
 
-/* Special rmap owners (XFSJ_RMAP_OWN_*) are in format.h. */
+/* The special rmap owners (XFSJ_RMAP_OWN_*) are in format.h. */
 
 /* Who a block belonged to, for the rmap update of a free or alloc. */
 struct xfsj_owner {
@@ -51,10 +51,43 @@ int xfsj_alloc_fix_freelist(struct xfsj_fs *fs, uint32_t agno,
 			    struct xfsj_fault *f);
 
 /*
+ * Fix the AGFL of @agno as for a free, run @op, then free the blocks a
+ * too-long AGFL gave up: the kernel defers those frees, so they happen
+ * after the work item that fixed the freelist (an rmap update, say).
+ */
+int xfsj_alloc_with_freelist(struct xfsj_fs *fs, uint32_t agno,
+			     int (*op)(void *arg, struct xfsj_fault *f),
+			     void *arg, struct xfsj_fault *f);
+
+/*
  * The block source (btree.h) of tree @bt: bnobt, cntbt and rmapbt take
- * and return AGFL blocks; inobt, finobt and refcountbt allocate from and
- * free to free space with their own rmap owner.
+ * and return AGFL blocks; inobt and finobt allocate a block near the one
+ * being split, refcountbt near its mkfs root position, with rmap owner
+ * OWN_INOBT or OWN_REFC, and their freed blocks are queued as XFSJ_W_FREE
+ * work (the kernel defers those frees).  The engine keeps the header
+ * block counters (btreeblks, rmap_blocks, refcount_blocks, iblocks).
+ * NULL for trees that do not live in an AG.
  */
 const struct xfsj_btree_blocks *xfsj_alloc_block_source(enum xfsj_btnum bt);
+
+/*
+ * The AGFL length the kernel keeps for AG @agno: enough blocks for a
+ * full split of bnobt, cntbt (and rmapbt) at their current heights, and
+ * a second split while refilling (Linux 6.7's rule).  0 when the AGF
+ * cannot be read (the fault is in @f).
+ */
+unsigned int xfsj_alloc_min_freelist(struct xfsj_fs *fs, uint32_t agno,
+				     struct xfsj_fault *f);
+
+/*
+ * Finish one XFSJ_W_FREE item the way the kernel finishes an extent-free
+ * intent: fix the freelist, then free with the item's owner.  A recovered
+ * EFI carries no owner, so recovery queues it with XFSJ_RMAP_OWN_UNKNOWN
+ * (the kernel's choice): the rmap is then removed whoever owns it, or
+ * left alone when an RUI already removed it.
+ */
+struct xfsj_work;
+int xfsj_free_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
+		     struct xfsj_fault *f);
 
 #endif
