@@ -14,10 +14,29 @@
 #include "xfsj/defer.h"
 
 /*
+ * Queue the work the kernel's xfs_refcount_{increase,decrease}_extent and
+ * xfs_refcount_{alloc,free}_cow_extent queue (nothing without reflink).
+ * The CoW ones also queue the staging extent's OWN_COW reverse mapping
+ * (when rmapbt is on), as deferred rmap work: alloc queues the refcount
+ * work then the rmap; free queues the rmap then the refcount work.
+ */
+int xfsj_refcount_increase_extent(struct xfsj_fs *fs, uint64_t fsbno,
+				  uint32_t len);
+int xfsj_refcount_decrease_extent(struct xfsj_fs *fs, uint64_t fsbno,
+				  uint32_t len);
+int xfsj_refcount_alloc_cow_extent(struct xfsj_fs *fs, uint64_t fsbno,
+				   uint32_t len);
+int xfsj_refcount_free_cow_extent(struct xfsj_fs *fs, uint64_t fsbno,
+				  uint32_t len);
+
+/*
  * What the kernel does at mount after a crash on a reflink filesystem:
  * every CoW staging extent left in AG @agno's refcount btree is freed
  * (its staging record and its OWN_COW reverse mapping removed, the space
- * returned).  *freed counts the extents.
+ * returned), each extent's work finished before the next is queued, as
+ * the kernel does one transaction per extent.  *freed counts the
+ * extents.  A record in the CoW domain whose count is not one is
+ * corruption.
  */
 int xfsj_refcount_recover_cow(struct xfsj_fs *fs, uint32_t agno,
 			      uint64_t *freed, struct xfsj_fault *f);
