@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xfsj/bmap.h"
 #include "xfsj/defer.h"
 
 struct qitem {
@@ -71,7 +72,7 @@ int xfsj_defer_add(struct xfsj_fs *fs, const struct xfsj_work *w)
 
 	if (!q)
 		return -XFSJ_E_NOMEM;
-	if (w->kind > XFSJ_W_REFC || !w->len)
+	if (w->kind > XFSJ_W_BMAP || !w->len)
 		return -XFSJ_E_INVAL;
 	if (q->finishing)
 		return push(&q->fresh, &q->nfresh, &q->capfresh, w);
@@ -88,6 +89,8 @@ static int finish_one(struct xfsj_fs *fs, const struct xfsj_work *w,
 		return xfsj_rmap_finish(fs, w, f);
 	case XFSJ_W_REFC:
 		return xfsj_refcount_finish(fs, w, f);
+	case XFSJ_W_BMAP:
+		return xfsj_bmap_finish(fs, w, f);
 	}
 	return -XFSJ_E_INVAL;
 }
@@ -100,7 +103,7 @@ static int splice_fresh(struct xfsj_defer_q *q)
 {
 	size_t rest = q->n - q->head, total = rest + q->nfresh, k = 0;
 	struct qitem *nv;
-	int order[3], norder = 0;
+	int order[4], norder = 0;
 
 	if (!q->nfresh)
 		return 0;

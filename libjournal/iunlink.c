@@ -15,6 +15,7 @@
 
 #include "xfsj/crc32c.h"
 #include "xfsj/defer.h"
+#include "xfsj/iget.h"
 #include "xfsj/iunlink.h"
 
 #define BUCKETS			XFSJ_AGI_UNLINKED_BUCKETS
@@ -26,88 +27,6 @@
 #define MAX_FILEOFF		((1ULL << 54) - 1)
 /* Extents the kernel unmaps per truncate transaction. */
 #define ITRUNC_MAX_EXTENTS	2
-
-/* ---- inode buffers ---- */
-
-struct ibuf {
-	struct xfsj_buf *bp;
-	uint8_t *dip;
-	uint64_t byte_off;	/* of the inode on the device */
-	struct xfsj_dinode di;
-};
-
-/*
- * Verify the inode at @dip.  @truncated: the inode may be one this code
- * truncated but has not freed yet, a directory or symlink whose size the
- * truncation set to zero as the kernel does; the verifier (like the
- * kernel's) refuses that size, so such an inode is checked with a size of
- * one block instead, its own CRC having been checked first.
- */
-static int inode_verify(struct xfsj_fs *fs, const uint8_t *dip, uint32_t agno,
-			uint64_t ino, uint64_t byte_off, bool truncated,
-			struct xfsj_fault *f)
-{
-	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	uint16_t mode = xfsj_get_be16(dip + 2) & S_IFMT;
-	uint8_t tmp[2048];
-	struct xfsj_vctx c;
-
-	xfsj_fs_vctx(fs, agno, &c);
-	if (!truncated || (mode != S_IFDIR && mode != S_IFLNK) ||
-	    xfsj_get_be64(dip + 56) != 0 || sb->inodesize > sizeof(tmp))
-		return xfsj_dinode_verify(dip, &c, ino, byte_off, f);
-	if (!xfsj_cksum_ok(dip, sb->inodesize, XFSJ_DINODE_CRC_OFF))
-		return xfsj_fault_set(f, XFSJ_E_BADCRC, "inode", "crc",
-				      byte_off + XFSJ_DINODE_CRC_OFF, ino);
-	memcpy(tmp, dip, sb->inodesize);
-	xfsj_put_be64(tmp + 56, sb->blocksize);
-	xfsj_dinode_finish(tmp, sb->inodesize);
-	return xfsj_dinode_verify(tmp, &c, ino, byte_off, f);
-}
-
-static int inode_get(struct xfsj_fs *fs, uint64_t ino, bool truncated,
-		     struct ibuf *ib, struct xfsj_fault *f)
-{
-	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	uint32_t agno = xfsj_ino_agno(sb, ino);
-	uint32_t agino = xfsj_ino_agino(sb, ino);
-	uint32_t agbno = agino >> sb->inopblog;
-	uint64_t daddr;
-	int err;
-
-	if (agno >= sb->agcount || agbno >= xfsj_fs_ag_blocks(fs, agno) ||
-	    xfsj_agino_to_ino(sb, agno, agino) != ino)
-		return xfsj_fault_set(f, XFSJ_E_RANGE, "inode", "ino", 0, ino);
-	if (sb->inodesize > sb->blocksize)
-		return xfsj_fault_set(f, XFSJ_E_UNSUPP, "superblock",
-				      "inodesize", 104, sb->inodesize);
-	daddr = xfsj_agb_to_daddr(sb, agno, agbno);
-	err = xfsj_buf_read(fs, daddr, sb->blocksize, &ib->bp);
-	if (err)
-		return xfsj_fault_set(f, err, "inode", "read", daddr << 9, ino);
-	ib->dip = ib->bp->data +
-		  (size_t)(agino & ((1U << sb->inopblog) - 1)) * sb->inodesize;
-	ib->byte_off = (daddr << 9) + (uint64_t)(ib->dip - ib->bp->data);
-	err = inode_verify(fs, ib->dip, agno, ino, ib->byte_off, truncated, f);
-	if (err)
-		return err;
-	xfsj_dinode_decode(ib->dip, &ib->di);
-	return 0;
-}
-
-static int inode_read(struct xfsj_fs *fs, uint64_t ino, struct ibuf *ib,
-		      struct xfsj_fault *f)
-{
-	return inode_get(fs, ino, false, ib, f);
-}
-
-/* Write the core back and keep the inode's CRC valid. */
-static void inode_write(struct xfsj_fs *fs, struct ibuf *ib)
-{
-	xfsj_dinode_encode(&ib->di, ib->dip);
-	xfsj_dinode_finish(ib->dip, xfsj_fs_sb(fs)->inodesize);
-	xfsj_buf_dirty(ib->bp);
-}
 
 /* ---- a set of block numbers (bmbt blocks seen) ---- */
 
@@ -365,7 +284,7 @@ static void fork_area(const struct xfsj_fs *fs, const struct xfsj_dinode *di,
 }
 
 /* Read every mapping of a fork (and, for a btree, its blocks). */
-static int fork_read(struct xfsj_fs *fs, uint64_t ino, const struct ibuf *ib,
+static int fork_read(struct xfsj_fs *fs, uint64_t ino, const struct xfsj_iref *ib,
 		     bool attr, struct fork_map *m, struct xfsj_fault *f)
 {
 	const struct xfsj_dinode *di = &ib->di;
@@ -576,7 +495,7 @@ static int sim_to_extents(struct bmbt_sim *s)
  * the space.  After a round the fork goes back to extents format once the
  * remaining extents fit in the inode.
  */
-static int fork_truncate(struct xfsj_fs *fs, uint64_t ino, struct ibuf *ib,
+static int fork_truncate(struct xfsj_fs *fs, uint64_t ino, struct xfsj_iref *ib,
 			 bool attr, uint64_t *blocks, struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
@@ -641,14 +560,14 @@ out:
 int xfsj_inode_truncate_forks(struct xfsj_fs *fs, uint64_t ino,
 			      uint64_t *blocks, struct xfsj_fault *f)
 {
-	struct ibuf ib;
+	struct xfsj_iref ib;
 	uint64_t dblocks = 0, ablocks = 0;
 	bool had_extents, has_attr;
 	unsigned int fmt;
 	int err;
 
 	*blocks = 0;
-	err = inode_get(fs, ino, true, &ib, f);
+	err = xfsj_iget(fs, ino, true, &ib, f);
 	if (err)
 		return err;
 	if (ib.di.mode == 0)
@@ -669,13 +588,13 @@ int xfsj_inode_truncate_forks(struct xfsj_fs *fs, uint64_t ino,
 	if (has_attr && (ib.di.aformat == XFSJ_DINODE_FMT_EXTENTS ||
 			 ib.di.aformat == XFSJ_DINODE_FMT_BTREE)) {
 		/* The data fork's deferred work ran in between. */
-		err = inode_get(fs, ino, true, &ib, f);
+		err = xfsj_iget(fs, ino, true, &ib, f);
 		if (!err)
 			err = fork_truncate(fs, ino, &ib, true, &ablocks, f);
 		if (err)
 			return err;
 	}
-	err = inode_get(fs, ino, true, &ib, f);
+	err = xfsj_iget(fs, ino, true, &ib, f);
 	if (err)
 		return err;
 	if (dblocks + ablocks > ib.di.nblocks)
@@ -728,7 +647,7 @@ int xfsj_inode_truncate_forks(struct xfsj_fs *fs, uint64_t ino,
 	}
 	/* The kernel's flush stamps the LSN of the work; ours is the handle's. */
 	ib.di.lsn = xfsj_fs_lsn(fs);
-	inode_write(fs, &ib);
+	xfsj_iput(fs, &ib, false);
 	*blocks = dblocks + ablocks;
 	return 0;
 }
@@ -771,14 +690,14 @@ static int iunlink_remove(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
 	limit = (uint64_t)xfsj_get_be32(agibp->data + 16) + 1;
 	cur = xfsj_get_be32(agibp->data + AGI_UNLINKED_OFF + 4 * bucket);
 	while (cur != XFSJ_NULLAGINO && cur != agino) {
-		struct ibuf ib;
+		struct xfsj_iref ib;
 
 		if (++steps > limit)
 			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "AGI",
 					      "unlinked list loops",
 					      bucket_off(fs, agno, bucket),
 					      bucket);
-		err = inode_read(fs, xfsj_agino_to_ino(sb, agno, cur), &ib, f);
+		err = xfsj_iget(fs, xfsj_agino_to_ino(sb, agno, cur), false, &ib, f);
 		if (err)
 			return err;
 		prev = cur;
@@ -792,13 +711,13 @@ static int iunlink_remove(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
 			      next);
 		xfsj_buf_dirty(agibp);
 	} else {
-		struct ibuf ib;
+		struct xfsj_iref ib;
 
-		err = inode_read(fs, xfsj_agino_to_ino(sb, agno, prev), &ib, f);
+		err = xfsj_iget(fs, xfsj_agino_to_ino(sb, agno, prev), false, &ib, f);
 		if (err)
 			return err;
 		ib.di.next_unlinked = next;
-		inode_write(fs, &ib);
+		xfsj_iput(fs, &ib, false);
 	}
 	return 0;
 }
@@ -810,7 +729,7 @@ static uint64_t to_bigtime(uint64_t legacy)
 }
 
 /* The core as the kernel's xfs_ifree leaves it. */
-static void inode_clear(struct xfsj_fs *fs, struct ibuf *ib)
+static void inode_clear(struct xfsj_fs *fs, struct xfsj_iref *ib)
 {
 	struct xfsj_dinode *di = &ib->di;
 	uint64_t flags2 = 0;
@@ -840,7 +759,7 @@ static void inode_clear(struct xfsj_fs *fs, struct ibuf *ib)
 	di->gen++;
 	di->next_unlinked = XFSJ_NULLAGINO;
 	di->lsn = xfsj_fs_lsn(fs);
-	inode_write(fs, ib);
+	xfsj_iput(fs, ib, false);
 }
 
 struct forget_arg {
@@ -871,12 +790,12 @@ int xfsj_ifree(struct xfsj_fs *fs, uint64_t ino, bool *chunk_freed,
 	uint32_t agno = xfsj_ino_agno(sb, ino);
 	uint32_t agino = xfsj_ino_agino(sb, ino);
 	struct xfsj_difree_res res;
-	struct ibuf ib;
+	struct xfsj_iref ib;
 	bool found;
 	int err;
 
 	*chunk_freed = false;
-	err = inode_get(fs, ino, true, &ib, f);
+	err = xfsj_iget(fs, ino, true, &ib, f);
 	if (err)
 		return err;
 	if (ib.di.mode == 0)
@@ -889,7 +808,7 @@ int xfsj_ifree(struct xfsj_fs *fs, uint64_t ino, bool *chunk_freed,
 	err = iunlink_remove(fs, agno, agino, ib.di.next_unlinked, &found, f);
 	if (err)
 		return err;
-	err = inode_get(fs, ino, true, &ib, f);
+	err = xfsj_iget(fs, ino, true, &ib, f);
 	if (err)
 		return err;
 	if (res.chunk_freed) {
@@ -924,7 +843,7 @@ static int list_check(struct xfsj_fs *fs, uint32_t agno, unsigned int bucket,
 	int err;
 
 	while (cur != XFSJ_NULLAGINO) {
-		struct ibuf ib;
+		struct xfsj_iref ib;
 
 		if (cur == mark)
 			return xfsj_fault_set(f, XFSJ_E_CORRUPT,
@@ -936,7 +855,7 @@ static int list_check(struct xfsj_fs *fs, uint32_t agno, unsigned int bucket,
 			return xfsj_fault_set(f, XFSJ_E_CORRUPT,
 					      "unlinked list", "next_unlinked",
 					      ptr_off, cur);
-		err = inode_read(fs, xfsj_agino_to_ino(sb, agno, cur), &ib, f);
+		err = xfsj_iget(fs, xfsj_agino_to_ino(sb, agno, cur), false, &ib, f);
 		if (err)
 			return err;
 		if (ib.di.mode == 0)
@@ -975,10 +894,10 @@ static int process_bucket(struct xfsj_fs *fs, uint32_t agno,
 	while (cur != XFSJ_NULLAGINO) {
 		uint64_t ino = xfsj_agino_to_ino(sb, agno, cur);
 		uint64_t blocks;
-		struct ibuf ib;
+		struct xfsj_iref ib;
 		bool chunk;
 
-		err = inode_read(fs, ino, &ib, f);
+		err = xfsj_iget(fs, ino, false, &ib, f);
 		if (err)
 			return err;
 		cur = ib.di.next_unlinked;

@@ -35,8 +35,10 @@ struct intent {
 	uint16_t type;
 	uint64_t id;
 	uint64_t lsn;
-	uint8_t *fmt;		/* a copy of the intent's format region */
-	uint32_t len;
+	uint8_t *fmt;		/* a copy of all the item's regions */
+	uint32_t len;		/* of region 0, the format */
+	struct xfsj_region *regs;
+	uint16_t nreg;
 };
 
 struct xfsj_recover {
@@ -86,8 +88,10 @@ void xfsj_recover_free(struct xfsj_recover *rc)
 		return;
 	free(rc->buf);
 	free(rc->cancels);
-	for (size_t i = 0; i < rc->nintent; i++)
+	for (size_t i = 0; i < rc->nintent; i++) {
 		free(rc->intents[i].fmt);
+		free(rc->intents[i].regs);
+	}
 	free(rc->intents);
 	free(rc);
 }
@@ -609,14 +613,32 @@ static int track_intent(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		rc->intents = n;
 		rc->capintent = ncap;
 	}
-	/* Recovery needs the payload after the transaction is gone. */
-	uint8_t *fmt = malloc(it->reg[0].len);
+	/*
+	 * Recovery needs the regions after the transaction is gone (an
+	 * ATTRI's name and values follow its format region).
+	 */
+	size_t total = 0;
 
-	if (!fmt)
+	for (uint16_t r = 0; r < it->nreg; r++)
+		total += it->reg[r].len;
+	uint8_t *fmt = malloc(total ? total : 1);
+	struct xfsj_region *regs = malloc(it->nreg * sizeof(*regs));
+
+	if (!fmt || !regs) {
+		free(fmt);
+		free(regs);
 		return -XFSJ_E_NOMEM;
-	memcpy(fmt, it->reg[0].p, it->reg[0].len);
+	}
+	total = 0;
+	for (uint16_t r = 0; r < it->nreg; r++) {
+		memcpy(fmt + total, it->reg[r].p, it->reg[r].len);
+		regs[r].p = fmt + total;
+		regs[r].len = it->reg[r].len;
+		total += it->reg[r].len;
+	}
 	rc->intents[rc->nintent++] = (struct intent){
 		it->type, le64(it->reg[0].p + 8), lsn, fmt, it->reg[0].len,
+		regs, it->nreg,
 	};
 	rc->st.intents++;
 	return 0;
@@ -636,6 +658,7 @@ static int track_done(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	for (size_t i = 0; i < rc->nintent; i++) {
 		if (rc->intents[i].type == itype && rc->intents[i].id == id) {
 			free(rc->intents[i].fmt);
+			free(rc->intents[i].regs);
 			continue;
 		}
 		rc->intents[w++] = rc->intents[i];
@@ -804,6 +827,7 @@ int xfsj_recover_each_intent(struct xfsj_recover *rc, xfsj_intent_fn fn,
 		const struct intent *in = &rc->intents[i];
 		struct xfsj_pending_intent pi = {
 			in->type, in->id, in->lsn, in->fmt, in->len,
+			in->regs, in->nreg,
 		};
 		int err = fn(arg, &pi);
 

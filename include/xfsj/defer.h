@@ -23,7 +23,11 @@ enum xfsj_work_kind {
 	XFSJ_W_FREE,		/* EFI: free an extent */
 	XFSJ_W_RMAP,		/* RUI: change a reverse mapping */
 	XFSJ_W_REFC,		/* CUI: change a reference count */
+	XFSJ_W_BMAP,		/* BUI: map or unmap in an inode's fork */
 };
+
+/* BUI operations (the bmap intent's type field values). */
+enum xfsj_bmap_op { XFSJ_BMAP_MAP = 1, XFSJ_BMAP_UNMAP = 2 };
 
 /* RUI operations (the rmap intent's type field values). */
 enum xfsj_rmap_op {
@@ -55,6 +59,12 @@ struct xfsj_work {
 		struct {
 			enum xfsj_refc_op op;
 		} refc;
+		struct {
+			enum xfsj_bmap_op op;
+			uint64_t ino;
+			uint64_t startoff;	/* file offset */
+			bool attr_fork, unwritten;
+		} bmap;
 	};
 };
 

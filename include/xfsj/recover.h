@@ -114,13 +114,15 @@ typedef void (*xfsj_leftover_fn)(void *arg, const struct xfsj_leftover *l);
 int xfsj_recover_leftovers(struct xfsj_recover *rc, xfsj_leftover_fn fn,
 			   void *arg);
 
-/* An intent without its done item, with a copy of its format region. */
+/* An intent without its done item, with a copy of its regions. */
 struct xfsj_pending_intent {
 	uint16_t type;
 	uint64_t id;
 	uint64_t lsn;
-	const uint8_t *fmt;
+	const uint8_t *fmt;	/* region 0: the format */
 	uint32_t len;
+	const struct xfsj_region *regs;	/* all regions, fmt first */
+	uint16_t nreg;
 };
 
 /* Every pending intent in log order; a non-zero return stops the walk. */

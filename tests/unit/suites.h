@@ -28,7 +28,10 @@
 	X(rmap_suite)		\
 	X(refcount_suite)	\
 	X(defer_suite)		\
-	X(iunlink_suite)
+	X(iunlink_suite)		\
+	X(bmap_suite)		\
+	X(attr_suite)		\
+	X(attri_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
