@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xfsj/attri.h"
 #include "xfsj/defer.h"
 #include "xfsj/finish.h"
 #include "xfsj/layout.h"
@@ -29,8 +30,13 @@ static uint64_t le64(const uint8_t *p)
 
 static bool finishable(uint16_t type)
 {
-	return type == XFSJ_LI_EFI || type == XFSJ_LI_RUI ||
-	       type == XFSJ_LI_CUI;
+	switch (type) {
+	case XFSJ_LI_EFI: case XFSJ_LI_RUI: case XFSJ_LI_CUI:
+	case XFSJ_LI_BUI: case XFSJ_LI_ATTRI: case XFSJ_LI_XMI:
+		return true;
+	}
+	/* The realtime variants: this version handles no realtime device. */
+	return false;
 }
 
 struct first_bad {
@@ -85,11 +91,10 @@ static bool valid_fsbext(const struct ctx *c, uint64_t fsbno, uint64_t len)
 static int bad(struct ctx *c, const struct xfsj_pending_intent *pi,
 	       const char *field, uint64_t val)
 {
-	static const char *const names[] = {
-		[0] = "EFI log item", [1] = "RUI log item", [2] = "CUI log item",
-	};
-	const char *n = pi->type == XFSJ_LI_EFI ? names[0] :
-			pi->type == XFSJ_LI_RUI ? names[1] : names[2];
+	const char *n = pi->type == XFSJ_LI_EFI ? "EFI log item" :
+			pi->type == XFSJ_LI_RUI ? "RUI log item" :
+			pi->type == XFSJ_LI_CUI ? "CUI log item" :
+			pi->type == XFSJ_LI_BUI ? "BUI log item" : "intent log item";
 
 	return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, n, field, pi->lsn, val);
 }
@@ -212,10 +217,51 @@ static int queue_intent(void *arg, const struct xfsj_pending_intent *pi)
 	return 0;
 }
 
+#define BUI_TYPE_MASK		0xffU
+#define BUI_ATTR_FORK		(1U << 31)
+#define BUI_UNWRITTEN		(1U << 30)
+
+/* A BUI names one mapping of one inode (the kernel logs one per BUI). */
+static int queue_bui(struct ctx *c, const struct xfsj_pending_intent *pi,
+		     uint32_t n)
+{
+	const uint8_t *e = pi->fmt + FMT_HDR;
+	struct xfsj_work w = { .kind = XFSJ_W_BMAP };
+	uint32_t flags, op;
+
+	if (n != 1 || pi->len != FMT_HDR + 32ULL)
+		return bad(c, pi, "size", pi->len);
+	flags = xfsj_get_le32(e + 28);
+	op = flags & BUI_TYPE_MASK;
+	if ((flags & ~(BUI_TYPE_MASK | BUI_ATTR_FORK | BUI_UNWRITTEN)) ||
+	    (op != XFSJ_BMAP_MAP && op != XFSJ_BMAP_UNMAP))
+		return bad(c, pi, "flags", flags);
+	w.fsbno = le64(e + 8);
+	w.len = xfsj_get_le32(e + 24);
+	if (!valid_fsbext(c, w.fsbno, w.len))
+		return bad(c, pi, "extent", w.fsbno);
+	w.bmap.op = (enum xfsj_bmap_op)op;
+	w.bmap.ino = le64(e);
+	w.bmap.startoff = le64(e + 16);
+	w.bmap.attr_fork = flags & BUI_ATTR_FORK;
+	w.bmap.unwritten = flags & BUI_UNWRITTEN;
+	c->st->bui++;
+	return xfsj_defer_add(c->fs, &w);
+}
+
 static int queue_one(struct ctx *c, const struct xfsj_pending_intent *pi)
 {
 	uint32_t n;
 
+	/* These do their first step themselves, queuing the rest. */
+	if (pi->type == XFSJ_LI_ATTRI) {
+		c->st->attri++;
+		return xfsj_attri_recover(c->fs, pi, c->f);
+	}
+	if (pi->type == XFSJ_LI_XMI) {
+		c->st->xmi++;
+		return xfsj_xmi_recover(c->fs, pi, c->f);
+	}
 	if (pi->len < FMT_HDR)
 		return bad(c, pi, "size", pi->len);
 	n = xfsj_get_le32(pi->fmt + 4);
@@ -234,6 +280,8 @@ static int queue_one(struct ctx *c, const struct xfsj_pending_intent *pi)
 		if (!xfsj_fs_has(c->fs, XFSJ_RO_COMPAT_REFLINK))
 			return bad(c, pi, "reflink feature", 0);
 		return queue_cui(c, pi, n);
+	case XFSJ_LI_BUI:
+		return queue_bui(c, pi, n);
 	}
 	return xfsj_fault_set(c->f, XFSJ_E_UNSUPP, "intent log item", "type",
 			      pi->lsn, pi->type);

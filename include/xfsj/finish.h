@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The second half of log recovery: what the kernel finishes at mount
- * after the physical replay.  In its order: every pending intent in log
+ * after the physical replay (EFI, RUI, CUI, BUI, ATTRI and XMI intents,
+ * unlinked inodes, CoW staging extents).  In its order: every pending intent in log
  * order (its own work first, what that work queues after all intents),
  * then the inodes on the AGI unlinked lists, then (on reflink
  * filesystems) the CoW staging extents.  See shared/reference/xfs-log.md
@@ -16,6 +17,7 @@
 
 struct xfsj_finish_stats {
 	uint64_t efi, rui, cui;		/* intents finished */
+	uint64_t bui, attri, xmi;
 	uint64_t extents;		/* extents they named */
 	uint64_t deferred;		/* work items run in all */
 	struct xfsj_iunlink_stats iul;
