@@ -21,6 +21,11 @@
 #                  files of many extents (some in btree format) and
 #                  reflinked copies made, then deleted, truncated, punched
 #                  or unlinked while open
+#          inode - weighted to what leaves inode-level intents behind:
+#                  creates, renames and hard links across directories and
+#                  unlinks (parent pointer updates: ATTRI), xattrs of every
+#                  size up to 64 KiB, reflink copies written to (CoW remaps:
+#                  BUI) and exchangerange between files (XMI)
 # Needs common.sh (attach_loop, t_mount...) and XFSPROGS613.
 
 crash_mkfs_opts() {
@@ -97,6 +102,31 @@ crash_free_op() {
 	return 0
 }
 
+# One operation of the "inode" mode.
+crash_inode_op() {
+	local dir=$1 a b n=$((RANDOM % 50))
+	a="$dir/d$((RANDOM % 6))/h$((RANDOM % 50))"
+	b="$dir/d$((RANDOM % 6))/h$((RANDOM % 50))"
+	case $((RANDOM % 14)) in
+	0|1) printf 'x%d\n' "$n" > "$a" ;;
+	2) [ -e "$a" ] && [ ! -e "$b" ] && mv "$a" "$b" ;;
+	3) [ -e "$a" ] && [ ! -e "$b" ] && ln "$a" "$b" ;;
+	4) rm -f "$a" ;;
+	5) mkdir -p "$dir/d$((RANDOM % 6))/s$((RANDOM % 4))/t$((RANDOM % 3))" ;;
+	6) touch "$a"; setfattr -n "user.i$((n % 7))" -v "$(head -c $((1 + (RANDOM * 13) % 5000)) /dev/zero | tr '\0' i)" "$a" ;;
+	7) touch "$a"; setfattr -n "user.big$((n % 2))" -v "0s$(head -c $((4000 + (RANDOM * 3) % 61536)) /dev/zero | base64 -w0)" "$a" ;;
+	8) [ -e "$a" ] && setfattr -x "user.i$((n % 7))" "$a" ;;
+	9) xfs_io -f -c "pwrite -q 0 $((16 + RANDOM % 240))k" "$a" &&
+	   cp --reflink=always "$a" "$b.r" && xfs_io -c "pwrite -q $((RANDOM % 64))k 8k" "$b.r" ;;
+	10) [ -e "$a" ] && [ -e "$b" ] && [ "$a" != "$b" ] &&
+	    "$XFSPROGS613/xfs_io" -c "exchangerange $b" "$a" ;;
+	11) [ -e "$a" ] && [ ! -e "$b" ] && mv "$a" "$b" && ln "$b" "$a" ;;
+	12) rmdir "$dir/d$((RANDOM % 6))/s$((RANDOM % 4))/t$((RANDOM % 3))" ;;
+	13) xfs_io -f -c "pwrite -q $((RANDOM % 128))k 4k" -c fsync "$a" ;;
+	esac
+	return 0
+}
+
 crash_workload() {
 	local dir=$1 seed=$2 mode=$3 i
 	RANDOM=$seed
@@ -104,6 +134,8 @@ crash_workload() {
 	while :; do
 		if [ "$mode" = free ]; then
 			crash_free_op "$dir" 2>/dev/null || true
+		elif [ "$mode" = inode ]; then
+			crash_inode_op "$dir" 2>/dev/null || true
 		else
 			crash_op "$dir" "$mode" 2>/dev/null || true
 		fi
