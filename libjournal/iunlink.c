@@ -828,78 +828,77 @@ int xfsj_ifree(struct xfsj_fs *fs, uint64_t ino, bool *chunk_freed,
 }
 
 /*
- * Check a whole list before changing anything on it: every pointer in
- * the AG and in the right bucket, every inode valid and in use, no loop
- * (Brent's method: the marker jumps to the walker at powers of two, so a
- * loop brings the walker back to it).
+ * Is the next inode of a list one we can finish?  Only corruption of the
+ * list or of the inode counts here; anything else is an error.
  */
-static int list_check(struct xfsj_fs *fs, uint32_t agno, unsigned int bucket,
-		      uint32_t head, struct xfsj_fault *f)
+static int list_next_ok(struct xfsj_fs *fs, uint32_t agno,
+			unsigned int bucket, uint32_t cur, uint64_t ptr_off,
+			struct xfsj_iref *ib, struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	uint32_t cur = head, mark = XFSJ_NULLAGINO;
-	uint64_t ptr_off = bucket_off(fs, agno, bucket);
-	uint64_t power = 1, lam = 0;
 	int err;
 
-	while (cur != XFSJ_NULLAGINO) {
-		struct xfsj_iref ib;
-
-		if (cur == mark)
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT,
-					      "unlinked list", "loop", ptr_off,
-					      cur);
-		if (cur % BUCKETS != bucket ||
-		    (cur >> sb->inopblog) >= xfsj_fs_ag_blocks(fs, agno) ||
-		    (uint64_t)cur >> (sb->agblklog + sb->inopblog))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT,
-					      "unlinked list", "next_unlinked",
-					      ptr_off, cur);
-		err = xfsj_iget(fs, xfsj_agino_to_ino(sb, agno, cur), false, &ib, f);
-		if (err)
-			return err;
-		if (ib.di.mode == 0)
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
-					      "mode (free inode on unlinked list)",
-					      ib.byte_off + 2, 0);
-		if (++lam == power) {
-			mark = cur;
-			power *= 2;
-			lam = 0;
-		}
-		ptr_off = ib.byte_off + DI_NEXT_UNLINKED_OFF;
-		cur = ib.di.next_unlinked;
-	}
+	if (cur % BUCKETS != bucket ||
+	    (cur >> sb->inopblog) >= xfsj_fs_ag_blocks(fs, agno) ||
+	    (uint64_t)cur >> (sb->agblklog + sb->inopblog))
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "unlinked list",
+				      "next_unlinked", ptr_off, cur);
+	err = xfsj_iget(fs, xfsj_agino_to_ino(sb, agno, cur), false, ib, f);
+	if (err)
+		return err;
+	if (ib->di.mode == 0)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+				      "mode (free inode on unlinked list)",
+				      ib->byte_off + 2, 0);
 	return 0;
 }
 
+static bool is_corruption(int err)
+{
+	return err == -XFSJ_E_CORRUPT || err == -XFSJ_E_BADCRC ||
+	       err == -XFSJ_E_BADMAGIC || err == -XFSJ_E_RANGE;
+}
+
+/*
+ * The kernel's walk of one bucket: each inode is loaded, then the one
+ * before it is finished.  When the next inode cannot be loaded (or its
+ * forks cannot be read), the walk stops there and the bucket is emptied:
+ * the rest of the list stays allocated, for xfs_repair to reclaim, and
+ * the filesystem mounts.  Forks are read whole before anything changes,
+ * so a fork found corrupt leaves its inode untouched.
+ */
 static int process_bucket(struct xfsj_fs *fs, uint32_t agno,
 			  unsigned int bucket, struct xfsj_iunlink_stats *st,
 			  struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
 	struct xfsj_buf *agibp;
+	uint64_t ptr_off = bucket_off(fs, agno, bucket);
+	uint64_t steps = 0, limit;
 	uint32_t cur;
-	int err;
+	int err = 0;
 
 	err = xfsj_agi_read(fs, agno, &agibp, f);
 	if (err)
 		return err;
 	cur = xfsj_get_be32(agibp->data + AGI_UNLINKED_OFF + 4 * bucket);
-	if (cur == XFSJ_NULLAGINO)
-		return 0;
-	err = list_check(fs, agno, bucket, cur, f);
-	if (err)
-		return err;
+	/* No list can be longer than the AG has inodes: that ends a loop. */
+	limit = (uint64_t)xfsj_fs_ag_blocks(fs, agno) << sb->inopblog;
 	while (cur != XFSJ_NULLAGINO) {
 		uint64_t ino = xfsj_agino_to_ino(sb, agno, cur);
 		uint64_t blocks;
 		struct xfsj_iref ib;
 		bool chunk;
 
-		err = xfsj_iget(fs, ino, false, &ib, f);
+		if (++steps > limit) {
+			err = xfsj_fault_set(f, XFSJ_E_CORRUPT, "unlinked list",
+					     "loop", ptr_off, cur);
+			break;
+		}
+		err = list_next_ok(fs, agno, bucket, cur, ptr_off, &ib, f);
 		if (err)
-			return err;
+			break;
+		ptr_off = ib.byte_off + DI_NEXT_UNLINKED_OFF;
 		cur = ib.di.next_unlinked;
 		/*
 		 * Still linked: the kernel does not inactivate it, so it
@@ -909,7 +908,7 @@ static int process_bucket(struct xfsj_fs *fs, uint32_t agno,
 			continue;
 		err = xfsj_inode_truncate_forks(fs, ino, &blocks, f);
 		if (err)
-			return err;
+			break;
 		err = xfsj_ifree(fs, ino, &chunk, f);
 		if (err)
 			return err;
@@ -918,6 +917,23 @@ static int process_bucket(struct xfsj_fs *fs, uint32_t agno,
 		st->blocks += blocks;
 		st->chunks += chunk;
 	}
+	if (!err)
+		return 0;
+	if (!is_corruption(err))
+		return err;
+	/* Empty the bucket as the kernel's xlog_recover_clear_agi_bucket. */
+	if (!st->buckets_cleared++) {
+		st->bad_agno = agno;
+		st->bad_bucket = bucket;
+		st->bad = *f;
+	}
+	memset(f, 0, sizeof(*f));
+	err = xfsj_agi_read(fs, agno, &agibp, f);
+	if (err)
+		return err;
+	xfsj_put_be32(agibp->data + AGI_UNLINKED_OFF + 4 * bucket,
+		      XFSJ_NULLAGINO);
+	xfsj_buf_dirty(agibp);
 	return 0;
 }
 

@@ -244,6 +244,16 @@ static int finish(struct run *run, struct xfsj_overlay *ov,
 	       (unsigned long long)st.iul.inodes, (unsigned long long)st.iul.freed,
 	       (unsigned long long)st.iul.blocks, (unsigned long long)st.iul.chunks,
 	       (unsigned long long)st.cow);
+	if (st.iul.buckets_cleared)
+		printf("warning: %llu unlinked list(s) could not be walked to the end "
+		       "(first: AG %u bucket %u: %s %s at byte %llu: %s); emptied as the "
+		       "kernel does, the inodes left on them stay allocated: run xfs_repair "
+		       "to reclaim them\n",
+		       (unsigned long long)st.iul.buckets_cleared, st.iul.bad_agno,
+		       st.iul.bad_bucket, st.iul.bad.structure ? st.iul.bad.structure : "?",
+		       st.iul.bad.field ? st.iul.bad.field : "",
+		       (unsigned long long)st.iul.bad.offset,
+		       xfsj_strerror(-st.iul.bad.err));
 	return 0;
 }
 

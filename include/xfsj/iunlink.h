@@ -24,6 +24,15 @@ struct xfsj_iunlink_stats {
 	uint64_t freed;		/* of which freed (no links left) */
 	uint64_t blocks;	/* blocks unmapped from their forks */
 	uint64_t chunks;	/* inode chunks freed */
+	/*
+	 * Lists that could not be walked to the end (a bad pointer, a loop,
+	 * an inode that fails verification): as the kernel does, what came
+	 * before is finished and the bucket is emptied, leaking the rest
+	 * for xfs_repair.  The first such problem is kept.
+	 */
+	uint64_t buckets_cleared;
+	uint32_t bad_agno, bad_bucket;
+	struct xfsj_fault bad;
 };
 
 /* Walk every AGI bucket of every AG and finish each inode on it. */
