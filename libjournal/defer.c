@@ -7,10 +7,8 @@
  * finishes the first group whole, and whatever finishing it queued goes in
  * front of the rest of the list, so a chain of consequences (refcount to
  * zero, then the free) completes before unrelated work starts.  We keep
- * the same order with batches: every item carries the batch it was queued
- * in, the front batch's items of one kind are finished together, and the
- * items they queue form a new batch at the front, grouped by kind in the
- * order the kinds first appeared.
+ * the same order: the front run of items of one kind is finished
+ * together, and the items it queued go to the front in their order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -96,33 +94,22 @@ static int finish_one(struct xfsj_fs *fs, const struct xfsj_work *w,
 }
 
 /*
- * Put the fresh items in front of v[head..n), grouped by kind in the
- * order each kind first appeared among them.
+ * Put the fresh items in front of v[head..n), in the order they were
+ * queued: like the kernel, consecutive items of one kind form one group,
+ * and a kind that comes back after another starts a new group.
  */
 static int splice_fresh(struct xfsj_defer_q *q)
 {
-	size_t rest = q->n - q->head, total = rest + q->nfresh, k = 0;
+	size_t rest = q->n - q->head, total = rest + q->nfresh;
 	struct qitem *nv;
-	int order[4], norder = 0;
 
 	if (!q->nfresh)
 		return 0;
 	nv = malloc(total * sizeof(*nv));
 	if (!nv)
 		return -XFSJ_E_NOMEM;
-	for (size_t i = 0; i < q->nfresh; i++) {
-		int kind = (int)q->fresh[i].w.kind, j;
-
-		for (j = 0; j < norder && order[j] != kind; j++)
-			;
-		if (j == norder)
-			order[norder++] = kind;
-	}
-	for (int j = 0; j < norder; j++)
-		for (size_t i = 0; i < q->nfresh; i++)
-			if ((int)q->fresh[i].w.kind == order[j])
-				nv[k++] = q->fresh[i];
-	memcpy(nv + k, q->v + q->head, rest * sizeof(*nv));
+	memcpy(nv, q->fresh, q->nfresh * sizeof(*nv));
+	memcpy(nv + q->nfresh, q->v + q->head, rest * sizeof(*nv));
 	free(q->v);
 	q->v = nv;
 	q->head = 0;

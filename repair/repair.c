@@ -57,8 +57,9 @@ static void usage(FILE *out)
 	fputs(
 "Usage: xfsj-repair [-n] [-v] [-r REDOFILE] device\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
-"log recovery does, finish the work it leaves (pending EFI/RUI/CUI intents,\n"
-"unlinked inodes, CoW staging extents) and leave a clean log.\n"
+"log recovery does, finish the work it leaves (pending EFI, RUI, CUI, BUI,\n"
+"ATTRI and XMI intents, unlinked inodes, CoW staging extents) and leave a\n"
+"clean log.\n"
 "\n"
 "  -n            no modify: replay in memory and report what would change;\n"
 "                the device is never opened for writing\n"
@@ -71,8 +72,8 @@ static void usage(FILE *out)
 "\n"
 "Exit status: 0 clean log or replay done; 1 error (usage, I/O, corrupt or\n"
 "unsupported log); 2 with -n: the log is dirty and would be replayed;\n"
-"4 the log leaves inode-level intents (BUI, ATTRI, XMI) this version cannot\n"
-"finish: nothing was written.\n", out);
+"4 the log leaves work in a form this version cannot finish yet (for example\n"
+"an attribute fork in node format): nothing was written.\n", out);
 }
 
 static uint64_t now_ms(void)
@@ -236,10 +237,12 @@ static int finish(struct run *run, struct xfsj_overlay *ov,
 			xfsj_fault_set(f, err, "recovery", "finish", 0, 0);
 		return err;
 	}
-	printf("finished %llu EFI, %llu RUI and %llu CUI intents (%llu extents, %llu work items); "
+	printf("finished %llu EFI, %llu RUI, %llu CUI, %llu BUI, %llu ATTRI and %llu XMI intents (%llu extents, %llu work items); "
 	       "%llu unlinked inodes (%llu freed, %llu blocks, %llu inode chunks); %llu CoW staging extents freed\n",
 	       (unsigned long long)st.efi, (unsigned long long)st.rui,
-	       (unsigned long long)st.cui, (unsigned long long)st.extents,
+	       (unsigned long long)st.cui, (unsigned long long)st.bui,
+	       (unsigned long long)st.attri, (unsigned long long)st.xmi,
+	       (unsigned long long)st.extents,
 	       (unsigned long long)st.deferred,
 	       (unsigned long long)st.iul.inodes, (unsigned long long)st.iul.freed,
 	       (unsigned long long)st.iul.blocks, (unsigned long long)st.iul.chunks,

@@ -69,8 +69,8 @@ repair_findings() {
 
 # The work xfsj-repair reports having finished, as one number.
 finished_work() {
-	sed -n 's/^finished \([0-9]*\) EFI, \([0-9]*\) RUI and \([0-9]*\) CUI.*; \([0-9]*\) unlinked inodes.*; \([0-9]*\) CoW.*/\1 \2 \3 \4 \5/p' |
-		awk '{ print $1 + $2 + $3 + $4 + $5 }'
+	sed -n 's/^finished \([0-9]*\) EFI, \([0-9]*\) RUI, \([0-9]*\) CUI, \([0-9]*\) BUI, \([0-9]*\) ATTRI and \([0-9]*\) XMI.*; \([0-9]*\) unlinked inodes.*; \([0-9]*\) CoW.*/\1 \2 \3 \4 \5 \6 \7 \8/p' |
+		awk '{ print $1 + $2 + $3 + $4 + $5 + $6 + $7 + $8 }'
 }
 
 profiles=(noparent defaults bs1k normap smalllog mkfsxfs)
