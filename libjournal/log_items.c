@@ -17,9 +17,12 @@
 #include "logread_priv.h"
 
 #define ITEM_BAD(info, st, fld, off, val)				\
-	item_fault(info, XFSJ_E_CORRUPT, st, fld, off, val)
+	item_fault(info, XFSJ_E_CORRUPT, 0, st, fld, off, val)
+/* A problem at byte @off of region @reg (ITEM_BAD: of region 0). */
+#define ITEM_BAD_R(info, reg, st, fld, off, val)			\
+	item_fault(info, XFSJ_E_CORRUPT, reg, st, fld, off, val)
 
-static int item_fault(struct xfsj_item_info *info, int err,
+static int item_fault(struct xfsj_item_info *info, int err, unsigned int reg,
 		      const char *structure, const char *field, uint64_t off,
 		      uint64_t val)
 {
@@ -28,6 +31,7 @@ static int item_fault(struct xfsj_item_info *info, int err,
 		return info->err;
 	info->err = xfsj_fault_set(&info->fault, err, structure, field, off,
 				   val);
+	info->fault_reg = (uint16_t)reg;
 	return info->err;
 }
 
@@ -266,11 +270,13 @@ static int dec_inode(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 	if (it->nreg < 2)
 		return ITEM_BAD(in, "INODE item", "regions", 2, it->nreg);
 	if (it->reg[1].len < 96)
-		return ITEM_BAD(in, "log dinode", "length", 0, it->reg[1].len);
+		return ITEM_BAD_R(in, 1, "log dinode", "length", 0,
+				  it->reg[1].len);
 	dinode_decode(it->reg[1].p, it->reg[1].len, &in->u.ino.core);
 	in->u.ino.have_core = true;
 	if (in->u.ino.core.magic != XFSJ_DINODE_MAGIC)
-		ITEM_BAD(in, "log dinode", "di_magic", 0, in->u.ino.core.magic);
+		ITEM_BAD_R(in, 1, "log dinode", "di_magic", 0,
+			   in->u.ino.core.magic);
 	if (in->u.ino.fields & XFSJ_ILOG_DFORK) {
 		if (idx < it->nreg)
 			in->u.ino.dfork_reg = idx;
@@ -304,7 +310,7 @@ static int dec_dquot(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 	if (it->nreg < 2)
 		return ITEM_BAD(in, "DQUOT item", "regions", 2, it->nreg);
 	if (it->reg[1].len < 104)
-		return ITEM_BAD(in, "dquot", "length", 0, it->reg[1].len);
+		return ITEM_BAD_R(in, 1, "dquot", "length", 0, it->reg[1].len);
 	p = it->reg[1].p;
 	in->u.dq.have_dq = true;
 	in->u.dq.dq_magic = xfsj_get_be16(p);
@@ -318,7 +324,8 @@ static int dec_dquot(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 	in->u.dq.icount = xfsj_get_be64(p + 48);
 	in->u.dq.rtbcount = xfsj_get_be64(p + 88);
 	if (in->u.dq.dq_magic != 0x4451)
-		return ITEM_BAD(in, "dquot", "d_magic", 0, in->u.dq.dq_magic);
+		return ITEM_BAD_R(in, 1, "dquot", "d_magic", 0,
+				  in->u.dq.dq_magic);
 	return 0;
 }
 
@@ -453,7 +460,8 @@ static const uint8_t *attr_region(const struct xfsj_ritem *it,
 	}
 	r = &it->reg[(*idx)++];
 	if (r->len != round4(want)) {
-		ITEM_BAD(in, "ATTRI item", what, 0, r->len);
+		ITEM_BAD_R(in, (unsigned int)*idx - 1, "ATTRI item", what, 0,
+			   r->len);
 		return NULL;
 	}
 	return r->p;
@@ -628,11 +636,11 @@ int xfsj_item_decode(const struct xfsj_ritem *it, struct xfsj_item_info *info)
 	info->type = it->type;
 	info->nreg = it->nreg;
 	if (!it->nreg || !it->reg || it->reg[0].len < 4)
-		return item_fault(info, XFSJ_E_CORRUPT, "log item", "length",
+		return item_fault(info, XFSJ_E_CORRUPT, 0, "log item", "length",
 				  0, it->nreg ? it->reg[0].len : 0);
 	info->kind = xfsj_item_type_lookup(it->type);
 	if (!info->kind)
-		return item_fault(info, XFSJ_E_UNSUPP, "log item", "type", 0,
+		return item_fault(info, XFSJ_E_UNSUPP, 0, "log item", "type", 0,
 				  it->type);
 	return info->kind->decode(it, info, &info->fault);
 }

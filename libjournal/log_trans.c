@@ -28,6 +28,19 @@
 
 struct treg {
 	uint32_t off, len;
+	uint32_t piece0;	/* its first piece */
+};
+
+/*
+ * Where a region's bytes came from: one piece per op that carried some of
+ * them (one, unless the region was split across records).  Kept so that a
+ * problem found by a decoder can be named by its device byte offset.
+ */
+struct tpiece {
+	uint32_t roff;		/* its first byte within the region */
+	uint32_t blk;		/* header block of its record */
+	uint32_t hblks;		/* that record's header sectors */
+	uint32_t doff;		/* where it starts in the record's data */
 };
 
 struct titem {
@@ -46,6 +59,8 @@ struct topen {
 	size_t dlen, dcap;
 	struct treg *regs;
 	uint32_t nregs, capregs;
+	struct tpiece *pieces;
+	uint32_t npieces, cappieces;
 	struct titem *items;
 	uint32_t nitems, capitems;
 	uint64_t bytes;
@@ -163,7 +178,7 @@ static struct topen *t_new(struct walk *w, uint32_t tid)
 	t->th_len = 0;
 	t->have_th = false;
 	t->dlen = 0;
-	t->nregs = t->nitems = 0;
+	t->nregs = t->nitems = t->npieces = 0;
 	t->bytes = 0;
 	t->nops = t->nrecords = 0;
 	t->next = w->hash[tid % TBUCKETS];
@@ -196,6 +211,7 @@ static void t_destroy(struct topen *t)
 {
 	free(t->data);
 	free(t->regs);
+	free(t->pieces);
 	free(t->items);
 	free(t);
 }
@@ -242,6 +258,23 @@ static int new_item(struct topen *t)
 	t->items[t->nitems].nreg = 0;
 	t->items[t->nitems].total = 0;
 	t->nitems++;
+	return 0;
+}
+
+static int add_piece(struct topen *t, const struct xfsj_log_rec *r,
+		     uint32_t roff, uint32_t doff)
+{
+	struct tpiece *p;
+	int err = grow((void **)&t->pieces, &t->cappieces, t->npieces + 1,
+		       sizeof(*t->pieces));
+
+	if (err)
+		return err;
+	p = &t->pieces[t->npieces++];
+	p->roff = roff;
+	p->blk = r->blk;
+	p->hblks = r->hblks;
+	p->doff = doff;
 	return 0;
 }
 
@@ -299,9 +332,12 @@ static int add_region(struct walk *w, struct topen *t,
 		return err;
 	t->regs[t->nregs].off = (uint32_t)t->dlen;
 	t->regs[t->nregs].len = len;
+	t->regs[t->nregs].piece0 = t->npieces;
 	err = arena_add(w, t, r, off, len);
 	if (err == -XFSJ_E_RANGE)
 		return op_fault(w, r, "transaction", "size", off, t->dlen, f);
+	if (!err)
+		err = add_piece(t, r, 0, off);
 	if (err)
 		return err;
 	t->nregs++;
@@ -335,11 +371,39 @@ static int add_cont(struct walk *w, struct topen *t,
 	err = arena_add(w, t, r, off, len);
 	if (err == -XFSJ_E_RANGE)
 		return op_fault(w, r, "transaction", "size", off, t->dlen, f);
+	if (!err && len)
+		err = add_piece(t, r, t->regs[t->nregs - 1].len, off);
 	if (err)
 		return err;
 	t->regs[t->nregs - 1].len += len;
 	/* A first region that arrived too short to hold its count. */
 	return 0;
+}
+
+/* Device byte offset and record of the byte a decoder complained about. */
+static void fault_where(const struct walk *w, const struct topen *t,
+			const struct titem *ti, struct xfsj_item_info *in)
+{
+	const struct xfsj_log *l = w->l;
+	uint32_t reg = ti->reg0 +
+		       (in->fault_reg < ti->nreg ? in->fault_reg : 0);
+	uint32_t p0 = t->regs[reg].piece0;
+	uint32_t p1 = reg + 1 < t->nregs ? t->regs[reg + 1].piece0 : t->npieces;
+	uint64_t o = in->fault.offset, d, b;
+	const struct tpiece *pc;
+
+	if (p0 >= p1 || p1 > t->npieces)
+		return;
+	/* Past the region (a count naming bytes not there): its last byte. */
+	if (o >= t->regs[reg].len)
+		o = t->regs[reg].len ? t->regs[reg].len - 1 : 0;
+	while (p1 - 1 > p0 && t->pieces[p1 - 1].roff > o)
+		p1--;
+	pc = &t->pieces[p1 - 1];
+	d = pc->doff + (o - pc->roff);
+	b = ((uint64_t)pc->blk + pc->hblks + d / XFSJ_BBSIZE) % l->g.size_bb;
+	in->fault_dev_off = l->g.dev_off + b * XFSJ_BBSIZE + d % XFSJ_BBSIZE;
+	in->fault_blk = pc->blk;
 }
 
 static int commit(struct walk *w, struct topen *t, const struct xfsj_log_rec *r,
@@ -410,8 +474,9 @@ static int commit(struct walk *w, struct topen *t, const struct xfsj_log_rec *r,
 				return ret;
 		}
 		/* Decoded now, while its bytes are in the cache. */
-		if (v->flags & XFSJ_LOGW_DECODE)
-			xfsj_item_decode(ri, &w->cinfo[n]);
+		if ((v->flags & XFSJ_LOGW_DECODE) &&
+		    xfsj_item_decode(ri, &w->cinfo[n]))
+			fault_where(w, t, ti, &w->cinfo[n]);
 		n++;
 	}
 
@@ -584,6 +649,7 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 	left = xfsj_log_distance(log, from, to);
 	if (!left && resync)
 		left = log->g.size_bb;
+	xlog_stream_begin(log, pos, left);
 
 	while (left) {
 		struct xfsj_log_rec r;
@@ -642,7 +708,10 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 			if (ret)
 				break;
 		}
-		if (!(v->flags & XFSJ_LOGW_HDRONLY) && (v->op || v->trans)) {
+		if (!(v->flags & XFSJ_LOGW_HDRONLY) &&
+		    (v->op || v->trans ||
+		     ((v->flags & XFSJ_LOGW_CHECKOPS) &&
+		      r.crc_state != XFSJ_CRC_BAD))) {
 			ret = parse_ops(w, &r, f);
 			if (ret)
 				break;
@@ -655,6 +724,7 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 		pos = (pos + n) % log->g.size_bb;
 	}
 
+	xlog_stream_end(log);
 	w->st.open_trans = w->nopen;
 	if (v->stats)
 		*v->stats = w->st;

@@ -11,9 +11,6 @@
  * Reads go through one window of consecutive log blocks (4 MiB), so a walk
  * over the whole log is a series of large sequential reads; single-block
  * probes of the head search that miss the window read just that block.
- * When the device has a map op the window is a read-only mapping of the
- * device (no copy at all) and is never written; otherwise it is a buffer
- * filled by pread.
  */
 #define LOG_WIN_BBS	8192
 
@@ -22,9 +19,7 @@ struct xfsj_log {
 	struct xfsj_log_geom g;
 	struct xfsj_fsgeo fsg;
 	uint8_t *win;		/* pread buffer (NULL until needed) */
-	const uint8_t *wp;	/* the window: win or a mapping */
-	bool mapped;		/* wp is a mapping of win_n blocks */
-	bool nomap;		/* mapping failed once: pread from then on */
+	const uint8_t *wp;	/* the window: win, or a chunk of the stream */
 	uint32_t win_blk, win_n;
 	uint8_t *rbuf;		/* one record: headers + data */
 	size_t rbuf_cap;
@@ -32,9 +27,21 @@ struct xfsj_log {
 	struct xfsj_log_ht ht;
 	bool have_ht;
 	bool live_crc_ok;	/* every record in [tail, head) passed */
+	bool defer_crc;		/* XFSJ_HT_DEFER_VERIFY was asked for */
+	bool crc_deferred;	/* records of [tail, head) left unchecked */
 	/* Window blocks whose cycle stamps were undone in place. */
 	uint32_t dirty_lo, dirty_hi;
+	struct xlog_stream *stream;	/* read-ahead of a long walk, or NULL */
+	uint32_t stream_from;
 };
+
+/*
+ * Read [from, from + nblocks) (wrapping) ahead of a sequential walk in a
+ * second thread; the walk's forward xlog_blocks() calls take the chunks
+ * as they come.  Ends by itself on anything out of sequence.
+ */
+void xlog_stream_begin(struct xfsj_log *l, uint32_t from, uint32_t nblocks);
+void xlog_stream_end(struct xfsj_log *l);
 
 /* Pointer to @n consecutive blocks at @blk (no wrap); @back positions the
  * window to end at the request (backward scans). */

@@ -294,6 +294,8 @@ void js_item_fields(const struct xfsj_ritem *it,
 		J_STR("error_structure", in->fault.structure);
 		J_STR("error_field", in->fault.field);
 		J_U64("error_offset", in->fault.offset);
+		J_U64("error_region", in->fault_reg);
+		J_U64("error_device_offset", in->fault_dev_off);
 	}
 	if (!in->kind)
 		goto out;

@@ -80,6 +80,8 @@ bool lp_item_selected(const struct lp *lp, const struct xfsj_ritem *it,
 void lp_print_item(struct lp *lp, const struct xfsj_ritem *it,
 		   const struct xfsj_item_info *in);
 void lp_print_trans_head(struct lp *lp, const struct xfsj_log_trans *t);
+void lp_item_fault_print(struct lp *lp, const struct xfsj_log_trans *t,
+			 const struct xfsj_item_info *in);
 void lp_print_record(struct lp *lp, const struct xfsj_log_rec *r, bool live);
 void lp_print_op(struct lp *lp, const struct xfsj_log_op *op);
 const char *lp_item_name(const struct xfsj_item_info *in);

@@ -292,6 +292,18 @@ int lp_fault_cb(void *arg, const struct xfsj_fault *f, uint32_t blk)
 
 	lp->nfaults++;
 	lp_fault_print(lp, f, blk);
+	if (lp->ht.crc_deferred && !lp->ht.verify_failed && f->structure &&
+	    !strcmp(f->structure, "log record header")) {
+		/* What the summary would have said, had it been checked. */
+		lp->ht.verify_failed = true;
+		lp->ht.bad_blk = blk;
+		if (!lp->json)
+			o_printf("    CORRUPT: the record at block %u fails verification; the kernel would refuse to recover this log\n",
+				 blk);
+		o_flush();
+		fprintf(stderr, "xfsj-logprint: %s: log record at block %u fails verification between tail and head\n",
+			lp->device, blk);
+	}
 	if (lp->cont)
 		return 0;
 	lp->stopped = true;
@@ -329,6 +341,37 @@ static int open_all(struct lp *lp)
 	}
 	err = xfsj_log_open(lp->io, lp->logio, lp->raw ? XFSJ_LOGOPEN_RAW : 0,
 			    &lp->log, &f);
+	if (err == -XFSJ_E_SHORTIO && f.field &&
+	    !strcmp(f.field, "sb_logblocks")) {
+		/*
+		 * The superblock reads, but the device ends before the end
+		 * of the log it describes: a damaged log, not a usage error.
+		 */
+		const char *dev = lp->logdev ? lp->logdev : lp->device;
+		uint64_t start = f.offset, end = f.value;
+
+		if (end > start)
+			fprintf(stderr, "xfsj-logprint: %s: log: the device ends at byte offset %" PRIu64
+				", inside the log (log block %" PRIu64
+				"; the log starts at byte offset %" PRIu64 ")\n",
+				dev, end, (end - start) / XFSJ_BBSIZE, start);
+		else
+			fprintf(stderr, "xfsj-logprint: %s: log: the device ends at byte offset %" PRIu64
+				", before the log (which starts at byte offset %" PRIu64 ")\n",
+				dev, end, start);
+		if (lp->json) {
+			js_begin("error");
+			js_str("structure", "log");
+			js_str("field", "device size");
+			js_u64("offset", end);
+			js_u64("block", end > start ?
+			       (end - start) / XFSJ_BBSIZE : 0);
+			js_u64("value", end);
+			js_str("error", xfsj_strerror(err));
+			js_end();
+		}
+		return -2;
+	}
 	if (err) {
 		fprintf(stderr, "xfsj-logprint: %s: %s: %s at byte %" PRIu64
 			": %s\n", lp->device,
@@ -358,8 +401,9 @@ int main(int argc, char **argv)
 	lp.out = stdout;
 	if (parse_args(argc, argv, &lp))
 		return LP_EXIT_USAGE;
-	if (open_all(&lp)) {
-		ret = LP_EXIT_USAGE;
+	err = open_all(&lp);
+	if (err) {
+		ret = err == -2 ? LP_EXIT_CORRUPT : LP_EXIT_USAGE;
 		goto out;
 	}
 	if (lp.view == VIEW_COPY) {
@@ -367,7 +411,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	err = xfsj_log_find_head_tail(lp.log, &lp.ht, &f);
+	/*
+	 * The views that walk the live log check every record they read:
+	 * the head and tail search need not read it all before them.
+	 */
+	err = xfsj_log_find_head_tail_ex(lp.log, &lp.ht,
+					 lp.view == VIEW_TRANS ||
+					 lp.view == VIEW_CHECKPOINTS ||
+					 lp.view == VIEW_INTENTS ?
+					 XFSJ_HT_DEFER_VERIFY : 0, &f);
 	if (err) {
 		lp_print_summary(&lp);
 		lp_fault_print(&lp, &f, (uint32_t)(f.value));

@@ -117,6 +117,8 @@ void lp_print_summary(struct lp *lp)
 		if (ht->torn)
 			js_u64("orig_head", ht->orig_head);
 		js_bool("verify_failed", ht->verify_failed);
+		if (ht->crc_deferred)
+			js_bool("verify_deferred", true);
 		if (ht->verify_failed)
 			js_u64("bad_block", ht->bad_blk);
 		js_bool("tail_moved", ht->tail_moved);
@@ -267,7 +269,7 @@ int lp_view_records(struct lp *lp)
 	if (lp->ops || lp->hex)
 		v.op = rec_op_cb;
 	else
-		v.flags |= XFSJ_LOGW_HDRONLY;
+		v.flags |= XFSJ_LOGW_CHECKOPS;
 	if (lp->hdr_only) {
 		v.op = NULL;
 		v.flags |= XFSJ_LOGW_HDRONLY;
@@ -543,12 +545,12 @@ void lp_print_item(struct lp *lp, const struct xfsj_ritem *it,
 	if (in->kind)
 		print_item_body(lp, it, in);
 	if (in->err)
-		o_printf("\t\tbad item: %s %s at region byte %" PRIu64
-			" (value %" PRIu64 "): %s\n",
+		o_printf("\t\tbad item: %s %s at region %u byte %" PRIu64
+			" (device byte %" PRIu64 ", value %" PRIu64 "): %s\n",
 			in->fault.structure ? in->fault.structure : "item",
 			in->fault.field ? in->fault.field : "?",
-			in->fault.offset, in->fault.value,
-			xfsj_strerror(in->err));
+			in->fault_reg, in->fault.offset, in->fault_dev_off,
+			in->fault.value, xfsj_strerror(in->err));
 	if (lp->hex)
 		for (uint16_t r = 0; r < it->nreg; r++) {
 			o_printf("\t  region %u (%u bytes):\n", r,
@@ -594,6 +596,39 @@ void lp_print_trans_head(struct lp *lp, const struct xfsj_log_trans *t)
 	O_LIT("  q:0x0\n");
 }
 
+/*
+ * An item that does not decode: one line on stderr naming the device
+ * byte offset of the bad field, and with --json an error object.
+ */
+void lp_item_fault_print(struct lp *lp, const struct xfsj_log_trans *t,
+			 const struct xfsj_item_info *in)
+{
+	const char *st = in->fault.structure ? in->fault.structure : "log item";
+	const char *fld = in->fault.field ? in->fault.field : "?";
+
+	if (lp->json) {
+		js_begin("error");
+		js_str("structure", st);
+		js_str("field", fld);
+		js_u64("offset", in->fault_dev_off);
+		js_u64("block", in->fault_blk);
+		js_u64("value", in->fault.value);
+		js_str("error", xfsj_strerror(in->err));
+		js_str("item", lp_item_name(in));
+		js_lsn("lsn", t->rt.lsn);
+		js_u64("region", in->fault_reg);
+		js_u64("region_offset", in->fault.offset);
+		js_end();
+	}
+	o_flush();
+	fprintf(stderr, "xfsj-logprint: %s: transaction at LSN %u,%u: %s item: %s: %s at byte %" PRIu64
+		" (log block %u): %s (value %" PRIu64 ")\n",
+		lp->device, xfsj_lsn_cycle(t->rt.lsn),
+		xfsj_lsn_block(t->rt.lsn), lp_item_name(in), st, fld,
+		in->fault_dev_off, in->fault_blk, xfsj_strerror(in->err),
+		in->fault.value);
+}
+
 static int trans_cb(void *arg, const struct xfsj_log_trans *t)
 {
 	struct lp *lp = arg;
@@ -620,12 +655,7 @@ static int trans_cb(void *arg, const struct xfsj_log_trans *t)
 		lp_print_item(lp, it, in);
 		if (in->err && in->err != -XFSJ_E_UNSUPP) {
 			lp->nfaults++;
-			o_flush();
-			fprintf(stderr, "xfsj-logprint: %s: transaction at LSN %u,%u: %s item: %s %s: %s (value %" PRIu64 ")\n",
-				lp->device, xfsj_lsn_cycle(t->rt.lsn),
-				xfsj_lsn_block(t->rt.lsn), lp_item_name(in),
-				in->fault.structure, in->fault.field,
-				xfsj_strerror(in->err), in->fault.value);
+			lp_item_fault_print(lp, t, in);
 			if (!lp->cont) {
 				lp->stopped = true;
 				return 1;

@@ -113,6 +113,14 @@ struct xfsj_log_ht {
 	 */
 	bool verify_failed;
 	uint32_t bad_blk;
+	/*
+	 * With XFSJ_HT_DEFER_VERIFY: the records of the live log past the
+	 * reach of the head (eight log buffers) were not checked here; a
+	 * walk over the live log checks each record it reads and reports
+	 * a failing one through its fault callback (what verify_failed
+	 * would have said).
+	 */
+	bool crc_deferred;
 };
 
 /*
@@ -123,6 +131,22 @@ struct xfsj_log_ht {
  */
 int xfsj_log_find_head_tail(struct xfsj_log *log, struct xfsj_log_ht *ht,
 			    struct xfsj_fault *f);
+
+enum {
+	/*
+	 * Check only the records whose failure could move the tail (those
+	 * within eight log buffers after the head) and leave the CRC check
+	 * of the rest to the walk, which has their bytes at hand anyway:
+	 * one pass over the log instead of two.  Head and tail are the
+	 * same; a failure past that reach (verify_failed without deferral)
+	 * is reported by the walk instead.  Not for replay, which must
+	 * know before it starts.
+	 */
+	XFSJ_HT_DEFER_VERIFY = 1 << 0,
+};
+
+int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
+			       unsigned int flags, struct xfsj_fault *f);
 
 /* Cycle number of one log block (the header's h_cycle for a header). */
 int xfsj_log_block_cycle(struct xfsj_log *log, uint32_t blk, uint32_t *cycle,
@@ -210,6 +234,13 @@ enum {
 	XFSJ_LOGW_NOCRC		= 1 << 1,	/* do not checksum records */
 	XFSJ_LOGW_RESYNC	= 1 << 2,	/* skip non-records quietly (whole log) */
 	XFSJ_LOGW_HDRONLY	= 1 << 3,	/* records only: no op parsing */
+	/*
+	 * Without op() or trans(): still parse the op headers of every
+	 * record whose CRC is not bad, and report what does not hold
+	 * together (an op past the record, a bad client id, fewer ops than
+	 * h_num_logops says): damage behind a valid CRC.
+	 */
+	XFSJ_LOGW_CHECKOPS	= 1 << 4,
 };
 
 struct xfsj_log_visitor {
@@ -300,7 +331,15 @@ struct xfsj_item_info {
 	uint16_t type;
 	uint16_t nreg;
 	int err;		/* 0, or the decode error (fault below) */
-	struct xfsj_fault fault;
+	struct xfsj_fault fault;	/* offset: byte of region fault_reg */
+	uint16_t fault_reg;
+	/*
+	 * Where that byte is: its device byte offset and the log block of
+	 * the record holding it.  Filled by the walk (XFSJ_LOGW_DECODE);
+	 * 0 when the item was decoded by a direct call.
+	 */
+	uint64_t fault_dev_off;
+	uint32_t fault_blk;
 	uint64_t id;		/* intent id, or the intent a done item ends */
 	union {
 		struct {
