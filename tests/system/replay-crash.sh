@@ -75,7 +75,7 @@ finished_work() {
 
 profiles=(noparent defaults bs1k normap smalllog mkfsxfs)
 free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k)
-matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 replayed_imgs=()
+matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 kfailed=0 replayed_imgs=()
 while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
       [ $tries -lt $MAXTRIES ]; do
 	seed=$((SEED + tries))
@@ -129,7 +129,12 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 	check "$name: xfs_logprint 6.13 sees a clean log" \
 		grep -q "<CLEAN>" <("$XFSPROGS613/xfs_logprint" -t "$T_DIR/A.img" 2>/dev/null | head -8)
 	if ! kernel_replay "$T_DIR/B.img"; then
-		not_ok "$name: the kernel could not replay copy B"
+		# The kernel's own recovery can fail (a corrupt unlinked list
+		# after heavy xattr work, for one): then ours must still have
+		# finished what it could and left a filesystem that mounts.
+		check "$name: the kernel's recovery failed; ours mounts" \
+			dump_image "$T_DIR/A.img" "$T_DIR/A.dump"
+		kfailed=$((kfailed + 1))
 		continue
 	fi
 	if ! dump_image "$T_DIR/A.img" "$T_DIR/A.dump"; then
@@ -158,7 +163,7 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 		replayed_imgs+=("$T_DIR/keep${#replayed_imgs[@]}.img")
 	fi
 done
-echo "# $matched matched ($finished with AG work finished), $refused refused as not finishable yet, $tries images"
+echo "# $matched matched ($finished with AG work finished), $refused refused as not finishable yet, $kfailed where the kernel's own recovery failed, $tries images"
 check "at least $CASES cases replayed and compared ($matched)" test $matched -ge "$CASES"
 check "at least $FREE_CASES cases with AG work finished and compared ($finished)" \
 	test $finished -ge "$FREE_CASES"
