@@ -73,7 +73,7 @@ finished_work() {
 		awk '{ print $1 + $2 + $3 + $4 + $5 + $6 + $7 + $8 }'
 }
 
-profiles=(noparent defaults bs1k normap smalllog mkfsxfs)
+profiles=(noparent defaults bs1k normap smalllog mkfsxfs isize1k)
 free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k)
 matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 kfailed=0 replayed_imgs=()
 while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&

@@ -6,7 +6,7 @@
 #   crash_image IMG SEED PROFILE MODE
 #
 # PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs |
-#          noparent_normap | noparent_bs1k
+#          noparent_normap | noparent_bs1k | isize1k
 #          (mkfsxfs: formatted by mkfs.xfs 6.13 with its defaults, which
 #          have rmapbt and reflink but no parent pointers)
 # MODE:    safe  - operations that leave no work behind in the log once
@@ -37,6 +37,7 @@ crash_mkfs_opts() {
 	smalllog) echo "--small -l size=8m" ;;
 	noparent_normap) echo "-n parent=0 -m rmapbt=0" ;;
 	noparent_bs1k) echo "-b size=1024 -n parent=0" ;;
+	isize1k) echo "-i size=1024" ;;
 	*) return 1 ;;
 	esac
 }
