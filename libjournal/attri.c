@@ -358,14 +358,22 @@ static int apply(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		/* Empty fork: the kernel adds the old pair (see above). */
 		if (!has_attrs(ip))
 			return do_set(fs, ip, &old, dirty, f);
-		err = do_remove(fs, ip, &old, dirty, f);
-		if (err)
-			return err;
 		new.name = a->new_name;
 		new.namelen = a->new_name_len;
 		new.value = a->new_value;
 		new.valuelen = a->new_value_len;
-		return do_set(fs, ip, &new, dirty, f);
+		/*
+		 * One replace, not a remove then a set: removing the old
+		 * pair may empty a leaf, and the kernel keeps the fork
+		 * (and its offset) for the new pair.
+		 */
+		*dirty = true;
+		{
+			bool found = false;
+
+			err = xfsj_attr_replace(fs, ip, &old, &new, &found, f);
+		}
+		return err;
 	}
 	return xfsj_fault_set(f, XFSJ_E_CORRUPT, ITEM, "op_flags", 0, a->op);
 }

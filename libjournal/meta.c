@@ -83,7 +83,12 @@ void xfsj_meta_stamp(void *buf, size_t len, uint64_t lsn, uint32_t sectsize,
 		for (size_t off = 0; off + blocksize <= len; off += blocksize) {
 			if (xfsj_get_be32(p + off) != k->magic)
 				break;
-			xfsj_put_be64(p + off + k->lsn_off, lsn);
+			/*
+			 * Remote attribute blocks are written synchronously,
+			 * never logged, so their LSN field holds all-ones
+			 * ("no LSN"), which the kernel's write verifier
+			 * insists on: keep it, only the CRC is redone.
+			 */
 			xfsj_cksum_update(p + off, blocksize, (size_t)k->crc_off);
 		}
 		return;
