@@ -157,8 +157,10 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 		not_ok "$name: xfs_repair -n on our replay: $(echo "$extra" | head -3 | tr '\n' ' ')"
 	fi
 	matched=$((matched + 1))
-	# Keep a few replayable images for the interruption test.
-	if [ ${#replayed_imgs[@]} -lt 3 ]; then
+	# Keep a few replayable images for the interruption test: one with
+	# a plain replay, the others with work to finish after it.
+	if [ ${#replayed_imgs[@]} -lt 4 ] &&
+	   { [ "${work:-0}" -gt 0 ] || [ ${#replayed_imgs[@]} -eq 0 ]; }; then
 		cp --sparse=always "$img" "$T_DIR/keep${#replayed_imgs[@]}.img"
 		replayed_imgs+=("$T_DIR/keep${#replayed_imgs[@]}.img")
 	fi
