@@ -75,7 +75,7 @@ finished_work() {
 
 profiles=(noparent defaults bs1k normap smalllog mkfsxfs isize1k)
 free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k)
-matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 kfailed=0 replayed_imgs=()
+matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 kfailed=0 iintents=0 replayed_imgs=()
 while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
       [ $tries -lt $MAXTRIES ]; do
 	seed=$((SEED + tries))
@@ -86,8 +86,8 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 		nfree=$((nfree + 1))
 	else
 		profile=${profiles[nstd % ${#profiles[@]}]}
-		modes=(safe inode full)
-		mode=${modes[(nstd + nstd / ${#profiles[@]}) % 3]}
+		modes=(inode safe inode full)
+		mode=${modes[(nstd + nstd / ${#profiles[@]}) % 4]}
 		nstd=$((nstd + 1))
 	fi
 	tries=$((tries + 1))
@@ -120,6 +120,9 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 	fi
 	check "$name: -n exit status tells dirty ($nrc)" test $nrc -eq 2 -o $nrc -eq 0
 	work=$(finished_work <<<"$out")
+	if grep -q "^finished .* [1-9][0-9]* \(BUI\|ATTRI\|XMI\)" <<<"$out"; then
+		iintents=$((iintents + 1))
+	fi
 	if [ "${work:-0}" -gt 0 ]; then
 		finished=$((finished + 1))
 		name="$name (finished: $(grep '^finished' <<<"$out" | cut -c1-160))"
@@ -165,7 +168,7 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 		replayed_imgs+=("$T_DIR/keep${#replayed_imgs[@]}.img")
 	fi
 done
-echo "# $matched matched ($finished with AG work finished), $refused refused as not finishable yet, $kfailed where the kernel's own recovery failed, $tries images"
+echo "# $matched matched ($finished with work finished, $iintents of them with BUI/ATTRI/XMI intents), $refused refused as not finishable yet, $kfailed where the kernel's own recovery failed, $tries images"
 check "at least $CASES cases replayed and compared ($matched)" test $matched -ge "$CASES"
 check "at least $FREE_CASES cases with AG work finished and compared ($finished)" \
 	test $finished -ge "$FREE_CASES"
