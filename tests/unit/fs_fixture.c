@@ -4,6 +4,7 @@
 #include <check.h>
 
 #include "fs_fixture.h"
+#include "xfsj/btree.h"
 #include "xfsj/newfs.h"
 
 void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
@@ -49,4 +50,28 @@ void fs_fixture_free(struct fs_fixture *fx)
 	xfsj_overlay_free(fx->ov);
 	xfsj_io_close(fx->io);
 	memset(fx, 0, sizeof(*fx));
+}
+
+bool fs_fixture_is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fx->fs);
+	uint32_t agbno = xfsj_fsb_agbno(sb, fsb);
+	struct xfsj_btree_cur *cur;
+	union xfsj_btree_irec r;
+	bool ok = false;
+	int stat;
+
+	ck_assert_int_eq(xfsj_btree_cur_new(fx->fs, XFSJ_BT_BNO,
+					    xfsj_fsb_agno(sb, fsb), NULL,
+					    &fx->f, &cur), 0);
+	memset(&r, 0, sizeof(r));
+	r.a.startblock = agbno;
+	ck_assert_int_eq(xfsj_btree_lookup(cur, XFSJ_LOOKUP_LE, &r, &stat), 0);
+	if (stat) {
+		ck_assert_int_eq(xfsj_btree_get_rec(cur, &r, &stat), 0);
+		ok = r.a.startblock <= agbno &&
+		     r.a.startblock + r.a.blockcount >= agbno + len;
+	}
+	xfsj_btree_cur_free(cur);
+	return ok;
 }

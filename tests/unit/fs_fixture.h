@@ -31,5 +31,7 @@ void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
 /* Flush the handle into the overlay, close it and open a new one. */
 void fs_fixture_reopen(struct fs_fixture *fx);
 void fs_fixture_free(struct fs_fixture *fx);
+/* Is every block of [fsb, fsb + len) free in its AG's bnobt? */
+bool fs_fixture_is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len);
 
 #endif

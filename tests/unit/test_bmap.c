@@ -164,31 +164,6 @@ static int rmap_cmp_off(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every block of [fsb, fsb + len) free in the bnobt. */
-static bool is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len)
-{
-	const struct xfsj_sb *sb = SB(fx);
-	struct xfsj_btree_cur *cur;
-	union xfsj_btree_irec r;
-	uint32_t agbno = xfsj_fsb_agbno(sb, fsb);
-	int stat;
-	bool ok = false;
-
-	ck_assert_int_eq(xfsj_btree_cur_new(fx->fs, XFSJ_BT_BNO,
-					    xfsj_fsb_agno(sb, fsb), NULL,
-					    &fx->f, &cur), 0);
-	memset(&r, 0, sizeof(r));
-	r.a.startblock = agbno;
-	ck_assert_int_eq(xfsj_btree_lookup(cur, XFSJ_LOOKUP_LE, &r, &stat), 0);
-	if (stat) {
-		ck_assert_int_eq(xfsj_btree_get_rec(cur, &r, &stat), 0);
-		ok = r.a.startblock <= agbno &&
-		     r.a.startblock + r.a.blockcount >= agbno + len;
-	}
-	xfsj_btree_cur_free(cur);
-	return ok;
-}
-
 static uint32_t maxext(struct fs_fixture *fx)
 {
 	return (SB(fx)->inodesize - XFSJ_DINODE_CORE_SIZE) / 16;
@@ -375,11 +350,11 @@ START_TEST(merge_cases)
 	check(&fx, ino, &m, 0);
 	fs_fixture_reopen(&fx);
 	check(&fx, ino, &m, 0);
-	ck_assert(is_free(&fx, p + 12, 3));
-	ck_assert(is_free(&fx, p + 8, 2));
-	ck_assert(is_free(&fx, p + 26, 2));
-	ck_assert(!is_free(&fx, p + 25, 1));
-	ck_assert(!is_free(&fx, p + 28, 1));
+	ck_assert(fs_fixture_is_free(&fx, p + 12, 3));
+	ck_assert(fs_fixture_is_free(&fx, p + 8, 2));
+	ck_assert(fs_fixture_is_free(&fx, p + 26, 2));
+	ck_assert(!fs_fixture_is_free(&fx, p + 25, 1));
+	ck_assert(!fs_fixture_is_free(&fx, p + 28, 1));
 	fs_fixture_free(&fx);
 }
 END_TEST
@@ -490,7 +465,7 @@ static void random_run(bool rmapbt, unsigned int seed, int steps)
 	ck_assert(went_back);
 	fs_fixture_reopen(&fx);
 	for (uint32_t i = 0; i < POOL; i++)
-		ck_assert_int_eq(is_free(&fx, p + i, 1), state[i] == 2);
+		ck_assert_int_eq(fs_fixture_is_free(&fx, p + i, 1), state[i] == 2);
 	fs_fixture_free(&fx);
 }
 
@@ -527,14 +502,14 @@ START_TEST(btree_and_back)
 	bmbt = xfsj_get_be64(ip.dip + XFSJ_DINODE_CORE_SIZE + 4 +
 			     8 * ((SB(&fx)->inodesize -
 				   XFSJ_DINODE_CORE_SIZE - 4) / 16));
-	ck_assert(!is_free(&fx, bmbt, 1));
+	ck_assert(!fs_fixture_is_free(&fx, bmbt, 1));
 	rmaps_get(&fx, ino, r);
 	ck_assert_uint_eq(r->bmbt, 1);
 	fs_fixture_reopen(&fx);
 	check(&fx, ino, &m, 0);
 	do_unmap(&fx, ino, &m, 20, 200, false);
 	check(&fx, ino, &m, 0);
-	ck_assert(is_free(&fx, bmbt, 1));
+	ck_assert(fs_fixture_is_free(&fx, bmbt, 1));
 	rmaps_get(&fx, ino, r);
 	ck_assert_uint_eq(r->bmbt, 0);
 	free(r);
@@ -570,7 +545,7 @@ START_TEST(alloc_and_first_unused)
 	ck_assert_uint_eq(got[0].startblock, fsb);
 	ck_assert_uint_eq(got[0].blockcount, n == 2 ? 6 : 4);
 	free(got);
-	ck_assert(!is_free(&fx, fsb, 4));
+	ck_assert(!fs_fixture_is_free(&fx, fsb, 4));
 	ck_assert_int_eq(xfsj_bmap_first_unused(fx.fs, &ip, 0, 4, 0, &off,
 						&fx.f), 0);
 	ck_assert_uint_eq(off, 6);
@@ -621,7 +596,7 @@ START_TEST(attr_fork)
 	ck_assert_uint_eq(done, 1);
 	xfsj_iput(fx.fs, &ip, true);
 	ck_assert_int_eq(xfsj_defer_finish(fx.fs, &fx.f), 0);
-	ck_assert(is_free(&fx, fsb, 1));
+	ck_assert(fs_fixture_is_free(&fx, fsb, 1));
 	rmaps_get(&fx, ino, r);
 	ck_assert_uint_eq(r->n, 0);
 	free(r);
@@ -687,8 +662,8 @@ START_TEST(reflink_unmap)
 	ck_assert_uint_eq(rc.v[0].refcount, 2);
 	ck_assert_uint_eq(rc.v[1].startblock, xfsj_fsb_agbno(sb, p) + 8);
 	ck_assert_uint_eq(rc.v[1].blockcount, 8);
-	ck_assert(!is_free(&fx, p + 4, 4));
-	ck_assert(is_free(&fx, p + 20, 4));
+	ck_assert(!fs_fixture_is_free(&fx, p + 4, 4));
+	ck_assert(fs_fixture_is_free(&fx, p + 20, 4));
 	free(r);
 	fs_fixture_free(&fx);
 }
@@ -749,8 +724,8 @@ START_TEST(bui_finish)
 	for (int i = 2; i < 22; i++)
 		m.fsb[i] = 0;
 	check(&fx, ino, &m, 0);
-	ck_assert(!is_free(&fx, p + 2, 2));
-	ck_assert(!is_free(&fx, p + 10, 4));
+	ck_assert(!fs_fixture_is_free(&fx, p + 2, 2));
+	ck_assert(!fs_fixture_is_free(&fx, p + 10, 4));
 	/* Mapping over a mapping, a bad op, a free inode: refused. */
 	ck_assert_int_eq(bui(&fx, XFSJ_BMAP_MAP, ino, 0, p + 40, 4, false),
 			 -XFSJ_E_CORRUPT);

@@ -378,31 +378,6 @@ static void write_file(struct fs_fixture *fx, uint64_t ino, uint32_t nlink,
 	xfsj_buf_dirty(bp);
 }
 
-/* Every block of [fsb, fsb + len) free in the bnobt. */
-static bool is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len)
-{
-	const struct xfsj_sb *sb = SB(fx);
-	struct xfsj_btree_cur *cur;
-	union xfsj_btree_irec r;
-	uint32_t agbno = xfsj_fsb_agbno(sb, fsb);
-	int stat;
-	bool ok = false;
-
-	ck_assert_int_eq(xfsj_btree_cur_new(fx->fs, XFSJ_BT_BNO,
-					    xfsj_fsb_agno(sb, fsb), NULL,
-					    &fx->f, &cur), 0);
-	memset(&r, 0, sizeof(r));
-	r.a.startblock = agbno;
-	ck_assert_int_eq(xfsj_btree_lookup(cur, XFSJ_LOOKUP_LE, &r, &stat), 0);
-	if (stat) {
-		ck_assert_int_eq(xfsj_btree_get_rec(cur, &r, &stat), 0);
-		ok = r.a.startblock <= agbno &&
-		     r.a.startblock + r.a.blockcount >= agbno + len;
-	}
-	xfsj_btree_cur_free(cur);
-	return ok;
-}
-
 static int count_owner_fn(struct xfsj_btree_cur *cur,
 			  const union xfsj_btree_irec *rec, void *arg)
 {
@@ -517,8 +492,8 @@ static void one_file(bool rmapbt)
 	ck_assert_uint_eq(st.chunks, 0);
 	fs_fixture_reopen(&fx);
 	for (int i = 0; i < 3; i++)
-		ck_assert(is_free(&fx, de[i].fsb, de[i].len));
-	ck_assert(is_free(&fx, ae[0].fsb, 1));
+		ck_assert(fs_fixture_is_free(&fx, de[i].fsb, de[i].len));
+	ck_assert(fs_fixture_is_free(&fx, ae[0].fsb, 1));
 	if (rmapbt)
 		ck_assert_uint_eq(rmaps_of(&fx, 0, ino), 0);
 	ck_assert_uint_eq(get_bucket(&fx, 0, agino % 64), XFSJ_NULLAGINO);
@@ -593,10 +568,10 @@ START_TEST(test_chain_and_chunk)
 	ck_assert_uint_eq(get_bucket(&fx, 0, ag[0] % 64), XFSJ_NULLAGINO);
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 2; j++)
-			ck_assert(is_free(&fx, e[i][j].fsb, e[i][j].len));
-	ck_assert(is_free(&fx, xfsj_agb_to_fsb(SB(&fx), 0,
+			ck_assert(fs_fixture_is_free(&fx, e[i][j].fsb, e[i][j].len));
+	ck_assert(fs_fixture_is_free(&fx, xfsj_agb_to_fsb(SB(&fx), 0,
 					     c2 >> SB(&fx)->inopblog), 8));
-	ck_assert(!is_free(&fx, xfsj_agb_to_fsb(SB(&fx), 0,
+	ck_assert(!fs_fixture_is_free(&fx, xfsj_agb_to_fsb(SB(&fx), 0,
 					      c1 >> SB(&fx)->inopblog), 1));
 	ck_assert(!ibt_rec(&fx, XFSJ_BT_INO, 0, c2, &ir) ||
 		  ir.startino != c2);
@@ -650,8 +625,8 @@ START_TEST(test_linked_stays)
 	ino_get(&fx, ia, &di);
 	ck_assert_uint_eq(di.next_unlinked, XFSJ_NULLAGINO);
 	ck_assert_uint_eq(di.mode, S_IFREG | 0644);
-	ck_assert(is_free(&fx, e[0].fsb, 2));
-	ck_assert(is_free(&fx, xfsj_agb_to_fsb(SB(&fx), 0,
+	ck_assert(fs_fixture_is_free(&fx, e[0].fsb, 2));
+	ck_assert(fs_fixture_is_free(&fx, xfsj_agb_to_fsb(SB(&fx), 0,
 					     c1 >> SB(&fx)->inopblog), 8));
 	check_trees(&fx, 0);
 	fs_fixture_free(&fx);
@@ -864,9 +839,9 @@ static void btree_fork(bool node)
 	ck_assert_uint_eq(st.blocks, 30 + (uint64_t)nblk);
 	fs_fixture_reopen(&fx);
 	for (int i = 0; i < 30; i++)
-		ck_assert(is_free(&fx, e[i].fsb, 1));
+		ck_assert(fs_fixture_is_free(&fx, e[i].fsb, 1));
 	for (int l = 0; l < nblk; l++)
-		ck_assert(is_free(&fx, blk[l], 1));
+		ck_assert(fs_fixture_is_free(&fx, blk[l], 1));
 	ck_assert_uint_eq(rmaps_of(&fx, 0, ino), 0);
 	assert_freed_inode(&fx, ino, 7);
 	check_trees(&fx, 0);
@@ -989,8 +964,8 @@ START_TEST(test_reflink)
 	run(&fx, &st);
 	ck_assert_uint_eq(st.freed, 1);
 	fs_fixture_reopen(&fx);
-	ck_assert(!is_free(&fx, e[0].fsb, 1));
-	ck_assert(is_free(&fx, e[1].fsb, e[1].len));
+	ck_assert(!fs_fixture_is_free(&fx, e[0].fsb, 1));
+	ck_assert(fs_fixture_is_free(&fx, e[1].fsb, e[1].len));
 	ck_assert_uint_eq(rmaps_of(&fx, 0, ia), 0);
 	ck_assert_uint_eq(rmaps_of(&fx, 0, ib), 1);
 	assert_freed_inode(&fx, ia, 7);
@@ -1047,7 +1022,7 @@ START_TEST(test_sparse_chunk_dir)
 	ck_assert_uint_eq(st.chunks, 1);
 	ck_assert_uint_eq(st.blocks, 0);
 	fs_fixture_reopen(&fx);
-	ck_assert(is_free(&fx, xfsj_agb_to_fsb(sb, 0, c >> sb->inopblog),
+	ck_assert(fs_fixture_is_free(&fx, xfsj_agb_to_fsb(sb, 0, c >> sb->inopblog),
 			  32 * sb->inodesize / sb->blocksize));
 	ck_assert(!ibt_rec(&fx, XFSJ_BT_INO, 0, agino, &ir) ||
 		  ir.startino != c);
@@ -1187,7 +1162,7 @@ START_TEST(test_remote_symlink)
 	ck_assert_uint_eq(st.freed, 1);
 	ck_assert_uint_eq(st.blocks, 1);
 	fs_fixture_reopen(&fx);
-	ck_assert(is_free(&fx, e[0].fsb, 1));
+	ck_assert(fs_fixture_is_free(&fx, e[0].fsb, 1));
 	ck_assert_uint_eq(rmaps_of(&fx, 0, ino), 0);
 	assert_freed_inode(&fx, ino, 7);
 	fs_fixture_free(&fx);
@@ -1231,9 +1206,9 @@ START_TEST(test_second_ag)
 	ck_assert_uint_eq(st.chunks, 1);
 	ck_assert_uint_eq(st.blocks, 12);
 	fs_fixture_reopen(&fx);
-	ck_assert(is_free(&fx, e[0].fsb, 5));
-	ck_assert(is_free(&fx, e[1].fsb, 7));
-	ck_assert(is_free(&fx, xfsj_agb_to_fsb(sb, 1, c >> sb->inopblog), 8));
+	ck_assert(fs_fixture_is_free(&fx, e[0].fsb, 5));
+	ck_assert(fs_fixture_is_free(&fx, e[1].fsb, 7));
+	ck_assert(fs_fixture_is_free(&fx, xfsj_agb_to_fsb(sb, 1, c >> sb->inopblog), 8));
 	agi_get(&fx, 1, &agi);
 	ck_assert_uint_eq(agi.count, agi0.count);
 	ck_assert_uint_eq(agi.freecount, agi0.freecount);
