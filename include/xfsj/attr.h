@@ -69,11 +69,13 @@ int xfsj_attr_list(struct xfsj_fs *fs, struct xfsj_iref *ip, xfsj_attr_fn fn,
  * Like bmap.h, set and remove change @ip->di and the fork bytes in the
  * inode buffer (and queue the block mapping work); the caller writes the
  * core back with xfsj_iput() and finishes the deferred work.  Dabtree
- * forks are read at any depth; they are changed while they have one node
- * level (a leaf splits into a root node over leaves, leaves split, once
- * or twice for one entry, merge back and collapse).  What needs more (a
- * full root, i.e. a new level; a deeper tree; a data fork that must
- * change format to make room for the attribute fork) is refused with
+ * forks are read and changed at any depth the kernel allows: leaves and
+ * nodes split (a full root gives the tree a new level), merge back and
+ * the root collapses level by level, as xfs_da_btree.c does.  What needs
+ * more (a tree already at the maximum depth; a leaf that would need a
+ * third split for one entry, which the kernel refuses too; a data fork
+ * that must change format to make room for the attribute fork) is
+ * refused with
  * -XFSJ_E_UNSUPP and a fault, after which the caller must throw its
  * changes away.
  */
@@ -188,12 +190,25 @@ struct xfsj_attr_ctx {
 	struct xfsj_buf *leaf;		/* LEAF: block 0; NODE: a leaf */
 };
 
-/* Where a name is (or would go) in a one-level tree. */
+#define XFSJ_ATTR_DA_MAXDEPTH	5	/* XFS_DA_NODE_MAXDEPTH */
+
+/* One block of a path from the root: its fork block and entry index. */
+struct xfsj_attr_pblk {
+	struct xfsj_buf *bp;
+	uint32_t blkno;
+	uint32_t index;		/* node: the child's entry */
+};
+
+/*
+ * Where a name is (or would go) in a dabtree: blk[0] is the root,
+ * blk[active - 1] the leaf (the kernel's xfs_da_state path).
+ */
 struct xfsj_attr_npath {
+	struct xfsj_attr_pblk blk[XFSJ_ATTR_DA_MAXDEPTH + 1];
+	int active;
 	struct xfsj_buf *root;	/* block 0 */
-	uint32_t ri;		/* the root entry of the leaf */
-	struct xfsj_buf *leaf;
-	uint32_t index;		/* in the leaf: the match or insertion point */
+	struct xfsj_buf *leaf;	/* blk[active - 1].bp */
+	uint32_t index;		/* leaf: the match or insertion point */
 	bool found;
 };
 

@@ -23,6 +23,7 @@
 
 #define MB		(1ULL << 20)
 #define MAXA		48
+#define MAXM		440	/* the deep tree test's model */
 
 static const struct xfsj_sb *SB(struct fs_fixture *fx)
 {
@@ -116,7 +117,7 @@ struct mattr {
 };
 
 struct model {
-	struct mattr a[MAXA];
+	struct mattr a[MAXM];
 	int n;
 };
 
@@ -1193,6 +1194,231 @@ START_TEST(test_node_read)
 }
 END_TEST
 
+/*
+ * One level of a tree: every node's entries carry its children's last
+ * hashes in order, and the blocks of each level form one sibling chain
+ * from left to right.  Returns the root's level.
+ */
+static uint32_t check_deep(struct fs_fixture *fx, struct xfsj_iref *ip)
+{
+	static uint32_t cur[4096], nxt[4096];
+	const uint8_t *root = fork_block(fx, ip, 0);
+	uint32_t level = xfsj_get_be16(root + 58), ncur = 1, nnxt;
+
+	ck_assert_uint_eq(xfsj_get_be16(root + 8), 0x3ebe);
+	cur[0] = 0;
+	for (uint32_t lv = level; lv > 0; lv--) {
+		uint32_t prev = 0, last = 0;
+
+		nnxt = 0;
+		for (uint32_t k = 0; k < ncur; k++) {
+			const uint8_t *b = fork_block(fx, ip, cur[k]);
+			uint32_t count = xfsj_get_be16(b + 56);
+
+			ck_assert_uint_eq(xfsj_get_be16(b + 8), 0x3ebe);
+			ck_assert_uint_eq(xfsj_get_be16(b + 58), lv);
+			ck_assert_uint_gt(count, lv == level ? 1 : 0);
+			if (lv != level) {
+				ck_assert_uint_eq(xfsj_get_be32(b + 4), prev);
+				ck_assert_uint_eq(xfsj_get_be32(b),
+						  k + 1 < ncur ? cur[k + 1]
+							       : 0);
+			}
+			prev = cur[k];
+			for (uint32_t i = 0; i < count; i++) {
+				uint32_t h = xfsj_get_be32(b + 64 + 8 * i);
+				uint32_t c = xfsj_get_be32(b + 68 + 8 * i);
+				const uint8_t *cb = fork_block(fx, ip, c);
+				uint32_t ch;
+
+				ck_assert_uint_ge(h, last);
+				last = h;
+				if (lv == 1) {
+					ck_assert_uint_eq(
+						xfsj_get_be16(cb + 8), 0x3bee);
+					ck_assert_uint_gt(
+						xfsj_attr_leaf_count(cb), 0);
+					ch = xfsj_attr_leaf_lasthash(cb);
+				} else {
+					uint32_t n = xfsj_get_be16(cb + 56);
+
+					ch = xfsj_get_be32(cb + 64 +
+							   8 * (n - 1));
+				}
+				ck_assert_uint_eq(h, ch);
+				ck_assert_uint_lt(nnxt, 4096);
+				nxt[nnxt++] = c;
+			}
+		}
+		memcpy(cur, nxt, nnxt * sizeof(*cur));
+		ncur = nnxt;
+	}
+	/* The leaves: one chain, hashes not falling across it. */
+	for (uint32_t k = 0, last = 0; k < ncur; k++) {
+		const uint8_t *l = fork_block(fx, ip, cur[k]);
+
+		ck_assert_uint_eq(xfsj_get_be32(l + 4), k ? cur[k - 1] : 0);
+		ck_assert_uint_eq(xfsj_get_be32(l),
+				  k + 1 < ncur ? cur[k + 1] : 0);
+		ck_assert_uint_ge(xfsj_get_be32(l + 80), last);
+		last = xfsj_attr_leaf_lasthash(l);
+	}
+	return level;
+}
+
+/* The attributes a full model check looks up, @n at the end. */
+static void check_some(struct fs_fixture *fx, struct xfsj_iref *ip,
+		       struct model *md, int step)
+{
+	int cnt = 0;
+
+	/* A full check now and then, the whole list and a few every time. */
+	if (step % 16 == 0 || md->n < 24) {
+		check(fx, ip, md);
+		return;
+	}
+	ck_assert_int_eq(xfsj_attr_list(fx->fs, ip, count_fn, &cnt, &fx->f),
+			 0);
+	ck_assert_int_eq(cnt, md->n);
+	for (int k = 0; k < 8 && md->n; k++) {
+		static uint8_t buf[1024];
+		struct xfsj_attr_arg a;
+		uint32_t vlen = sizeof(buf);
+		int i = (step * 7 + k * 37) % md->n;
+		bool found;
+
+		to_arg(&md->a[i], &a);
+		ck_assert_int_eq(xfsj_attr_get(fx->fs, ip, &a, buf, &vlen,
+					       &found, &fx->f), 0);
+		ck_assert(found);
+		ck_assert_uint_eq(vlen, md->a[i].valuelen);
+		if (vlen)
+			ck_assert(memcmp(buf, md->a[i].value, vlen) == 0);
+	}
+}
+
+/*
+ * A level-1 node claiming level 2 (its checksum right) under the root:
+ * a change that walks through it is refused, nothing changed, and the
+ * tree works again once the byte is back.
+ */
+static void deep_hostile(struct fs_fixture *fx, struct xfsj_iref *ip,
+			 struct model *md)
+{
+	uint8_t *root = fork_block(fx, ip, 0), *b, save[1024];
+	uint32_t bs = SB(fx)->blocksize, best = UINT32_MAX;
+	struct xfsj_attr_arg a;
+	bool found;
+	int k = 0;
+
+	/* The attribute with the lowest hash lives under the first child. */
+	for (int i = 0; i < md->n; i++) {
+		to_arg(&md->a[i], &a);
+		if (xfsj_attr_hash(&a) < best) {
+			best = xfsj_attr_hash(&a);
+			k = i;
+		}
+	}
+	b = fork_block(fx, ip, xfsj_get_be32(root + 68));
+	ck_assert_uint_eq(xfsj_get_be16(b + 58), 1);
+	memcpy(save, b, bs);
+	xfsj_put_be16(b + 58, 2);
+	xfsj_cksum_update(b, bs, 12);
+	to_arg(&md->a[k], &a);
+	ck_assert_int_eq(xfsj_attr_remove(fx->fs, ip, &a, &found, &fx->f),
+			 -XFSJ_E_CORRUPT);
+	memcpy(b, save, bs);
+	check(fx, ip, md);
+}
+
+/*
+ * Long names in 1 KiB blocks (one or two per leaf) grow the tree past a
+ * full root: a new level, nodes splitting below it; then everything is
+ * removed in random order, nodes joining and the root collapsing level
+ * by level back to one leaf and to short form.
+ */
+START_TEST(test_node_deep)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	struct xfsj_attr_arg a;
+	static struct model md;
+	unsigned int seed = 23;
+	uint32_t maxlevel = 0, level, rootcount = 0;
+	bool found;
+	int step = 0;
+
+	fs_fixture_make(&fx, 64 * MB, 1024, 2, true, false);
+	make_file(&fx, 9, 0, &ip);
+	memset(&md, 0, sizeof(md));
+	while (md.n < MAXM) {
+		struct mattr *m = &md.a[md.n];
+		int len;
+
+		m->ns = md.n % 5 == 4 ? XFSJ_ATTR_NS_PARENT : 0;
+		m->namelen = 160 + rand_r(&seed) % 96;
+		len = snprintf((char *)m->name, 256, "deep.%04d.", md.n);
+		for (uint32_t i = (uint32_t)len; i < m->namelen; i++)
+			m->name[i] = (uint8_t)('a' + rand_r(&seed) % 26);
+		m->valuelen = m->ns ? 12 : rand_r(&seed) % 300;
+		m->value = malloc(300);
+		rnd_value(m->value, m->valuelen, &seed);
+		to_arg(m, &a);
+		md.n++;
+		ck_assert_int_eq(xfsj_attr_set(fx.fs, &ip, &a,
+					       XFSJ_ATTR_CREATE, &fx.f), 0);
+		reget(&fx, &ip);
+		check_some(&fx, &ip, &md, step++);
+		if (md.n % 8 == 0 || md.n == MAXM) {
+			level = check_deep(&fx, &ip);
+			if (level > maxlevel)
+				maxlevel = level;
+			if (level == 2)
+				rootcount = xfsj_get_be16(
+					fork_block(&fx, &ip, 0) + 56);
+		}
+	}
+	check(&fx, &ip, &md);
+	/* 440 long names make 3 level-1 nodes under a level-2 root. */
+	ck_assert_uint_ge(maxlevel, 2);
+	ck_assert_uint_ge(rootcount, 3);
+	deep_hostile(&fx, &ip, &md);
+	while (md.n) {
+		int i = rand_r(&seed) % md.n;
+
+		to_arg(&md.a[i], &a);
+		if (step % 5 == 0 && md.a[i].ns != XFSJ_ATTR_NS_PARENT) {
+			/* A replace: remove and add again in a deep tree. */
+			md.a[i].valuelen = rand_r(&seed) % 300;
+			rnd_value(md.a[i].value, md.a[i].valuelen, &seed);
+			to_arg(&md.a[i], &a);
+			ck_assert_int_eq(xfsj_attr_set(fx.fs, &ip, &a,
+						       XFSJ_ATTR_REPLACE,
+						       &fx.f), 0);
+		} else {
+			ck_assert_int_eq(xfsj_attr_remove(fx.fs, &ip, &a,
+							  &found, &fx.f), 0);
+			ck_assert(found);
+			free(md.a[i].value);
+			md.a[i] = md.a[--md.n];
+		}
+		reget(&fx, &ip);
+		check_some(&fx, &ip, &md, step++);
+		if (md.n % 8 == 0 && ip.di.aformat != XFSJ_DINODE_FMT_LOCAL &&
+		    ip.di.forkoff &&
+		    xfsj_get_be16(fork_block(&fx, &ip, 0) + 8) == 0x3ebe)
+			check_deep(&fx, &ip);
+	}
+	/* Back to short form, or no fork at all (as test_random). */
+	if (ip.di.aformat != XFSJ_DINODE_FMT_LOCAL)
+		ck_assert_uint_eq(ip.di.forkoff, 0);
+	ck_assert_uint_eq(ip.di.nblocks, 0);
+	ck_assert_uint_eq(xfsj_dinode_anextents(&ip.di), 0);
+	fs_fixture_reopen(&fx);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *attr_suite(void)
 {
 	Suite *s = suite_create("attr");
@@ -1210,6 +1436,7 @@ Suite *attr_suite(void)
 	tcase_add_test(tc, test_hostile_sf);
 	tcase_add_test(tc, test_hostile_leaf);
 	tcase_add_test(tc, test_node_read);
+	tcase_add_test(tc, test_node_deep);
 	/*
 	 * Runs 4 and 5 also grow past one leaf into a node tree; 6 and 7
 	 * do it with 1 KiB blocks.
