@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <string.h>
+#include <sys/stat.h>
 
 #include <check.h>
 
@@ -74,4 +75,37 @@ bool fs_fixture_is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len)
 	}
 	xfsj_btree_cur_free(cur);
 	return ok;
+}
+
+uint64_t fs_fixture_make_file(struct fs_fixture *fx, unsigned int slot,
+			      uint32_t gen, uint64_t flags2, uint8_t forkoff,
+			      struct xfsj_iref *ip)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fx->fs);
+	uint64_t ino = fx->sb.rootino + slot;
+	struct xfsj_dinode *di;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, ip, &fx->f), 0);
+	ck_assert_uint_eq(ip->di.mode, 0);
+	di = &ip->di;
+	memset(di, 0, sizeof(*di));
+	di->magic = XFSJ_DINODE_MAGIC;
+	di->version = 3;
+	di->mode = S_IFREG | 0644;
+	di->nlink = 1;
+	di->ino = ino;
+	di->gen = gen;
+	di->next_unlinked = XFSJ_NULLAGINO;
+	memcpy(di->uuid, sb->uuid, 16);
+	if (sb->features_incompat & XFSJ_INCOMPAT_BIGTIME)
+		di->flags2 |= XFSJ_DIFLAG2_BIGTIME;
+	di->flags2 |= flags2;
+	di->format = XFSJ_DINODE_FMT_EXTENTS;
+	di->aformat = XFSJ_DINODE_FMT_EXTENTS;
+	di->forkoff = forkoff;
+	memset(ip->dip + XFSJ_DINODE_CORE_SIZE, 0,
+	       sb->inodesize - XFSJ_DINODE_CORE_SIZE);
+	xfsj_iput(fx->fs, ip, false);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, ip, &fx->f), 0);
+	return ino;
 }

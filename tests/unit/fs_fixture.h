@@ -9,6 +9,7 @@
 
 #include "xfsj/fs.h"
 #include "xfsj/geometry.h"
+#include "xfsj/iget.h"
 #include "xfsj/io.h"
 #include "xfsj/overlay.h"
 
@@ -31,6 +32,15 @@ void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
 /* Flush the handle into the overlay, close it and open a new one. */
 void fs_fixture_reopen(struct fs_fixture *fx);
 void fs_fixture_free(struct fs_fixture *fx);
+/*
+ * Turn the free inode rootino + @slot (mkfs initialised the whole chunk)
+ * into an empty regular file with generation @gen, extents-format forks,
+ * BIGTIME when the filesystem has it plus @flags2, and @forkoff; @ip is
+ * left holding it, read back through the verifier.
+ */
+uint64_t fs_fixture_make_file(struct fs_fixture *fx, unsigned int slot,
+			      uint32_t gen, uint64_t flags2, uint8_t forkoff,
+			      struct xfsj_iref *ip);
 /* Is every block of [fsb, fsb + len) free in its AG's bnobt? */
 bool fs_fixture_is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len);
 

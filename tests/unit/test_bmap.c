@@ -31,37 +31,11 @@ static const struct xfsj_sb *SB(struct fs_fixture *fx)
 static uint64_t make_file(struct fs_fixture *fx, unsigned int slot,
 			  uint64_t flags2, uint8_t forkoff)
 {
-	const struct xfsj_sb *sb = SB(fx);
-	uint64_t ino = fx->sb.rootino + slot;
 	struct xfsj_iref ip;
-	struct xfsj_dinode *di;
 
-	/* mkfs initialises every inode of the chunk: a free one reads. */
-	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
-	ck_assert_uint_eq(ip.di.mode, 0);
-	di = &ip.di;
-	memset(di, 0, sizeof(*di));
-	di->magic = XFSJ_DINODE_MAGIC;
-	di->version = 3;
-	di->mode = S_IFREG | 0644;
-	di->nlink = 1;
-	di->ino = ino;
-	di->gen = 3;
-	di->next_unlinked = XFSJ_NULLAGINO;
-	memcpy(di->uuid, sb->uuid, 16);
-	if (sb->features_incompat & XFSJ_INCOMPAT_BIGTIME)
-		di->flags2 |= XFSJ_DIFLAG2_BIGTIME;
-	if (sb->features_incompat & XFSJ_INCOMPAT_NREXT64)
-		di->flags2 |= XFSJ_DIFLAG2_NREXT64;
-	di->flags2 |= flags2;
-	di->format = XFSJ_DINODE_FMT_EXTENTS;
-	di->aformat = XFSJ_DINODE_FMT_EXTENTS;
-	di->forkoff = forkoff;
-	memset(ip.dip + XFSJ_DINODE_CORE_SIZE, 0,
-	       sb->inodesize - XFSJ_DINODE_CORE_SIZE);
-	xfsj_iput(fx->fs, &ip, false);
-	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
-	return ino;
+	if (SB(fx)->features_incompat & XFSJ_INCOMPAT_NREXT64)
+		flags2 |= XFSJ_DIFLAG2_NREXT64;
+	return fs_fixture_make_file(fx, slot, 3, flags2, forkoff, &ip);
 }
 
 /* A run of blocks allocated with no owner: the test's block pool. */
