@@ -100,7 +100,11 @@ bool xfsj_attr_match(const struct xfsj_attr_arg *a, uint8_t flags,
 {
 	if (a->namelen != namelen)
 		return false;
-	if ((flags & (XFSJ_ATTR_NS_MASK | XFSJ_ATTR_FLAG_INCOMPLETE)) != a->ns)
+	uint8_t mask = XFSJ_ATTR_NS_MASK;
+
+	if (!a->recovery)
+		mask |= XFSJ_ATTR_FLAG_INCOMPLETE;
+	if ((flags & mask) != a->ns)
 		return false;
 	if (memcmp(a->name, name, namelen))
 		return false;
@@ -733,7 +737,7 @@ static int leaf_to_sf(struct xfsj_attr_ctx *c, int forkoff, bool keep_fork,
 	sf_create(c->sf);
 	count = xfsj_attr_leaf_count(blk);
 	for (uint32_t i = 0; i < count; i++) {
-		struct xfsj_attr_arg a;
+		struct xfsj_attr_arg a = { 0 };
 
 		xfsj_attr_leaf_get_ent(blk, c->bs, i, &e);
 		if ((e.flags & XFSJ_ATTR_FLAG_INCOMPLETE) || !e.nameidx)
@@ -817,7 +821,7 @@ static int sf_to_leaf(struct xfsj_attr_ctx *c, struct xfsj_fault *f)
 	leaf_dirty(c);
 	c->st = XFSJ_AF_LEAF;
 	for (uint32_t i = 0; i < c->sf->buf[2]; i++) {
-		struct xfsj_attr_arg a;
+		struct xfsj_attr_arg a = { 0 };
 		struct sfent e;
 
 		sf_ent(c->sf, off, &e);
@@ -1205,7 +1209,7 @@ static int list_leaf(struct xfsj_attr_ctx *c, xfsj_attr_fn fn, void *arg,
 		     struct xfsj_fault *f)
 {
 	uint32_t count = xfsj_attr_leaf_count(c->leaf->data);
-	struct xfsj_attr_arg a;
+	struct xfsj_attr_arg a = { 0 };
 	int err = 0;
 
 	for (uint32_t i = 0; i < count && !err; i++) {
@@ -1231,7 +1235,7 @@ static int list_leaf(struct xfsj_attr_ctx *c, xfsj_attr_fn fn, void *arg,
 int xfsj_attr_list(struct xfsj_fs *fs, struct xfsj_iref *ip, xfsj_attr_fn fn,
 		   void *arg, struct xfsj_fault *f)
 {
-	struct xfsj_attr_arg a;
+	struct xfsj_attr_arg a = { 0 };
 	struct xfsj_attr_ctx c;
 	int err;
 

@@ -334,9 +334,10 @@ static int apply(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		.ns = (uint8_t)(a->filter & FILTER_NS),
 		.name = a->name, .namelen = a->name_len,
 		.value = a->value, .valuelen = a->value_len,
+		.recovery = true,
 	};
 	struct xfsj_attr_arg new = old;
-	int err;
+	bool found = false;
 
 	switch (a->op) {
 	case XFSJ_ATTRI_OP_SET:
@@ -368,12 +369,7 @@ static int apply(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		 * (and its offset) for the new pair.
 		 */
 		*dirty = true;
-		{
-			bool found = false;
-
-			err = xfsj_attr_replace(fs, ip, &old, &new, &found, f);
-		}
-		return err;
+		return xfsj_attr_replace(fs, ip, &old, &new, &found, f);
 	}
 	return xfsj_fault_set(f, XFSJ_E_CORRUPT, ITEM, "op_flags", 0, a->op);
 }

@@ -24,6 +24,12 @@ struct xfsj_attr_arg {
 	uint32_t namelen;
 	const uint8_t *value;
 	uint32_t valuelen;
+	/*
+	 * Log recovery's lookups (XFS_DA_OP_RECOVERY): an entry left
+	 * INCOMPLETE by the operation the crash interrupted matches too, so
+	 * that the recovered operation removes or replaces it.
+	 */
+	bool recovery;
 };
 
 /* The kernel's name hash (xfs_da_hashname), and the parent-pointer hash. */
@@ -109,7 +115,7 @@ struct xfsj_attr_lent {
 };
 
 uint32_t xfsj_attr_hash(const struct xfsj_attr_arg *a);
-/* Name, namespace and (parent pointers) value equal; INCOMPLETE never. */
+/* Name, namespace and (parent pointers) value equal; INCOMPLETE only in recovery. */
 bool xfsj_attr_match(const struct xfsj_attr_arg *a, uint8_t flags,
 		     const uint8_t *name, uint32_t namelen,
 		     const uint8_t *value, uint32_t valuelen);

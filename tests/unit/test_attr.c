@@ -34,34 +34,11 @@ static const struct xfsj_sb *SB(struct fs_fixture *fx)
 static uint64_t make_file(struct fs_fixture *fx, unsigned int slot,
 			  uint8_t forkoff, struct xfsj_iref *ip)
 {
-	const struct xfsj_sb *sb = SB(fx);
-	uint64_t ino = fx->sb.rootino + slot;
-	struct xfsj_dinode *di;
+	uint64_t flags2 = 0;
 
-	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, ip, &fx->f), 0);
-	ck_assert_uint_eq(ip->di.mode, 0);
-	di = &ip->di;
-	memset(di, 0, sizeof(*di));
-	di->magic = XFSJ_DINODE_MAGIC;
-	di->version = 3;
-	di->mode = S_IFREG | 0644;
-	di->nlink = 1;
-	di->ino = ino;
-	di->gen = 5;
-	di->next_unlinked = XFSJ_NULLAGINO;
-	memcpy(di->uuid, sb->uuid, 16);
-	if (sb->features_incompat & XFSJ_INCOMPAT_BIGTIME)
-		di->flags2 |= XFSJ_DIFLAG2_BIGTIME;
-	if (sb->features_incompat & XFSJ_INCOMPAT_NREXT64)
-		di->flags2 |= XFSJ_DIFLAG2_NREXT64;
-	di->format = XFSJ_DINODE_FMT_EXTENTS;
-	di->aformat = XFSJ_DINODE_FMT_EXTENTS;
-	di->forkoff = forkoff;
-	memset(ip->dip + XFSJ_DINODE_CORE_SIZE, 0,
-	       sb->inodesize - XFSJ_DINODE_CORE_SIZE);
-	xfsj_iput(fx->fs, ip, false);
-	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, ip, &fx->f), 0);
-	return ino;
+	if (SB(fx)->features_incompat & XFSJ_INCOMPAT_NREXT64)
+		flags2 |= XFSJ_DIFLAG2_NREXT64;
+	return fs_fixture_make_file(fx, slot, 5, flags2, forkoff, ip);
 }
 
 /* Write the core back and read the inode again (its verifier runs). */
@@ -186,7 +163,7 @@ static void check(struct fs_fixture *fx, struct xfsj_iref *ip,
 		md->a[i].seen = false;
 	ck_assert_int_eq(xfsj_attr_list(fx->fs, ip, list_fn, md, &fx->f), 0);
 	for (int i = 0; i < md->n; i++) {
-		struct xfsj_attr_arg a;
+		struct xfsj_attr_arg a = { 0 };
 		uint32_t vlen = sizeof(buf);
 		bool found;
 
@@ -330,7 +307,7 @@ static void random_run(unsigned int seed, int steps, uint8_t forkoff,
 	memset(&md, 0, sizeof(md));
 	for (int step = 0; step < steps; step++) {
 		struct mattr m;
-		struct xfsj_attr_arg a;
+		struct xfsj_attr_arg a = { 0 };
 		int op = rand_r(&seed) % 10;
 		int i;
 		bool found;
@@ -429,7 +406,7 @@ static void random_run(unsigned int seed, int steps, uint8_t forkoff,
 		ck_assert_int_gt(nodes, 5);
 	/* Everything goes away again, fork included. */
 	while (md.n) {
-		struct xfsj_attr_arg a;
+		struct xfsj_attr_arg a = { 0 };
 		bool found;
 
 		to_arg(&md.a[md.n - 1], &a);
@@ -480,7 +457,7 @@ static void set_ok(struct fs_fixture *fx, struct xfsj_iref *ip, uint8_t ns,
 		   const char *name, const uint8_t *v, uint32_t vlen)
 {
 	struct xfsj_attr_arg a = { ns, (const uint8_t *)name,
-				   (uint32_t)strlen(name), v, vlen };
+				   (uint32_t)strlen(name), v, vlen, false };
 
 	ck_assert_int_eq(xfsj_attr_set(fx->fs, ip, &a, XFSJ_ATTR_UPSERT,
 				       &fx->f), 0);
@@ -491,7 +468,7 @@ static void rm_ok(struct fs_fixture *fx, struct xfsj_iref *ip, uint8_t ns,
 		  const char *name, const uint8_t *v, uint32_t vlen)
 {
 	struct xfsj_attr_arg a = { ns, (const uint8_t *)name,
-				   (uint32_t)strlen(name), v, vlen };
+				   (uint32_t)strlen(name), v, vlen, false };
 	bool found;
 
 	ck_assert_int_eq(xfsj_attr_remove(fx->fs, ip, &a, &found, &fx->f), 0);
@@ -626,7 +603,7 @@ START_TEST(test_remote)
 	struct xfsj_iref ip;
 	static uint8_t v[XFSJ_XATTR_SIZE_MAX], out[XFSJ_XATTR_SIZE_MAX];
 	struct xfsj_attr_arg a = { XFSJ_ATTR_NS_ROOT,
-				   (const uint8_t *)"big", 3, v, sizeof(v) };
+				   (const uint8_t *)"big", 3, v, sizeof(v), false };
 	uint32_t vlen;
 	bool found;
 	unsigned int seed = 7;
@@ -686,7 +663,7 @@ START_TEST(test_parent)
 	struct xfsj_iref ip;
 	uint8_t r1[12], r2[12], r3[12], out[16];
 	struct xfsj_attr_arg a = { XFSJ_ATTR_NS_PARENT,
-				   (const uint8_t *)"file", 4, r1, 12 };
+				   (const uint8_t *)"file", 4, r1, 12, false };
 	uint32_t vlen;
 	bool found;
 
@@ -710,7 +687,7 @@ START_TEST(test_parent)
 				       &fx.f), 0);
 	ck_assert(!found);
 	ck_assert_uint_eq(xfsj_attr_hash(&(struct xfsj_attr_arg){
-		XFSJ_ATTR_NS_PARENT, (const uint8_t *)"file", 4, r2, 12 }),
+		XFSJ_ATTR_NS_PARENT, (const uint8_t *)"file", 4, r2, 12, false }),
 		xfsj_parent_hashval((const uint8_t *)"file", 4, 131));
 	rm_ok(&fx, &ip, XFSJ_ATTR_NS_PARENT, "file", r1, 12);
 	a.value = r1;
@@ -725,7 +702,7 @@ START_TEST(test_parent)
 	{
 		struct xfsj_attr_arg to = { XFSJ_ATTR_NS_PARENT,
 					    (const uint8_t *)"moved", 5, r1,
-					    12 };
+					    12, false };
 
 		ck_assert_int_eq(xfsj_attr_replace(fx.fs, &ip, &a, &to,
 						   &found, &fx.f), 0);
@@ -749,9 +726,9 @@ START_TEST(test_replace_keeps_fork)
 	struct xfsj_iref ip;
 	static uint8_t big[300];
 	uint8_t rec[12];
-	struct xfsj_attr_arg old = { 0, (const uint8_t *)"x", 1, big, 300 };
+	struct xfsj_attr_arg old = { 0, (const uint8_t *)"x", 1, big, 300, false };
 	struct xfsj_attr_arg pp = { XFSJ_ATTR_NS_PARENT,
-				    (const uint8_t *)"name", 4, rec, 12 };
+				    (const uint8_t *)"name", 4, rec, 12, false };
 	uint8_t fo;
 	bool found;
 
@@ -789,7 +766,7 @@ START_TEST(test_node_grow)
 				       XFSJ_ATTR_NS_PARENT };
 	struct fs_fixture fx;
 	struct xfsj_iref ip;
-	struct xfsj_attr_arg a;
+	struct xfsj_attr_arg a = { 0 };
 	static struct model md;
 	unsigned int seed = 11 + (unsigned int)_i;
 	uint32_t leaves = 0;
@@ -866,7 +843,7 @@ START_TEST(test_node_big_values)
 {
 	struct fs_fixture fx;
 	struct xfsj_iref ip;
-	struct xfsj_attr_arg a;
+	struct xfsj_attr_arg a = { 0 };
 	static struct model md;
 	unsigned int seed = 5;
 	uint32_t prev = 1;
@@ -919,7 +896,7 @@ END_TEST
 
 static int get_err(struct fs_fixture *fx, struct xfsj_iref *ip)
 {
-	struct xfsj_attr_arg a = { 0, (const uint8_t *)"zz", 2, NULL, 0 };
+	struct xfsj_attr_arg a = { 0, (const uint8_t *)"zz", 2, NULL, 0, false };
 	uint32_t vlen = 0;
 	bool found;
 
@@ -1038,7 +1015,7 @@ START_TEST(test_hostile_leaf)
 	b[80 + 6] |= 0x80;				/* half-made entry */
 	xfsj_cksum_update(b, 4096, 12);
 	{
-		struct xfsj_attr_arg a;
+		struct xfsj_attr_arg a = { 0 };
 		uint32_t h = xfsj_get_be32(b + 80);
 		uint32_t vlen = 0;
 		bool found;
@@ -1051,7 +1028,7 @@ START_TEST(test_hostile_leaf)
 		for (int k = 0; k < 2; k++) {
 			a = (struct xfsj_attr_arg){ 0, (const uint8_t *)
 						    (k ? "cd" : "ab"), 2,
-						    NULL, 0 };
+						    NULL, 0, false };
 			ck_assert_int_eq(xfsj_attr_get(fx.fs, &ip, &a, NULL,
 						       &vlen, &found, &fx.f),
 					 0);
@@ -1096,7 +1073,7 @@ START_TEST(test_node_read)
 	struct fs_fixture fx;
 	struct xfsj_iref ip;
 	struct model md;
-	struct xfsj_attr_arg a;
+	struct xfsj_attr_arg a = { 0 };
 	uint8_t *leaf[2], *node, *old;
 	uint64_t daddr[3];
 	uint32_t hashes[20], median;
@@ -1282,7 +1259,7 @@ static void check_some(struct fs_fixture *fx, struct xfsj_iref *ip,
 	ck_assert_int_eq(cnt, md->n);
 	for (int k = 0; k < 8 && md->n; k++) {
 		static uint8_t buf[1024];
-		struct xfsj_attr_arg a;
+		struct xfsj_attr_arg a = { 0 };
 		uint32_t vlen = sizeof(buf);
 		int i = (step * 7 + k * 37) % md->n;
 		bool found;
@@ -1307,7 +1284,7 @@ static void deep_hostile(struct fs_fixture *fx, struct xfsj_iref *ip,
 {
 	uint8_t *root = fork_block(fx, ip, 0), *b, save[1024];
 	uint32_t bs = SB(fx)->blocksize, best = UINT32_MAX;
-	struct xfsj_attr_arg a;
+	struct xfsj_attr_arg a = { 0 };
 	bool found;
 	int k = 0;
 
@@ -1341,7 +1318,7 @@ START_TEST(test_node_deep)
 {
 	struct fs_fixture fx;
 	struct xfsj_iref ip;
-	struct xfsj_attr_arg a;
+	struct xfsj_attr_arg a = { 0 };
 	static struct model md;
 	unsigned int seed = 23;
 	uint32_t maxlevel = 0, level, rootcount = 0;
