@@ -186,7 +186,7 @@ summary_of() {
 #   KIND: crash | clean | fresh
 profile() {
 	local name=$1 kind=$2 size=$3 secs=$4 mkopts=$5 mopts=$6
-	local img=$T_DIR/$name.img o=$T_DIR/$name rc v oracles=(613) ver lp s
+	local img=$T_DIR/$name.img o=$T_DIR/$name rc v oracles=(613) ver lp s n
 	secs=$(awk -v s="$secs" -v k="$SCALE" 'BEGIN { print s * k }')
 	case $kind in
 	crash) make_crash_image "$img" "$size" "$mkopts" "$mopts" "$secs" ;;
@@ -233,6 +233,23 @@ profile() {
 		rc=$?
 		if [ $rc -ge 128 ]; then
 			echo "# note: $name: xfs_logprint $ver (records) died from signal $((rc - 128)); records not compared"
+		elif grep -q 'ERROR: data block=' "$o.r$ver"; then
+			# xfs_logprint's default view (6.1 and 6.13 alike) stops
+			# with "ERROR: data block=N" at a record with extended
+			# headers whose data wraps past the physical end of the
+			# log, though -t and the kernel read it.  Its records up
+			# to there must be ours, in order, and ours go on to the
+			# head.
+			n=$(records_text "$o.r$ver" | grep -c .)
+			echo "# note: $name: xfs_logprint $ver's default view stops at a wrapped record with extended headers ($n records)"
+			if diff <(records_text "$o.r$ver") <(records_json "$o.xrjson" | head -n "$n") > "$T_DIR/d.rec"; then
+				ok "$name: the $n records xfs_logprint $ver lists before its wrapped-record error equal ours"
+			else
+				not_ok "$name: records before xfs_logprint $ver's wrapped-record error differ (< xfs_logprint, > xfsj)"
+				head -10 "$T_DIR/d.rec" | sed 's/^/#  /'
+			fi
+			check "$name: xfsj lists more records than xfs_logprint $ver's $n, up to the head" \
+				test "$(records_json "$o.xrjson" | grep -c .)" -gt "$n"
 		elif diff <(records_text "$o.r$ver") <(records_json "$o.xrjson") > "$T_DIR/d.rec"; then
 			ok "$name: records (lsn, tail lsn, length, ops) equal xfs_logprint $ver's ($(grep -c . <(records_text "$o.r$ver")))"
 		else
