@@ -23,6 +23,8 @@
 #   CASES=n (matched cases wanted, default 30, across every profile)
 #   FREE_CASES=n (of which with finished AG work, default 20)
 #   SEED=s  KILLS=n (default 10)
+#   STD_MODES="m ..." (workload modes of the profile cases, default
+#   "inode safe inode full"), PROFILES="p ..." (their profiles)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashgen.sh"
 source "$(dirname "$0")/lib/treedump.sh"
@@ -33,8 +35,9 @@ CASES=${CASES:-30}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 KILLS=${KILLS:-10}
 FREE_CASES=${FREE_CASES:-20}
-MAXTRIES=$(((CASES + FREE_CASES) * 3))
-echo "# replay-crash: seed $SEED, $CASES matched cases wanted, $FREE_CASES with AG work finished"
+INODE_CASES=${INODE_CASES:-3}
+MAXTRIES=$(((CASES + FREE_CASES + 4 * INODE_CASES) * 3))
+echo "# replay-crash: seed $SEED, $CASES matched cases wanted, $FREE_CASES with AG work finished, $INODE_CASES with inode-level intents finished"
 
 sum() { md5sum < "$1" | cut -d' ' -f1; }
 
@@ -73,21 +76,30 @@ finished_work() {
 		awk '{ print $1 + $2 + $3 + $4 + $5 + $6 + $7 + $8 }'
 }
 
-profiles=(noparent defaults bs1k normap smalllog mkfsxfs isize1k)
+read -r -a profiles <<< "${PROFILES:-noparent defaults bs1k normap smalllog mkfsxfs isize1k}"
 free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k)
-matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 kfailed=0 iintents=0 replayed_imgs=()
-while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
-      [ $tries -lt $MAXTRIES ]; do
+# Where the other goals are met and too few cases had inode-level
+# intents to finish, more "inode" cases on these.
+inode_profiles=(defaults bs1k isize1k)
+matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 nino=0 kfailed=0 iintents=0
+replayed_imgs=() inode_imgs=()
+declare -A ntype=([BUI]=0 [ATTRI]=0 [XMI]=0)
+while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
+	[ $iintents -lt "$INODE_CASES" ]; } && [ $tries -lt $MAXTRIES ]; do
 	seed=$((SEED + tries))
 	if [ $finished -lt "$FREE_CASES" ] &&
 	   { [ $((tries % 3)) -ne 0 ] || [ $matched -ge "$CASES" ]; }; then
 		profile=${free_profiles[nfree % ${#free_profiles[@]}]}
 		mode=free
 		nfree=$((nfree + 1))
+	elif [ $matched -ge "$CASES" ] && [ $finished -ge "$FREE_CASES" ]; then
+		profile=${inode_profiles[nino % ${#inode_profiles[@]}]}
+		mode=inode
+		nino=$((nino + 1))
 	else
 		profile=${profiles[nstd % ${#profiles[@]}]}
-		modes=(inode safe inode full)
-		mode=${modes[(nstd + nstd / ${#profiles[@]}) % 4]}
+		read -r -a modes <<< "${STD_MODES:-inode safe inode full}"
+		mode=${modes[(nstd + nstd / ${#profiles[@]}) % ${#modes[@]}]}
 		nstd=$((nstd + 1))
 	fi
 	tries=$((tries + 1))
@@ -120,9 +132,13 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 	fi
 	check "$name: -n exit status tells dirty ($nrc)" test $nrc -eq 2 -o $nrc -eq 0
 	work=$(finished_work <<<"$out")
-	if grep -q "^finished .* [1-9][0-9]* \(BUI\|ATTRI\|XMI\)" <<<"$out"; then
-		iintents=$((iintents + 1))
-	fi
+	iint=0
+	for t in BUI ATTRI XMI; do
+		if grep -q "^finished .* [1-9][0-9]* $t" <<<"$out"; then
+			ntype[$t]=$((ntype[$t] + 1))
+			iint=1
+		fi
+	done
 	if [ "${work:-0}" -gt 0 ]; then
 		finished=$((finished + 1))
 		name="$name (finished: $(grep '^finished' <<<"$out" | cut -c1-160))"
@@ -160,6 +176,12 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 		not_ok "$name: xfs_repair -n on our replay: $(echo "$extra" | head -3 | tr '\n' ' ')"
 	fi
 	matched=$((matched + 1))
+	iintents=$((iintents + iint))
+	# And up to three with inode-level intents finished.
+	if [ $iint = 1 ] && [ ${#inode_imgs[@]} -lt 3 ]; then
+		cp --sparse=always "$img" "$T_DIR/ikeep${#inode_imgs[@]}.img"
+		inode_imgs+=("$T_DIR/ikeep${#inode_imgs[@]}.img")
+	fi
 	# Keep a few replayable images for the interruption test: one with
 	# a plain replay, the others with work to finish after it.
 	if [ ${#replayed_imgs[@]} -lt 4 ] &&
@@ -168,12 +190,16 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ]; } &&
 		replayed_imgs+=("$T_DIR/keep${#replayed_imgs[@]}.img")
 	fi
 done
-echo "# $matched matched ($finished with work finished, $iintents of them with BUI/ATTRI/XMI intents), $refused refused as not finishable yet, $kfailed where the kernel's own recovery failed, $tries images"
+echo "# $matched matched ($finished with work finished, $iintents of them with inode-level intents: ${ntype[BUI]} with BUI, ${ntype[ATTRI]} with ATTRI, ${ntype[XMI]} with XMI), $refused refused as not finishable yet, $kfailed where the kernel's own recovery failed, $tries images"
 check "at least $CASES cases replayed and compared ($matched)" test $matched -ge "$CASES"
 check "at least $FREE_CASES cases with AG work finished and compared ($finished)" \
 	test $finished -ge "$FREE_CASES"
+check "at least $INODE_CASES cases with BUI, ATTRI or XMI intents finished and compared ($iintents)" \
+	test $iintents -ge "$INODE_CASES"
 
-# Interruption: kill -9 at a random point, run again, compare bytes.
+# Interruption: kill -9 at a random point, run again, compare bytes;
+# the images with inode-level intents first.
+replayed_imgs=("${inode_imgs[@]}" "${replayed_imgs[@]}")
 k=0
 for ((i = 0; i < KILLS && ${#replayed_imgs[@]} > 0; i++)); do
 	src=${replayed_imgs[i % ${#replayed_imgs[@]}]}

@@ -25,7 +25,9 @@
 #                  creates, renames and hard links across directories and
 #                  unlinks (parent pointer updates: ATTRI), xattrs of every
 #                  size up to 64 KiB, reflink copies written to (CoW remaps:
-#                  BUI) and exchangerange between files (XMI)
+#                  BUI) and exchangerange between files (XMI); and
+#                  xchgloop.pl's tight loop of range exchanges, range
+#                  clones and CoW overwrites
 # Needs common.sh (attach_loop, t_mount...) and XFSPROGS613.
 
 crash_mkfs_opts() {
@@ -152,6 +154,7 @@ crash_workload() {
 					rename("$d/pb/m$k", "$d/pa/l$k");
 				}
 			}' "$dir" "$seed" &
+		perl "$(dirname "${BASH_SOURCE[0]}")/xchgloop.pl" "$dir" "$seed" &
 	fi
 	while :; do
 		if [ "$mode" = free ]; then
