@@ -13,6 +13,8 @@
 # time and the peak RSS (/usr/bin/time -f %M) of each, and the ratios
 # xfs_logprint time / xfsj time (above 1.0: xfsj is faster).
 #
+#   IMAGE=path: time an image kept by SAVE_IMAGE=path in an earlier run
+#   instead of making one (the ratios then need no workload).
 #   REPS=n (default 5)  FILL=percent (default 70)  MAXSECS=s (default 480)
 #   IMGSIZE (default 64g)  LOGSIZE (default 2038m)  MKFS_TOOL=xfsj|mkfs.xfs
 #   SYNCD=1 (default): for the workload, raise the kernel's
@@ -69,6 +71,11 @@ lsn_abs() { echo $(( ${1%%:*} * LOGBLKS + ${1##*:} )); }
 
 # ---- the image ----
 IMG=$T_DIR/big.img
+if [ -n "${IMAGE:-}" ]; then
+	# A crashed image kept by an earlier run (SAVE_IMAGE): no workload.
+	IMG=$IMAGE
+	echo "# image: $IMG (kept from an earlier run)"
+else
 truncate -s "$IMGSIZE" "$IMG"
 DEV=$(attach_loop "$IMG") || { echo "bench/logprint: losetup failed"; exit 1; }
 CRASH_MKFS=${MKFS_TOOL:-xfsj} crashimg_mkfs "$DEV" "$MKOPTS" || exit 1
@@ -107,6 +114,8 @@ t_umount "$MNT"
 detach_loop "$DEV"
 restore_syncd
 echo "# workload: $(( $(date +%s) - t0 ))s, live log at shutdown $((live * 512 / 1048576)) MiB ($((live * 100 / LOGBLKS))% of the log)"
+[ -n "${SAVE_IMAGE:-}" ] && cp --sparse=always "$IMG" "$SAVE_IMAGE"
+fi
 "$LP" --summary "$IMG" | grep 'log tail'
 "$LP" -t --json "$IMG" | awk '/"kind":"trans"/ { t++ } /"kind":"item"/ { i++ } END { printf "# %d transactions, %d items in the live log\n", t, i }'
 
