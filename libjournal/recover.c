@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "xfsj/crc32c.h"
+#include "xfsj/fs.h"
 #include "xfsj/layout.h"
 #include "xfsj/meta.h"
 #include "xfsj/ondisk.h"
@@ -340,6 +341,94 @@ static int replay_buf(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 
 /* ---- inode items ---- */
 
+/*
+ * An inode item with DOWNER (AOWNER) set comes from an extent swap
+ * (XFS_IOC_SWAPEXT without rmapbt) that moved a btree-format fork from
+ * one inode to the other.  The transaction did not log the fork's btree
+ * blocks: it wrote their new owner through ordered buffers, which may not
+ * have reached the disk.  So recovery, like the kernel's, sets the owner
+ * of every block of the fork's bmbt to the inode, level by level, each
+ * block's checksum recomputed and its LSN left as it is (these blocks
+ * carry no log item).  Blocks that already name the inode are left alone.
+ */
+static int change_owner(struct xfsj_recover *rc, uint64_t ino,
+			const uint8_t *root, uint32_t rootsize,
+			struct xfsj_fault *f)
+{
+	const struct xfsj_sb *sb = &rc->sb;
+	uint32_t bs = sb->blocksize, level, nrecs, maxrecs;
+	uint64_t fsb, next, budget = sb->dblocks;
+	uint8_t *b;
+	int err = 0;
+
+	if (rootsize < 4 + 16)
+		return 0;
+	level = xfsj_get_be16(root);
+	nrecs = xfsj_get_be16(root + 2);
+	maxrecs = (rootsize - 4) / 16;
+	if (!level || !nrecs || nrecs > maxrecs)
+		return corrupt(f, "log dinode", "bmdr root", 0, nrecs);
+	b = malloc(bs);
+	if (!b)
+		return xfsj_fault_set(f, XFSJ_E_NOMEM, "owner change", "block",
+				      0, bs);
+	/* The first block of each level, then along the right siblings. */
+	fsb = xfsj_get_be64(root + 4 + maxrecs * 8);
+	for (uint32_t l = level; l-- > 0 && !err;) {
+		uint64_t first_child = 0;
+
+		for (; fsb != UINT64_MAX && !err; fsb = next) {
+			uint64_t daddr;
+
+			if (!budget-- || xfsj_fsb_agno(sb, fsb) >= sb->agcount ||
+			    xfsj_fsb_agbno(sb, fsb) >= sb->agblocks) {
+				err = corrupt(f, "bmap btree block", "sibling",
+					      0, fsb);
+				break;
+			}
+			daddr = xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
+						  xfsj_fsb_agbno(sb, fsb));
+			err = xfsj_overlay_read(rc->ov, b, bs, daddr << 9);
+			if (err) {
+				err = xfsj_fault_set(f, err, "bmap btree block",
+						     "read", daddr << 9, fsb);
+				break;
+			}
+			if (xfsj_get_be32(b) != XFSJ_BMAP_MAGIC ||
+			    xfsj_get_be16(b + 4) != l) {
+				err = corrupt(f, "bmap btree block", "magic/level",
+					      daddr << 9, xfsj_get_be32(b));
+				break;
+			}
+			if (l && !first_child) {
+				uint32_t m = (bs - XFSJ_LBLOCK_HDR_SIZE) / 16;
+
+				if (!xfsj_get_be16(b + 6)) {
+					err = corrupt(f, "bmap btree block",
+						      "numrecs", daddr << 9, 0);
+					break;
+				}
+				first_child = xfsj_get_be64(b + XFSJ_LBLOCK_HDR_SIZE +
+							    m * 8);
+			}
+			next = xfsj_get_be64(b + 16);
+			if (xfsj_get_be64(b + 56) == ino)
+				continue;
+			xfsj_put_be64(b + 56, ino);
+			xfsj_cksum_update(b, bs, 64);
+			err = xfsj_overlay_write(rc->ov, b, bs, daddr << 9);
+			if (err)
+				err = xfsj_fault_set(f, err, "bmap btree block",
+						     "write", daddr << 9, fsb);
+			else
+				rc->st.owners_changed++;
+		}
+		fsb = first_child;
+	}
+	free(b);
+	return err;
+}
+
 struct ino_fmt {
 	uint32_t fields;
 	uint16_t asize, dsize;
@@ -513,7 +602,20 @@ static int replay_inode(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	}
 	xfsj_dinode_finish(dip, isize);
 	rc->st.inodes_replayed++;
-	return xfsj_overlay_write(rc->ov, rc->buf, buflen, off);
+	err = xfsj_overlay_write(rc->ov, rc->buf, buflen, off);
+	if (err)
+		return err;
+	/* dip stays valid: nothing below takes the scratch buffer. */
+	if (fi.fields & (XFSJ_ILOG_DOWNER | XFSJ_ILOG_AOWNER))
+		rc->st.owner_items++;
+	if ((fi.fields & XFSJ_ILOG_DOWNER) && dip[5] == XFSJ_DINODE_FMT_BTREE)
+		err = change_owner(rc, fi.ino, dip + XFSJ_DINODE_CORE_SIZE,
+				   dsize, f);
+	if (!err && (fi.fields & XFSJ_ILOG_AOWNER) && forkoff &&
+	    dip[83] == XFSJ_DINODE_FMT_BTREE)
+		err = change_owner(rc, fi.ino, dip + XFSJ_DINODE_CORE_SIZE +
+				   forkoff * 8U, asize, f);
+	return err;
 }
 
 /* ---- icreate ---- */

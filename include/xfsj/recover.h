@@ -49,6 +49,8 @@ enum {
 #define XFSJ_ILOG_ADATA	0x040
 #define XFSJ_ILOG_AEXT	0x080
 #define XFSJ_ILOG_ABROOT	0x100
+#define XFSJ_ILOG_DOWNER	0x200	/* data fork bmbt changed owner */
+#define XFSJ_ILOG_AOWNER	0x400	/* attr fork bmbt changed owner */
 #define XFSJ_ILOG_DFORK	(XFSJ_ILOG_DDATA | XFSJ_ILOG_DEXT | XFSJ_ILOG_DBROOT)
 #define XFSJ_ILOG_AFORK	(XFSJ_ILOG_ADATA | XFSJ_ILOG_AEXT | XFSJ_ILOG_ABROOT)
 
@@ -76,6 +78,8 @@ struct xfsj_recover_stats {
 	uint64_t bufs_replayed, bufs_skipped_lsn, bufs_cancelled;
 	uint64_t inodes_replayed, inodes_skipped_lsn, inodes_cancelled;
 	uint64_t icreates, dquots_skipped;
+	uint64_t owner_items;		/* inode items with DOWNER/AOWNER */
+	uint64_t owners_changed;	/* bmbt blocks given a new owner */
 	uint64_t intents, intents_done;
 	uint64_t max_lsn;		/* largest transaction LSN replayed */
 };
