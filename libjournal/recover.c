@@ -347,85 +347,107 @@ static int replay_buf(struct xfsj_recover *rc, const struct xfsj_ritem *it,
  * one inode to the other.  The transaction did not log the fork's btree
  * blocks: it wrote their new owner through ordered buffers, which may not
  * have reached the disk.  So recovery, like the kernel's, sets the owner
- * of every block of the fork's bmbt to the inode, level by level, each
- * block's checksum recomputed and its LSN left as it is (these blocks
- * carry no log item).  Blocks that already name the inode are left alone.
+ * of every block of the fork's bmbt to the inode, each block's checksum
+ * recomputed and its LSN left as it is (these blocks carry no log item);
+ * blocks that already name the inode are left alone.
+ *
+ * Unlike the kernel, which walks each level along the sibling pointers
+ * and gives up recovery at the first block its verifier rejects, we go
+ * down the child pointers as of this transaction and pass over what the
+ * disk holds in a later version (an LSN beyond the transaction's: the
+ * block was logged again since, owner included) or no longer holds at
+ * all (not a bmbt block of the expected level: freed and reused, maybe
+ * as file data, which has no LSN).  Such a block's subtree is left to
+ * the later transactions that rewrote it.
  */
+/* Deeper than any bmbt: 2^64 extents need fewer levels at 1 KiB blocks. */
+#define OWNER_MAXLEVELS	12
+
+struct owner_walk {
+	struct xfsj_recover *rc;
+	uint64_t ino, lsn, budget;
+	uint8_t *b[OWNER_MAXLEVELS];
+};
+
+static int owner_node(struct owner_walk *w, uint64_t fsb, uint32_t level,
+		      struct xfsj_fault *f)
+{
+	const struct xfsj_sb *sb = &w->rc->sb;
+	uint32_t bs = sb->blocksize, n, m;
+	uint64_t daddr, blsn;
+	uint8_t *b = w->b[level];
+	int err;
+
+	if (!w->budget--)
+		return corrupt(f, "bmap btree", "size (a loop?)", 0, w->ino);
+	if (xfsj_fsb_agno(sb, fsb) >= sb->agcount ||
+	    xfsj_fsb_agbno(sb, fsb) >= sb->agblocks) {
+		w->rc->st.owners_passed++;
+		return 0;
+	}
+	daddr = xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
+				  xfsj_fsb_agbno(sb, fsb));
+	err = xfsj_overlay_read(w->rc->ov, b, bs, daddr << 9);
+	if (err)
+		return xfsj_fault_set(f, err, "bmap btree block", "read",
+				      daddr << 9, fsb);
+	blsn = xfsj_get_be64(b + 32);
+	n = xfsj_get_be16(b + 6);
+	m = (bs - XFSJ_LBLOCK_HDR_SIZE) / 16;
+	if (xfsj_get_be32(b) != XFSJ_BMAP_MAGIC ||
+	    xfsj_get_be16(b + 4) != level || n > m ||
+	    (blsn != UINT64_MAX && blsn > w->lsn)) {
+		w->rc->st.owners_passed++;
+		return 0;
+	}
+	if (xfsj_get_be64(b + 56) != w->ino) {
+		xfsj_put_be64(b + 56, w->ino);
+		xfsj_cksum_update(b, bs, XFSJ_LBLOCK_CRC_OFF);
+		err = xfsj_overlay_write(w->rc->ov, b, bs, daddr << 9);
+		if (err)
+			return xfsj_fault_set(f, err, "bmap btree block",
+					      "write", daddr << 9, fsb);
+		w->rc->st.owners_changed++;
+	}
+	/* b is this level's: read each child pointer before going down. */
+	for (uint32_t i = 0; level && i < n; i++) {
+		uint64_t child = xfsj_get_be64(w->b[level] +
+					       XFSJ_LBLOCK_HDR_SIZE + (m + i) * 8);
+
+		err = owner_node(w, child, level - 1, f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int change_owner(struct xfsj_recover *rc, uint64_t ino,
-			const uint8_t *root, uint32_t rootsize,
+			const uint8_t *root, uint32_t rootsize, uint64_t lsn,
 			struct xfsj_fault *f)
 {
-	const struct xfsj_sb *sb = &rc->sb;
-	uint32_t bs = sb->blocksize, level, nrecs, maxrecs;
-	uint64_t fsb, next, budget = sb->dblocks;
-	uint8_t *b;
+	struct owner_walk w = { .rc = rc, .ino = ino, .lsn = lsn,
+				.budget = rc->sb.dblocks };
+	uint32_t level, nrecs, maxrecs;
 	int err = 0;
 
 	if (rootsize < 4 + 16)
-		return 0;
+		return corrupt(f, "log dinode", "bmdr root size", 0, rootsize);
 	level = xfsj_get_be16(root);
 	nrecs = xfsj_get_be16(root + 2);
 	maxrecs = (rootsize - 4) / 16;
-	if (!level || !nrecs || nrecs > maxrecs)
-		return corrupt(f, "log dinode", "bmdr root", 0, nrecs);
-	b = malloc(bs);
-	if (!b)
-		return xfsj_fault_set(f, XFSJ_E_NOMEM, "owner change", "block",
-				      0, bs);
-	/* The first block of each level, then along the right siblings. */
-	fsb = xfsj_get_be64(root + 4 + maxrecs * 8);
-	for (uint32_t l = level; l-- > 0 && !err;) {
-		uint64_t first_child = 0;
-
-		for (; fsb != UINT64_MAX && !err; fsb = next) {
-			uint64_t daddr;
-
-			if (!budget-- || xfsj_fsb_agno(sb, fsb) >= sb->agcount ||
-			    xfsj_fsb_agbno(sb, fsb) >= sb->agblocks) {
-				err = corrupt(f, "bmap btree block", "sibling",
-					      0, fsb);
-				break;
-			}
-			daddr = xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
-						  xfsj_fsb_agbno(sb, fsb));
-			err = xfsj_overlay_read(rc->ov, b, bs, daddr << 9);
-			if (err) {
-				err = xfsj_fault_set(f, err, "bmap btree block",
-						     "read", daddr << 9, fsb);
-				break;
-			}
-			if (xfsj_get_be32(b) != XFSJ_BMAP_MAGIC ||
-			    xfsj_get_be16(b + 4) != l) {
-				err = corrupt(f, "bmap btree block", "magic/level",
-					      daddr << 9, xfsj_get_be32(b));
-				break;
-			}
-			if (l && !first_child) {
-				uint32_t m = (bs - XFSJ_LBLOCK_HDR_SIZE) / 16;
-
-				if (!xfsj_get_be16(b + 6)) {
-					err = corrupt(f, "bmap btree block",
-						      "numrecs", daddr << 9, 0);
-					break;
-				}
-				first_child = xfsj_get_be64(b + XFSJ_LBLOCK_HDR_SIZE +
-							    m * 8);
-			}
-			next = xfsj_get_be64(b + 16);
-			if (xfsj_get_be64(b + 56) == ino)
-				continue;
-			xfsj_put_be64(b + 56, ino);
-			xfsj_cksum_update(b, bs, 64);
-			err = xfsj_overlay_write(rc->ov, b, bs, daddr << 9);
-			if (err)
-				err = xfsj_fault_set(f, err, "bmap btree block",
-						     "write", daddr << 9, fsb);
-			else
-				rc->st.owners_changed++;
-		}
-		fsb = first_child;
+	if (!level || level > OWNER_MAXLEVELS || nrecs > maxrecs)
+		return corrupt(f, "log dinode", "bmdr root", 0, level);
+	for (uint32_t l = 0; l < level; l++) {
+		w.b[l] = malloc(rc->sb.blocksize);
+		if (!w.b[l])
+			err = xfsj_fault_set(f, XFSJ_E_NOMEM, "owner change",
+					     "block", 0, rc->sb.blocksize);
 	}
-	free(b);
+	for (uint32_t i = 0; !err && i < nrecs; i++)
+		err = owner_node(&w, xfsj_get_be64(root + 4 + (maxrecs + i) * 8),
+				 level - 1, f);
+	for (uint32_t l = 0; l < level; l++)
+		free(w.b[l]);
 	return err;
 }
 
@@ -610,11 +632,11 @@ static int replay_inode(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		rc->st.owner_items++;
 	if ((fi.fields & XFSJ_ILOG_DOWNER) && dip[5] == XFSJ_DINODE_FMT_BTREE)
 		err = change_owner(rc, fi.ino, dip + XFSJ_DINODE_CORE_SIZE,
-				   dsize, f);
+				   dsize, lsn, f);
 	if (!err && (fi.fields & XFSJ_ILOG_AOWNER) && forkoff &&
 	    dip[83] == XFSJ_DINODE_FMT_BTREE)
 		err = change_owner(rc, fi.ino, dip + XFSJ_DINODE_CORE_SIZE +
-				   forkoff * 8U, asize, f);
+				   forkoff * 8U, asize, lsn, f);
 	return err;
 }
 

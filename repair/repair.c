@@ -193,9 +193,10 @@ static void print_stats(const struct xfsj_recover_stats *st)
 	       (unsigned long long)st->intents,
 	       (unsigned long long)st->intents_done);
 	if (st->owner_items)
-		printf("owner changes (extent swaps): %llu inode items, %llu bmap btree blocks given their new owner\n",
+		printf("owner changes (extent swaps): %llu inode items, %llu bmap btree blocks given their new owner, %llu passed over (rewritten later in the log)\n",
 		       (unsigned long long)st->owner_items,
-		       (unsigned long long)st->owners_changed);
+		       (unsigned long long)st->owners_changed,
+		       (unsigned long long)st->owners_passed);
 }
 
 /*

@@ -80,6 +80,7 @@ struct xfsj_recover_stats {
 	uint64_t icreates, dquots_skipped;
 	uint64_t owner_items;		/* inode items with DOWNER/AOWNER */
 	uint64_t owners_changed;	/* bmbt blocks given a new owner */
+	uint64_t owners_passed;		/* ... passed over: rewritten later */
 	uint64_t intents, intents_done;
 	uint64_t max_lsn;		/* largest transaction LSN replayed */
 };

@@ -23,6 +23,10 @@
 #   CASES=n (matched cases wanted, default 30, across every profile)
 #   FREE_CASES=n (of which with finished AG work, default 20)
 #   SEED=s  KILLS=n (default 10)
+#   FSR_CASES=n (default 2): the first cases run xfs_fsr on a filesystem
+#   without rmapbt (extent swaps whose btree forks change owner);
+#   where the kernel's recovery fails on them, ours must mount and be
+#   clean for xfs_repair -n
 #   STD_MODES="m ..." (workload modes of the profile cases, default
 #   "inode safe inode full"), PROFILES="p ..." (their profiles)
 source "$(dirname "$0")/lib/common.sh"
@@ -36,7 +40,8 @@ SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 KILLS=${KILLS:-10}
 FREE_CASES=${FREE_CASES:-20}
 INODE_CASES=${INODE_CASES:-3}
-MAXTRIES=$(((CASES + FREE_CASES + 4 * INODE_CASES) * 3))
+FSR_CASES=${FSR_CASES:-2}
+MAXTRIES=$(((CASES + FREE_CASES + 4 * INODE_CASES + FSR_CASES) * 3))
 echo "# replay-crash: seed $SEED, $CASES matched cases wanted, $FREE_CASES with AG work finished, $INODE_CASES with inode-level intents finished"
 
 sum() { md5sum < "$1" | cut -d' ' -f1; }
@@ -66,7 +71,8 @@ kernel_replay() {
 repair_findings() {
 	"$XFSPROGS613/xfs_repair" -n "$1" 2>&1 |
 		grep -v -e '^Phase' -e '^        - ' -e '^No modify flag' \
-			-e 'host filesystem geometry' -e 'sector size mismatch' |
+			-e 'host filesystem geometry' -e 'sector size mismatch' \
+			-e 'the image and the host filesystem' |
 		sed 's/[0-9]\{6,\}/N/g' | sort -u
 }
 
@@ -81,13 +87,18 @@ free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k)
 # Where the other goals are met and too few cases had inode-level
 # intents to finish, more "inode" cases on these.
 inode_profiles=(defaults bs1k isize1k)
-matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 nino=0 kfailed=0 iintents=0
+matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 nino=0 kfailed=0 iintents=0 nowner=0
 replayed_imgs=() inode_imgs=()
 declare -A ntype=([BUI]=0 [ATTRI]=0 [XMI]=0)
 while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
-	[ $iintents -lt "$INODE_CASES" ]; } && [ $tries -lt $MAXTRIES ]; do
+	[ $iintents -lt "$INODE_CASES" ] || [ $tries -lt "$FSR_CASES" ]; } &&
+	[ $tries -lt $MAXTRIES ]; do
 	seed=$((SEED + tries))
-	if [ $finished -lt "$FREE_CASES" ] &&
+	if [ $tries -lt "$FSR_CASES" ]; then
+		# First, extent swaps by xfs_fsr without rmapbt (DOWNER).
+		profile=noparent_normap
+		mode=fsr
+	elif [ $finished -lt "$FREE_CASES" ] &&
 	   { [ $((tries % 3)) -ne 0 ] || [ $matched -ge "$CASES" ]; }; then
 		profile=${free_profiles[nfree % ${#free_profiles[@]}]}
 		mode=free
@@ -139,6 +150,7 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 			iint=1
 		fi
 	done
+	grep -q "^owner changes" <<<"$out" && nowner=$((nowner + 1))
 	if [ "${work:-0}" -gt 0 ]; then
 		finished=$((finished + 1))
 		name="$name (finished: $(grep '^finished' <<<"$out" | cut -c1-160))"
@@ -153,6 +165,15 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 		# finished what it could and left a filesystem that mounts.
 		check "$name: the kernel's recovery failed; ours mounts" \
 			dump_image "$T_DIR/A.img" "$T_DIR/A.dump"
+		# Where the log itself is sound (extent swaps), ours must also
+		# be clean for xfs_repair -n.
+		if [ "$mode" = fsr ]; then
+			extra=$(repair_findings "$T_DIR/A.img")
+			check "$name: the kernel's recovery failed; xfs_repair -n finds nothing on ours${extra:+: $(echo "$extra" | head -3 | tr '\n' ' ')}" \
+				test -z "$extra"
+		fi
+		dmesg | grep -m1 -o 'Metadata corruption detected at [^ ]*\( [^ ]*\)\{0,3\}' | tail -1 |
+			sed "s/^/# kernel: /"
 		kfailed=$((kfailed + 1))
 		continue
 	fi
@@ -190,7 +211,7 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 		replayed_imgs+=("$T_DIR/keep${#replayed_imgs[@]}.img")
 	fi
 done
-echo "# $matched matched ($finished with work finished, $iintents of them with inode-level intents: ${ntype[BUI]} with BUI, ${ntype[ATTRI]} with ATTRI, ${ntype[XMI]} with XMI), $refused refused as not finishable yet, $kfailed where the kernel's own recovery failed, $tries images"
+echo "# $matched matched ($finished with work finished, $iintents of them with inode-level intents: ${ntype[BUI]} with BUI, ${ntype[ATTRI]} with ATTRI, ${ntype[XMI]} with XMI), $refused refused as not finishable yet, $kfailed where the kernel's own recovery failed, $nowner with owner changes replayed, $tries images"
 check "at least $CASES cases replayed and compared ($matched)" test $matched -ge "$CASES"
 check "at least $FREE_CASES cases with AG work finished and compared ($finished)" \
 	test $finished -ge "$FREE_CASES"

@@ -21,6 +21,9 @@
 #                  files of many extents (some in btree format) and
 #                  reflinked copies made, then deleted, truncated, punched
 #                  or unlinked while open
+#          fsr   - xfs_fsr defragmenting files of many extents while they
+#                  are fragmented again (extent swaps; on filesystems
+#                  without rmapbt their btree forks change owner: DOWNER)
 #          inode - weighted to what leaves inode-level intents behind:
 #                  creates, renames and hard links across directories and
 #                  unlinks (parent pointer updates: ATTRI), xattrs of every
@@ -105,6 +108,35 @@ crash_free_op() {
 	return 0
 }
 
+# The "fsr" mode: files of many extents (holes punched every few
+# blocks, so their forks are bmap btrees), then a loop that defragments
+# each with xfs_fsr (an extent swap: XFS_IOC_SWAPEXT; without rmapbt the
+# btree forks change owner, logged as DOWNER) and fragments it again.
+crash_fsr_setup() {
+	local dir=$1 i o cmd
+	for i in 0 1 2 3 4 5; do
+		cmd=(-c "pwrite -q 0 2m")
+		for ((o = 0; o < 512; o += 8)); do cmd+=(-c "fpunch $((o * 4))k 4k"); done
+		xfs_io -f "${cmd[@]}" "$dir/z$i" || return 1
+	done
+	sync
+	# Rewritten (the holes filled from elsewhere) and punched on another
+	# step: now xfs_fsr has something to gain on each at once.
+	for i in 0 1 2 3 4 5; do
+		cmd=(-c "pwrite -q 0 2m")
+		for ((o = 0; o < 512; o += 12)); do cmd+=(-c "fpunch $((o * 4))k 4k"); done
+		xfs_io "${cmd[@]}" "$dir/z$i" || return 1
+	done
+}
+
+crash_fsr_op() {
+	local dir=$1 i=$((RANDOM % 6)) o step=$((8 + RANDOM % 8)) cmd
+	xfs_fsr "$dir/z$i"
+	cmd=(-c "pwrite -q 0 2m")
+	for ((o = 0; o < 512; o += step)); do cmd+=(-c "fpunch $((o * 4))k 4k"); done
+	xfs_io "${cmd[@]}" "$dir/z$i"
+}
+
 # One operation of the "inode" mode.
 crash_inode_op() {
 	local dir=$1 a b n=$((RANDOM % 50))
@@ -159,6 +191,8 @@ crash_workload() {
 	while :; do
 		if [ "$mode" = free ]; then
 			crash_free_op "$dir" 2>/dev/null || true
+		elif [ "$mode" = fsr ]; then
+			crash_fsr_op "$dir" > /dev/null 2>&1 || true
 		elif [ "$mode" = inode ]; then
 			crash_inode_op "$dir" 2>/dev/null || true
 		else
@@ -183,6 +217,9 @@ crash_image() {
 		"$MKFS" -q -f $opts "$dev" || return 1
 	fi
 	t_mount "$dev" "$mnt" || return 1
+	if [ "$mode" = fsr ]; then
+		crash_fsr_setup "$mnt" || return 1
+	fi
 	# Its own process group, so that the whole workload (the subshell and
 	# whatever it is running) can be stopped after the crash.
 	set -m
