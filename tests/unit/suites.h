@@ -31,7 +31,8 @@
 	X(iunlink_suite)		\
 	X(bmap_suite)		\
 	X(attr_suite)		\
-	X(attri_suite)
+	X(attri_suite)		\
+	X(recover_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
