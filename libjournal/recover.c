@@ -481,6 +481,36 @@ static int ino_fmt_decode(const struct xfsj_region *r, struct ino_fmt *fi,
 	return 0;
 }
 
+/*
+ * The owner changes an inode item records, from the inode @dip as of
+ * @as_of (replayed, or as the disk holds it when the disk is newer),
+ * unless the inode has since been freed (mode 0), as the kernel does.
+ */
+static int owner_changes(struct xfsj_recover *rc, const struct ino_fmt *fi,
+			 const uint8_t *dip, uint32_t isize, uint64_t as_of,
+			 struct xfsj_fault *f)
+{
+	uint32_t forkoff = dip[82], dsize, asize;
+	int err = 0;
+
+	if (!(fi->fields & (XFSJ_ILOG_DOWNER | XFSJ_ILOG_AOWNER)) ||
+	    !xfsj_get_be16(dip + 2))
+		return 0;
+	rc->st.owner_items++;
+	if (forkoff * 8U >= isize - XFSJ_DINODE_CORE_SIZE)
+		return 0;
+	dsize = forkoff ? forkoff * 8U : isize - XFSJ_DINODE_CORE_SIZE;
+	asize = isize - XFSJ_DINODE_CORE_SIZE - forkoff * 8U;
+	if ((fi->fields & XFSJ_ILOG_DOWNER) && dip[5] == XFSJ_DINODE_FMT_BTREE)
+		err = change_owner(rc, fi->ino, dip + XFSJ_DINODE_CORE_SIZE,
+				   dsize, as_of, f);
+	if (!err && (fi->fields & XFSJ_ILOG_AOWNER) && forkoff &&
+	    dip[83] == XFSJ_DINODE_FMT_BTREE)
+		err = change_owner(rc, fi->ino, dip + XFSJ_DINODE_CORE_SIZE +
+				   forkoff * 8U, asize, as_of, f);
+	return err;
+}
+
 /* Log dinode (host order) to on-disk dinode (big-endian). */
 static void log_dinode_to_disk(const uint8_t *ld, uint8_t *dip, uint64_t lsn)
 {
@@ -576,7 +606,13 @@ static int replay_inode(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	disk_lsn = xfsj_get_be64(dip + 112);
 	if (disk_lsn && disk_lsn != UINT64_MAX && disk_lsn > lsn) {
 		rc->st.inodes_skipped_lsn++;
-		return 0;
+		/*
+		 * The inode reached the disk after this change, but the
+		 * blocks whose owner the change set need not have: the
+		 * kernel replays the owner change anyway, from the inode as
+		 * the disk holds it.
+		 */
+		return owner_changes(rc, &fi, dip, isize, disk_lsn, f);
 	}
 	log_dinode_to_disk(ld, dip, lsn);
 
@@ -628,16 +664,7 @@ static int replay_inode(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	if (err)
 		return err;
 	/* dip stays valid: nothing below takes the scratch buffer. */
-	if (fi.fields & (XFSJ_ILOG_DOWNER | XFSJ_ILOG_AOWNER))
-		rc->st.owner_items++;
-	if ((fi.fields & XFSJ_ILOG_DOWNER) && dip[5] == XFSJ_DINODE_FMT_BTREE)
-		err = change_owner(rc, fi.ino, dip + XFSJ_DINODE_CORE_SIZE,
-				   dsize, lsn, f);
-	if (!err && (fi.fields & XFSJ_ILOG_AOWNER) && forkoff &&
-	    dip[83] == XFSJ_DINODE_FMT_BTREE)
-		err = change_owner(rc, fi.ino, dip + XFSJ_DINODE_CORE_SIZE +
-				   forkoff * 8U, asize, lsn, f);
-	return err;
+	return owner_changes(rc, &fi, dip, isize, lsn, f);
 }
 
 /* ---- icreate ---- */

@@ -23,8 +23,9 @@
 #   CASES=n (matched cases wanted, default 30, across every profile)
 #   FREE_CASES=n (of which with finished AG work, default 20)
 #   SEED=s  KILLS=n (default 10)
-#   FSR_CASES=n (default 2): the first cases run xfs_fsr on a filesystem
-#   without rmapbt (extent swaps whose btree forks change owner);
+#   FSR_CASES=n (default 1): cases whose log holds owner changes, made
+#   first by xfs_fsr on a filesystem without rmapbt (extent swaps whose
+#   btree forks change owner; up to six tries each);
 #   where the kernel's recovery fails on them, ours must mount and be
 #   clean for xfs_repair -n
 #   STD_MODES="m ..." (workload modes of the profile cases, default
@@ -40,8 +41,8 @@ SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 KILLS=${KILLS:-10}
 FREE_CASES=${FREE_CASES:-20}
 INODE_CASES=${INODE_CASES:-3}
-FSR_CASES=${FSR_CASES:-2}
-MAXTRIES=$(((CASES + FREE_CASES + 4 * INODE_CASES + FSR_CASES) * 3))
+FSR_CASES=${FSR_CASES:-1}
+MAXTRIES=$(((CASES + FREE_CASES + 4 * INODE_CASES + 6 * FSR_CASES) * 3))
 echo "# replay-crash: seed $SEED, $CASES matched cases wanted, $FREE_CASES with AG work finished, $INODE_CASES with inode-level intents finished"
 
 sum() { md5sum < "$1" | cut -d' ' -f1; }
@@ -87,17 +88,20 @@ free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k)
 # Where the other goals are met and too few cases had inode-level
 # intents to finish, more "inode" cases on these.
 inode_profiles=(defaults bs1k isize1k)
-matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 nino=0 kfailed=0 iintents=0 nowner=0
+matched=0 refused=0 tries=0 finished=0 nfree=0 nstd=0 nino=0 kfailed=0 iintents=0 nowner=0 nfsr=0
+# More fsr cases while too few logs held owner changes (six tries each).
+fsr_wanted() { [ $nowner -lt "$FSR_CASES" ] && [ $nfsr -lt $((6 * FSR_CASES)) ]; }
 replayed_imgs=() inode_imgs=()
 declare -A ntype=([BUI]=0 [ATTRI]=0 [XMI]=0)
 while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
-	[ $iintents -lt "$INODE_CASES" ] || [ $tries -lt "$FSR_CASES" ]; } &&
+	[ $iintents -lt "$INODE_CASES" ] || fsr_wanted; } &&
 	[ $tries -lt $MAXTRIES ]; do
 	seed=$((SEED + tries))
-	if [ $tries -lt "$FSR_CASES" ]; then
+	if fsr_wanted; then
 		# First, extent swaps by xfs_fsr without rmapbt (DOWNER).
 		profile=noparent_normap
 		mode=fsr
+		nfsr=$((nfsr + 1))
 	elif [ $finished -lt "$FREE_CASES" ] &&
 	   { [ $((tries % 3)) -ne 0 ] || [ $matched -ge "$CASES" ]; }; then
 		profile=${free_profiles[nfree % ${#free_profiles[@]}]}
@@ -217,6 +221,8 @@ check "at least $FREE_CASES cases with AG work finished and compared ($finished)
 	test $finished -ge "$FREE_CASES"
 check "at least $INODE_CASES cases with BUI, ATTRI or XMI intents finished and compared ($iintents)" \
 	test $iintents -ge "$INODE_CASES"
+check "at least $FSR_CASES cases with owner changes replayed ($nowner)" \
+	test $nowner -ge "$FSR_CASES"
 
 # Interruption: kill -9 at a random point, run again, compare bytes;
 # the images with inode-level intents first.

@@ -127,6 +127,9 @@ crash_fsr_setup() {
 		for ((o = 0; o < 512; o += 12)); do cmd+=(-c "fpunch $((o * 4))k 4k"); done
 		xfs_io "${cmd[@]}" "$dir/z$i" || return 1
 	done
+	# A first round of swaps before the clock starts.
+	for i in 0 1 2 3 4 5; do xfs_fsr "$dir/z$i" > /dev/null 2>&1; done
+	return 0
 }
 
 crash_fsr_op() {
@@ -227,7 +230,8 @@ crash_image() {
 	wl=$!
 	set +m
 	# Seeded run time, 0.5 to 2.5 s: the crash lands mid-operation.
-	sleep "$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 0.5 + 2 * rand() }')"
+	# (fsr: 1.5 to 3.5 s, time for a few swaps.)
+	sleep "$(awk -v s="$seed" -v m="$mode" 'BEGIN { srand(s); printf "%.2f", (m == "fsr") + 0.5 + 2 * rand() }')"
 	# The inode workload also crashes without flushing the log first (a
 	# log that stops at the last checkpoint written, as after a power
 	# cut): with the flush, intent whiteouts leave almost no pending

@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Replay of inode log items with DOWNER/AOWNER: what an extent swap
+ * without rmapbt leaves in the log.  A file whose fork is a bmap btree is
+ * made on the in-memory filesystem, the owner of every block of that
+ * btree is set to another inode (the state on disk when the swap's
+ * ordered buffers did not get there), and an inode item built by hand,
+ * as Linux on x86 logs it, is replayed through the public recovery API.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs_fixture.h"
+#include "suites.h"
+#include "xfsj/alloc.h"
+#include "xfsj/bmap.h"
+#include "xfsj/crc32c.h"
+#include "xfsj/defer.h"
+#include "xfsj/layout.h"
+#include "xfsj/recover.h"
+
+#define MB		(1ULL << 20)
+#define BS		1024
+#define LSN0		(1ULL << 32)	/* what the fixture's handle stamps */
+#define TRANS_LSN	(LSN0 + 100)
+#define OTHER_SLOT	9		/* the inode the swap took it from */
+#define MAX_BLOCKS	128		/* bmbt blocks a test tree may have */
+#define BROOT_MAX	(XFSJ_LBLOCK_HDR_SIZE + 32 * 16)
+
+struct tree {
+	struct fs_fixture fx;
+	uint64_t ino, other;
+	uint64_t ioff;			/* byte offset of the inode */
+	int whichfork;
+	uint32_t fork_off, fork_size;	/* of the fork in the inode */
+	unsigned int level;		/* of the root in the inode */
+	unsigned int nblocks, nleaves;
+	uint64_t daddr[MAX_BLOCKS];
+	uint8_t *saved;			/* nblocks blocks, as before replay */
+};
+
+/* What the hand-made inode item holds. */
+struct ino_item {
+	uint8_t fmt[56];
+	uint8_t core[XFSJ_DINODE_CORE_SIZE];
+	uint8_t broot[BROOT_MAX];
+	struct xfsj_region reg[3];
+	struct xfsj_ritem it;
+	struct xfsj_rtrans t;
+};
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = v >> 8;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	xfsj_put_le32(p, (uint32_t)v);
+	xfsj_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static void ov_read(struct tree *tr, void *buf, size_t len, uint64_t off)
+{
+	ck_assert_int_eq(xfsj_overlay_read(tr->fx.ov, buf, len, off), 0);
+}
+
+static void ov_write(struct tree *tr, const void *buf, size_t len,
+		     uint64_t off)
+{
+	ck_assert_int_eq(xfsj_overlay_write(tr->fx.ov, buf, len, off), 0);
+}
+
+static uint64_t fsb_daddr(const struct xfsj_sb *sb, uint64_t fsb)
+{
+	ck_assert_uint_lt(xfsj_fsb_agno(sb, fsb), sb->agcount);
+	ck_assert_uint_lt(xfsj_fsb_agbno(sb, fsb), sb->agblocks);
+	return xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
+				 xfsj_fsb_agbno(sb, fsb));
+}
+
+/* Every block under @fsb (at @level), in the overlay, into tr->daddr. */
+static void collect(struct tree *tr, uint64_t fsb, unsigned int level)
+{
+	const struct xfsj_sb *sb = &tr->fx.sb;
+	uint32_t m = (sb->blocksize - XFSJ_LBLOCK_HDR_SIZE) / 16;
+	uint8_t *b = malloc(sb->blocksize);
+	uint64_t daddr = fsb_daddr(sb, fsb);
+	unsigned int n;
+
+	ck_assert_ptr_nonnull(b);
+	ov_read(tr, b, sb->blocksize, daddr << 9);
+	ck_assert_uint_eq(xfsj_get_be32(b), XFSJ_BMAP_MAGIC);
+	ck_assert_uint_eq(xfsj_get_be16(b + 4), level);
+	ck_assert_uint_eq(xfsj_get_be64(b + 56), tr->ino);
+	ck_assert(xfsj_cksum_ok(b, sb->blocksize, XFSJ_LBLOCK_CRC_OFF));
+	ck_assert_uint_lt(tr->nblocks, MAX_BLOCKS);
+	tr->daddr[tr->nblocks++] = daddr;
+	n = xfsj_get_be16(b + 6);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_uint_le(n, m);
+	if (!level)
+		tr->nleaves++;
+	for (unsigned int i = 0; level && i < n; i++) {
+		const uint8_t *ptr = b + XFSJ_LBLOCK_HDR_SIZE + (m + i) * 8;
+
+		collect(tr, xfsj_get_be64(ptr), level - 1);
+	}
+	free(b);
+}
+
+/*
+ * A filesystem with a regular file whose fork @whichfork holds @next
+ * single-block extents at every other offset and block: a bmap btree.
+ * @forkoff is the file's attribute fork offset (0: none).  Everything is
+ * flushed into the overlay and the btree's blocks listed.
+ */
+static void tree_make(struct tree *tr, int whichfork, uint8_t forkoff,
+		      unsigned int next)
+{
+	struct fs_fixture *fx = &tr->fx;
+	const struct xfsj_sb *sb;
+	struct xfsj_iref ip;
+	uint64_t flags2 = 0, p;
+	uint32_t agbno, maxrecs;
+	uint8_t dip[4096];
+	const uint8_t *root;
+
+	memset(tr, 0, sizeof(*tr));
+	fs_fixture_make(fx, 64 * MB, BS, 2, false, false);
+	sb = &fx->sb;
+	if (sb->features_incompat & XFSJ_INCOMPAT_NREXT64)
+		flags2 |= XFSJ_DIFLAG2_NREXT64;
+	tr->whichfork = whichfork;
+	tr->ino = fs_fixture_make_file(fx, 5, 3, flags2, forkoff, &ip);
+	tr->other = fs_fixture_make_file(fx, OTHER_SLOT, 4, flags2, forkoff,
+					 &ip);
+	ck_assert_int_eq(xfsj_alloc_extent(fx->fs, 0, 0, 2 * next, NULL,
+					   &agbno, &fx->f), 0);
+	p = xfsj_agb_to_fsb(sb, 0, agbno);
+	for (unsigned int i = 0; i < next; i++) {
+		struct xfsj_bmbt_irec rec = { 2 * i, p + 2 * i, 1, false };
+
+		ck_assert_int_eq(xfsj_iget(fx->fs, tr->ino, false, &ip,
+					   &fx->f), 0);
+		ck_assert_msg(xfsj_bmap_map(fx->fs, &ip, whichfork, &rec,
+					    &fx->f) == 0, "map %u: %s %s", i,
+			      fx->f.structure, fx->f.field);
+		xfsj_iput(fx->fs, &ip, true);
+		ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
+	}
+	ck_assert_int_eq(xfsj_iget(fx->fs, tr->ino, false, &ip, &fx->f), 0);
+	tr->ioff = ip.byte_off;
+	fs_fixture_reopen(fx);
+
+	/* The fork, as the overlay has it: a btree root of level >= 1. */
+	ck_assert_uint_le(sb->inodesize, sizeof(dip));
+	ov_read(tr, dip, sb->inodesize, tr->ioff);
+	ck_assert_uint_eq(xfsj_get_be64(dip + 112), LSN0);
+	tr->fork_off = XFSJ_DINODE_CORE_SIZE;
+	tr->fork_size = sb->inodesize - XFSJ_DINODE_CORE_SIZE;
+	if (forkoff) {
+		ck_assert_uint_eq(dip[82], forkoff);
+		if (whichfork == XFSJ_ATTR_FORK) {
+			tr->fork_off += forkoff * 8U;
+			tr->fork_size -= forkoff * 8U;
+		} else {
+			tr->fork_size = forkoff * 8U;
+		}
+	}
+	ck_assert_int_eq(dip[whichfork == XFSJ_ATTR_FORK ? 83 : 5],
+			 XFSJ_DINODE_FMT_BTREE);
+	root = dip + tr->fork_off;
+	maxrecs = (tr->fork_size - 4) / 16;
+	tr->level = xfsj_get_be16(root);
+	ck_assert_uint_ge(tr->level, 1);
+	ck_assert_uint_ge(xfsj_get_be16(root + 2), 1);
+	ck_assert_uint_le(xfsj_get_be16(root + 2), maxrecs);
+	for (unsigned int i = 0; i < xfsj_get_be16(root + 2); i++)
+		collect(tr, xfsj_get_be64(root + 4 + (maxrecs + i) * 8),
+			tr->level - 1);
+	ck_assert_uint_ge(tr->nleaves, 2);
+	tr->saved = malloc((size_t)tr->nblocks * sb->blocksize);
+	ck_assert_ptr_nonnull(tr->saved);
+}
+
+static void tree_free(struct tree *tr)
+{
+	free(tr->saved);
+	fs_fixture_free(&tr->fx);
+}
+
+/*
+ * Give every block of the btree @owner, CRC recomputed and LSN kept: the
+ * swap's ordered buffers never reached the disk.
+ */
+static void set_owners(struct tree *tr, uint64_t owner)
+{
+	uint32_t bs = tr->fx.sb.blocksize;
+	uint8_t *b = malloc(bs);
+
+	ck_assert_ptr_nonnull(b);
+	for (unsigned int i = 0; i < tr->nblocks; i++) {
+		ov_read(tr, b, bs, tr->daddr[i] << 9);
+		xfsj_put_be64(b + 56, owner);
+		xfsj_cksum_update(b, bs, XFSJ_LBLOCK_CRC_OFF);
+		ov_write(tr, b, bs, tr->daddr[i] << 9);
+	}
+	free(b);
+}
+
+/* Keep the btree's blocks as they are now, for the checks. */
+static void save_blocks(struct tree *tr)
+{
+	uint32_t bs = tr->fx.sb.blocksize;
+
+	for (unsigned int i = 0; i < tr->nblocks; i++)
+		ov_read(tr, tr->saved + (size_t)i * bs, bs, tr->daddr[i] << 9);
+}
+
+/*
+ * Every block of the btree names @owner, has a good CRC, and is what was
+ * saved but for owner and CRC (its LSN in particular is untouched); with
+ * @same, byte for byte what was saved.
+ */
+static void check_blocks(struct tree *tr, uint64_t owner, bool same)
+{
+	uint32_t bs = tr->fx.sb.blocksize;
+	uint8_t *b = malloc(bs);
+
+	ck_assert_ptr_nonnull(b);
+	for (unsigned int i = 0; i < tr->nblocks; i++) {
+		const uint8_t *old = tr->saved + (size_t)i * bs;
+
+		ov_read(tr, b, bs, tr->daddr[i] << 9);
+		ck_assert_uint_eq(xfsj_get_be64(b + 56), owner);
+		ck_assert(xfsj_cksum_ok(b, bs, XFSJ_LBLOCK_CRC_OFF));
+		ck_assert_uint_eq(xfsj_get_be64(b + 32),
+				  xfsj_get_be64(old + 32));
+		ck_assert_uint_eq(xfsj_get_be64(b + 32), LSN0);
+		if (same) {
+			ck_assert(memcmp(b, old, bs) == 0);
+			continue;
+		}
+		ck_assert(memcmp(b, old, 56) == 0);
+		ck_assert(memcmp(b + 68, old + 68, bs - 68) == 0);
+	}
+	free(b);
+}
+
+/*
+ * The log dinode of the on-disk core @dip as Linux on x86 logs it: every
+ * integer in host (little-endian) order, legacy timestamps as two host
+ * order 32-bit words (seconds first).
+ */
+static void log_dinode(const uint8_t *dip, uint8_t *ld)
+{
+	static const unsigned int ts_offs[] = { 32, 40, 48, 144 };
+	const struct xfsj_layout *l = &xfsj_dinode_layout;
+
+	memcpy(ld, dip, XFSJ_DINODE_CORE_SIZE);
+	for (unsigned int i = 0; i < l->nfields; i++) {
+		const struct xfsj_field *fl = &l->fields[i];
+		unsigned int sz;
+
+		switch (fl->kind) {
+		case XFSJ_K_U16: sz = 2; break;
+		case XFSJ_K_U32: sz = 4; break;
+		case XFSJ_K_U64: sz = 8; break;
+		default: continue;
+		}
+		for (unsigned int j = 0; j < sz; j++)
+			ld[fl->disk_off + j] = dip[fl->disk_off + sz - 1 - j];
+	}
+	if (xfsj_get_be64(dip + 120) & XFSJ_DIFLAG2_BIGTIME)
+		return;
+	for (unsigned int i = 0; i < 4; i++) {
+		const uint8_t *s = dip + ts_offs[i];
+
+		xfsj_put_le32(ld + ts_offs[i], xfsj_get_be32(s));
+		xfsj_put_le32(ld + ts_offs[i] + 4, xfsj_get_be32(s + 4));
+	}
+}
+
+/*
+ * The in-memory form of the on-disk bmdr root @root of a fork of @size
+ * bytes: a long btree block header, then the keys, then the pointers,
+ * as many slots of each as there are records.  Returns its length.
+ */
+static uint32_t broot_of(const struct tree *tr, const uint8_t *root,
+			 uint32_t size, uint8_t *out)
+{
+	uint32_t n = xfsj_get_be16(root + 2), dmax = (size - 4) / 16;
+	uint32_t len = XFSJ_LBLOCK_HDR_SIZE + n * 16;
+
+	ck_assert_uint_le(len, BROOT_MAX);
+	memset(out, 0, len);
+	xfsj_put_be32(out, XFSJ_BMAP_MAGIC);
+	xfsj_put_be16(out + 4, xfsj_get_be16(root));
+	xfsj_put_be16(out + 6, (uint16_t)n);
+	xfsj_put_be64(out + 8, XFSJ_NULLFSBLOCK);
+	xfsj_put_be64(out + 16, XFSJ_NULLFSBLOCK);
+	xfsj_put_be64(out + 24, UINT64_MAX);
+	memcpy(out + 40, tr->fx.sb.uuid, 16);
+	xfsj_put_be64(out + 56, tr->ino);
+	memcpy(out + XFSJ_LBLOCK_HDR_SIZE, root + 4, n * 8);
+	memcpy(out + XFSJ_LBLOCK_HDR_SIZE + n * 8, root + 4 + dmax * 8, n * 8);
+	return len;
+}
+
+/*
+ * One transaction at @lsn holding one inode item for the file: its core
+ * and the btree root of the tree's fork (from the overlay), @flags on
+ * top of CORE and the fork's BROOT flag.  The buffer it names is the
+ * filesystem block holding the inode.
+ */
+static void item_make(struct tree *tr, struct ino_item *x, uint32_t flags,
+		      uint64_t lsn)
+{
+	const struct xfsj_sb *sb = &tr->fx.sb;
+	bool attr = tr->whichfork == XFSJ_ATTR_FORK;
+	uint32_t fields = XFSJ_ILOG_CORE | flags;
+	uint64_t blk = tr->ioff & ~(uint64_t)(sb->blocksize - 1);
+	uint8_t dip[4096];
+	uint32_t blen;
+
+	memset(x, 0, sizeof(*x));
+	ov_read(tr, dip, sb->inodesize, tr->ioff);
+	log_dinode(dip, x->core);
+	blen = broot_of(tr, dip + tr->fork_off, tr->fork_size, x->broot);
+	fields |= attr ? XFSJ_ILOG_ABROOT : XFSJ_ILOG_DBROOT;
+
+	put_le16(x->fmt, XFSJ_LI_INODE);
+	put_le16(x->fmt + 2, 3);			/* regions */
+	xfsj_put_le32(x->fmt + 4, fields);
+	put_le16(x->fmt + 8, attr ? (uint16_t)blen : 0);	/* asize */
+	put_le16(x->fmt + 10, attr ? 0 : (uint16_t)blen);	/* dsize */
+	put_le64(x->fmt + 16, tr->ino);
+	put_le64(x->fmt + 40, blk >> 9);		/* blkno (daddr) */
+	xfsj_put_le32(x->fmt + 48, sb->blocksize >> 9);	/* len */
+	xfsj_put_le32(x->fmt + 52, (uint32_t)(tr->ioff - blk)); /* boffset */
+
+	x->reg[0] = (struct xfsj_region){ x->fmt, sizeof(x->fmt) };
+	x->reg[1] = (struct xfsj_region){ x->core, sizeof(x->core) };
+	x->reg[2] = (struct xfsj_region){ x->broot, blen };
+	x->it = (struct xfsj_ritem){ XFSJ_LI_INODE, 3, x->reg };
+	x->t = (struct xfsj_rtrans){ .lsn = lsn, .tid = 0x77,
+				     .nitems = 1, .items = &x->it };
+}
+
+/* Replay @x (pass 1 then pass 2) and copy out the stats. */
+static void replay(struct tree *tr, const struct ino_item *x,
+		   struct xfsj_recover_stats *st)
+{
+	struct xfsj_recover *rc;
+	struct xfsj_fault f = { 0 };
+
+	ck_assert_int_eq(xfsj_recover_create(tr->fx.ov, &tr->fx.sb, &rc), 0);
+	ck_assert_int_eq(xfsj_recover_pass1(rc, &x->t, &f), 0);
+	ck_assert_msg(xfsj_recover_pass2(rc, &x->t, &f) == 0,
+		      "pass 2: %s %s", f.structure ? f.structure : "",
+		      f.field ? f.field : "");
+	*st = *xfsj_recover_stats(rc);
+	xfsj_recover_free(rc);
+}
+
+/*
+ * The inode after a replay that was not skipped: its core and the used
+ * part of the fork root as before, the transaction's LSN, a good CRC.
+ */
+static void check_inode_replayed(struct tree *tr, const uint8_t *before,
+				 uint64_t lsn)
+{
+	uint32_t isize = tr->fx.sb.inodesize;
+	uint32_t n = xfsj_get_be16(before + tr->fork_off + 2);
+	uint32_t dmax = (tr->fork_size - 4) / 16;
+	uint8_t dip[4096];
+	const uint8_t *r0 = before + tr->fork_off, *r1 = dip + tr->fork_off;
+
+	ov_read(tr, dip, isize, tr->ioff);
+	ck_assert(xfsj_cksum_ok(dip, isize, XFSJ_DINODE_CRC_OFF));
+	ck_assert_uint_eq(xfsj_get_be64(dip + 112), lsn);
+	ck_assert(memcmp(dip, before, XFSJ_DINODE_CRC_OFF) == 0);
+	ck_assert(memcmp(dip + 104, before + 104, 8) == 0);
+	ck_assert(memcmp(dip + 120, before + 120,
+			 XFSJ_DINODE_CORE_SIZE - 120) == 0);
+	ck_assert(memcmp(r1, r0, 4 + n * 8) == 0);
+	ck_assert(memcmp(r1 + 4 + dmax * 8, r0 + 4 + dmax * 8, n * 8) == 0);
+}
+
+/* ---- tests ---- */
+
+/*
+ * DOWNER: every block of the data fork's btree, left naming the other
+ * inode, names the file again; LSNs kept.  _i 0: a root of level 1,
+ * _i 1: level 2 or more (the walk goes down through interior blocks).
+ */
+START_TEST(downer_sets_owner)
+{
+	static struct tree tr;
+	struct ino_item x;
+	struct xfsj_recover_stats st;
+	uint8_t before[4096];
+
+	tree_make(&tr, XFSJ_DATA_FORK, 0, _i ? 1500 : 150);
+	ck_assert_uint_ge(tr.level, (_i ? 2U : 1U));
+	set_owners(&tr, tr.other);
+	save_blocks(&tr);
+	ov_read(&tr, before, tr.fx.sb.inodesize, tr.ioff);
+	item_make(&tr, &x, XFSJ_ILOG_DOWNER, TRANS_LSN);
+	replay(&tr, &x, &st);
+	ck_assert_uint_eq(st.inodes_replayed, 1);
+	ck_assert_uint_eq(st.inodes_skipped_lsn, 0);
+	ck_assert_uint_eq(st.owner_items, 1);
+	ck_assert_uint_eq(st.owners_changed, tr.nblocks);
+	ck_assert_uint_eq(st.owners_passed, 0);
+	check_blocks(&tr, tr.ino, false);
+	check_inode_replayed(&tr, before, TRANS_LSN);
+	tree_free(&tr);
+}
+END_TEST
+
+/* Owners already right: nothing is rewritten, not a byte. */
+START_TEST(downer_owner_already_right)
+{
+	static struct tree tr;
+	struct ino_item x;
+	struct xfsj_recover_stats st;
+	uint8_t before[4096];
+
+	tree_make(&tr, XFSJ_DATA_FORK, 0, 150);
+	save_blocks(&tr);
+	ov_read(&tr, before, tr.fx.sb.inodesize, tr.ioff);
+	item_make(&tr, &x, XFSJ_ILOG_DOWNER, TRANS_LSN);
+	replay(&tr, &x, &st);
+	ck_assert_uint_eq(st.inodes_replayed, 1);
+	ck_assert_uint_eq(st.owner_items, 1);
+	ck_assert_uint_eq(st.owners_changed, 0);
+	check_blocks(&tr, tr.ino, true);
+	check_inode_replayed(&tr, before, TRANS_LSN);
+	tree_free(&tr);
+}
+END_TEST
+
+/* The same inode item without DOWNER leaves the wrong owners alone. */
+START_TEST(no_downer_no_change)
+{
+	static struct tree tr;
+	struct ino_item x;
+	struct xfsj_recover_stats st;
+	uint8_t before[4096];
+
+	tree_make(&tr, XFSJ_DATA_FORK, 0, 150);
+	set_owners(&tr, tr.other);
+	save_blocks(&tr);
+	ov_read(&tr, before, tr.fx.sb.inodesize, tr.ioff);
+	item_make(&tr, &x, 0, TRANS_LSN);
+	replay(&tr, &x, &st);
+	ck_assert_uint_eq(st.inodes_replayed, 1);
+	ck_assert_uint_eq(st.owner_items, 0);
+	ck_assert_uint_eq(st.owners_changed, 0);
+	check_blocks(&tr, tr.other, true);
+	check_inode_replayed(&tr, before, TRANS_LSN);
+	tree_free(&tr);
+}
+END_TEST
+
+/*
+ * The inode on disk is newer than the item (di_lsn beyond the
+ * transaction's): the v5 rule skips the inode, which stays byte for byte
+ * as it is.  The btree blocks need not be newer, so with DOWNER (_i 0)
+ * their owner is still set, as the kernel does; without (_i 1) nothing
+ * changes.
+ */
+START_TEST(lsn_skip)
+{
+	static struct tree tr;
+	struct ino_item x;
+	struct xfsj_recover_stats st;
+	uint32_t isize;
+	uint8_t dip[4096], after[4096];
+
+	tree_make(&tr, XFSJ_DATA_FORK, 0, 150);
+	isize = tr.fx.sb.inodesize;
+	set_owners(&tr, tr.other);
+	save_blocks(&tr);
+	item_make(&tr, &x, _i ? 0 : XFSJ_ILOG_DOWNER, TRANS_LSN);
+	ov_read(&tr, dip, isize, tr.ioff);
+	xfsj_put_be64(dip + 112, TRANS_LSN + 50);
+	xfsj_cksum_update(dip, isize, XFSJ_DINODE_CRC_OFF);
+	ov_write(&tr, dip, isize, tr.ioff);
+	replay(&tr, &x, &st);
+	ck_assert_uint_eq(st.inodes_replayed, 0);
+	ck_assert_uint_eq(st.inodes_skipped_lsn, 1);
+	ck_assert_uint_eq(st.owner_items, (_i ? 0U : 1U));
+	ck_assert_uint_eq(st.owners_changed, (_i ? 0U : tr.nblocks));
+	check_blocks(&tr, _i ? tr.other : tr.ino, _i);
+	ov_read(&tr, after, isize, tr.ioff);
+	ck_assert(memcmp(after, dip, isize) == 0);
+	tree_free(&tr);
+}
+END_TEST
+
+/*
+ * A leaf the disk holds in a version newer than the transaction (_i 0:
+ * an LSN beyond it, the leaf logged again since) or no longer holds as a
+ * bmbt block (_i 1: reused for file data) is passed over, not failed on
+ * nor rewritten; the other blocks get their owner.
+ */
+START_TEST(passed_over)
+{
+	static struct tree tr;
+	struct ino_item x;
+	struct xfsj_recover_stats st;
+	uint32_t bs;
+	uint8_t *leaf;
+	unsigned int k;
+
+	tree_make(&tr, XFSJ_DATA_FORK, 0, 150);
+	bs = tr.fx.sb.blocksize;
+	set_owners(&tr, tr.other);
+	/* The last block listed is a leaf. */
+	k = tr.nblocks - 1;
+	leaf = malloc(bs);
+	ck_assert_ptr_nonnull(leaf);
+	ov_read(&tr, leaf, bs, tr.daddr[k] << 9);
+	if (_i) {
+		memset(leaf, 0xa5, bs);
+	} else {
+		xfsj_put_be64(leaf + 32, TRANS_LSN + 7);
+		xfsj_cksum_update(leaf, bs, XFSJ_LBLOCK_CRC_OFF);
+	}
+	ov_write(&tr, leaf, bs, tr.daddr[k] << 9);
+	save_blocks(&tr);
+	item_make(&tr, &x, XFSJ_ILOG_DOWNER, TRANS_LSN);
+	replay(&tr, &x, &st);
+	ck_assert_uint_eq(st.inodes_replayed, 1);
+	ck_assert_uint_eq(st.owner_items, 1);
+	ck_assert_uint_eq(st.owners_changed, tr.nblocks - 1);
+	ck_assert_uint_eq(st.owners_passed, 1);
+	ov_read(&tr, leaf, bs, tr.daddr[k] << 9);
+	ck_assert(memcmp(leaf, tr.saved + (size_t)k * bs, bs) == 0);
+	tr.nblocks--;
+	check_blocks(&tr, tr.ino, false);
+	free(leaf);
+	tree_free(&tr);
+}
+END_TEST
+
+/* AOWNER: the same for an attribute fork in btree format. */
+START_TEST(aowner_sets_owner)
+{
+	static struct tree tr;
+	struct ino_item x;
+	struct xfsj_recover_stats st;
+	uint8_t before[4096];
+
+	tree_make(&tr, XFSJ_ATTR_FORK, 20, 150);
+	set_owners(&tr, tr.other);
+	save_blocks(&tr);
+	ov_read(&tr, before, tr.fx.sb.inodesize, tr.ioff);
+	item_make(&tr, &x, XFSJ_ILOG_AOWNER, TRANS_LSN);
+	replay(&tr, &x, &st);
+	ck_assert_uint_eq(st.inodes_replayed, 1);
+	ck_assert_uint_eq(st.owner_items, 1);
+	ck_assert_uint_eq(st.owners_changed, tr.nblocks);
+	ck_assert_uint_eq(st.owners_passed, 0);
+	check_blocks(&tr, tr.ino, false);
+	check_inode_replayed(&tr, before, TRANS_LSN);
+	tree_free(&tr);
+}
+END_TEST
+
+Suite *recover_suite(void)
+{
+	Suite *s = suite_create("recover");
+	TCase *tc = tcase_create("owner");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, downer_sets_owner, 0, 2);
+	tcase_add_test(tc, downer_owner_already_right);
+	tcase_add_test(tc, no_downer_no_change);
+	tcase_add_loop_test(tc, lsn_skip, 0, 2);
+	tcase_add_loop_test(tc, passed_over, 0, 2);
+	tcase_add_test(tc, aowner_sets_owner);
+	suite_add_tcase(s, tc);
+	return s;
+}
