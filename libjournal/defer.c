@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xfsj/attri.h"
 #include "xfsj/bmap.h"
 #include "xfsj/defer.h"
 
@@ -70,7 +71,7 @@ int xfsj_defer_add(struct xfsj_fs *fs, const struct xfsj_work *w)
 
 	if (!q)
 		return -XFSJ_E_NOMEM;
-	if (w->kind > XFSJ_W_BMAP || !w->len)
+	if (w->kind > XFSJ_W_XMI || (w->kind != XFSJ_W_XMI && !w->len))
 		return -XFSJ_E_INVAL;
 	if (q->finishing)
 		return push(&q->fresh, &q->nfresh, &q->capfresh, w);
@@ -89,8 +90,22 @@ static int finish_one(struct xfsj_fs *fs, const struct xfsj_work *w,
 		return xfsj_refcount_finish(fs, w, f);
 	case XFSJ_W_BMAP:
 		return xfsj_bmap_finish(fs, w, f);
+	case XFSJ_W_XMI:
+		return xfsj_xmi_finish(fs, w, f);
 	}
 	return -XFSJ_E_INVAL;
+}
+
+/*
+ * How many items of a kind one group (one logged intent) holds, as the
+ * kernel's per-type limits: 16 extents per EFI, RUI and CUI, one
+ * mapping per BUI, one exchange per XMI.  Finishing a group's items
+ * before what they queue, a BUI's reverse-mapping work runs before the
+ * next BUI.
+ */
+static size_t group_max(enum xfsj_work_kind kind)
+{
+	return kind == XFSJ_W_BMAP || kind == XFSJ_W_XMI ? 1 : 16;
 }
 
 /*
@@ -131,8 +146,11 @@ int xfsj_defer_finish(struct xfsj_fs *fs, struct xfsj_fault *f)
 		enum xfsj_work_kind kind = q->v[q->head].w.kind;
 
 		q->finishing = true;
+		size_t left = group_max(kind);
+
 		/* The front group: consecutive items of one kind. */
-		while (q->head < q->n && q->v[q->head].w.kind == kind) {
+		while (q->head < q->n && q->v[q->head].w.kind == kind &&
+		       left--) {
 			struct xfsj_work w = q->v[q->head++].w;
 
 			err = finish_one(fs, &w, f);

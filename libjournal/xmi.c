@@ -32,11 +32,16 @@
  *  - at the end: set both sizes when SET_SIZES, then clear the reflink
  *    flags chosen above.
  *
- * Differences from the kernel (of order only; the end state is the same
- * for unrelated inodes): the kernel does one step when it recovers the
- * intent and captures the rest (as a new XMI) to run after every other
- * recovered intent has had its first step; we run every step here, and
- * what the steps queue (rmap work) is captured and run afterwards.
+ * Each step is deferred work (XFSJ_W_XMI) that queues its four mapping
+ * changes as bmap work (unmap from file 1, unmap from file 2, map into
+ * file 1, map into file 2; holes skipped), as the kernel's exchange does
+ * through BUIs, and then the next step.  The order matters for the shape
+ * of both files' bmap btrees, so it is the kernel's: recovery does the
+ * first step when it meets the intent and keeps the step's work behind
+ * the intent's continuation (recovered work stays at the head of the
+ * list its new work is appended to); once every intent has had its first
+ * step, the continuation runs the remaining steps, each one's mapping
+ * work before the next step, and the first step's mapping work last.
  *
  * Not done (XFSJ_E_UNSUPP, nothing is changed): attribute-fork exchanges
  * and exchanges whose second inode is a directory or a symlink, where the
@@ -49,6 +54,7 @@
 
 #include "xfsj/attri.h"
 #include "xfsj/bmap.h"
+#include "xfsj/defer.h"
 #include "xfsj/layout.h"
 
 #define MAX_FILEOFF	((1ULL << 54) - 1)
@@ -259,25 +265,6 @@ static int find_mappings(struct xstate *s, struct xfsj_bmbt_irec *r1,
 	return 0;
 }
 
-static int unmap(struct xstate *s, struct xfsj_iref *ip,
-		 const struct xfsj_bmbt_irec *r)
-{
-	uint64_t done = 0;
-	int err;
-
-	if (r->startblock == HOLE)
-		return 0;
-	err = xfsj_bmap_unmap(s->fs, ip, XFSJ_DATA_FORK, r->startoff,
-			      r->blockcount, true, &done, s->f);
-	if (err)
-		return err;
-	if (done != r->blockcount)
-		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "inode",
-				      "data fork (partial unmap)", ip->byte_off,
-				      r->startoff);
-	return 0;
-}
-
 /* The kernel's xfs_exchmaps_update_size: no mappings past EOF. */
 static void update_size(const struct xfsj_sb *sb, struct xfsj_iref *ip,
 			const struct xfsj_bmbt_irec *r, int64_t new_isize)
@@ -296,34 +283,163 @@ static void update_size(const struct xfsj_sb *sb, struct xfsj_iref *ip,
 		ip->di.size = len;
 }
 
-/* xfs_exchmaps_one_step: exchange @r1 (file 1) and @r2 (file 2). */
+/*
+ * xfs_bmap_unmap_extent / xfs_bmap_map_extent: one bmap work item for one
+ * mapping (never longer than an extent can be), holes skipped.
+ */
+static int queue_bmap(struct xfsj_fs *fs, enum xfsj_bmap_op op, uint64_t ino,
+		      const struct xfsj_bmbt_irec *r)
+{
+	struct xfsj_work w = { .kind = XFSJ_W_BMAP };
+
+	if (r->startblock == HOLE)
+		return 0;
+	w.fsbno = r->startblock;
+	w.len = (uint32_t)r->blockcount;
+	w.bmap.op = op;
+	w.bmap.ino = ino;
+	w.bmap.startoff = r->startoff;
+	w.bmap.unwritten = r->unwritten;
+	return xfsj_defer_add(fs, &w);
+}
+
+/*
+ * xfs_exchmaps_one_step: queue the exchange of @r1 (file 1) and @r2
+ * (file 2), update the sizes, advance.
+ */
 static int one_step(struct xstate *s, struct xfsj_bmbt_irec *r1,
 		    struct xfsj_bmbt_irec *r2)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(s->fs);
-	uint64_t off1 = r1->startoff;
+	struct xfsj_bmbt_irec to1 = *r2, to2 = *r1;
 	int err;
 
-	err = unmap(s, s->ip1, r1);
+	to1.startoff = r1->startoff;
+	to2.startoff = r2->startoff;
+	err = queue_bmap(s->fs, XFSJ_BMAP_UNMAP, s->x->ino1, r1);
 	if (!err)
-		err = unmap(s, s->ip2, r2);
+		err = queue_bmap(s->fs, XFSJ_BMAP_UNMAP, s->x->ino2, r2);
+	if (!err)
+		err = queue_bmap(s->fs, XFSJ_BMAP_MAP, s->x->ino1, &to1);
+	if (!err)
+		err = queue_bmap(s->fs, XFSJ_BMAP_MAP, s->x->ino2, &to2);
 	if (err)
 		return err;
-	r1->startoff = r2->startoff;
-	r2->startoff = off1;
-	if (r2->startblock != HOLE) {
-		err = xfsj_bmap_map(s->fs, s->ip1, XFSJ_DATA_FORK, r2, s->f);
-		if (err)
-			return err;
-	}
-	if (r1->startblock != HOLE) {
-		err = xfsj_bmap_map(s->fs, s->ip2, XFSJ_DATA_FORK, r1, s->f);
-		if (err)
-			return err;
-	}
-	update_size(sb, s->ip1, r2, s->x->isize1);
-	update_size(sb, s->ip2, r1, s->x->isize2);
+	update_size(sb, s->ip1, &to1, s->x->isize1);
+	update_size(sb, s->ip2, &to2, s->x->isize2);
 	advance(s->x, r1->blockcount);
+	return 0;
+}
+
+/* Sizes and reflink flags once the whole range has been exchanged. */
+static void finish_exchange(struct xstate *s)
+{
+	const struct xmi *x = s->x;
+
+	if (x->flags & XFSJ_XMI_SET_SIZES) {
+		s->ip1->di.size = (uint64_t)x->isize1;
+		s->ip2->di.size = (uint64_t)x->isize2;
+	}
+	if (x->flags & XFSJ_XMI_CLEAR_INO1_REFLINK)
+		s->ip1->di.flags2 &= ~XFSJ_DIFLAG2_REFLINK;
+	if (x->flags & XFSJ_XMI_CLEAR_INO2_REFLINK)
+		s->ip2->di.flags2 &= ~XFSJ_DIFLAG2_REFLINK;
+}
+
+static void to_work(const struct xmi *x, bool first, struct xfsj_work *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->kind = XFSJ_W_XMI;
+	w->xmi.ino1 = x->ino1;
+	w->xmi.ino2 = x->ino2;
+	w->xmi.startoff1 = x->startoff1;
+	w->xmi.startoff2 = x->startoff2;
+	w->xmi.blockcount = x->blockcount;
+	w->xmi.flags = x->flags;
+	w->xmi.isize1 = x->isize1;
+	w->xmi.isize2 = x->isize2;
+	w->xmi.first = first;
+}
+
+/*
+ * One step on inodes @ip1 and @ip2 (the same reference when the files
+ * are one): the next pair of mappings exchanged through bmap work and the
+ * exchange queued again, or the end of the exchange.
+ */
+static int step(struct xfsj_fs *fs, struct xmi *x, bool first,
+		struct xfsj_iref *ip1, struct xfsj_iref *ip2,
+		struct xfsj_fault *f)
+{
+	struct xstate s = { fs, NULL, ip1, ip2, x, f };
+	struct xfsj_bmbt_irec r1, r2;
+	struct xfsj_work next;
+	int err;
+
+	err = find_mappings(&s, &r1, &r2);
+	if (err)
+		return err;
+	if (x->blockcount == 0) {
+		finish_exchange(&s);
+		return 0;
+	}
+	if (first) {
+		/* Recovery: the intent ahead of the work its step queues. */
+		struct xmi after = *x;
+
+		advance(&after, r1.blockcount);
+		if (after.blockcount > 0) {
+			to_work(&after, false, &next);
+			err = xfsj_defer_add(fs, &next);
+			if (err)
+				return err;
+		}
+		err = one_step(&s, &r1, &r2);
+		if (!err && x->blockcount == 0)
+			finish_exchange(&s);
+		return err;
+	}
+	err = one_step(&s, &r1, &r2);
+	if (err)
+		return err;
+	if (x->blockcount == 0) {
+		finish_exchange(&s);
+		return 0;
+	}
+	to_work(x, false, &next);
+	return xfsj_defer_add(fs, &next);
+}
+
+int xfsj_xmi_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
+		    struct xfsj_fault *f)
+{
+	struct xfsj_iref i1, i2, *ip2 = &i2;
+	struct xmi x = { 0 };
+	int err;
+
+	if (w->kind != XFSJ_W_XMI)
+		return xfsj_fault_set(f, XFSJ_E_INVAL, "exchange work", "kind",
+				      0, w->kind);
+	x.ino1 = w->xmi.ino1;
+	x.ino2 = w->xmi.ino2;
+	x.startoff1 = w->xmi.startoff1;
+	x.startoff2 = w->xmi.startoff2;
+	x.blockcount = w->xmi.blockcount;
+	x.flags = w->xmi.flags;
+	x.isize1 = w->xmi.isize1;
+	x.isize2 = w->xmi.isize2;
+	err = xfsj_iget(fs, x.ino1, false, &i1, f);
+	if (err)
+		return err;
+	if (x.ino2 == x.ino1)
+		ip2 = &i1;
+	else if ((err = xfsj_iget(fs, x.ino2, false, &i2, f)))
+		return err;
+	err = step(fs, &x, w->xmi.first, &i1, ip2, f);
+	if (err)
+		return err;
+	xfsj_iput(fs, &i1, true);
+	if (ip2 != &i1)
+		xfsj_iput(fs, ip2, true);
 	return 0;
 }
 
@@ -332,11 +448,9 @@ int xfsj_xmi_recover(struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
 	struct xfsj_iref i1, i2, *ip2 = &i2;
-	struct xfsj_bmbt_irec r1, r2;
-	struct xstate s;
+	struct xfsj_work w;
 	struct xmi x;
 	unsigned int rs = 0;
-	uint64_t clear = 0;
 	int err;
 
 	err = decode(fs, pi, &x, f);
@@ -379,8 +493,8 @@ int xfsj_xmi_recover(struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
 	if ((rs == 1 || rs == 2) && x.startoff1 == 0 && x.startoff2 == 0 &&
 	    x.blockcount == b_to_fsb(sb, i1.di.size) &&
 	    x.blockcount == b_to_fsb(sb, ip2->di.size))
-		clear = rs == 1 ? XFSJ_XMI_CLEAR_INO1_REFLINK :
-				  XFSJ_XMI_CLEAR_INO2_REFLINK;
+		x.flags |= rs == 1 ? XFSJ_XMI_CLEAR_INO1_REFLINK :
+				     XFSJ_XMI_CLEAR_INO2_REFLINK;
 
 	/* Before the first step: shared blocks may move to the other file. */
 	if (rs & 1)
@@ -391,29 +505,10 @@ int xfsj_xmi_recover(struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
 		large_counts(&i1);
 		large_counts(ip2);
 	}
-
-	s = (struct xstate){ fs, pi, &i1, ip2, &x, f };
-	while (x.blockcount > 0) {
-		err = find_mappings(&s, &r1, &r2);
-		if (err)
-			return err;
-		if (x.blockcount == 0)
-			break;
-		err = one_step(&s, &r1, &r2);
-		if (err)
-			return err;
-	}
-	if (x.flags & XFSJ_XMI_SET_SIZES) {
-		i1.di.size = (uint64_t)x.isize1;
-		ip2->di.size = (uint64_t)x.isize2;
-	}
-	if (clear & XFSJ_XMI_CLEAR_INO1_REFLINK)
-		i1.di.flags2 &= ~XFSJ_DIFLAG2_REFLINK;
-	if (clear & XFSJ_XMI_CLEAR_INO2_REFLINK)
-		ip2->di.flags2 &= ~XFSJ_DIFLAG2_REFLINK;
-
 	xfsj_iput(fs, &i1, true);
 	if (ip2 != &i1)
 		xfsj_iput(fs, ip2, true);
-	return 0;
+	/* The first step runs when the caller finishes what is queued. */
+	to_work(&x, true, &w);
+	return xfsj_defer_add(fs, &w);
 }

@@ -28,6 +28,8 @@
 #include "xfsj/fs.h"
 #include "xfsj/recover.h"
 
+struct xfsj_work;
+
 /* ATTRI operations (low byte of alfi_op_flags). */
 enum xfsj_attri_op {
 	XFSJ_ATTRI_OP_SET = 1,
@@ -59,6 +61,9 @@ int xfsj_attri_recover(struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
 		       struct xfsj_fault *f);
 int xfsj_xmi_recover(struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
 		     struct xfsj_fault *f);
+/* One step of an exchange (work of kind XFSJ_W_XMI, defer.h). */
+int xfsj_xmi_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
+		    struct xfsj_fault *f);
 
 /*
  * Is @ino a possible inode number of this filesystem (the kernel's

@@ -24,6 +24,7 @@ enum xfsj_work_kind {
 	XFSJ_W_RMAP,		/* RUI: change a reverse mapping */
 	XFSJ_W_REFC,		/* CUI: change a reference count */
 	XFSJ_W_BMAP,		/* BUI: map or unmap in an inode's fork */
+	XFSJ_W_XMI,		/* XMI: the next step of a mapping exchange */
 };
 
 /* BUI operations (the bmap intent's type field values). */
@@ -65,6 +66,23 @@ struct xfsj_work {
 			uint64_t startoff;	/* file offset */
 			bool attr_fork, unwritten;
 		} bmap;
+		/*
+		 * An exchange in progress (xmi.c): what is left of the
+		 * range, the flags the kernel keeps (XFSJ_XMI_*, with the
+		 * reflink flags to clear at the end), the sizes to set at
+		 * the end (-1: leave alone).  @first: the step that
+		 * recovery starts the exchange with, whose continuation
+		 * goes before the mapping work it queues (the kernel keeps
+		 * the recovered intent ahead of it); later steps queue
+		 * theirs after it.
+		 */
+		struct {
+			uint64_t ino1, ino2;
+			uint64_t startoff1, startoff2, blockcount;
+			uint64_t flags;
+			int64_t isize1, isize2;
+			bool first;
+		} xmi;
 	};
 };
 

@@ -4,7 +4,9 @@
 # twice: copy A by xfsj-repair, copy B by the kernel (mount, unmount).
 # Every case xfsj-repair replays must end identical (names, inode
 # numbers, types, modes, owners, sizes, link counts, xattrs, contents,
-# FIEMAP extents, free block and inode counts), xfs_repair -n (6.13) must
+# FIEMAP extents, free block and inode counts, every field of the
+# reachable inodes' cores but their LSN and CRC, the superblock and AG
+# free space and inode counters as xfs_db prints them), xfs_repair -n (6.13) must
 # report nothing on A that it does not on B, and a second run on A must
 # find a clean log.  That includes the cases whose log leaves work in the
 # allocation groups (pending EFI/RUI/CUI intents, unlinked inodes, CoW
@@ -75,6 +77,23 @@ repair_findings() {
 			-e 'host filesystem geometry' -e 'sector size mismatch' \
 			-e 'the image and the host filesystem' |
 		sed 's/[0-9]\{6,\}/N/g' | sort -u
+}
+
+# meta_digest IMG DUMP: the on-disk cores of the inodes DUMP lists (all
+# but di_lsn and di_crc, which depend on where each log's head was) and
+# the superblock and AG counters, as xfs_db (6.13) prints them.
+meta_digest() {
+	local img=$1 dump=$2 agc a args=()
+	agc=$("$XFSPROGS613/xfs_db" -r -c "sb 0" -c "print agcount" "$img" | awk '{ print $3 }')
+	args=(-c "sb 0" -c "print icount ifree fdblocks")
+	for ((a = 0; a < ${agc:-0}; a++)); do
+		args+=(-c "agf $a" -c "print freeblks longest flcount btreeblks"
+		       -c "agi $a" -c "print count freecount")
+	done
+	while read -r ino; do
+		args+=(-c "inode $ino" -c "print core")
+	done < <(awk -F' [|] ' '{ split($2, m, " "); print m[1] }' "$dump" | sort -un)
+	"$XFSPROGS613/xfs_db" -r "${args[@]}" "$img" 2>&1 | grep -v -e '^core\.lsn' -e '^core\.crc'
 }
 
 # The work xfsj-repair reports having finished, as one number.
@@ -192,6 +211,15 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 	else
 		not_ok "$name: trees differ"
 		diff "$T_DIR/A.dump" "$T_DIR/B.dump" | head -6 | cut -c1-200 | sed 's/^/#  /'
+		[ "${XFSJ_KEEP:-0}" = 1 ] && cp --sparse=always "$img" "$T_DIR/failed-$seed.img"
+	fi
+	meta_digest "$T_DIR/A.img" "$T_DIR/A.dump" > "$T_DIR/A.meta"
+	meta_digest "$T_DIR/B.img" "$T_DIR/A.dump" > "$T_DIR/B.meta"
+	if cmp -s "$T_DIR/A.meta" "$T_DIR/B.meta" && [ -s "$T_DIR/A.meta" ]; then
+		ok "$name: same inode cores and AG counters as the kernel's replay"
+	else
+		not_ok "$name: inode cores or AG counters differ"
+		diff "$T_DIR/A.meta" "$T_DIR/B.meta" | head -6 | sed 's/^/#  /'
 		[ "${XFSJ_KEEP:-0}" = 1 ] && cp --sparse=always "$img" "$T_DIR/failed-$seed.img"
 	fi
 	extra=$(comm -23 <(repair_findings "$T_DIR/A.img") <(repair_findings "$T_DIR/B.img"))
