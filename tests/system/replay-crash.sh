@@ -162,6 +162,7 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 	fi
 	if [ $rc -ne 0 ]; then
 		not_ok "$name: xfsj-repair exit $rc: $(echo "$out" | tail -2)"
+		[ "${XFSJ_KEEP:-0}" = 1 ] && cp --sparse=always "$img" "$T_DIR/failed-$seed.img"
 		continue
 	fi
 	check "$name: -n exit status tells dirty ($nrc)" test $nrc -eq 2 -o $nrc -eq 0
