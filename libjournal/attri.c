@@ -44,16 +44,6 @@
 
 static const char ITEM[] = "ATTRI log item";
 
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)xfsj_get_le32(p + 4) << 32 | xfsj_get_le32(p);
-}
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
 bool xfsj_intent_ino_ok(const struct xfsj_fs *fs, uint64_t ino)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
@@ -140,7 +130,7 @@ static int check_format(const struct xfsj_fs *fs,
 		return bad(pi, "size", pi->len, f);
 	memset(a, 0, sizeof(*a));
 	a->igen = xfsj_get_le32(p + 4);
-	a->ino = le64(p + 16);
+	a->ino = xfsj_get_le64(p + 16);
 	op_flags = xfsj_get_le32(p + 24);
 	a->value_len = xfsj_get_le32(p + 32);
 	a->filter = xfsj_get_le32(p + 36);
@@ -180,8 +170,8 @@ static int check_format(const struct xfsj_fs *fs,
 		break;
 	case XFSJ_ATTRI_OP_PPTR_REPLACE:
 		/* Two host-order u16 lengths share the name_len word. */
-		a->name_len = le16(p + 28);
-		a->new_name_len = le16(p + 30);
+		a->name_len = xfsj_get_le16(p + 28);
+		a->new_name_len = xfsj_get_le16(p + 30);
 		a->new_value_len = a->value_len;
 		if (!pptr_fs)
 			return bad(pi, "op_flags (no parent pointers)", a->op, f);

@@ -23,11 +23,6 @@
 
 #define FMT_HDR		16
 
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)xfsj_get_le32(p + 4) << 32 | xfsj_get_le32(p);
-}
-
 static bool finishable(uint16_t type)
 {
 	switch (type) {
@@ -114,7 +109,7 @@ static int queue_efi(struct ctx *c, const struct xfsj_pending_intent *pi,
 		const uint8_t *e = pi->fmt + FMT_HDR + (size_t)esz * i;
 		struct xfsj_work w = { .kind = XFSJ_W_FREE };
 
-		w.fsbno = le64(e);
+		w.fsbno = xfsj_get_le64(e);
 		w.len = xfsj_get_le32(e + 8);
 		if (!valid_fsbext(c, w.fsbno, w.len))
 			return bad(c, pi, "extent", w.fsbno);
@@ -149,13 +144,13 @@ static int queue_rui(struct ctx *c, const struct xfsj_pending_intent *pi,
 
 		if ((flags & ~RUI_FLAGS) || op < 1 || op > 8)
 			return bad(c, pi, "flags", flags);
-		w.fsbno = le64(e + 8);
+		w.fsbno = xfsj_get_le64(e + 8);
 		w.len = xfsj_get_le32(e + 24);
 		if (!valid_fsbext(c, w.fsbno, w.len))
 			return bad(c, pi, "extent", w.fsbno);
 		w.rmap.op = (enum xfsj_rmap_op)(op - 1);
-		w.rmap.owner = le64(e);
-		w.rmap.offset = le64(e + 16);
+		w.rmap.owner = xfsj_get_le64(e);
+		w.rmap.offset = xfsj_get_le64(e + 16);
 		w.rmap.attr_fork = flags & RUI_ATTR_FORK;
 		w.rmap.bmbt_block = flags & RUI_BMBT_BLOCK;
 		w.rmap.unwritten = flags & RUI_UNWRITTEN;
@@ -180,7 +175,7 @@ static int queue_cui(struct ctx *c, const struct xfsj_pending_intent *pi,
 
 		if (flags < XFSJ_REFC_INCREASE || flags > XFSJ_REFC_FREE_COW)
 			return bad(c, pi, "flags", flags);
-		w.fsbno = le64(e);
+		w.fsbno = xfsj_get_le64(e);
 		w.len = xfsj_get_le32(e + 8);
 		if (!valid_fsbext(c, w.fsbno, w.len))
 			return bad(c, pi, "extent", w.fsbno);
@@ -236,13 +231,13 @@ static int queue_bui(struct ctx *c, const struct xfsj_pending_intent *pi,
 	if ((flags & ~(BUI_TYPE_MASK | BUI_ATTR_FORK | BUI_UNWRITTEN)) ||
 	    (op != XFSJ_BMAP_MAP && op != XFSJ_BMAP_UNMAP))
 		return bad(c, pi, "flags", flags);
-	w.fsbno = le64(e + 8);
+	w.fsbno = xfsj_get_le64(e + 8);
 	w.len = xfsj_get_le32(e + 24);
 	if (!valid_fsbext(c, w.fsbno, w.len))
 		return bad(c, pi, "extent", w.fsbno);
 	w.bmap.op = (enum xfsj_bmap_op)op;
-	w.bmap.ino = le64(e);
-	w.bmap.startoff = le64(e + 16);
+	w.bmap.ino = xfsj_get_le64(e);
+	w.bmap.startoff = xfsj_get_le64(e + 16);
 	w.bmap.attr_fork = flags & BUI_ATTR_FORK;
 	w.bmap.unwritten = flags & BUI_UNWRITTEN;
 	c->st->bui++;

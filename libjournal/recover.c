@@ -54,16 +54,6 @@ struct xfsj_recover {
 	struct xfsj_recover_stats st;
 };
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)xfsj_get_le32(p + 4) << 32 | xfsj_get_le32(p);
-}
-
 static int corrupt(struct xfsj_fault *f, const char *structure,
 		   const char *field, uint64_t off, uint64_t val)
 {
@@ -164,9 +154,9 @@ static int buf_fmt_decode(const struct xfsj_ritem *it, struct buf_fmt *b,
 
 	if (r->len < 20)
 		return corrupt(f, "buf log item", "size", 0, r->len);
-	b->flags = le16(r->p + 4);
-	b->len = le16(r->p + 6);
-	b->blkno = le64(r->p + 8);
+	b->flags = xfsj_get_le16(r->p + 4);
+	b->len = xfsj_get_le16(r->p + 6);
+	b->blkno = xfsj_get_le64(r->p + 8);
 	b->map_size = xfsj_get_le32(r->p + 16);
 	b->map = r->p + 20;
 	if (b->map_size > 17 || 20 + 4ULL * b->map_size > r->len)
@@ -471,11 +461,11 @@ static int ino_fmt_decode(const struct xfsj_region *r, struct ino_fmt *fi,
 	if (r->len != 56 && r->len != 52)
 		return corrupt(f, "inode log item", "size", 0, r->len);
 	fi->fields = xfsj_get_le32(p + 4);
-	fi->asize = le16(p + 8);
-	fi->dsize = le16(p + 10);
-	fi->ino = le64(p + 16 - shift);
+	fi->asize = xfsj_get_le16(p + 8);
+	fi->dsize = xfsj_get_le16(p + 10);
+	fi->ino = xfsj_get_le64(p + 16 - shift);
 	fi->rdev = xfsj_get_le32(p + 24 - shift);
-	fi->blkno = le64(p + 40 - shift);
+	fi->blkno = xfsj_get_le64(p + 40 - shift);
 	fi->len = xfsj_get_le32(p + 48 - shift);
 	fi->boffset = xfsj_get_le32(p + 52 - shift);
 	return 0;
@@ -600,8 +590,8 @@ static int replay_inode(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	if (xfsj_get_be16(dip) != XFSJ_DINODE_MAGIC)
 		return corrupt(f, "inode", "di_magic", off + fi.boffset,
 			       xfsj_get_be16(dip));
-	if (it->reg[1].len < XFSJ_DINODE_CORE_SIZE || le16(ld) != XFSJ_DINODE_MAGIC)
-		return corrupt(f, "log dinode", "di_magic", 0, le16(ld));
+	if (it->reg[1].len < XFSJ_DINODE_CORE_SIZE || xfsj_get_le16(ld) != XFSJ_DINODE_MAGIC)
+		return corrupt(f, "log dinode", "di_magic", 0, xfsj_get_le16(ld));
 
 	disk_lsn = xfsj_get_be64(dip + 112);
 	if (disk_lsn && disk_lsn != UINT64_MAX && disk_lsn > lsn) {
@@ -788,7 +778,7 @@ static int track_intent(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		total += it->reg[r].len;
 	}
 	rc->intents[rc->nintent++] = (struct intent){
-		it->type, le64(it->reg[0].p + 8), lsn, fmt, it->reg[0].len,
+		it->type, xfsj_get_le64(it->reg[0].p + 8), lsn, fmt, it->reg[0].len,
 		regs, it->nreg,
 	};
 	rc->st.intents++;
@@ -804,7 +794,7 @@ static int track_done(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 
 	if (it->reg[0].len < 16)
 		return corrupt(f, "done log item", "size", 0, it->reg[0].len);
-	id = le64(it->reg[0].p + 8);
+	id = xfsj_get_le64(it->reg[0].p + 8);
 	/* Every pending intent of that type and id is finished. */
 	for (size_t i = 0; i < rc->nintent; i++) {
 		if (rc->intents[i].type == itype && rc->intents[i].id == id) {
@@ -853,7 +843,7 @@ static int item_class(const struct xfsj_ritem *it)
 		return 0;
 	if (it->type != XFSJ_LI_BUF || it->reg[0].len < 6)
 		return 1;
-	flags = le16(it->reg[0].p + 4);
+	flags = xfsj_get_le16(it->reg[0].p + 4);
 	if (flags & XFSJ_BLF_CANCEL)
 		return 3;
 	if (flags & XFSJ_BLF_INODE_BUF)

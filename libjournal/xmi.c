@@ -64,11 +64,6 @@
 
 static const char ITEM[] = "XMI log item";
 
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)xfsj_get_le32(p + 4) << 32 | xfsj_get_le32(p);
-}
-
 struct xmi {
 	uint64_t ino1, ino2;
 	uint32_t igen1, igen2;
@@ -101,14 +96,14 @@ static int decode(const struct xfsj_fs *fs, const struct xfsj_pending_intent *pi
 	if (!xfsj_fs_has_incompat(fs, XFSJ_INCOMPAT_EXCHRANGE))
 		return bad(pi, "type (no exchange-range feature)", pi->type, f);
 	memset(x, 0, sizeof(*x));
-	x->ino1 = le64(p + 16);
-	x->ino2 = le64(p + 24);
+	x->ino1 = xfsj_get_le64(p + 16);
+	x->ino2 = xfsj_get_le64(p + 24);
 	x->igen1 = xfsj_get_le32(p + 32);
 	x->igen2 = xfsj_get_le32(p + 36);
-	x->startoff1 = le64(p + 40);
-	x->startoff2 = le64(p + 48);
-	x->blockcount = le64(p + 56);
-	x->flags = le64(p + 64);
+	x->startoff1 = xfsj_get_le64(p + 40);
+	x->startoff2 = xfsj_get_le64(p + 48);
+	x->blockcount = xfsj_get_le64(p + 56);
+	x->flags = xfsj_get_le64(p + 64);
 	if (x->flags & ~XFSJ_XMI_LOGGED_FLAGS)
 		return bad(pi, "flags", x->flags, f);
 	if (!xfsj_intent_ino_ok(fs, x->ino1))

@@ -177,4 +177,32 @@ static inline void xfsj_put_le32(void *p, uint32_t v)
 	b[3] = v >> 24;
 }
 
+/* Log item formats are in the writer's byte order: little-endian here. */
+static inline uint16_t xfsj_get_le16(const void *p)
+{
+	const uint8_t *b = p;
+
+	return (uint16_t)(b[0] | b[1] << 8);
+}
+
+static inline uint64_t xfsj_get_le64(const void *p)
+{
+	return (uint64_t)xfsj_get_le32((const uint8_t *)p + 4) << 32 |
+	       xfsj_get_le32(p);
+}
+
+static inline void xfsj_put_le16(void *p, uint16_t v)
+{
+	uint8_t *b = p;
+
+	b[0] = v & 0xff;
+	b[1] = v >> 8;
+}
+
+static inline void xfsj_put_le64(void *p, uint64_t v)
+{
+	xfsj_put_le32(p, (uint32_t)v);
+	xfsj_put_le32((uint8_t *)p + 4, (uint32_t)(v >> 32));
+}
+
 #endif

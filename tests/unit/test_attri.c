@@ -33,18 +33,6 @@ static const struct xfsj_sb *SB(struct fs_fixture *fx)
 	return xfsj_fs_sb(fx->fs);
 }
 
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = v & 0xff;
-	p[1] = v >> 8;
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	xfsj_put_le32(p, (uint32_t)v);
-	xfsj_put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
 /* Turn a free inode of the root's chunk into an empty regular file. */
 static uint64_t make_file(struct fs_fixture *fx, unsigned int slot,
 			  uint64_t flags2, uint8_t forkoff)
@@ -95,14 +83,14 @@ static void attri_init(struct item *it, uint32_t op, uint64_t ino,
 	uint32_t nlen = (uint32_t)strlen(name);
 
 	memset(it, 0, sizeof(*it));
-	put_le16(p, XFSJ_LI_ATTRI);
+	xfsj_put_le16(p, XFSJ_LI_ATTRI);
 	xfsj_put_le32(p + 4, GEN);
-	put_le64(p + 8, 0xffff888812345678ULL);
-	put_le64(p + 16, ino);
+	xfsj_put_le64(p + 8, 0xffff888812345678ULL);
+	xfsj_put_le64(p + 16, ino);
 	xfsj_put_le32(p + 24, op);
 	if (new_name) {
-		put_le16(p + 28, (uint16_t)nlen);
-		put_le16(p + 30, (uint16_t)strlen(new_name));
+		xfsj_put_le16(p + 28, (uint16_t)nlen);
+		xfsj_put_le16(p + 30, (uint16_t)strlen(new_name));
 	} else {
 		xfsj_put_le32(p + 28, nlen);
 	}
@@ -124,7 +112,7 @@ static void attri_init(struct item *it, uint32_t op, uint64_t ino,
 		add_region(it, value, vlen);
 	if (new_value)
 		add_region(it, new_value, vlen);
-	put_le16(p + 2, it->pi.nreg);
+	xfsj_put_le16(p + 2, it->pi.nreg);
 }
 
 static void pptr_rec(uint8_t v[12], uint64_t parent, uint32_t gen)
@@ -453,7 +441,7 @@ START_TEST(attri_bad)
 	/* Replace: new name length 0, region count. */
 	attri_init(&it, XFSJ_ATTRI_OP_PPTR_REPLACE, ino, XFSJ_ATTR_NS_PARENT,
 		   "a", v1, 12, "b", v1);
-	put_le16(it.fmt + 30, 0);
+	xfsj_put_le16(it.fmt + 30, 0);
 	REFUSED("new_name_len");
 	attri_init(&it, XFSJ_ATTRI_OP_PPTR_REPLACE, ino, XFSJ_ATTR_NS_PARENT,
 		   "a", v1, 12, "b", v1);
@@ -581,20 +569,20 @@ static void xmi_init(struct item *it, uint64_t ino1, uint64_t ino2,
 	uint8_t *p = it->fmt;
 
 	memset(it, 0, sizeof(*it));
-	put_le16(p, XFSJ_LI_XMI);
-	put_le16(p + 2, 1);
-	put_le64(p + 8, 0xffff888800001111ULL);
-	put_le64(p + 16, ino1);
-	put_le64(p + 24, ino2);
+	xfsj_put_le16(p, XFSJ_LI_XMI);
+	xfsj_put_le16(p + 2, 1);
+	xfsj_put_le64(p + 8, 0xffff888800001111ULL);
+	xfsj_put_le64(p + 16, ino1);
+	xfsj_put_le64(p + 24, ino2);
 	xfsj_put_le32(p + 32, GEN);
 	xfsj_put_le32(p + 36, GEN);
-	put_le64(p + 40, off1);
-	put_le64(p + 48, off2);
-	put_le64(p + 56, count);
-	put_le64(p + 64, flags);
+	xfsj_put_le64(p + 40, off1);
+	xfsj_put_le64(p + 48, off2);
+	xfsj_put_le64(p + 56, count);
+	xfsj_put_le64(p + 64, flags);
 	/* Logged sizes: recovery recomputes them, so make them wrong. */
-	put_le64(p + 72, 123);
-	put_le64(p + 80, 456);
+	xfsj_put_le64(p + 72, 123);
+	xfsj_put_le64(p + 80, 456);
 	it->regs[0].p = p;
 	it->regs[0].len = XFSJ_XMI_FMT_SIZE;
 	it->pi.type = XFSJ_LI_XMI;

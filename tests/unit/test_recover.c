@@ -49,18 +49,6 @@ struct ino_item {
 	struct xfsj_rtrans t;
 };
 
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = v & 0xff;
-	p[1] = v >> 8;
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	xfsj_put_le32(p, (uint32_t)v);
-	xfsj_put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
 static void ov_read(struct tree *tr, void *buf, size_t len, uint64_t off)
 {
 	ck_assert_int_eq(xfsj_overlay_read(tr->fx.ov, buf, len, off), 0);
@@ -331,13 +319,13 @@ static void item_make(struct tree *tr, struct ino_item *x, uint32_t flags,
 	blen = broot_of(tr, dip + tr->fork_off, tr->fork_size, x->broot);
 	fields |= attr ? XFSJ_ILOG_ABROOT : XFSJ_ILOG_DBROOT;
 
-	put_le16(x->fmt, XFSJ_LI_INODE);
-	put_le16(x->fmt + 2, 3);			/* regions */
+	xfsj_put_le16(x->fmt, XFSJ_LI_INODE);
+	xfsj_put_le16(x->fmt + 2, 3);			/* regions */
 	xfsj_put_le32(x->fmt + 4, fields);
-	put_le16(x->fmt + 8, attr ? (uint16_t)blen : 0);	/* asize */
-	put_le16(x->fmt + 10, attr ? 0 : (uint16_t)blen);	/* dsize */
-	put_le64(x->fmt + 16, tr->ino);
-	put_le64(x->fmt + 40, blk >> 9);		/* blkno (daddr) */
+	xfsj_put_le16(x->fmt + 8, attr ? (uint16_t)blen : 0);	/* asize */
+	xfsj_put_le16(x->fmt + 10, attr ? 0 : (uint16_t)blen);	/* dsize */
+	xfsj_put_le64(x->fmt + 16, tr->ino);
+	xfsj_put_le64(x->fmt + 40, blk >> 9);		/* blkno (daddr) */
 	xfsj_put_le32(x->fmt + 48, sb->blocksize >> 9);	/* len */
 	xfsj_put_le32(x->fmt + 52, (uint32_t)(tr->ioff - blk)); /* boffset */
 
