@@ -377,21 +377,18 @@ static int step(struct xfsj_fs *fs, struct xmi *x, bool first,
 		finish_exchange(&s);
 		return 0;
 	}
-	if (first) {
-		/* Recovery: the intent ahead of the work its step queues. */
+	/*
+	 * Recovery's first step keeps the intent ahead of the work the step
+	 * queues; later steps queue their work, then the intent again.
+	 */
+	if (first && x->blockcount > r1.blockcount) {
 		struct xmi after = *x;
 
 		advance(&after, r1.blockcount);
-		if (after.blockcount > 0) {
-			to_work(&after, false, &next);
-			err = xfsj_defer_add(fs, &next);
-			if (err)
-				return err;
-		}
-		err = one_step(&s, &r1, &r2);
-		if (!err && x->blockcount == 0)
-			finish_exchange(&s);
-		return err;
+		to_work(&after, false, &next);
+		err = xfsj_defer_add(fs, &next);
+		if (err)
+			return err;
 	}
 	err = one_step(&s, &r1, &r2);
 	if (err)
@@ -400,6 +397,8 @@ static int step(struct xfsj_fs *fs, struct xmi *x, bool first,
 		finish_exchange(&s);
 		return 0;
 	}
+	if (first)
+		return 0;
 	to_work(x, false, &next);
 	return xfsj_defer_add(fs, &next);
 }
