@@ -860,7 +860,7 @@ static int check_arg(const struct xfsj_attr_arg *a, bool value,
 	return 0;
 }
 
-static int ctx_open(struct xfsj_attr_ctx *c, struct xfsj_fs *fs,
+int xfsj_attr_ctx_open(struct xfsj_attr_ctx *c, struct xfsj_fs *fs,
 		    struct xfsj_iref *ip, struct xfsj_fault *f)
 {
 	memset(c, 0, sizeof(*c));
@@ -877,7 +877,7 @@ static int ctx_open(struct xfsj_attr_ctx *c, struct xfsj_fs *fs,
 	return load(c, f);
 }
 
-static void ctx_close(struct xfsj_attr_ctx *c)
+void xfsj_attr_ctx_close(struct xfsj_attr_ctx *c)
 {
 	free(c->sf);
 }
@@ -1049,7 +1049,7 @@ int xfsj_attr_set(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	if (err)
 		return err;
 	hash = xfsj_attr_hash(a);
-	err = ctx_open(&c, fs, ip, f);
+	err = xfsj_attr_ctx_open(&c, fs, ip, f);
 	if (err)
 		goto out;
 	/* CREATE and REPLACE look first and change nothing on refusal. */
@@ -1080,7 +1080,7 @@ int xfsj_attr_set(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	if (!err)
 		err = add(&c, a, hash, f);
 out:
-	ctx_close(&c);
+	xfsj_attr_ctx_close(&c);
 	return err;
 }
 
@@ -1101,7 +1101,7 @@ int xfsj_attr_replace(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	if (err)
 		return err;
 	hash = xfsj_attr_hash(new);
-	err = ctx_open(&c, fs, ip, f);
+	err = xfsj_attr_ctx_open(&c, fs, ip, f);
 	if (!err)
 		err = find_remove(&c, old, xfsj_attr_hash(old), true, found, f);
 	/* A new name already there is replaced in its turn. */
@@ -1109,7 +1109,7 @@ int xfsj_attr_replace(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		err = find_remove(&c, new, hash, true, &dup, f);
 	if (!err)
 		err = add(&c, new, hash, f);
-	ctx_close(&c);
+	xfsj_attr_ctx_close(&c);
 	return err;
 }
 
@@ -1126,7 +1126,7 @@ int xfsj_attr_remove(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	err = check_arg(a, false, f);
 	if (err)
 		return err;
-	err = ctx_open(&c, fs, ip, f);
+	err = xfsj_attr_ctx_open(&c, fs, ip, f);
 	if (err)
 		goto out;
 	if (c.st == XFSJ_AF_NODE) {
@@ -1141,7 +1141,7 @@ int xfsj_attr_remove(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	if (w.found)
 		err = remove_found(&c, &w, false, f);
 out:
-	ctx_close(&c);
+	xfsj_attr_ctx_close(&c);
 	return err;
 }
 
@@ -1177,7 +1177,7 @@ int xfsj_attr_get(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	err = check_arg(a, false, f);
 	if (err)
 		return err;
-	err = ctx_open(&c, fs, ip, f);
+	err = xfsj_attr_ctx_open(&c, fs, ip, f);
 	if (err)
 		goto out;
 	err = lookup(&c, a, xfsj_attr_hash(a), &w, f);
@@ -1201,7 +1201,7 @@ int xfsj_attr_get(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	*vlen = len;
 out:
 	free(tmp);
-	ctx_close(&c);
+	xfsj_attr_ctx_close(&c);
 	return err;
 }
 
@@ -1239,7 +1239,7 @@ int xfsj_attr_list(struct xfsj_fs *fs, struct xfsj_iref *ip, xfsj_attr_fn fn,
 	struct xfsj_attr_ctx c;
 	int err;
 
-	err = ctx_open(&c, fs, ip, f);
+	err = xfsj_attr_ctx_open(&c, fs, ip, f);
 	if (err)
 		goto out;
 	if (c.st == XFSJ_AF_SF) {
@@ -1281,6 +1281,6 @@ int xfsj_attr_list(struct xfsj_fs *fs, struct xfsj_iref *ip, xfsj_attr_fn fn,
 		}
 	}
 out:
-	ctx_close(&c);
+	xfsj_attr_ctx_close(&c);
 	return err;
 }

@@ -239,6 +239,13 @@ int xfsj_attr_node_addname(struct xfsj_attr_ctx *c,
 int xfsj_attr_node_removename(struct xfsj_attr_ctx *c,
 			      struct xfsj_attr_npath *np, bool keep_fork,
 			      struct xfsj_fault *f);
+/*
+ * (attr.c) Open @c on @ip's attribute fork: the short form copied, or
+ * block 0 read and verified (c->st says which); xfsj_attr_ctx_close frees it.
+ */
+int xfsj_attr_ctx_open(struct xfsj_attr_ctx *c, struct xfsj_fs *fs,
+	     struct xfsj_iref *ip, struct xfsj_fault *f);
+void xfsj_attr_ctx_close(struct xfsj_attr_ctx *c);
 /* (attr.c) A tree collapsed to its root leaf may go back inline. */
 int xfsj_attr_leaf_shrink(struct xfsj_attr_ctx *c, bool keep_fork,
 			  struct xfsj_fault *f);

@@ -50,6 +50,12 @@ enum xfsj_attri_op {
 #define XFSJ_XMI_CLEAR_INO1_REFLINK	(1ULL << 3)
 #define XFSJ_XMI_CLEAR_INO2_REFLINK	(1ULL << 4)
 #define XFSJ_XMI_LOGGED_FLAGS		0x1fULL
+/*
+ * Never logged (the kernel's __XFS_EXCHMAPS_INO2_SHORTFORM): at the end,
+ * inode 2's fork goes back to short form if it fits.  Recovery sets it
+ * for attribute-fork exchanges and for a directory or symlink inode 2.
+ */
+#define XFSJ_XMI_INO2_SHORTFORM		(1ULL << 63)
 
 #define XFSJ_XMI_FMT_SIZE		88
 

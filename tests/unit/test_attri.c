@@ -9,7 +9,9 @@
  *    and every refusal of a bad item (op, flags, filter, lengths,
  *    regions, names, values, inode, generation);
  *  - XMI: two small files exchanging their extents, resumed mid-way,
- *    INO1_WRITTEN, holes, sizes, reflink flags, and bad items.
+ *    INO1_WRITTEN, holes, sizes, reflink flags, and bad items; attribute
+ *    forks exchanged, inode 2's leaf going back to short form at the
+ *    end, a symlink's remote target going back inline.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 #include "xfsj/attri.h"
 #include "xfsj/bmap.h"
 #include "xfsj/btree.h"
+#include "xfsj/crc32c.h"
 #include "xfsj/layout.h"
 
 #define MB	(1ULL << 20)
@@ -475,17 +478,28 @@ static uint64_t pool_alloc(struct fs_fixture *fx, uint32_t len)
 	return xfsj_agb_to_fsb(SB(fx), 0, agbno);
 }
 
-static void map(struct fs_fixture *fx, uint64_t ino, uint64_t off,
-		uint64_t fsb, uint64_t len, bool unw)
+static void map_fork(struct fs_fixture *fx, uint64_t ino, int whichfork,
+		     uint64_t off, uint64_t fsb, uint64_t len, bool unw)
 {
 	struct xfsj_bmbt_irec r = { off, fsb, len, unw };
 	struct xfsj_iref ip;
 
 	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
-	ck_assert_int_eq(xfsj_bmap_map(fx->fs, &ip, XFSJ_DATA_FORK, &r,
-				       &fx->f), 0);
+	ck_assert_int_eq(xfsj_bmap_map(fx->fs, &ip, whichfork, &r, &fx->f), 0);
 	xfsj_iput(fx->fs, &ip, false);
 	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
+}
+
+static void map(struct fs_fixture *fx, uint64_t ino, uint64_t off,
+		uint64_t fsb, uint64_t len, bool unw)
+{
+	map_fork(fx, ino, XFSJ_DATA_FORK, off, fsb, len, unw);
+}
+
+static void amap(struct fs_fixture *fx, uint64_t ino, uint64_t off,
+		 uint64_t fsb, uint64_t len)
+{
+	map_fork(fx, ino, XFSJ_ATTR_FORK, off, fsb, len, false);
 }
 
 static void set_core(struct fs_fixture *fx, uint64_t ino, uint64_t size,
@@ -508,15 +522,15 @@ static struct xfsj_dinode core(struct fs_fixture *fx, uint64_t ino)
 }
 
 /* The fork as "off:fsb+len[u]" runs relative to @base, for comparing. */
-static void fork_str(struct fs_fixture *fx, uint64_t ino, uint64_t base,
-		     char *out, size_t outlen)
+static void fork_str_w(struct fs_fixture *fx, uint64_t ino, int whichfork,
+		       uint64_t base, char *out, size_t outlen)
 {
 	struct xfsj_bmbt_irec *ext;
 	struct xfsj_iref ip;
 	size_t n, used = 0;
 
 	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
-	ck_assert_int_eq(xfsj_bmap_read(fx->fs, &ip, XFSJ_DATA_FORK, &ext, &n,
+	ck_assert_int_eq(xfsj_bmap_read(fx->fs, &ip, whichfork, &ext, &n,
 					&fx->f), 0);
 	out[0] = 0;
 	for (size_t i = 0; i < n; i++)
@@ -529,10 +543,17 @@ static void fork_str(struct fs_fixture *fx, uint64_t ino, uint64_t base,
 	free(ext);
 }
 
+static void fork_str(struct fs_fixture *fx, uint64_t ino, uint64_t base,
+		     char *out, size_t outlen)
+{
+	fork_str_w(fx, ino, XFSJ_DATA_FORK, base, out, outlen);
+}
+
 struct rmaps {
 	uint64_t ino;
 	unsigned int n;
 	uint64_t blocks;
+	uint64_t ablocks;	/* attribute fork */
 };
 
 static int rmap_fn(struct xfsj_btree_cur *cur,
@@ -544,6 +565,8 @@ static int rmap_fn(struct xfsj_btree_cur *cur,
 	if (rec->r.owner == r->ino) {
 		r->n++;
 		r->blocks += rec->r.blockcount;
+		if (rec->r.offset & XFSJ_RMAP_OFF_ATTR_FORK)
+			r->ablocks += rec->r.blockcount;
 	}
 	return 0;
 }
@@ -551,7 +574,7 @@ static int rmap_fn(struct xfsj_btree_cur *cur,
 static struct rmaps rmaps_of(struct fs_fixture *fx, uint64_t ino)
 {
 	struct xfsj_btree_cur *cur;
-	struct rmaps r = { ino, 0, 0 };
+	struct rmaps r = { ino, 0, 0, 0 };
 
 	for (uint32_t agno = 0; agno < SB(fx)->agcount; agno++) {
 		ck_assert_int_eq(xfsj_btree_cur_new(fx->fs, XFSJ_BT_RMAP, agno,
@@ -788,9 +811,13 @@ START_TEST(xmi_bad)
 	xmi_init(&it, a, b, 0, 0, 4, 0);
 	xfsj_put_le32(it.fmt + 32, GEN + 1);
 	REFUSED(-XFSJ_E_CORRUPT, "igen");
-	/* Not done here: attribute forks, directories. */
+	/* Attribute forks: both files must have one (xfs_bmapi_read). */
 	xmi_init(&it, a, b, 0, 0, 4, XFSJ_XMI_ATTR_FORK);
-	REFUSED(-XFSJ_E_UNSUPP, "attribute fork");
+	REFUSED(-XFSJ_E_CORRUPT, "attr fork");
+	/* Not done here: sizes on an attr exchange, directories. */
+	xmi_init(&it, a, b, 0, 0, 4,
+		 XFSJ_XMI_ATTR_FORK | XFSJ_XMI_SET_SIZES);
+	REFUSED(-XFSJ_E_UNSUPP, "SET_SIZES");
 	d = fx.sb.rootino;
 	xmi_init(&it, a, d, 0, 0, 4, 0);
 	xfsj_put_le32(it.fmt + 36, core(&fx, d).gen);
@@ -803,6 +830,299 @@ START_TEST(xmi_bad)
 	/* Nothing moved. */
 	ck_assert_uint_eq(core(&fx, a).nblocks, 4);
 	ck_assert_uint_eq(core(&fx, b).nblocks, 0);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * Attribute forks of several extents exchanged: the data forks and sizes
+ * stay, the reverse mappings move with the attr-fork flag, the reflink
+ * flag is still shared out first (but never cleared at the end).
+ */
+START_TEST(xmi_attr_fork)
+{
+	struct fs_fixture fx;
+	struct item it;
+	char s[256];
+	uint64_t a, b, p;
+	struct xfsj_dinode da, db;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
+	a = make_file(&fx, 10, 0, FORKOFF);
+	b = make_file(&fx, 11, 0, FORKOFF);
+	p = pool_alloc(&fx, 64);
+	map(&fx, a, 0, p + 40, 2, false);
+	map(&fx, b, 0, p + 44, 1, false);
+	set_core(&fx, a, 2 * 4096, XFSJ_DIFLAG2_REFLINK);
+	set_core(&fx, b, 4096 - 10, 0);
+	amap(&fx, a, 0, p, 2);
+	amap(&fx, a, 3, p + 5, 1);
+	amap(&fx, a, 6, p + 8, 2);
+	amap(&fx, b, 0, p + 20, 1);
+	amap(&fx, b, 2, p + 22, 3);
+
+	xmi_init(&it, a, b, 0, 0, 8, XFSJ_XMI_ATTR_FORK);
+	ck_assert_int_eq(xmi_run(&fx, &it), 0);
+	fork_str_w(&fx, a, XFSJ_ATTR_FORK, p, s, sizeof(s));
+	ck_assert_str_eq(s, "0:20+1 2:22+3");
+	fork_str_w(&fx, b, XFSJ_ATTR_FORK, p, s, sizeof(s));
+	ck_assert_str_eq(s, "0:0+2 3:5+1 6:8+2");
+	fork_str(&fx, a, p, s, sizeof(s));
+	ck_assert_str_eq(s, "0:40+2");
+	fork_str(&fx, b, p, s, sizeof(s));
+	ck_assert_str_eq(s, "0:44+1");
+	da = core(&fx, a);
+	db = core(&fx, b);
+	ck_assert_uint_eq(da.size, 2 * 4096);
+	ck_assert_uint_eq(db.size, 4096 - 10);
+	ck_assert_uint_eq(da.nblocks, 2 + 4);
+	ck_assert_uint_eq(db.nblocks, 1 + 5);
+	ck_assert_uint_eq(xfsj_dinode_anextents(&da), 2);
+	ck_assert_uint_eq(xfsj_dinode_anextents(&db), 3);
+	ck_assert_uint_eq(xfsj_dinode_nextents(&da), 1);
+	ck_assert_uint_eq(xfsj_dinode_nextents(&db), 1);
+	ck_assert_uint_eq(da.aformat, XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert_uint_eq(db.aformat, XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert(da.flags2 & XFSJ_DIFLAG2_REFLINK);
+	ck_assert(db.flags2 & XFSJ_DIFLAG2_REFLINK);
+	ck_assert_uint_eq(rmaps_of(&fx, a).ablocks, 4);
+	ck_assert_uint_eq(rmaps_of(&fx, b).ablocks, 5);
+	ck_assert_uint_eq(rmaps_of(&fx, a).blocks, 6);
+	ck_assert_uint_eq(rmaps_of(&fx, b).blocks, 6);
+	ck_assert_uint_eq(rmaps_of(&fx, b).n, 4);
+	ck_assert_int_eq(xfsj_fs_flush(fx.fs, &fx.f), 0);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+struct sattr {
+	const char *name;
+	const char *value;
+};
+
+/* Give @ino an attr leaf at fork block 0 (@fsb) holding @attrs. */
+static void leaf_into(struct fs_fixture *fx, uint64_t ino, uint64_t fsb,
+		      const struct sattr *attrs, unsigned int n)
+{
+	const struct xfsj_sb *sb = SB(fx);
+	uint64_t daddr = xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
+					   xfsj_fsb_agbno(sb, fsb));
+	struct xfsj_buf *bp;
+
+	amap(fx, ino, 0, fsb, 1);
+	ck_assert_int_eq(xfsj_buf_get_zero(fx->fs, daddr, sb->blocksize, &bp),
+			 0);
+	xfsj_attr_leaf_init(fx->fs, ino, bp->data, daddr);
+	for (unsigned int i = 0; i < n; i++) {
+		struct xfsj_attr_arg a = {
+			.name = (const uint8_t *)attrs[i].name,
+			.namelen = (uint32_t)strlen(attrs[i].name),
+			.value = (const uint8_t *)attrs[i].value,
+			.valuelen = (uint32_t)strlen(attrs[i].value),
+		};
+		uint32_t hash = xfsj_attr_hash(&a), index;
+		bool found, nospc, remote;
+
+		xfsj_attr_leaf_lookup(bp->data, sb->blocksize, &a, hash,
+				      &index, &found);
+		ck_assert(!found);
+		ck_assert_int_eq(xfsj_attr_leaf_add(bp->data, sb->blocksize,
+						    &a, hash, index, &nospc,
+						    &remote), 0);
+		ck_assert(!nospc && !remote);
+	}
+	xfsj_cksum_update(bp->data, sb->blocksize, 12);
+	xfsj_buf_dirty(bp);
+}
+
+/*
+ * Resumed where the rest of the range is holes in both files: no mapping
+ * moves, and the end-of-exchange step turns inode 2's one-block leaf
+ * back into a short form, freeing the leaf.
+ */
+START_TEST(xmi_attr_to_sf)
+{
+	static const struct sattr attrs[] = {
+		{ "colour", "blue" }, { "shape", "round" },
+		{ "size", "a rather long value for a small attribute" },
+	};
+	struct fs_fixture fx;
+	struct item it;
+	char s[256];
+	uint64_t a, b, c, p;
+	struct xfsj_dinode db;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	a = make_file(&fx, 10, 0, FORKOFF);
+	b = make_file(&fx, 11, 0, FORKOFF);
+	c = make_file(&fx, 12, 0, FORKOFF);
+	p = pool_alloc(&fx, 16);
+	amap(&fx, a, 0, p + 4, 1);
+	leaf_into(&fx, b, p, attrs, 3);
+	ck_assert_uint_eq(core(&fx, b).aformat, XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert(has_attr(&fx, b, 0, "shape", "round", 5));
+
+	xmi_init(&it, a, b, 1, 1, 7, XFSJ_XMI_ATTR_FORK);
+	ck_assert_int_eq(xmi_run(&fx, &it), 0);
+	db = core(&fx, b);
+	ck_assert_uint_eq(db.aformat, XFSJ_DINODE_FMT_LOCAL);
+	ck_assert_uint_eq(xfsj_dinode_anextents(&db), 0);
+	ck_assert_uint_eq(db.nblocks, 0);
+	ck_assert_uint_ne(db.forkoff, 0);
+	for (unsigned int i = 0; i < 3; i++)
+		ck_assert(has_attr(&fx, b, 0, attrs[i].name, attrs[i].value,
+				   (uint32_t)strlen(attrs[i].value)));
+	ck_assert_uint_eq(nattrs(&fx, b), 3);
+	ck_assert(fs_fixture_is_free(&fx, p, 1));
+	ck_assert_uint_eq(rmaps_of(&fx, b).n, 0);
+	/* File 1 is not converted. */
+	fork_str_w(&fx, a, XFSJ_ATTR_FORK, p, s, sizeof(s));
+	ck_assert_str_eq(s, "0:4+1");
+
+	/* An empty leaf: the attribute fork goes away. */
+	leaf_into(&fx, c, p + 8, NULL, 0);
+	xmi_init(&it, a, c, 2, 2, 3, XFSJ_XMI_ATTR_FORK);
+	ck_assert_int_eq(xmi_run(&fx, &it), 0);
+	ck_assert_uint_eq(core(&fx, c).forkoff, 0);
+	ck_assert_uint_eq(core(&fx, c).nblocks, 0);
+	ck_assert(fs_fixture_is_free(&fx, p + 8, 1));
+	ck_assert_int_eq(xfsj_fs_flush(fx.fs, &fx.f), 0);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* A remote symlink target block (one header) for @ino at @fsb. */
+static void symlink_block(struct fs_fixture *fx, uint64_t ino, uint64_t fsb,
+			  const char *target)
+{
+	const struct xfsj_sb *sb = SB(fx);
+	uint64_t daddr = xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
+					   xfsj_fsb_agbno(sb, fsb));
+	uint32_t len = (uint32_t)strlen(target);
+	struct xfsj_buf *bp;
+	struct xfsj_vctx c;
+	struct xfsj_iref ip;
+
+	map(fx, ino, 0, fsb, 1, false);
+	ck_assert_int_eq(xfsj_buf_get_zero(fx->fs, daddr, sb->blocksize, &bp),
+			 0);
+	xfsj_fs_vctx(fx->fs, 0, &c);
+	xfsj_put_be32(bp->data, 0x58534c4dU);
+	xfsj_put_be32(bp->data + 4, 0);
+	xfsj_put_be32(bp->data + 8, len);
+	memcpy(bp->data + 16, c.uuid, 16);
+	xfsj_put_be64(bp->data + 32, ino);
+	xfsj_put_be64(bp->data + 40, daddr);
+	memcpy(bp->data + 56, target, len);
+	xfsj_cksum_update(bp->data, sb->blocksize, 12);
+	xfsj_buf_dirty(bp);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
+	ip.di.mode = S_IFLNK | 0777;
+	ip.di.size = len;
+	xfsj_iput(fx->fs, &ip, false);
+}
+
+/*
+ * A symlink inode 2 whose target fits in the inode: at the end its
+ * target is read from the block, the block is freed and the target goes
+ * inline.
+ */
+START_TEST(xmi_symlink_to_sf)
+{
+	static const char target[] = "../../some/where/else/entirely";
+	struct fs_fixture fx;
+	struct item it;
+	struct xfsj_iref ip;
+	uint64_t a, b, c, p;
+	uint32_t dsize;
+	uint8_t *d;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	a = make_file(&fx, 10, 0, 0);
+	b = make_file(&fx, 11, 0, 0);
+	c = make_file(&fx, 12, 0, 0);
+	p = pool_alloc(&fx, 16);
+	map(&fx, a, 0, p + 4, 1, false);
+	set_core(&fx, a, 4096, 0);
+	symlink_block(&fx, b, p, target);
+
+	/* The rest of the range is holes in both files: only the end. */
+	xmi_init(&it, a, b, 1, 1, 3, XFSJ_XMI_SET_SIZES);
+	ck_assert_int_eq(xmi_run(&fx, &it), 0);
+	ck_assert_int_eq(xfsj_iget(fx.fs, b, false, &ip, &fx.f), 0);
+	/* SET_SIZES crossed the sizes over before the end step: too big. */
+	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert_uint_eq(ip.di.size, 4096);
+	ck_assert_uint_eq(ip.di.nblocks, 1);
+	ck_assert_uint_eq(core(&fx, a).size, strlen(target));
+	fs_fixture_free(&fx);
+
+	/* Again without sizes: the target goes inline. */
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	a = make_file(&fx, 10, 0, 0);
+	b = make_file(&fx, 11, 0, 0);
+	c = make_file(&fx, 12, 0, 0);
+	p = pool_alloc(&fx, 16);
+	map(&fx, a, 0, p + 4, 1, false);
+	set_core(&fx, a, 4096, 0);
+	symlink_block(&fx, b, p, target);
+	xmi_init(&it, a, b, 1, 1, 3, 0);
+	ck_assert_int_eq(xmi_run(&fx, &it), 0);
+	ck_assert_int_eq(xfsj_iget(fx.fs, b, false, &ip, &fx.f), 0);
+	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_LOCAL);
+	ck_assert_uint_eq(ip.di.size, strlen(target));
+	ck_assert_uint_eq(ip.di.nblocks, 0);
+	ck_assert_uint_eq(xfsj_dinode_nextents(&ip.di), 0);
+	d = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &dsize);
+	ck_assert_uint_ge(dsize, strlen(target));
+	ck_assert_int_eq(memcmp(d, target, strlen(target)), 0);
+	ck_assert(fs_fixture_is_free(&fx, p, 1));
+	ck_assert_uint_eq(rmaps_of(&fx, b).n, 0);
+	/* File 1 keeps its block. */
+	ck_assert_uint_eq(core(&fx, a).nblocks, 1);
+
+	/* A bad header (owner) is corruption. */
+	symlink_block(&fx, c, p + 8, target);
+	{
+		const struct xfsj_sb *sb = SB(&fx);
+		uint64_t daddr = xfsj_agb_to_daddr(sb, 0,
+						   xfsj_fsb_agbno(sb, p + 8));
+		struct xfsj_buf *bp;
+
+		ck_assert_int_eq(xfsj_buf_read(fx.fs, daddr, sb->blocksize,
+					       &bp), 0);
+		xfsj_put_be64(bp->data + 32, a);
+		xfsj_cksum_update(bp->data, sb->blocksize, 12);
+	}
+	xmi_init(&it, a, c, 1, 1, 3, 0);
+	ck_assert_int_eq(xmi_run(&fx, &it), -XFSJ_E_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(fx.f.field, "owner"));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * The kernel's order: recovery's first step keeps the end-of-exchange
+ * step ahead of its own mapping work, so a symlink exchanged whole in
+ * that one step is converted from its old block, and unmapping that
+ * block from the now inline fork afterwards is corruption.
+ */
+START_TEST(xmi_symlink_first_step)
+{
+	static const char target[] = "old/target";
+	struct fs_fixture fx;
+	struct item it;
+	uint64_t a, b, p;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	a = make_file(&fx, 10, 0, 0);
+	b = make_file(&fx, 11, 0, 0);
+	p = pool_alloc(&fx, 16);
+	map(&fx, a, 0, p + 4, 1, false);
+	symlink_block(&fx, b, p, target);
+	xmi_init(&it, a, b, 0, 0, 1, 0);
+	ck_assert_int_eq(xmi_run(&fx, &it), -XFSJ_E_CORRUPT);
+	ck_assert_ptr_nonnull(strstr(fx.f.field, "format"));
 	fs_fixture_free(&fx);
 }
 END_TEST
@@ -823,6 +1143,10 @@ Suite *attri_suite(void)
 	tcase_add_test(tc, xmi_written_and_holes);
 	tcase_add_test(tc, xmi_reflink_flags);
 	tcase_add_test(tc, xmi_bad);
+	tcase_add_test(tc, xmi_attr_fork);
+	tcase_add_test(tc, xmi_attr_to_sf);
+	tcase_add_test(tc, xmi_symlink_to_sf);
+	tcase_add_test(tc, xmi_symlink_first_step);
 	suite_add_tcase(s, tc);
 	return s;
 }
