@@ -52,7 +52,84 @@ struct xfsj_recover {
 	struct intent *intents;
 	size_t nintent, capintent;
 	struct xfsj_recover_stats st;
+	/*
+	 * The buffers replayed by transactions of the current start LSN.
+	 * The kernel stamps a replayed buffer with the transaction's LSN only
+	 * when it writes it, and writes the buffers of one start LSN only
+	 * once the commit record of a later start LSN comes: several
+	 * checkpoints can start in one log record, and each must replay its
+	 * buffers over what the previous one replayed.  We stamp at once, so
+	 * an LSN equal to the transaction's on a buffer of this set is ours
+	 * and no reason to skip.
+	 */
+	uint64_t group_lsn;
+	uint64_t *group;		/* open addressing; 0 is empty */
+	size_t ngroup, capgroup;
 };
+
+static size_t group_slot(uint64_t key, size_t cap)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
+}
+
+/* Keys are daddr + 1, so that daddr 0 is a key too. */
+static bool group_has(const struct xfsj_recover *rc, uint64_t daddr)
+{
+	if (!rc->capgroup)
+		return false;
+	for (size_t i = group_slot(daddr + 1, rc->capgroup);;
+	     i = (i + 1) & (rc->capgroup - 1)) {
+		if (rc->group[i] == daddr + 1)
+			return true;
+		if (!rc->group[i])
+			return false;
+	}
+}
+
+static int group_add(struct xfsj_recover *rc, uint64_t daddr)
+{
+	if ((rc->ngroup + 1) * 2 > rc->capgroup) {
+		size_t cap = rc->capgroup ? rc->capgroup * 2 : 256;
+		uint64_t *old = rc->group, *nv = calloc(cap, sizeof(*nv));
+		size_t ocap = rc->capgroup;
+
+		if (!nv)
+			return -XFSJ_E_NOMEM;
+		rc->group = nv;
+		rc->capgroup = cap;
+		rc->ngroup = 0;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i])
+				group_add(rc, old[i] - 1);
+		free(old);
+	}
+	if (group_has(rc, daddr))
+		return 0;
+	for (size_t i = group_slot(daddr + 1, rc->capgroup);;
+	     i = (i + 1) & (rc->capgroup - 1)) {
+		if (!rc->group[i]) {
+			rc->group[i] = daddr + 1;
+			rc->ngroup++;
+			return 0;
+		}
+	}
+}
+
+static void group_start(struct xfsj_recover *rc, uint64_t lsn)
+{
+	if (rc->group_lsn == lsn)
+		return;
+	rc->group_lsn = lsn;
+	/* Clearing costs what the group used, not the largest group seen. */
+	if (rc->capgroup > 1024 && rc->ngroup * 8 < rc->capgroup) {
+		free(rc->group);
+		rc->group = NULL;
+		rc->capgroup = 0;
+	} else if (rc->ngroup) {
+		memset(rc->group, 0, rc->capgroup * sizeof(*rc->group));
+	}
+	rc->ngroup = 0;
+}
 
 static int corrupt(struct xfsj_fault *f, const char *structure,
 		   const char *field, uint64_t off, uint64_t val)
@@ -84,6 +161,7 @@ void xfsj_recover_free(struct xfsj_recover *rc)
 		free(rc->intents[i].regs);
 	}
 	free(rc->intents);
+	free(rc->group);
 	free(rc);
 }
 
@@ -315,11 +393,14 @@ static int replay_buf(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		/* The v5 rule: the disk already holds this change or later. */
 		uint64_t disk = xfsj_meta_lsn(rc->buf, buflen, rc->sb.uuid);
 
-		if (disk && disk != UINT64_MAX && disk >= lsn) {
+		if (disk && disk != UINT64_MAX &&
+		    (disk > lsn || (disk == lsn && !group_has(rc, b.blkno)))) {
 			rc->st.bufs_skipped_lsn++;
 			return 0;
 		}
 		err = walk_regions(it, &b, buflen, copy_run, rc->buf, f);
+		if (!err)
+			err = group_add(rc, b.blkno);
 		if (err)
 			return err;
 		xfsj_meta_stamp(rc->buf, buflen, lsn, rc->sb.sectsize,
@@ -855,6 +936,7 @@ int xfsj_recover_pass2(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 		       struct xfsj_fault *f)
 {
 	rc->st.trans++;
+	group_start(rc, t->lsn);
 	if (t->lsn > rc->st.max_lsn)
 		rc->st.max_lsn = t->lsn;
 	for (int cls = 0; cls < 4; cls++) {
