@@ -560,6 +560,92 @@ START_TEST(aowner_sets_owner)
 }
 END_TEST
 
+/*
+ * The v5 LSN rule when checkpoints share a start LSN.  Several
+ * checkpoints can start in one log record; the kernel writes (and so
+ * stamps) the buffers of one start LSN only once all of them are
+ * replayed, so each replays its buffer changes over the previous one's.
+ * An LSN equal to the transaction's that the disk already had, on the
+ * other hand, means the change is there: skipped.
+ */
+struct buf_item {
+	uint8_t fmt[24];
+	uint8_t chunk[128];
+	struct xfsj_region reg[2];
+	struct xfsj_ritem it;
+	struct xfsj_rtrans t;
+};
+
+/* One transaction at @lsn logging chunk 1 of the block at @daddr. */
+static void buf_make(struct buf_item *x, uint64_t daddr, uint32_t len,
+		     uint8_t fill, uint64_t lsn)
+{
+	memset(x, 0, sizeof(*x));
+	xfsj_put_le16(x->fmt, XFSJ_LI_BUF);
+	xfsj_put_le16(x->fmt + 2, 2);			/* regions */
+	xfsj_put_le16(x->fmt + 6, (uint16_t)(len >> 9));	/* blf_len */
+	xfsj_put_le64(x->fmt + 8, daddr);
+	xfsj_put_le32(x->fmt + 16, 1);			/* map size */
+	xfsj_put_le32(x->fmt + 20, 1U << 1);		/* chunk 1 */
+	memset(x->chunk, fill, sizeof(x->chunk));
+	x->reg[0] = (struct xfsj_region){ x->fmt, sizeof(x->fmt) };
+	x->reg[1] = (struct xfsj_region){ x->chunk, sizeof(x->chunk) };
+	x->it = (struct xfsj_ritem){ XFSJ_LI_BUF, 2, x->reg };
+	x->t = (struct xfsj_rtrans){ .lsn = lsn, .tid = 0x78, .nitems = 1,
+				     .items = &x->it };
+}
+
+static void buf_pass2(struct xfsj_recover *rc, const struct buf_item *x)
+{
+	struct xfsj_fault f = { 0 };
+
+	ck_assert_int_eq(xfsj_recover_pass2(rc, &x->t, &f), 0);
+}
+
+START_TEST(shared_start_lsn)
+{
+	static struct tree tr;
+	struct buf_item a, b, c;
+	struct xfsj_recover *rc;
+	uint8_t blk[BS];
+	uint64_t daddr;
+
+	tree_make(&tr, XFSJ_DATA_FORK, 0, 150);
+	daddr = tr.daddr[tr.nblocks - 1];	/* a leaf, in 512-byte units */
+
+	/* Two checkpoints of one start LSN: the second replays too. */
+	ck_assert_int_eq(xfsj_recover_create(tr.fx.ov, &tr.fx.sb, &rc), 0);
+	buf_make(&a, daddr, BS, 0xa1, TRANS_LSN);
+	buf_make(&b, daddr, BS, 0xb2, TRANS_LSN);
+	buf_pass2(rc, &a);
+	buf_pass2(rc, &b);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->bufs_replayed, 2);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->bufs_skipped_lsn, 0);
+	/* A later start LSN: the group ends; equal LSNs now mean "done". */
+	buf_make(&c, daddr, BS, 0xc3, TRANS_LSN + 8);
+	buf_pass2(rc, &c);
+	buf_make(&c, daddr, BS, 0xd4, TRANS_LSN);
+	buf_pass2(rc, &c);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->bufs_skipped_lsn, 1);
+	xfsj_recover_free(rc);
+	ov_read(&tr, blk, BS, daddr << 9);
+	ck_assert_uint_eq(blk[128], 0xc3);
+	ck_assert_uint_eq(blk[255], 0xc3);
+	ck_assert_uint_eq(xfsj_get_be64(blk + 32), TRANS_LSN + 8);
+	ck_assert(xfsj_cksum_ok(blk, BS, XFSJ_LBLOCK_CRC_OFF));
+
+	/* A new replay: the disk's own LSN equal to the transaction's. */
+	ck_assert_int_eq(xfsj_recover_create(tr.fx.ov, &tr.fx.sb, &rc), 0);
+	buf_make(&a, daddr, BS, 0xe5, TRANS_LSN + 8);
+	buf_pass2(rc, &a);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->bufs_skipped_lsn, 1);
+	xfsj_recover_free(rc);
+	ov_read(&tr, blk, BS, daddr << 9);
+	ck_assert_uint_eq(blk[128], 0xc3);
+	tree_free(&tr);
+}
+END_TEST
+
 Suite *recover_suite(void)
 {
 	Suite *s = suite_create("recover");
@@ -572,6 +658,7 @@ Suite *recover_suite(void)
 	tcase_add_loop_test(tc, lsn_skip, 0, 2);
 	tcase_add_loop_test(tc, passed_over, 0, 2);
 	tcase_add_test(tc, aowner_sets_owner);
+	tcase_add_test(tc, shared_start_lsn);
 	suite_add_tcase(s, tc);
 	return s;
 }
