@@ -226,3 +226,8 @@ uint64_t xfsj_overlay_dirty_pages(const struct xfsj_overlay *ov)
 {
 	return ov->used;
 }
+
+uint64_t xfsj_overlay_dev_size(const struct xfsj_overlay *ov)
+{
+	return ov->io->size;
+}

@@ -342,6 +342,58 @@ static bool quota_on(const struct xfsj_recover *rc)
 	return rc->sb.qflags & (0x0001 | 0x0040 | 0x0010);
 }
 
+/*
+ * The primary superblock was just replayed: from here on its geometry is
+ * the recovery's, as the kernel takes it at once (later transactions of a
+ * growfs allocate in the new AGs, and the work finished after the replay
+ * and the summary counters cover them).  A growfs changes agcount and
+ * dblocks only: anything else of the geometry changing, AGs going away,
+ * or a size that its AGs or the device cannot hold is corruption.
+ */
+static int follow_sb(struct xfsj_recover *rc, struct xfsj_fault *f)
+{
+	const struct xfsj_sb *o = &rc->sb;
+	uint64_t dev = xfsj_overlay_dev_size(rc->ov);
+	struct xfsj_sb sb;
+	int err;
+
+	err = xfsj_overlay_read(rc->ov, rc->buf, XFSJ_BBSIZE, 0);
+	if (err)
+		return xfsj_fault_set(f, err, "superblock", "read", 0, 0);
+	xfsj_sb_decode(rc->buf, &sb);
+	if (sb.magicnum != XFSJ_SB_MAGIC)
+		return corrupt(f, "superblock", "magicnum", 0, sb.magicnum);
+#define SAME(field, off)						\
+	do {								\
+		if (sb.field != o->field)				\
+			return corrupt(f, "superblock", #field, off,	\
+				       sb.field);			\
+	} while (0)
+	SAME(blocksize, 4);
+	SAME(logstart, 48);
+	SAME(agblocks, 84);
+	SAME(logblocks, 96);
+	SAME(sectsize, 102);
+	SAME(inodesize, 104);
+	SAME(agblklog, 124);
+#undef SAME
+	if (memcmp(sb.uuid, o->uuid, sizeof(sb.uuid)))
+		return corrupt(f, "superblock", "uuid", 32, 0);
+	/* The kernel refuses to take AGs away during recovery. */
+	if (sb.agcount < o->agcount)
+		return corrupt(f, "superblock", "agcount", 88, sb.agcount);
+	/* Every AG but the last whole, the last one not empty. */
+	if (!sb.agcount ||
+	    sb.dblocks > (uint64_t)sb.agcount * sb.agblocks ||
+	    sb.dblocks <= (uint64_t)(sb.agcount - 1) * sb.agblocks)
+		return corrupt(f, "superblock", "dblocks", 8, sb.dblocks);
+	if (sb.dblocks > dev >> sb.blocklog)
+		return xfsj_fault_set(f, XFSJ_E_TOOSMALL, "superblock",
+				      "dblocks", 8, sb.dblocks);
+	rc->sb = sb;
+	return 0;
+}
+
 static int replay_buf(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		      uint64_t lsn, struct xfsj_fault *f)
 {
@@ -407,7 +459,10 @@ static int replay_buf(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 				rc->sb.blocksize, rc->sb.inodesize);
 	}
 	rc->st.bufs_replayed++;
-	return xfsj_overlay_write(rc->ov, rc->buf, buflen, off);
+	err = xfsj_overlay_write(rc->ov, rc->buf, buflen, off);
+	if (!err && b.blkno == 0 && b.flags >> XFSJ_BLFT_SHIFT == XFSJ_BLFT_SB)
+		err = follow_sb(rc, f);
+	return err;
 }
 
 /* ---- inode items ---- */
@@ -1118,6 +1173,11 @@ int xfsj_recover_leftovers(struct xfsj_recover *rc, xfsj_leftover_fn fn,
 		}
 	}
 	return n;
+}
+
+const struct xfsj_sb *xfsj_recover_sb(const struct xfsj_recover *rc)
+{
+	return &rc->sb;
 }
 
 int xfsj_recover_update_sb(struct xfsj_recover *rc, struct xfsj_fault *f)

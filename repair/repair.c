@@ -224,16 +224,11 @@ static int finish(struct run *run, struct xfsj_overlay *ov,
 {
 	struct xfsj_finish_stats st;
 	struct xfsj_fs *fs = NULL;
-	uint8_t sect[512];
-	struct xfsj_sb sb;
 	int err;
 
 	/* The geometry as the replay left it (a growfs may be in the log). */
-	err = xfsj_overlay_read(ov, sect, sizeof(sect), 0);
-	if (err)
-		return xfsj_fault_set(f, err, "superblock", "read", 0, 0);
-	xfsj_sb_decode(sect, &sb);
-	err = xfsj_fs_open(ov, &sb, xfsj_lsn(ht->cycle, ht->head_blk), &fs);
+	err = xfsj_fs_open(ov, xfsj_recover_sb(run->rc),
+			   xfsj_lsn(ht->cycle, ht->head_blk), &fs);
 	if (!err)
 		err = xfsj_finish_all(run->rc, fs, &st, f);
 	xfsj_fs_close(fs);

@@ -35,5 +35,7 @@ typedef int (*xfsj_page_fn)(void *arg, uint64_t off, const uint8_t *page);
 int xfsj_overlay_each_dirty(struct xfsj_overlay *ov, xfsj_page_fn fn,
 			    void *arg);
 uint64_t xfsj_overlay_dirty_pages(const struct xfsj_overlay *ov);
+/* Size in bytes of the device below. */
+uint64_t xfsj_overlay_dev_size(const struct xfsj_overlay *ov);
 
 #endif

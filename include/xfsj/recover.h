@@ -39,6 +39,8 @@ enum {
 #define XFSJ_BLF_CANCEL		0x02
 #define XFSJ_BLF_DQUOT_MASK	0x1c
 #define XFSJ_BLF_CHUNK		128
+#define XFSJ_BLFT_SHIFT		11	/* buffer type: flags >> 11 */
+#define XFSJ_BLFT_SB		18
 
 /* inode log format: which parts of the inode the item logged */
 #define XFSJ_ILOG_CORE	0x001
@@ -108,6 +110,12 @@ int xfsj_recover_pass1(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 int xfsj_recover_pass2(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 		       struct xfsj_fault *f);
 const struct xfsj_recover_stats *xfsj_recover_stats(const struct xfsj_recover *rc);
+
+/*
+ * The geometry the recovery works with: the superblock it was created
+ * with, or the primary superblock as last replayed (a growfs in the log).
+ */
+const struct xfsj_sb *xfsj_recover_sb(const struct xfsj_recover *rc);
 
 /*
  * The work that remains after pass 2: intents without their done item, in

@@ -18,7 +18,9 @@
 # workload (creates, renames and links across directories with parent
 # pointers, xattrs up to 64 KiB, reflinked copies written to,
 # exchangerange) runs on the default profiles for the inode-level
-# intents (ATTRI, BUI, XMI).  Then replays
+# intents (ATTRI, BUI, XMI).  The "grown" profile is grown by xfs_growfs
+# just before its workload: the log holds the new geometry, which the
+# replay must follow (new AGs' counters and work).  Then replays
 # killed at random points and run again must give the same bytes as an
 # uninterrupted replay.
 #
@@ -102,8 +104,8 @@ finished_work() {
 		awk '{ print $1 + $2 + $3 + $4 + $5 + $6 + $7 + $8 }'
 }
 
-read -r -a profiles <<< "${PROFILES:-noparent defaults bs1k normap smalllog mkfsxfs isize1k}"
-free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k)
+read -r -a profiles <<< "${PROFILES:-noparent defaults bs1k normap smalllog mkfsxfs isize1k grown}"
+free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k grown)
 # Where the other goals are met and too few cases had inode-level
 # intents to finish, more "inode" cases on these.
 inode_profiles=(defaults bs1k isize1k)

@@ -646,6 +646,88 @@ START_TEST(shared_start_lsn)
 }
 END_TEST
 
+/*
+ * A growfs in the log: the primary superblock's buffer item, once
+ * replayed, gives the recovery its geometry (the kernel's rule since it
+ * replays later transactions into the new AGs); AGs going away or a
+ * change to what a growfs never changes fails the replay.
+ */
+struct sb_item {
+	uint8_t fmt[24];
+	uint8_t data[512];
+	struct xfsj_region reg[2];
+	struct xfsj_ritem it;
+	struct xfsj_rtrans t;
+};
+
+/* The whole primary superblock sector @sect, logged at @lsn. */
+static void sb_item_make(struct sb_item *x, const uint8_t *sect, uint64_t lsn)
+{
+	memset(x, 0, sizeof(*x));
+	xfsj_put_le16(x->fmt, XFSJ_LI_BUF);
+	xfsj_put_le16(x->fmt + 2, 2);
+	xfsj_put_le16(x->fmt + 4, XFSJ_BLFT_SB << XFSJ_BLFT_SHIFT);
+	xfsj_put_le16(x->fmt + 6, 1);			/* one sector */
+	xfsj_put_le64(x->fmt + 8, 0);			/* daddr 0 */
+	xfsj_put_le32(x->fmt + 16, 1);
+	xfsj_put_le32(x->fmt + 20, 0xf);		/* chunks 0-3 */
+	memcpy(x->data, sect, sizeof(x->data));
+	x->reg[0] = (struct xfsj_region){ x->fmt, sizeof(x->fmt) };
+	x->reg[1] = (struct xfsj_region){ x->data, sizeof(x->data) };
+	x->it = (struct xfsj_ritem){ XFSJ_LI_BUF, 2, x->reg };
+	x->t = (struct xfsj_rtrans){ .lsn = lsn, .tid = 0x79, .nitems = 1,
+				     .items = &x->it };
+}
+
+START_TEST(growfs_followed)
+{
+	static struct fs_fixture fx;
+	struct xfsj_recover *rc;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_sb before, sb;
+	struct sb_item x;
+	uint8_t sect[512], grown[512];
+
+	/* Three AGs on disk; the recovery starts from a two-AG view. */
+	fs_fixture_make(&fx, 96 * MB, BS, 3, false, false);
+	ck_assert_int_eq(xfsj_overlay_read(fx.ov, grown, sizeof(grown), 0), 0);
+	before = fx.sb;
+	before.agcount = 2;
+	before.dblocks = 2ULL * before.agblocks;
+	ck_assert_int_eq(xfsj_recover_create(fx.ov, &before, &rc), 0);
+	ck_assert_uint_eq(xfsj_recover_sb(rc)->agcount, 2);
+	sb_item_make(&x, grown, TRANS_LSN);
+	ck_assert_int_eq(xfsj_recover_pass2(rc, &x.t, &f), 0);
+	ck_assert_uint_eq(xfsj_recover_sb(rc)->agcount, 3);
+	ck_assert_uint_eq(xfsj_recover_sb(rc)->dblocks, fx.sb.dblocks);
+
+	/* Then a superblock with fewer AGs again: refused. */
+	xfsj_sb_decode(grown, &sb);
+	sb.agcount = 2;
+	sb.dblocks = 2ULL * sb.agblocks;
+	memcpy(sect, grown, sizeof(sect));
+	xfsj_layout_encode(&xfsj_sb_layout, &sb, sect);
+	sb_item_make(&x, sect, TRANS_LSN + 8);
+	ck_assert_int_ne(xfsj_recover_pass2(rc, &x.t, &f), 0);
+	ck_assert_str_eq(f.field, "agcount");
+	xfsj_recover_free(rc);
+
+	/* A growfs never changes the AG size. */
+	ck_assert_int_eq(xfsj_recover_create(fx.ov, &before, &rc), 0);
+	xfsj_sb_decode(grown, &sb);
+	sb.agblocks /= 2;
+	memcpy(sect, grown, sizeof(sect));
+	xfsj_layout_encode(&xfsj_sb_layout, &sb, sect);
+	sb_item_make(&x, sect, TRANS_LSN + 16);
+	memset(&f, 0, sizeof(f));
+	ck_assert_int_ne(xfsj_recover_pass2(rc, &x.t, &f), 0);
+	ck_assert_str_eq(f.field, "agblocks");
+	ck_assert_uint_eq(xfsj_recover_sb(rc)->agcount, 2);
+	xfsj_recover_free(rc);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *recover_suite(void)
 {
 	Suite *s = suite_create("recover");
@@ -659,6 +741,7 @@ Suite *recover_suite(void)
 	tcase_add_loop_test(tc, passed_over, 0, 2);
 	tcase_add_test(tc, aowner_sets_owner);
 	tcase_add_test(tc, shared_start_lsn);
+	tcase_add_test(tc, growfs_followed);
 	suite_add_tcase(s, tc);
 	return s;
 }

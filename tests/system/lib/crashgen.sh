@@ -6,7 +6,10 @@
 #   crash_image IMG SEED PROFILE MODE
 #
 # PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs |
-#          noparent_normap | noparent_bs1k | isize1k
+#          noparent_normap | noparent_bs1k | isize1k | grown
+#          (grown: made at 1 GiB by xfsj-mkfs, grown to 3 GiB by
+#          xfs_growfs once mounted, just before the workload, so that the
+#          log holds the superblock change and work in the new AGs)
 #          (mkfsxfs: formatted by mkfs.xfs 6.13 with its defaults, which
 #          have rmapbt and reflink but no parent pointers)
 # MODE:    safe  - operations that leave no work behind in the log once
@@ -35,7 +38,7 @@
 
 crash_mkfs_opts() {
 	case $1 in
-	defaults|mkfsxfs) echo "" ;;
+	defaults|mkfsxfs|grown) echo "" ;;
 	bs1k) echo "-b size=1024" ;;
 	normap) echo "-m rmapbt=0" ;;
 	noparent) echo "-n parent=0" ;;
@@ -220,6 +223,11 @@ crash_image() {
 		"$MKFS" -q -f $opts "$dev" || return 1
 	fi
 	t_mount "$dev" "$mnt" || return 1
+	if [ "$profile" = grown ]; then
+		truncate -s 3g "$img"
+		losetup -c "$dev" || return 1
+		xfs_growfs "$mnt" > /dev/null || return 1
+	fi
 	if [ "$mode" = fsr ]; then
 		crash_fsr_setup "$mnt" || return 1
 	fi
