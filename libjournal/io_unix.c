@@ -350,6 +350,64 @@ static bool file_backs_mounted_loop(const struct stat *st)
 	return found;
 }
 
+/*
+ * Is block device @path held by the kernel (mounted, an external log or
+ * realtime device of a mounted filesystem, a RAID member...)?  An
+ * exclusive open tells: it fails with EBUSY while anyone holds it so.
+ */
+static bool bdev_held(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EBUSY;
+}
+
+/* Is @st (a regular file) the backing file of a held loop device? */
+static bool file_backs_held_loop(const struct stat *st)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		struct loop_info64 li;
+		char path[300];
+		int fd;
+
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
+		    li.lo_inode == st->st_ino && li.lo_device == st->st_dev)
+			found = bdev_held(path);
+		close(fd);
+	}
+	closedir(d);
+	return found;
+}
+
+bool xfsj_path_held(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return false;
+	if (S_ISBLK(st.st_mode))
+		return bdev_held(path);
+	if (S_ISREG(st.st_mode))
+		return file_backs_held_loop(&st);
+	return false;
+}
+
 bool xfsj_path_mounted(const char *path)
 {
 	struct stat st;

@@ -26,14 +26,6 @@
 #define REDO_HDR	48
 #define REDO_ENT	(16 + XFSJ_OVL_PAGE)
 
-static uint64_t log_start_byte(const struct xfsj_sb *sb)
-{
-	uint64_t agno = sb->logstart >> sb->agblklog;
-	uint64_t agbno = sb->logstart & ((1ULL << sb->agblklog) - 1);
-
-	return (agno * sb->agblocks + agbno) << sb->blocklog;
-}
-
 /* Write @n BBs of @rec at log block @blk, wrapping and bumping the cycle. */
 static int put_wrapped(struct xfsj_overlay *ov, uint64_t base, uint32_t logbb,
 		       uint32_t blk, uint8_t *rec, uint32_t n)
@@ -56,7 +48,7 @@ static int put_wrapped(struct xfsj_overlay *ov, uint64_t base, uint32_t logbb,
 }
 
 int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
-			 uint32_t head_blk, uint32_t cycle,
+			 uint64_t base, uint32_t head_blk, uint32_t cycle,
 			 struct xfsj_fault *f)
 {
 	uint32_t lss = (sb->versionnum & XFSJ_SB_VERSION_SECTORBIT) ?
@@ -64,7 +56,6 @@ int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 	uint32_t size = xfsj_log_unmount_record_size(sb->logsunit, lss);
 	uint32_t logbb = sb->logblocks << (sb->blocklog - XFSJ_BBSHIFT);
 	uint32_t nbb = size / XFSJ_BBSIZE, nclear;
-	uint64_t base = log_start_byte(sb);
 	uint64_t tail = xfsj_lsn(cycle, head_blk);
 	bool wraps = head_blk + nbb > logbb;
 	uint8_t *rec, hdr[XFSJ_BBSIZE];

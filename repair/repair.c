@@ -35,6 +35,7 @@ enum {
 
 struct opts {
 	const char *device;
+	const char *logdev;
 	const char *redo;
 	bool nomodify;
 	bool verbose;
@@ -55,7 +56,7 @@ struct run {
 static void usage(FILE *out)
 {
 	fputs(
-"Usage: xfsj-repair [-n] [-v] [-r REDOFILE] device\n"
+"Usage: xfsj-repair [-n] [-v] [-l LOGDEV] [-r REDOFILE] device\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
 "log recovery does, finish the work it leaves (pending EFI, RUI, CUI, BUI,\n"
 "ATTRI and XMI intents, unlinked inodes, CoW staging extents) and leave a\n"
@@ -63,6 +64,7 @@ static void usage(FILE *out)
 "\n"
 "  -n            no modify: replay in memory and report what would change;\n"
 "                the device is never opened for writing\n"
+"  -l LOGDEV     the external log device of a filesystem made with one\n"
 "  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
 "                replay is written there and synced before the device is\n"
 "                touched, so a killed run finishes when run again\n"
@@ -260,7 +262,13 @@ static int finish(struct run *run, struct xfsj_overlay *ov,
 	return 0;
 }
 
-static int replay(struct opts *o, struct xfsj_io *io)
+/* The external log sits in the overlay's device past the data, page aligned. */
+static uint64_t ext_log_base(const struct xfsj_io *io)
+{
+	return (io->size + XFSJ_OVL_PAGE - 1) / XFSJ_OVL_PAGE * XFSJ_OVL_PAGE;
+}
+
+static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 {
 	const char *env = getenv("XFSJ_REPAIR_TEST_DELAY_US");
 	long delay = env ? strtol(env, NULL, 10) : 0;
@@ -270,18 +278,46 @@ static int replay(struct opts *o, struct xfsj_io *io)
 	struct xfsj_overlay *ov = NULL;
 	struct xfsj_log_ht ht;
 	const struct xfsj_log_geom *lg;
+	struct xfsj_io *io = dataio, *cio = NULL;
+	uint64_t log_base;
 	char redo[512];
 	uint64_t t0 = now_ms();
 	int err, ret = EXIT_ERROR, left;
 	bool applied;
 	uint64_t pages;
 
-	err = xfsj_log_open(io, NULL, 0, &run.log, &f);
+	err = xfsj_log_open(dataio, logio, 0, &run.log, &f);
 	if (err) {
-		print_fault(o->device, &f, err);
+		if (err == -XFSJ_E_UNSUPP && !logio && f.field &&
+		    !strcmp(f.field, "sb_logstart"))
+			fprintf(stderr, "xfsj-repair: %s: the filesystem has an external log: give its device with -l\n",
+				o->device);
+		else
+			print_fault(o->device, &f, err);
 		return EXIT_ERROR;
 	}
 	lg = xfsj_log_geom(run.log);
+	if (logio && !lg->external) {
+		fprintf(stderr, "xfsj-repair: %s: the filesystem has an internal log; -l %s is not its log\n",
+			o->device, o->logdev);
+		goto out;
+	}
+	/*
+	 * With an external log the replay writes two devices: one overlay
+	 * and one redo file over both, so that a killed run has touched
+	 * neither or can finish both.
+	 */
+	log_base = lg->dev_off;
+	if (logio) {
+		log_base = ext_log_base(dataio);
+		err = xfsj_io_concat(dataio, logio, log_base, &cio);
+		if (err) {
+			fprintf(stderr, "xfsj-repair: %s: %s\n", o->device,
+				xfsj_strerror(err));
+			goto out;
+		}
+		io = cio;
+	}
 	if (lg->sb.features_incompat & ~XFSJ_INCOMPAT_ALL ||
 	    lg->sb.features_log_incompat & ~XFSJ_LOG_INCOMPAT_XATTRS) {
 		fprintf(stderr, "xfsj-repair: %s: superblock has features this version does not know\n",
@@ -312,10 +348,10 @@ static int replay(struct opts *o, struct xfsj_io *io)
 			/* The log was cleaned by that replay: look again. */
 			xfsj_log_close(run.log);
 			run.log = NULL;
-			err = xfsj_log_open(io, NULL, 0, &run.log, &f);
+			err = xfsj_log_open(dataio, logio, 0, &run.log, &f);
 			if (err) {
 				print_fault(o->device, &f, err);
-				return EXIT_ERROR;
+				goto out;
 			}
 			lg = xfsj_log_geom(run.log);
 		}
@@ -398,7 +434,8 @@ static int replay(struct opts *o, struct xfsj_io *io)
 	}
 	err = xfsj_recover_update_sb(run.rc, &f);
 	if (!err)
-		err = xfsj_log_write_clean(ov, &lg->sb, ht.head_blk, ht.cycle, &f);
+		err = xfsj_log_write_clean(ov, &lg->sb, log_base, ht.head_blk,
+					   ht.cycle, &f);
 	if (err) {
 		print_fault(o->device, &f, err);
 		goto out;
@@ -428,18 +465,20 @@ out:
 	xfsj_recover_free(run.rc);
 	xfsj_overlay_free(ov);
 	xfsj_log_close(run.log);
+	xfsj_io_close(cio);
 	return ret;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	struct xfsj_io *io;
+	struct xfsj_io *io, *logio = NULL;
 	int c, err, ret;
 
-	while ((c = getopt(argc, argv, "nr:vPVh")) != -1) {
+	while ((c = getopt(argc, argv, "nl:r:vPVh")) != -1) {
 		switch (c) {
 		case 'n': o.nomodify = true; break;
+		case 'l': o.logdev = optarg; break;
 		case 'r': o.redo = optarg; break;
 		case 'v': o.verbose = true; break;
 		case 'P': o.force_progress = true; break;
@@ -464,6 +503,11 @@ int main(int argc, char **argv)
 			o.device);
 		return EXIT_ERROR;
 	}
+	if (o.logdev && (xfsj_path_mounted(o.logdev) || xfsj_path_held(o.logdev))) {
+		fprintf(stderr, "xfsj-repair: %s is in use (the log of a mounted filesystem?); unmount it first\n",
+			o.logdev);
+		return EXIT_ERROR;
+	}
 	err = xfsj_io_open(o.device, o.nomodify ? XFSJ_IO_RDONLY : XFSJ_IO_EXCL,
 			   &io);
 	if (err) {
@@ -471,7 +515,18 @@ int main(int argc, char **argv)
 			xfsj_strerror(err));
 		return EXIT_ERROR;
 	}
-	ret = replay(&o, io);
+	if (o.logdev) {
+		err = xfsj_io_open(o.logdev, o.nomodify ? XFSJ_IO_RDONLY :
+			XFSJ_IO_EXCL, &logio);
+		if (err) {
+			fprintf(stderr, "xfsj-repair: cannot open %s: %s\n",
+				o.logdev, xfsj_strerror(err));
+			xfsj_io_close(io);
+			return EXIT_ERROR;
+		}
+	}
+	ret = replay(&o, io, logio);
+	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	return ret;
 }

@@ -80,6 +80,21 @@ static inline int xfsj_pwrite(struct xfsj_io *io, const void *buf, size_t len,
  * would pull the disk from under the kernel.
  */
 bool xfsj_path_mounted(const char *path);
+/*
+ * True when the kernel holds @path, or the loop device behind a regular
+ * file @path, exclusively: mounted, or the external log of a mounted
+ * filesystem (which /proc/self/mountinfo does not list as a source).
+ */
+bool xfsj_path_held(const char *path);
+
+/*
+ * @a and @b as one device: @a's bytes from 0, @b's from @b_off (at or past
+ * the end of @a; the gap reads as zeroes and refuses writes).  For a
+ * replay that writes a data device and its external log through one
+ * overlay and one redo file.  Closing it leaves @a and @b open.
+ */
+int xfsj_io_concat(struct xfsj_io *a, struct xfsj_io *b, uint64_t b_off,
+		   struct xfsj_io **out);
 
 int xfsj_io_zero(struct xfsj_io *io, uint64_t off, uint64_t len);
 int xfsj_io_discard(struct xfsj_io *io, uint64_t off, uint64_t len);

@@ -18,13 +18,14 @@
 #include "xfsj/overlay.h"
 
 /*
- * Write a clean log into the overlay: an unmount record at @head_blk in
- * cycle @cycle (the position the next record would take), and header-only
- * blocks over the following 2 MiB so that no torn record from before the
- * crash can be mistaken for a newer one.
+ * Write a clean log into the overlay, whose log block 0 is at byte @base:
+ * an unmount record at @head_blk in cycle @cycle (the position the next
+ * record would take), and header-only blocks over the following 2 MiB so
+ * that no torn record from before the crash can be mistaken for a newer
+ * one.
  */
 int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
-			 uint32_t head_blk, uint32_t cycle,
+			 uint64_t base, uint32_t head_blk, uint32_t cycle,
 			 struct xfsj_fault *f);
 
 /* Called after each page saved or applied (progress; may be NULL). */
