@@ -6,12 +6,14 @@
 #   crash_image IMG SEED PROFILE MODE
 #
 # PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs |
-#          noparent_normap | noparent_bs1k | isize1k | grown
+#          noparent_normap | noparent_bs1k | isize1k | grown | mkfs61
 #          (grown: made at 1 GiB by xfsj-mkfs, grown to 3 GiB by
 #          xfs_growfs once mounted, just before the workload, so that the
 #          log holds the superblock change and work in the new AGs)
 #          (mkfsxfs: formatted by mkfs.xfs 6.13 with its defaults, which
-#          have rmapbt and reflink but no parent pointers)
+#          have rmapbt and reflink but no parent pointers; mkfs61: by
+#          Debian 12's mkfs.xfs 6.1 with its defaults: reflink, no rmapbt,
+#          no large extent counters, what most Debian 12 systems carry)
 # MODE:    safe  - operations that leave no work behind in the log once
 #                  replayed (creates, writes, appends, overwrites, mkdir,
 #                  links, renames, symlinks, xattrs up to 64 KiB,
@@ -38,7 +40,7 @@
 
 crash_mkfs_opts() {
 	case $1 in
-	defaults|mkfsxfs|grown) echo "" ;;
+	defaults|mkfsxfs|mkfs61|grown) echo "" ;;
 	bs1k) echo "-b size=1024" ;;
 	normap) echo "-m rmapbt=0" ;;
 	noparent) echo "-n parent=0" ;;
@@ -217,6 +219,8 @@ crash_image() {
 	dev=$(attach_loop "$img") || return 1
 	if [ "$profile" = mkfsxfs ]; then
 		"$XFSPROGS613/mkfs.xfs" -q -f "$dev" || return 1
+	elif [ "$profile" = mkfs61 ]; then
+		/usr/sbin/mkfs.xfs -q -f "$dev" || return 1
 	else
 		opts=$(crash_mkfs_opts "$profile") || return 1
 		# shellcheck disable=SC2086
