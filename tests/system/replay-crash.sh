@@ -104,7 +104,7 @@ finished_work() {
 		awk '{ print $1 + $2 + $3 + $4 + $5 + $6 + $7 + $8 }'
 }
 
-read -r -a profiles <<< "${PROFILES:-noparent defaults bs1k normap smalllog mkfsxfs isize1k grown mkfs61}"
+read -r -a profiles <<< "${PROFILES:-noparent defaults bs1k normap smalllog mkfsxfs isize1k grown mkfs61 logsu}"
 free_profiles=(noparent mkfsxfs noparent_normap noparent_bs1k grown mkfs61)
 # Where the other goals are met and too few cases had inode-level
 # intents to finish, more "inode" cases on these.

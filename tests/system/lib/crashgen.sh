@@ -6,7 +6,9 @@
 #   crash_image IMG SEED PROFILE MODE
 #
 # PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs |
-#          noparent_normap | noparent_bs1k | isize1k | grown | mkfs61
+#          noparent_normap | noparent_bs1k | isize1k | grown | mkfs61 |
+#          logsu (a 64 KiB log stripe unit: records padded to it, and
+#          the clean log's unmount record too)
 #          (grown: made at 1 GiB by xfsj-mkfs, grown to 3 GiB by
 #          xfs_growfs once mounted, just before the workload, so that the
 #          log holds the superblock change and work in the new AGs)
@@ -48,6 +50,7 @@ crash_mkfs_opts() {
 	noparent_normap) echo "-n parent=0 -m rmapbt=0" ;;
 	noparent_bs1k) echo "-b size=1024 -n parent=0" ;;
 	isize1k) echo "-i size=1024" ;;
+	logsu) echo "-l su=64k" ;;
 	*) return 1 ;;
 	esac
 }
