@@ -51,6 +51,10 @@ struct run {
 	uint64_t last_report;
 	struct xfsj_log *log;
 	struct xfsj_fault fault;
+	/* The transaction a replay fault came from (its offset is the item's). */
+	bool fault_in_trans;
+	uint64_t fault_lsn;
+	uint32_t fault_blk;
 };
 
 static void usage(FILE *out)
@@ -106,10 +110,18 @@ static int on_record(void *arg, const struct xfsj_log_rec *r)
 static int on_trans(void *arg, const struct xfsj_log_trans *t)
 {
 	struct run *run = arg;
+	int err;
 
 	if (run->pass == 1)
-		return xfsj_recover_pass1(run->rc, &t->rt, &run->fault);
-	return xfsj_recover_pass2(run->rc, &t->rt, &run->fault);
+		err = xfsj_recover_pass1(run->rc, &t->rt, &run->fault);
+	else
+		err = xfsj_recover_pass2(run->rc, &t->rt, &run->fault);
+	if (err) {
+		run->fault_in_trans = true;
+		run->fault_lsn = t->rt.lsn;
+		run->fault_blk = t->start_blk;
+	}
+	return err;
 }
 
 static int on_fault(void *arg, const struct xfsj_fault *f, uint32_t blk)
@@ -170,9 +182,23 @@ static int pass(struct run *run, int n)
 	run->pass = n;
 	run->done_bb = 0;
 	memset(&run->fault, 0, sizeof(run->fault));
+	run->fault_in_trans = false;
 	err = xfsj_log_walk_live(run->log, &v, &f);
 	if (run->progress)
 		fprintf(stderr, "\rxfsj-repair: pass %d: 100%%\n", n);
+	if (err && run->fault_in_trans && run->fault.structure) {
+		/*
+		 * A log item the replay cannot take: name its transaction too,
+		 * for xfsj-logprint --lsn.
+		 */
+		fprintf(stderr, "xfsj-repair: %s: %s %s at byte %llu (transaction at LSN %u:%u, log block %u): %s\n",
+			run->o->device, run->fault.structure,
+			run->fault.field ? run->fault.field : "",
+			(unsigned long long)run->fault.offset,
+			(unsigned)(run->fault_lsn >> 32), (unsigned)run->fault_lsn,
+			run->fault_blk, xfsj_strerror(err));
+		return EXIT_ERROR;
+	}
 	if (err) {
 		print_fault(run->o->device, run->fault.structure ? &run->fault : &f,
 			    err);
