@@ -24,8 +24,8 @@
 # killed at random points and run again must give the same bytes as an
 # uninterrupted replay.
 #
-#   CASES=n (matched cases wanted, default 24, across every profile)
-#   FREE_CASES=n (of which with finished AG work, default 16)
+#   CASES=n (matched cases wanted, default 20, across every profile)
+#   FREE_CASES=n (of which with finished AG work, default 14)
 #   SEED=s  KILLS=n (default 8)
 #   FSR_CASES=n (default 1): cases whose log holds owner changes, made
 #   first by xfs_fsr on a filesystem without rmapbt (extent swaps whose
@@ -40,10 +40,10 @@ source "$(dirname "$0")/lib/treedump.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
-CASES=${CASES:-24}
+CASES=${CASES:-20}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 KILLS=${KILLS:-8}
-FREE_CASES=${FREE_CASES:-16}
+FREE_CASES=${FREE_CASES:-14}
 INODE_CASES=${INODE_CASES:-3}
 FSR_CASES=${FSR_CASES:-1}
 MAXTRIES=$(((CASES + FREE_CASES + 4 * INODE_CASES + 6 * FSR_CASES) * 3))
