@@ -316,58 +316,13 @@ static bool dev_is_mounted(dev_t dev)
 }
 
 /*
- * Is @st (a regular file) the backing file of a loop device whose
- * filesystem is mounted?  Formatting it would pull the disk from under the
- * kernel, exactly as formatting the mounted device would.
+ * Is @st (a regular file) the backing file of a loop device for which
+ * @pred(device path, open fd) holds?  Formatting or replaying into the
+ * file would pull the disk from under the kernel, exactly as writing to
+ * the device itself would.
  */
-static bool file_backs_mounted_loop(const struct stat *st)
-{
-	DIR *d = opendir("/sys/block");
-	struct dirent *de;
-	bool found = false;
-
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		struct loop_info64 li;
-		struct stat lst;
-		char path[300];
-		int fd;
-
-		if (strncmp(de->d_name, "loop", 4))
-			continue;
-		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
-		    li.lo_inode == st->st_ino && li.lo_device == st->st_dev &&
-		    fstat(fd, &lst) == 0 && dev_is_mounted(lst.st_rdev))
-			found = true;
-		close(fd);
-	}
-	closedir(d);
-	return found;
-}
-
-/*
- * Is block device @path held by the kernel (mounted, an external log or
- * realtime device of a mounted filesystem, a RAID member...)?  An
- * exclusive open tells: it fails with EBUSY while anyone holds it so.
- */
-static bool bdev_held(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
-
-	if (fd >= 0) {
-		close(fd);
-		return false;
-	}
-	return errno == EBUSY;
-}
-
-/* Is @st (a regular file) the backing file of a held loop device? */
-static bool file_backs_held_loop(const struct stat *st)
+static bool file_backs_loop(const struct stat *st,
+			    bool (*pred)(const char *path, int fd))
 {
 	DIR *d = opendir("/sys/block");
 	struct dirent *de;
@@ -388,11 +343,41 @@ static bool file_backs_held_loop(const struct stat *st)
 			continue;
 		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
 		    li.lo_inode == st->st_ino && li.lo_device == st->st_dev)
-			found = bdev_held(path);
+			found = pred(path, fd);
 		close(fd);
 	}
 	closedir(d);
 	return found;
+}
+
+static bool loop_mounted(const char *path, int fd)
+{
+	struct stat lst;
+
+	(void)path;
+	return fstat(fd, &lst) == 0 && dev_is_mounted(lst.st_rdev);
+}
+
+/*
+ * Is block device @path held by the kernel (mounted, an external log or
+ * realtime device of a mounted filesystem, a RAID member...)?  An
+ * exclusive open tells: it fails with EBUSY while anyone holds it so.
+ */
+static bool bdev_held(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EBUSY;
+}
+
+static bool loop_held(const char *path, int fd)
+{
+	(void)fd;
+	return bdev_held(path);
 }
 
 bool xfsj_path_held(const char *path)
@@ -404,7 +389,7 @@ bool xfsj_path_held(const char *path)
 	if (S_ISBLK(st.st_mode))
 		return bdev_held(path);
 	if (S_ISREG(st.st_mode))
-		return file_backs_held_loop(&st);
+		return file_backs_loop(&st, loop_held);
 	return false;
 }
 
@@ -417,6 +402,6 @@ bool xfsj_path_mounted(const char *path)
 	if (S_ISBLK(st.st_mode))
 		return dev_is_mounted(st.st_rdev);
 	if (S_ISREG(st.st_mode))
-		return file_backs_mounted_loop(&st);
+		return file_backs_loop(&st, loop_mounted);
 	return false;
 }
