@@ -343,6 +343,33 @@ static bool quota_on(const struct xfsj_recover *rc)
 }
 
 /*
+ * Is [daddr, daddr + len) (512-byte units) a place no metadata can be:
+ * past the end of the filesystem (dblocks, as last replayed), or inside
+ * the internal log?  Only a damaged log names such a place.  The kernel
+ * refuses the first; it would replay the second, writing over the log it
+ * is replaying; we refuse both.
+ */
+static bool daddr_bad(const struct xfsj_recover *rc, uint64_t daddr,
+		      uint64_t len)
+{
+	const struct xfsj_sb *sb = &rc->sb;
+	uint64_t end = sb->dblocks << (sb->blocklog - 9);
+
+	if (daddr >= end || len > end - daddr)
+		return true;
+	if (sb->logstart) {
+		uint64_t agno = sb->logstart >> sb->agblklog;
+		uint64_t agbno = sb->logstart & ((1ULL << sb->agblklog) - 1);
+		uint64_t ls = (agno * sb->agblocks + agbno) << (sb->blocklog - 9);
+		uint64_t le = ls + ((uint64_t)sb->logblocks << (sb->blocklog - 9));
+
+		if (daddr < le && daddr + len > ls)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The primary superblock was just replayed: from here on its geometry is
  * the recovery's, as the kernel takes it at once (later transactions of a
  * growfs allocate in the new AGs, and the work finished after the replay
@@ -420,6 +447,9 @@ static int replay_buf(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		rc->st.dquots_skipped++;
 		return 0;
 	}
+	if (daddr_bad(rc, b.blkno, b.len))
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "buf log item",
+				      "blf_blkno", 8, b.blkno);
 	buflen = (uint32_t)b.len << 9;
 	off = b.blkno << 9;
 	err = scratch(rc, buflen);
@@ -710,6 +740,9 @@ static int replay_inode(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	}
 	if (!fi.len || fi.len > 256)
 		return corrupt(f, "inode log item", "ilf_len", 0, fi.len);
+	if (daddr_bad(rc, fi.blkno, fi.len))
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "inode log item",
+				      "ilf_blkno", 0, fi.blkno);
 	buflen = fi.len << 9;
 	off = fi.blkno << 9;
 	if (fi.boffset > buflen || isize > buflen - fi.boffset)
@@ -818,6 +851,11 @@ static int replay_icreate(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	    length >= sb->agblocks || agbno + length > sb->agblocks ||
 	    (count >> sb->inopblog) != length)
 		return corrupt(f, "icreate log item", "geometry", 0, agbno);
+	if (daddr_bad(rc, ((uint64_t)agno * sb->agblocks + agbno) <<
+			  (sb->blocklog - 9),
+		      (uint64_t)length << (sb->blocklog - 9)))
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "icreate log item",
+				      "icl_agbno", 8, agbno);
 
 	cluster_bytes = 8192 * (isize / 256);
 	blks_per_cluster = cluster_bytes >> sb->blocklog;

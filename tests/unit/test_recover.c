@@ -728,6 +728,46 @@ START_TEST(growfs_followed)
 }
 END_TEST
 
+/*
+ * A buffer the log names inside the internal log, or past the end of the
+ * filesystem, comes only from a damaged log: refused, nothing written
+ * (found by repair-corrupt: a flipped bit of blf_blkno landed in the log,
+ * whose replay then overwrote the log it was replaying).
+ */
+START_TEST(buffer_in_log_refused)
+{
+	static struct fs_fixture fx;
+	struct xfsj_recover *rc;
+	struct xfsj_fault f = { 0 };
+	struct buf_item x;
+	const struct xfsj_sb *sb;
+	uint64_t logd, endd;
+
+	fs_fixture_make(&fx, 64 * MB, BS, 2, false, false);
+	sb = &fx.sb;
+	ck_assert_uint_ne(sb->logstart, 0);
+	logd = ((sb->logstart >> sb->agblklog) * sb->agblocks +
+		(sb->logstart & ((1ULL << sb->agblklog) - 1))) <<
+	       (sb->blocklog - 9);
+	endd = sb->dblocks << (sb->blocklog - 9);
+	ck_assert_int_eq(xfsj_recover_create(fx.ov, sb, &rc), 0);
+	/* The middle of the log, its last sector, and past the end. */
+	buf_make(&x, logd + ((uint64_t)sb->logblocks << (sb->blocklog - 9)) / 2,
+		 BS, 0x5a, TRANS_LSN);
+	ck_assert_int_ne(xfsj_recover_pass2(rc, &x.t, &f), 0);
+	ck_assert_str_eq(f.field, "blf_blkno");
+	buf_make(&x, logd + ((uint64_t)sb->logblocks << (sb->blocklog - 9)) - 1,
+		 BS, 0x5a, TRANS_LSN);
+	ck_assert_int_ne(xfsj_recover_pass2(rc, &x.t, &f), 0);
+	buf_make(&x, endd - 1, BS, 0x5a, TRANS_LSN);
+	ck_assert_int_ne(xfsj_recover_pass2(rc, &x.t, &f), 0);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->bufs_replayed, 0);
+	ck_assert_uint_eq(xfsj_overlay_dirty_pages(fx.ov), 0);
+	xfsj_recover_free(rc);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *recover_suite(void)
 {
 	Suite *s = suite_create("recover");
@@ -742,6 +782,7 @@ Suite *recover_suite(void)
 	tcase_add_test(tc, aowner_sets_owner);
 	tcase_add_test(tc, shared_start_lsn);
 	tcase_add_test(tc, growfs_followed);
+	tcase_add_test(tc, buffer_in_log_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
