@@ -28,7 +28,7 @@
 # ./xfsj-logprint-san, built here with `make xfsj-logprint-san` when it is
 # not there), which must report nothing: any sanitizer report fails.
 #   SEED=s (default 1) chooses the records, ops and bits; FUZZ=n rounds
-#   of random bytes behind a valid CRC per log (default 12).
+#   of random bytes behind a valid CRC per log (default 8).
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashimg.sh"
 need_root
@@ -46,7 +46,7 @@ cp "$LP" "$T_DIR/xfsj-logprint" && LP=$T_DIR/xfsj-logprint
 [ -x "$LPSAN" ] && cp "$LPSAN" "$T_DIR/xfsj-logprint-san" && LPSAN=$T_DIR/xfsj-logprint-san
 SEED=${SEED:-1}
 TMO=${TMO:-20}
-FUZZ=${FUZZ:-12}
+FUZZ=${FUZZ:-8}
 BINS=("$LP")
 if [ -x "$LPSAN" ]; then
 	BINS+=("$LPSAN")

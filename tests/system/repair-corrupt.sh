@@ -18,7 +18,7 @@
 # garbage as well or refuses to mount: what is asked here is no crash, no
 # hang, no write the user did not ask for, and a clear refusal.
 #
-#   SEED=s (default: the time)  ROUNDS=n per image (default 25)
+#   SEED=s (default: the time)  ROUNDS=n per image (default 15)
 source "$(dirname "$0")/lib/common.sh"
 source "$TOP/tests/system/lib/crashgen.sh"
 need_root
@@ -26,7 +26,7 @@ oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 LP=${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
-ROUNDS=${ROUNDS:-25}
+ROUNDS=${ROUNDS:-15}
 echo "# repair-corrupt: seed $SEED, $ROUNDS cases per image"
 RANDOM=$SEED
 
