@@ -12,7 +12,7 @@
 #define XFSJ_FINISH_H
 
 #include "xfsj/fs.h"
-#include "xfsj/iunlink.h"
+#include "fs/iunlink.h"
 #include "xfsj/recover.h"
 
 struct xfsj_finish_stats {

@@ -23,9 +23,9 @@
 #include <stdint.h>
 
 #include "xfsj/errors.h"
-#include "xfsj/format.h"
+#include "ondisk/format.h"
 #include "xfsj/ondisk.h"
-#include "xfsj/overlay.h"
+#include "core/overlay.h"
 
 struct xfsj_fs;
 

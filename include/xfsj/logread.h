@@ -26,10 +26,41 @@
 #include <stdint.h>
 
 #include "xfsj/errors.h"
-#include "xfsj/format.h"
+#include "ondisk/format.h"
 #include "xfsj/io.h"
-#include "xfsj/log.h"
-#include "xfsj/recover.h"	/* xfsj_region, xfsj_ritem, xfsj_rtrans, XFSJ_LI_* */
+#include "ondisk/log.h"
+#include "xfsj/ondisk.h"
+
+/* A transaction as the log reader reassembles it: items of regions. */
+struct xfsj_region {
+	const uint8_t *p;
+	uint32_t len;
+};
+
+struct xfsj_ritem {
+	uint16_t type;
+	uint16_t nreg;
+	const struct xfsj_region *reg;
+};
+
+struct xfsj_rtrans {
+	uint64_t lsn;		/* LSN of the record that held the START op */
+	uint32_t tid;
+	uint32_t nitems;
+	const struct xfsj_ritem *items;
+};
+
+/* An intent without its done item, with a copy of its regions. */
+struct xfsj_pending_intent {
+	uint16_t type;
+	uint64_t id;
+	uint64_t lsn;
+	const uint8_t *fmt;	/* region 0: the format */
+	uint32_t len;
+	const struct xfsj_region *regs;	/* all regions, fmt first */
+	uint16_t nreg;
+};
+
 
 /* ---- constants of the log format ---- */
 #define XFSJ_LOG_CLIENT_TRANS	0x69
@@ -425,13 +456,6 @@ int xfsj_item_extent(const struct xfsj_item_info *info, uint32_t i,
 void xfsj_buf_identify(const uint8_t *p, uint32_t len, uint64_t blkno,
 		       struct xfsj_buf_content *c);
 
-/* One 16-byte bmbt extent record (on-disk, big-endian). */
-struct xfsj_bmbt_irec {
-	uint64_t startoff, startblock;
-	uint32_t blockcount;
-	bool unwritten;
-};
-void xfsj_bmbt_rec_decode(const uint8_t *p, struct xfsj_bmbt_irec *r);
 
 /* ---- what an item touches (filters, "follow" in the explorer) ---- */
 struct xfsj_fsgeo {

@@ -8,7 +8,9 @@
 #ifndef XFSJ_ONDISK_H
 #define XFSJ_ONDISK_H
 
-#include "xfsj/format.h"
+#include <stdbool.h>
+
+#include "ondisk/format.h"
 
 /* What a verifier needs to know about the filesystem it checks. */
 struct xfsj_vctx {
@@ -21,6 +23,20 @@ struct xfsj_vctx {
 	uint32_t features_ro_compat;
 	uint32_t features_incompat;
 };
+
+/*
+ * ---- bmbt records ----
+ * 16 bytes, big-endian: bit 127 the unwritten flag, 54 bits of file
+ * offset, 52 bits of start block, 21 bits of length.
+ */
+struct xfsj_bmbt_irec {
+	uint64_t startoff;	/* file offset, blocks */
+	uint64_t startblock;	/* fsbno */
+	uint64_t blockcount;
+	bool unwritten;
+};
+void xfsj_bmbt_rec_decode(const uint8_t *p, struct xfsj_bmbt_irec *r);
+void xfsj_bmbt_rec_encode(const struct xfsj_bmbt_irec *r, uint8_t *p);
 
 /* ---- AG headers ---- */
 void xfsj_agf_decode(const void *buf, struct xfsj_agf *agf);

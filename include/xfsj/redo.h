@@ -13,9 +13,9 @@
 #include <stdint.h>
 
 #include "xfsj/errors.h"
-#include "xfsj/format.h"
+#include "ondisk/format.h"
 #include "xfsj/io.h"
-#include "xfsj/overlay.h"
+#include "core/overlay.h"
 
 /*
  * Write a clean log into the overlay, whose log block 0 is at byte @base:

@@ -5,7 +5,7 @@
 #include <check.h>
 
 #include "fs_fixture.h"
-#include "xfsj/btree.h"
+#include "fs/btree.h"
 #include "xfsj/newfs.h"
 
 void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,

@@ -9,9 +9,9 @@
 
 #include "xfsj/fs.h"
 #include "xfsj/geometry.h"
-#include "xfsj/iget.h"
+#include "fs/iget.h"
 #include "xfsj/io.h"
-#include "xfsj/overlay.h"
+#include "core/overlay.h"
 
 struct fs_fixture {
 	struct xfsj_io *io;

@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "log_synth.h"
-#include "xfsj/crc32c.h"
-#include "xfsj/format.h"
-#include "xfsj/layout.h"
+#include "core/crc32c.h"
+#include "ondisk/format.h"
+#include "core/layout.h"
 
 void synth_le16(uint8_t *p, uint16_t v)
 {

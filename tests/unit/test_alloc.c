@@ -11,10 +11,10 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/alloc.h"
-#include "xfsj/btree.h"
-#include "xfsj/defer.h"
-#include "xfsj/rmap.h"
+#include "fs/alloc.h"
+#include "fs/btree.h"
+#include "fs/defer.h"
+#include "fs/rmap.h"
 
 /* ck_assert logs every pass, far too slow for per-block checks. */
 #define REQUIRE(c)							\

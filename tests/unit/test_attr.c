@@ -15,11 +15,11 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/attr.h"
-#include "xfsj/bmap.h"
-#include "xfsj/crc32c.h"
-#include "xfsj/defer.h"
-#include "xfsj/layout.h"
+#include "fs/attr.h"
+#include "fs/bmap.h"
+#include "core/crc32c.h"
+#include "fs/defer.h"
+#include "core/layout.h"
 
 #define MB		(1ULL << 20)
 #define MAXA		48

@@ -20,13 +20,13 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/alloc.h"
-#include "xfsj/attr.h"
-#include "xfsj/attri.h"
-#include "xfsj/bmap.h"
-#include "xfsj/btree.h"
-#include "xfsj/crc32c.h"
-#include "xfsj/layout.h"
+#include "fs/alloc.h"
+#include "fs/attr.h"
+#include "fs/attri.h"
+#include "fs/bmap.h"
+#include "fs/btree.h"
+#include "core/crc32c.h"
+#include "core/layout.h"
 
 #define MB	(1ULL << 20)
 #define GEN	3U

@@ -12,11 +12,11 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/alloc.h"
-#include "xfsj/bmap.h"
-#include "xfsj/btree.h"
-#include "xfsj/crc32c.h"
-#include "xfsj/refcount.h"
+#include "fs/alloc.h"
+#include "fs/bmap.h"
+#include "fs/btree.h"
+#include "core/crc32c.h"
+#include "fs/refcount.h"
 
 #define MB		(1ULL << 20)
 #define FILE_BLOCKS	320	/* the model's file range */

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../libjournal/btree_priv.h"
+#include "fs/btree_priv.h"
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/btree.h"
+#include "fs/btree.h"
 
 /*
  * Check's assertions report every passing check to the parent process;

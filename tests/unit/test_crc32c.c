@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "suites.h"
-#include "xfsj/crc32c.h"
+#include "core/crc32c.h"
 
 START_TEST(known_vectors)
 {

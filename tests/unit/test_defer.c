@@ -6,8 +6,8 @@
  */
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/alloc.h"
-#include "xfsj/defer.h"
+#include "fs/alloc.h"
+#include "fs/defer.h"
 
 static uint32_t agf_free(struct fs_fixture *fx, uint32_t agno)
 {

@@ -8,7 +8,7 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/meta.h"
+#include "ondisk/meta.h"
 #include "xfsj/ondisk.h"
 
 START_TEST(test_cache_shared)

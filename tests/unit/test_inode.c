@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "suites.h"
-#include "xfsj/crc32c.h"
+#include "core/crc32c.h"
 #include "xfsj/ondisk.h"
 
 #define ISIZE		512

@@ -11,11 +11,12 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/alloc.h"
-#include "xfsj/btree.h"
-#include "xfsj/crc32c.h"
-#include "xfsj/defer.h"
-#include "xfsj/iunlink.h"
+#include "fs/alloc.h"
+#include "fs/btree.h"
+#include "core/crc32c.h"
+#include "fs/defer.h"
+#include "fs/ialloc.h"
+#include "fs/iunlink.h"
 
 #define MB (1ULL << 20)
 

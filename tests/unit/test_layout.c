@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "suites.h"
-#include "xfsj/format.h"
+#include "ondisk/format.h"
 
 struct layout_case {
 	const struct xfsj_layout *l;

@@ -10,7 +10,7 @@
 
 #include "log_synth.h"
 #include "suites.h"
-#include "xfsj/layout.h"
+#include "core/layout.h"
 #include "xfsj/logread.h"
 
 struct item {

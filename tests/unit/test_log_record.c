@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "suites.h"
-#include "xfsj/crc32c.h"
-#include "xfsj/log.h"
+#include "core/crc32c.h"
+#include "ondisk/log.h"
 
 static const uint8_t fs_uuid[16] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
 				     0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee,

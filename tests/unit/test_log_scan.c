@@ -11,8 +11,8 @@
 
 #include "log_synth.h"
 #include "suites.h"
-#include "xfsj/layout.h"
-#include "xfsj/log.h"
+#include "core/layout.h"
+#include "ondisk/log.h"
 #include "xfsj/logread.h"
 
 static int find(struct synth *s, struct xfsj_log_ht *ht, struct xfsj_fault *f)

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "suites.h"
-#include "xfsj/crc32c.h"
+#include "core/crc32c.h"
 #include "xfsj/io.h"
-#include "xfsj/log.h"
+#include "ondisk/log.h"
 #include "xfsj/newfs.h"
 #include "xfsj/ondisk.h"
 

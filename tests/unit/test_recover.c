@@ -12,11 +12,11 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
-#include "xfsj/alloc.h"
-#include "xfsj/bmap.h"
-#include "xfsj/crc32c.h"
-#include "xfsj/defer.h"
-#include "xfsj/layout.h"
+#include "fs/alloc.h"
+#include "fs/bmap.h"
+#include "core/crc32c.h"
+#include "fs/defer.h"
+#include "core/layout.h"
 #include "xfsj/recover.h"
 
 #define MB		(1ULL << 20)

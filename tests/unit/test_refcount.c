@@ -11,10 +11,10 @@
 
 #include "suites.h"
 #include "fs_fixture.h"
-#include "xfsj/alloc.h"
-#include "xfsj/btree.h"
-#include "xfsj/defer.h"
-#include "xfsj/refcount.h"
+#include "fs/alloc.h"
+#include "fs/btree.h"
+#include "fs/defer.h"
+#include "fs/refcount.h"
 
 #define COWFLAG		(1U << 31)
 #define MAXRECS		4096

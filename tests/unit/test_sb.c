@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "suites.h"
-#include "xfsj/crc32c.h"
-#include "xfsj/format.h"
+#include "core/crc32c.h"
+#include "ondisk/format.h"
 
 /* Where the tested sector pretends to live: the sb of AG 2. */
 #define SB_BYTE_OFF ((uint64_t)2 * 65536 * 4096)

@@ -11,7 +11,7 @@
 #include <check.h>
 
 #include "xfsj/errors.h"
-#include "xfsj/trans_resv.h"
+#include "ondisk/trans_resv.h"
 
 Suite *trans_resv_suite(void);
 

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Page overlay over a device: an open-addressing hash of 4 KiB pages keyed
+ * by page index.  Pages enter the table on first write (read-modify-write
+ * from the device); reads of pages not in the table go to the device.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xfsj/errors.h"
+#include "core/overlay.h"
+
+struct page {
+	uint64_t index;		/* device offset / XFSJ_OVL_PAGE; UINT64_MAX = empty */
+	uint8_t *data;
+};
+
+struct xfsj_overlay {
+	struct xfsj_io *io;
+	struct page *tab;
+	size_t cap;		/* power of two */
+	size_t used;
+};
+
+static size_t slot_of(uint64_t index, size_t cap)
+{
+	/* Fibonacci hashing spreads consecutive page numbers. */
+	return (size_t)((index * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+}
+
+int xfsj_overlay_create(struct xfsj_io *io, struct xfsj_overlay **out)
+{
+	struct xfsj_overlay *ov = calloc(1, sizeof(*ov));
+
+	if (!ov)
+		return -XFSJ_E_NOMEM;
+	ov->io = io;
+	ov->cap = 1024;
+	ov->tab = malloc(ov->cap * sizeof(*ov->tab));
+	if (!ov->tab) {
+		free(ov);
+		return -XFSJ_E_NOMEM;
+	}
+	for (size_t i = 0; i < ov->cap; i++)
+		ov->tab[i].index = UINT64_MAX;
+	*out = ov;
+	return 0;
+}
+
+void xfsj_overlay_free(struct xfsj_overlay *ov)
+{
+	if (!ov)
+		return;
+	for (size_t i = 0; i < ov->cap; i++)
+		if (ov->tab[i].index != UINT64_MAX)
+			free(ov->tab[i].data);
+	free(ov->tab);
+	free(ov);
+}
+
+static struct page *find(struct xfsj_overlay *ov, uint64_t index)
+{
+	size_t s = slot_of(index, ov->cap);
+
+	for (;;) {
+		struct page *p = &ov->tab[s];
+
+		if (p->index == index)
+			return p;
+		if (p->index == UINT64_MAX)
+			return NULL;
+		s = (s + 1) & (ov->cap - 1);
+	}
+}
+
+static int grow(struct xfsj_overlay *ov)
+{
+	size_t ncap = ov->cap * 2;
+	struct page *nt = malloc(ncap * sizeof(*nt));
+
+	if (!nt)
+		return -XFSJ_E_NOMEM;
+	for (size_t i = 0; i < ncap; i++)
+		nt[i].index = UINT64_MAX;
+	for (size_t i = 0; i < ov->cap; i++) {
+		size_t s;
+
+		if (ov->tab[i].index == UINT64_MAX)
+			continue;
+		s = slot_of(ov->tab[i].index, ncap);
+		while (nt[s].index != UINT64_MAX)
+			s = (s + 1) & (ncap - 1);
+		nt[s] = ov->tab[i];
+	}
+	free(ov->tab);
+	ov->tab = nt;
+	ov->cap = ncap;
+	return 0;
+}
+
+/* The page for @index, created from the device contents if needed. */
+static int get_page(struct xfsj_overlay *ov, uint64_t index, struct page **out)
+{
+	struct page *p = find(ov, index);
+	uint64_t off = index * XFSJ_OVL_PAGE;
+	size_t s;
+	int err;
+
+	if (p) {
+		*out = p;
+		return 0;
+	}
+	if ((ov->used + 1) * 4 > ov->cap * 3) {
+		err = grow(ov);
+		if (err)
+			return err;
+	}
+	uint8_t *data = malloc(XFSJ_OVL_PAGE);
+
+	if (!data)
+		return -XFSJ_E_NOMEM;
+	if (off >= ov->io->size) {
+		free(data);
+		return -XFSJ_E_RANGE;
+	}
+	if (off + XFSJ_OVL_PAGE > ov->io->size) {
+		memset(data, 0, XFSJ_OVL_PAGE);
+		err = xfsj_pread(ov->io, data, (size_t)(ov->io->size - off), off);
+	} else {
+		err = xfsj_pread(ov->io, data, XFSJ_OVL_PAGE, off);
+	}
+	if (err) {
+		free(data);
+		return err;
+	}
+	s = slot_of(index, ov->cap);
+	while (ov->tab[s].index != UINT64_MAX)
+		s = (s + 1) & (ov->cap - 1);
+	ov->tab[s].index = index;
+	ov->tab[s].data = data;
+	ov->used++;
+	*out = &ov->tab[s];
+	return 0;
+}
+
+int xfsj_overlay_read(struct xfsj_overlay *ov, void *buf, size_t len,
+		      uint64_t off)
+{
+	uint8_t *dst = buf;
+
+	if (off > ov->io->size || len > ov->io->size - off)
+		return -XFSJ_E_RANGE;
+	while (len) {
+		uint64_t index = off / XFSJ_OVL_PAGE;
+		size_t in = (size_t)(off % XFSJ_OVL_PAGE);
+		size_t n = XFSJ_OVL_PAGE - in < len ? XFSJ_OVL_PAGE - in : len;
+		struct page *p = find(ov, index);
+		int err;
+
+		if (p) {
+			memcpy(dst, p->data + in, n);
+		} else {
+			err = xfsj_pread(ov->io, dst, n, off);
+			if (err)
+				return err;
+		}
+		dst += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int xfsj_overlay_write(struct xfsj_overlay *ov, const void *buf, size_t len,
+		       uint64_t off)
+{
+	const uint8_t *src = buf;
+
+	if (off > ov->io->size || len > ov->io->size - off)
+		return -XFSJ_E_RANGE;
+	while (len) {
+		uint64_t index = off / XFSJ_OVL_PAGE;
+		size_t in = (size_t)(off % XFSJ_OVL_PAGE);
+		size_t n = XFSJ_OVL_PAGE - in < len ? XFSJ_OVL_PAGE - in : len;
+		struct page *p;
+		int err = get_page(ov, index, &p);
+
+		if (err)
+			return err;
+		memcpy(p->data + in, src, n);
+		src += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+	const struct page *x = *(const struct page *const *)a;
+	const struct page *y = *(const struct page *const *)b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int xfsj_overlay_each_dirty(struct xfsj_overlay *ov, xfsj_page_fn fn,
+			    void *arg)
+{
+	struct page **list = malloc((ov->used ? ov->used : 1) * sizeof(*list));
+	size_t n = 0;
+	int err = 0;
+
+	if (!list)
+		return -XFSJ_E_NOMEM;
+	for (size_t i = 0; i < ov->cap; i++)
+		if (ov->tab[i].index != UINT64_MAX)
+			list[n++] = &ov->tab[i];
+	qsort(list, n, sizeof(*list), cmp_index);
+	for (size_t i = 0; i < n && !err; i++)
+		err = fn(arg, list[i]->index * XFSJ_OVL_PAGE, list[i]->data);
+	free(list);
+	return err;
+}
+
+uint64_t xfsj_overlay_dirty_pages(const struct xfsj_overlay *ov)
+{
+	return ov->used;
+}
+
+uint64_t xfsj_overlay_dev_size(const struct xfsj_overlay *ov)
+{
+	return ov->io->size;
+}

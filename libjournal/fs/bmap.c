@@ -1,0 +1,1394 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inode fork mappings (bmap.h).
+ *
+ * A fork is loaded whole: its records in offset order and, for a btree
+ * fork, the shape of the tree (the blocks of each level with their record
+ * or child counts, left to right).  Changes are made on the record array
+ * the way the kernel's xfs_bmap makes them on its cursor (update, insert
+ * after a lookup, delete), each one charged to the leaf the kernel's
+ * cursor would be on; then every block is rebuilt from the array and the
+ * shape and written back only where its bytes changed, so blocks the
+ * kernel would not touch keep their LSN.
+ *
+ * The inode root of a btree fork (level, numrecs, keys, then pointers at
+ * the offset given by how many pointers the fork could hold) and the
+ * bmbt blocks (long-format header, 16-byte records, 8-byte keys and
+ * 8-byte pointers placed after room for maxrecs keys) are laid out as in
+ * xfs_bmap_btree.h.
+ *
+ * The bmbt's shape follows the generic btree rules the kernel applies to
+ * it (shift to a sibling, split, new inode root; borrow, join, kill the
+ * inode root) on the block entry counts alone: the generic engine here
+ * (btree.h) is per-AG with short pointers, and the record contents of
+ * every block follow from the counts and the record array.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/bmap.h"
+#include "core/crc32c.h"
+#include "core/layout.h"
+#include "fs/refcount.h"
+
+#define MAX_FILEOFF	XFSJ_MAX_FILEOFF
+#define MAXEXTLEN	XFSJ_BMBT_MAX_EXTLEN
+#define NULLFSBLOCK	XFSJ_NULLFSBLOCK
+#define REC_SIZE	XFSJ_BMBT_REC_SIZE
+#define BMDR_HDR	4
+#define DIFLAG_REALTIME	0x0001
+#define MAXLEVELS	XFSJ_BTREE_MAXLEVELS
+
+/* Long-format header fields (byte offsets). */
+#define LB_LEVEL	4
+#define LB_NUMRECS	6
+#define LB_LEFTSIB	8
+#define LB_RIGHTSIB	16
+#define LB_BLKNO	24
+#define LB_UUID		40
+#define LB_OWNER	56
+
+struct bm_blk {
+	uint64_t fsbno;
+	struct xfsj_buf *bp;
+	uint32_t cnt;		/* records (leaf) or children (node) */
+};
+
+struct bm_fork {
+	struct xfsj_fs *fs;
+	struct xfsj_iref *ip;
+	int whichfork;
+	uint8_t *area;		/* the fork in the inode */
+	uint32_t size;
+	unsigned int format;
+	struct xfsj_bmbt_irec *ext;
+	size_t n, cap;
+	/* Btree: the inode root is level @height; lv[l] for l < height. */
+	unsigned int height;
+	struct bm_blk *lv[MAXLEVELS];
+	size_t nlv[MAXLEVELS], caplv[MAXLEVELS];
+	unsigned int dmaxr;	/* pointers the inode root can hold */
+	unsigned int maxr;	/* records (or keys) per bmbt block */
+	uint64_t unmapped;	/* blocks unmapped so far */
+	bool reflink;		/* a reflink inode's data fork */
+	bool rmapbt;
+};
+
+static void bm_free(struct bm_fork *bf)
+{
+	free(bf->ext);
+	for (unsigned int l = 0; l < MAXLEVELS; l++)
+		free(bf->lv[l]);
+	memset(bf, 0, sizeof(*bf));
+}
+
+static int grow(void **v, size_t *cap, size_t want, size_t size)
+{
+	void *nv;
+	size_t ncap;
+
+	if (want <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < want)
+		ncap *= 2;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -XFSJ_E_NOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* ---- records ---- */
+
+/* A data-device extent inside one AG. */
+static bool fsbext_ok(const struct xfsj_fs *fs, uint64_t fsb, uint64_t len)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+
+	if (len == 0 || (fsb >> sb->agblklog) >= sb->agcount)
+		return false;
+	return (uint64_t)xfsj_fsb_agbno(sb, fsb) + len <=
+	       xfsj_fs_ag_blocks(fs, xfsj_fsb_agno(sb, fsb));
+}
+
+static uint64_t rec_end(const struct xfsj_bmbt_irec *r)
+{
+	return r->startoff + r->blockcount;
+}
+
+/* ---- inode counters ---- */
+
+static uint64_t fork_nextents(const struct xfsj_dinode *di, int whichfork)
+{
+	return whichfork == XFSJ_ATTR_FORK ? xfsj_dinode_anextents(di) :
+					     xfsj_dinode_nextents(di);
+}
+
+static void set_nextents(struct xfsj_dinode *di, int whichfork, uint64_t n)
+{
+	bool big = di->flags2 & XFSJ_DIFLAG2_NREXT64;
+
+	if (whichfork == XFSJ_ATTR_FORK) {
+		if (big)
+			di->nextents = (uint32_t)n;
+		else
+			di->anextents = (uint16_t)n;
+	} else if (big) {
+		di->big_nextents = n;
+	} else {
+		di->nextents = (uint32_t)n;
+	}
+}
+
+/* The kernel's extent count limits (xfs_iext_max_nextents). */
+static uint64_t max_nextents(const struct xfsj_dinode *di, int whichfork)
+{
+	bool big = di->flags2 & XFSJ_DIFLAG2_NREXT64;
+
+	if (whichfork == XFSJ_ATTR_FORK)
+		return big ? (1ULL << 32) - 1 : (1ULL << 15) - 1;
+	return big ? (1ULL << 48) - 1 : (1ULL << 31) - 1;
+}
+
+/* ---- loading ---- */
+
+static int bad_block(struct xfsj_fault *f, int err, const char *field,
+		     uint64_t daddr, size_t off, uint64_t val)
+{
+	return xfsj_fault_set(f, err, "bmap btree block", field,
+			      (daddr << 9) + off, val);
+}
+
+static uint64_t fsb_daddr(const struct xfsj_sb *sb, uint64_t fsb)
+{
+	return xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
+				 xfsj_fsb_agbno(sb, fsb));
+}
+
+static int add_records(struct bm_fork *bf, const uint8_t *p, size_t n,
+		       uint64_t want, uint64_t off, struct xfsj_fault *f)
+{
+	int err;
+
+	if (bf->n + n > want)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap",
+				      "more extents than nextents", off, want);
+	err = grow((void **)&bf->ext, &bf->cap, bf->n + n, sizeof(*bf->ext));
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		struct xfsj_bmbt_irec r;
+
+		xfsj_bmbt_rec_decode(p + i * REC_SIZE, &r);
+		if (!fsbext_ok(bf->fs, r.startblock, r.blockcount))
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
+					      "startblock", off + i * REC_SIZE,
+					      r.startblock);
+		if (rec_end(&r) > MAX_FILEOFF ||
+		    (bf->n && r.startoff < rec_end(&bf->ext[bf->n - 1])))
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
+					      "startoff", off + i * REC_SIZE,
+					      r.startoff);
+		bf->ext[bf->n++] = r;
+	}
+	return 0;
+}
+
+static int load_block(struct bm_fork *bf, uint64_t fsb, unsigned int level,
+		      uint64_t want, struct xfsj_fault *f);
+
+/*
+ * Load the @n children of a node whose keys are at @keys (device offset
+ * @koff) and pointers @gap bytes further; each key must be the first
+ * offset under its child.
+ */
+static int load_children(struct bm_fork *bf, const uint8_t *keys, size_t gap,
+			 size_t n, unsigned int level, uint64_t want,
+			 uint64_t koff, struct xfsj_fault *f)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t fsb = xfsj_get_be64(keys + gap + i * 8);
+		size_t before = bf->n;
+		int err;
+
+		if (!fsbext_ok(bf->fs, fsb, 1))
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap btree",
+					      "ptr", koff + gap + i * 8, fsb);
+		err = load_block(bf, fsb, level, want, f);
+		if (err)
+			return err;
+		if (bf->n > before &&
+		    bf->ext[before].startoff != xfsj_get_be64(keys + i * 8))
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap btree",
+					      "key", koff + i * 8,
+					      xfsj_get_be64(keys + i * 8));
+	}
+	return 0;
+}
+
+static int load_block(struct bm_fork *bf, uint64_t fsb, unsigned int level,
+		      uint64_t want, struct xfsj_fault *f)
+{
+	struct xfsj_fs *fs = bf->fs;
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+	uint64_t daddr = fsb_daddr(sb, fsb);
+	struct bm_blk *prev;
+	struct xfsj_lblock h;
+	struct xfsj_buf *bp;
+	struct xfsj_vctx c;
+	size_t i;
+	int err;
+
+	/* Blocks are visited in key order: each level left to right. */
+	for (unsigned int l = 0; l < MAXLEVELS; l++)
+		for (i = 0; i < bf->nlv[l]; i++)
+			if (bf->lv[l][i].fsbno == fsb)
+				return bad_block(f, XFSJ_E_CORRUPT,
+						 "block used twice", daddr, 0,
+						 fsb);
+	err = xfsj_buf_read(fs, daddr, sb->blocksize, &bp);
+	if (err)
+		return bad_block(f, -err, "read", daddr, 0, fsb);
+	xfsj_lblock_decode(bp->data, &h);
+	xfsj_fs_vctx(fs, xfsj_fsb_agno(sb, fsb), &c);
+	if (h.magic != XFSJ_BMAP_MAGIC)
+		return bad_block(f, XFSJ_E_BADMAGIC, "magic", daddr, 0, h.magic);
+	/* A dirty buffer was changed here since it was read and verified;
+	 * its CRC is computed again at flush. */
+	if (!bp->dirty &&
+	    !xfsj_cksum_ok(bp->data, sb->blocksize, XFSJ_LBLOCK_CRC_OFF))
+		return bad_block(f, XFSJ_E_BADCRC, "crc", daddr,
+				 XFSJ_LBLOCK_CRC_OFF, 0);
+	if (memcmp(h.uuid, c.uuid, 16))
+		return bad_block(f, XFSJ_E_CORRUPT, "uuid", daddr, LB_UUID, 0);
+	if (h.blkno != daddr)
+		return bad_block(f, XFSJ_E_CORRUPT, "blkno", daddr, LB_BLKNO,
+				 h.blkno);
+	if (h.owner != bf->ip->ino)
+		return bad_block(f, XFSJ_E_CORRUPT, "owner", daddr, LB_OWNER,
+				 h.owner);
+	if (h.level != level)
+		return bad_block(f, XFSJ_E_CORRUPT, "level", daddr, LB_LEVEL,
+				 h.level);
+	if (h.numrecs == 0 || h.numrecs > bf->maxr)
+		return bad_block(f, XFSJ_E_CORRUPT, "numrecs", daddr,
+				 LB_NUMRECS, h.numrecs);
+	/* The sibling chain must match the order the tree gives. */
+	prev = bf->nlv[level] ? &bf->lv[level][bf->nlv[level] - 1] : NULL;
+	if (h.leftsib != (prev ? prev->fsbno : NULLFSBLOCK))
+		return bad_block(f, XFSJ_E_CORRUPT, "leftsib", daddr,
+				 LB_LEFTSIB, h.leftsib);
+	if (prev && xfsj_get_be64(prev->bp->data + LB_RIGHTSIB) != fsb)
+		return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
+				 prev->bp->daddr, LB_RIGHTSIB,
+				 xfsj_get_be64(prev->bp->data + LB_RIGHTSIB));
+	err = grow((void **)&bf->lv[level], &bf->caplv[level],
+		   bf->nlv[level] + 1, sizeof(struct bm_blk));
+	if (err)
+		return err;
+	bf->lv[level][bf->nlv[level]++] = (struct bm_blk){ fsb, bp, h.numrecs };
+	if (level == 0)
+		return add_records(bf, bp->data + XFSJ_LBLOCK_HDR_SIZE,
+				   h.numrecs, want,
+				   (daddr << 9) + XFSJ_LBLOCK_HDR_SIZE, f);
+	return load_children(bf, bp->data + XFSJ_LBLOCK_HDR_SIZE,
+			     (size_t)bf->maxr * 8, h.numrecs, level - 1,
+			     want, (daddr << 9) + XFSJ_LBLOCK_HDR_SIZE, f);
+}
+
+/* The last block of each level must end its sibling chain. */
+static int check_chain_ends(struct bm_fork *bf, struct xfsj_fault *f)
+{
+	for (unsigned int l = 0; l < bf->height; l++) {
+		struct bm_blk *b;
+
+		if (!bf->nlv[l])
+			continue;
+		b = &bf->lv[l][bf->nlv[l] - 1];
+		if (xfsj_get_be64(b->bp->data + LB_RIGHTSIB) != NULLFSBLOCK)
+			return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
+					 b->bp->daddr, LB_RIGHTSIB,
+					 xfsj_get_be64(b->bp->data +
+						       LB_RIGHTSIB));
+	}
+	return 0;
+}
+
+static int fork_load(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
+		     struct bm_fork *bf, struct xfsj_fault *f)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+	struct xfsj_dinode *di = &ip->di;
+	bool attr = whichfork == XFSJ_ATTR_FORK;
+	uint64_t want = fork_nextents(di, whichfork);
+	uint64_t off;
+	uint16_t level, numrecs;
+	int err;
+
+	memset(bf, 0, sizeof(*bf));
+	bf->fs = fs;
+	bf->ip = ip;
+	bf->whichfork = whichfork;
+	bf->area = xfsj_ifork(fs, ip, whichfork, &bf->size);
+	bf->format = attr ? di->aformat : di->format;
+	bf->maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize, true);
+	bf->dmaxr = bf->size >= BMDR_HDR ? (bf->size - BMDR_HDR) / 16 : 0;
+	bf->reflink = !attr && (di->flags2 & XFSJ_DIFLAG2_REFLINK);
+	bf->rmapbt = xfsj_fs_has(fs, XFSJ_RO_COMPAT_RMAPBT);
+	off = ip->byte_off + (uint64_t)(bf->area - ip->dip);
+	if (attr && !di->forkoff) {
+		if (want)
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+					      "anextents", ip->byte_off, want);
+		bf->format = XFSJ_DINODE_FMT_EXTENTS;
+		return 0;
+	}
+	if (!attr && (di->flags & DIFLAG_REALTIME))
+		return xfsj_fault_set(f, XFSJ_E_UNSUPP, "inode",
+				      "realtime data fork", ip->byte_off + 90,
+				      di->flags);
+	switch (bf->format) {
+	case XFSJ_DINODE_FMT_EXTENTS:
+		if (want > bf->size / REC_SIZE)
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+					      attr ? "anextents" : "nextents",
+					      ip->byte_off, want);
+		return add_records(bf, bf->area, (size_t)want, want, off, f);
+	case XFSJ_DINODE_FMT_BTREE:
+		break;
+	default:
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+				      attr ? "aformat" : "format",
+				      ip->byte_off + (attr ? 83 : 5),
+				      bf->format);
+	}
+	/* xfs_iformat_btree: a btree fork holds more than the inode could. */
+	if (want <= bf->size / REC_SIZE || want > max_nextents(di, whichfork))
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+				      attr ? "anextents" : "nextents",
+				      ip->byte_off, want);
+	level = xfsj_get_be16(bf->area);
+	numrecs = xfsj_get_be16(bf->area + 2);
+	if (level == 0 || level >= MAXLEVELS)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap root", "level",
+				      off, level);
+	if (numrecs == 0 || numrecs > bf->dmaxr)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap root",
+				      "numrecs", off + 2, numrecs);
+	bf->height = level;
+	err = load_children(bf, bf->area + BMDR_HDR, bf->dmaxr * 8U, numrecs,
+			    level - 1U, want, off + BMDR_HDR, f);
+	if (!err)
+		err = check_chain_ends(bf, f);
+	if (!err && bf->n != want)
+		err = xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+				     attr ? "anextents" : "nextents",
+				     ip->byte_off, want);
+	return err;
+}
+
+/* ---- writing back ---- */
+
+/* Copy @len bytes to @dst; mark the buffer dirty only when they differ. */
+static void put_bytes(struct xfsj_buf *bp, uint8_t *dst, const void *src,
+		      size_t len)
+{
+	if (memcmp(dst, src, len)) {
+		memcpy(dst, src, len);
+		xfsj_buf_dirty(bp);
+	}
+}
+
+static void put64(struct xfsj_buf *bp, uint8_t *dst, uint64_t v)
+{
+	uint8_t b[8];
+
+	xfsj_put_be64(b, v);
+	put_bytes(bp, dst, b, 8);
+}
+
+static void put16(struct xfsj_buf *bp, uint8_t *dst, uint16_t v)
+{
+	uint8_t b[2];
+
+	xfsj_put_be16(b, v);
+	put_bytes(bp, dst, b, 2);
+}
+
+/*
+ * Rebuild every block from the record array and the shape.  @first[l][j]
+ * is the index of the first record under block j of level l.
+ */
+static int write_btree(struct bm_fork *bf)
+{
+	size_t *first[MAXLEVELS] = { NULL };
+	uint8_t rb[REC_SIZE];
+	int err = 0;
+
+	for (unsigned int l = 0; l < bf->height; l++) {
+		size_t pos = 0;
+
+		first[l] = calloc(bf->nlv[l] + 1, sizeof(size_t));
+		if (!first[l]) {
+			err = -XFSJ_E_NOMEM;
+			goto out;
+		}
+		for (size_t j = 0; j < bf->nlv[l]; j++) {
+			struct bm_blk *b = &bf->lv[l][j];
+			uint8_t *d = b->bp->data;
+
+			/* Only a tree the kernel never leaves has one. */
+			if (!b->cnt) {
+				err = -XFSJ_E_CORRUPT;
+				goto out;
+			}
+			first[l][j] = l ? first[l - 1][pos] : pos;
+			put16(b->bp, d + LB_NUMRECS, (uint16_t)b->cnt);
+			put64(b->bp, d + LB_LEFTSIB,
+			      j ? bf->lv[l][j - 1].fsbno : NULLFSBLOCK);
+			put64(b->bp, d + LB_RIGHTSIB, j + 1 < bf->nlv[l] ?
+			      bf->lv[l][j + 1].fsbno : NULLFSBLOCK);
+			for (size_t i = 0; i < b->cnt; i++) {
+				if (l == 0) {
+					xfsj_bmbt_rec_encode(&bf->ext[pos + i], rb);
+					put_bytes(b->bp, d + XFSJ_LBLOCK_HDR_SIZE +
+						  i * REC_SIZE, rb, REC_SIZE);
+					continue;
+				}
+				put64(b->bp, d + XFSJ_LBLOCK_HDR_SIZE + i * 8,
+				      bf->ext[first[l - 1][pos + i]].startoff);
+				put64(b->bp, d + XFSJ_LBLOCK_HDR_SIZE +
+				      (size_t)bf->maxr * 8 + i * 8,
+				      bf->lv[l - 1][pos + i].fsbno);
+			}
+			pos += b->cnt;
+		}
+		first[l][bf->nlv[l]] = l ? first[l - 1][pos] : pos;
+	}
+	/* The inode root: keys, then pointers after room for dmaxr keys. */
+	{
+		unsigned int l = bf->height - 1;
+		uint8_t *p = bf->area;
+
+		xfsj_put_be16(p, (uint16_t)bf->height);
+		xfsj_put_be16(p + 2, (uint16_t)bf->nlv[l]);
+		for (size_t j = 0; j < bf->nlv[l]; j++) {
+			xfsj_put_be64(p + BMDR_HDR + j * 8,
+				      bf->ext[first[l][j]].startoff);
+			xfsj_put_be64(p + BMDR_HDR + bf->dmaxr * 8U + j * 8,
+				      bf->lv[l][j].fsbno);
+		}
+	}
+out:
+	for (unsigned int l = 0; l < MAXLEVELS; l++)
+		free(first[l]);
+	return err;
+}
+
+static int fork_write(struct bm_fork *bf)
+{
+	struct xfsj_dinode *di = &bf->ip->di;
+
+	set_nextents(di, bf->whichfork, bf->n);
+	if (bf->whichfork == XFSJ_ATTR_FORK)
+		di->aformat = (uint8_t)bf->format;
+	else
+		di->format = (uint8_t)bf->format;
+	if (bf->format == XFSJ_DINODE_FMT_BTREE)
+		return write_btree(bf);
+	for (size_t i = 0; i < bf->n; i++)
+		xfsj_bmbt_rec_encode(&bf->ext[i], bf->area + i * REC_SIZE);
+	return 0;
+}
+
+/* ---- queued work ---- */
+
+static int queue_rmap(struct bm_fork *bf, const struct xfsj_bmbt_irec *r,
+		      bool map)
+{
+	struct xfsj_work w;
+
+	/* xfs_rmap_update_is_needed: only with an rmapbt. */
+	if (!bf->rmapbt)
+		return 0;
+	memset(&w, 0, sizeof(w));
+	w.kind = XFSJ_W_RMAP;
+	w.fsbno = r->startblock;
+	w.len = (uint32_t)r->blockcount;
+	if (map)
+		w.rmap.op = bf->reflink ? XFSJ_RMAP_MAP_SHARED : XFSJ_RMAP_MAP;
+	else
+		w.rmap.op = bf->reflink ? XFSJ_RMAP_UNMAP_SHARED :
+					  XFSJ_RMAP_UNMAP;
+	w.rmap.owner = bf->ip->ino;
+	w.rmap.offset = r->startoff;
+	w.rmap.attr_fork = bf->whichfork == XFSJ_ATTR_FORK;
+	w.rmap.unwritten = r->unwritten;
+	return xfsj_defer_add(bf->fs, &w);
+}
+
+/* What happens to the blocks of an unmapped extent (del_extent_real). */
+static int queue_release(struct bm_fork *bf, const struct xfsj_bmbt_irec *r)
+{
+	struct xfsj_work w;
+
+	if (bf->reflink)
+		return xfsj_refcount_decrease_extent(bf->fs, r->startblock,
+						     (uint32_t)r->blockcount);
+	memset(&w, 0, sizeof(w));
+	w.kind = XFSJ_W_FREE;
+	w.fsbno = r->startblock;
+	w.len = (uint32_t)r->blockcount;
+	/* The reverse mapping goes with the rmap unmap queued first. */
+	w.free.oi.owner = XFSJ_RMAP_OWN_NULL;
+	return xfsj_defer_add(bf->fs, &w);
+}
+
+/* ---- record changes, charged to the leaf the kernel's cursor is on ---- */
+
+static int unsupp_shape(struct bm_fork *bf, const char *why,
+			struct xfsj_fault *f)
+{
+	return xfsj_fault_set(f, XFSJ_E_UNSUPP, "bmap btree", why,
+			      bf->ip->byte_off, bf->ip->ino);
+}
+
+/* The leaf holding record @k; *start gets its first record's index. */
+static size_t leaf_of(const struct bm_fork *bf, size_t k, size_t *start)
+{
+	size_t s = 0, j;
+
+	for (j = 0; j + 1 < bf->nlv[0]; j++) {
+		if (k < s + bf->lv[0][j].cnt)
+			break;
+		s += bf->lv[0][j].cnt;
+	}
+	*start = s;
+	return j;
+}
+
+static int count_check(struct bm_fork *bf, size_t n, struct xfsj_fault *f)
+{
+	if (n > max_nextents(&bf->ip->di, bf->whichfork))
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "inode",
+				      bf->whichfork ? "anextents (overflow)" :
+						      "nextents (overflow)",
+				      bf->ip->byte_off, n);
+	return 0;
+}
+
+/*
+ * The tree's shape under insertions and deletions, by the rules of the
+ * kernel's generic btree (xfs_btree_insrec, xfs_btree_delrec): only the
+ * entry counts of each block matter, since the blocks' contents are
+ * rebuilt from the records at write time.  Levels are counted from the
+ * leaves (0); the inode root is level @height.
+ */
+
+/* A new block of @level allocated near @near (xfs_bmbt_alloc_block). */
+static int new_block(struct bm_fork *bf, unsigned int level, uint64_t near,
+		     struct bm_blk *b, struct xfsj_fault *f)
+{
+	struct xfsj_fs *fs = bf->fs;
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+	struct xfsj_owner oi = { bf->ip->ino, 0,
+				 bf->whichfork == XFSJ_ATTR_FORK, true };
+	uint32_t tagno = xfsj_fsb_agno(sb, near);
+	uint32_t agno = tagno, agbno = XFSJ_NULLAGBLOCK;
+	struct xfsj_lblock h;
+	struct xfsj_vctx c;
+	int err = -XFSJ_E_NOSPC;
+
+	if (tagno >= sb->agcount)
+		tagno = agno = 0;
+	/* The start AG first, near the target, then the others. */
+	for (uint32_t i = 0; i < sb->agcount && err == -XFSJ_E_NOSPC; i++) {
+		agno = (tagno + i) % sb->agcount;
+		err = xfsj_alloc_extent(fs, agno, agno == tagno ?
+					xfsj_fsb_agbno(sb, near) : 0, 1, &oi,
+					&agbno, f);
+	}
+	if (err)
+		return err;
+	b->fsbno = xfsj_agb_to_fsb(sb, agno, agbno);
+	b->cnt = 0;
+	err = xfsj_buf_get_zero(fs, fsb_daddr(sb, b->fsbno), sb->blocksize,
+				&b->bp);
+	if (err)
+		return xfsj_fault_set(f, -err, "bmap btree block", "get",
+				      fsb_daddr(sb, b->fsbno) << 9, b->fsbno);
+	xfsj_fs_vctx(fs, agno, &c);
+	memset(&h, 0, sizeof(h));
+	h.magic = XFSJ_BMAP_MAGIC;
+	h.level = (uint16_t)level;
+	h.leftsib = h.rightsib = NULLFSBLOCK;
+	h.blkno = fsb_daddr(sb, b->fsbno);
+	memcpy(h.uuid, c.uuid, 16);
+	h.owner = bf->ip->ino;
+	xfsj_lblock_encode(&h, b->bp->data);
+	xfsj_buf_dirty(b->bp);
+	bf->ip->di.nblocks++;
+	return 0;
+}
+
+static int blk_insert(struct bm_fork *bf, unsigned int l, size_t at,
+		      const struct bm_blk *b)
+{
+	int err = grow((void **)&bf->lv[l], &bf->caplv[l], bf->nlv[l] + 1,
+		       sizeof(struct bm_blk));
+
+	if (err)
+		return err;
+	memmove(&bf->lv[l][at + 1], &bf->lv[l][at],
+		(bf->nlv[l] - at) * sizeof(struct bm_blk));
+	bf->lv[l][at] = *b;
+	bf->nlv[l]++;
+	return 0;
+}
+
+/* xfs_bmbt_free_block: deferred free with the bmbt owner, nblocks - 1. */
+static int blk_free(struct bm_fork *bf, unsigned int l, size_t at,
+		    struct xfsj_fault *f)
+{
+	struct bm_blk *b = &bf->lv[l][at];
+	struct xfsj_work w;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	w.kind = XFSJ_W_FREE;
+	w.fsbno = b->fsbno;
+	w.len = 1;
+	w.free.oi.owner = bf->ip->ino;
+	w.free.oi.attr_fork = bf->whichfork == XFSJ_ATTR_FORK;
+	w.free.oi.bmbt_block = true;
+	err = xfsj_defer_add(bf->fs, &w);
+	if (err)
+		return xfsj_fault_set(f, -err, "deferred work", "queue",
+				      bf->ip->byte_off, bf->ip->ino);
+	if (!bf->ip->di.nblocks)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", "nblocks",
+				      bf->ip->byte_off + 64, 0);
+	bf->ip->di.nblocks--;
+	xfsj_buf_forget(bf->fs, b->bp);
+	memmove(b, b + 1, (bf->nlv[l] - at - 1) * sizeof(*b));
+	bf->nlv[l]--;
+	return 0;
+}
+
+/* The parent (at level l + 1) of block @j of level @l, and j's 1-based
+ * place in it; the parent is the inode root when l + 1 is the height. */
+static size_t parent_of(const struct bm_fork *bf, unsigned int l, size_t j,
+			unsigned int *ptr)
+{
+	size_t s = 0, p;
+
+	if (l + 1 >= bf->height) {
+		*ptr = (unsigned int)j + 1;
+		return 0;
+	}
+	for (p = 0; p + 1 < bf->nlv[l + 1]; p++) {
+		if (j < s + bf->lv[l + 1][p].cnt)
+			break;
+		s += bf->lv[l + 1][p].cnt;
+	}
+	*ptr = (unsigned int)(j - s) + 1;
+	return p;
+}
+
+/*
+ * One more entry at 1-based place @ptr of block @j of level @l: a full
+ * block shifts an entry to its right sibling, else to its left, else
+ * splits (the new block goes to its right and its pointer up a level);
+ * a full inode root moves into a new block of its own (new_iroot).
+ */
+static int shape_insert(struct bm_fork *bf, unsigned int l, size_t j,
+			unsigned int ptr, struct xfsj_fault *f)
+{
+	struct bm_blk nb;
+	unsigned int c, rrecs, pptr;
+	size_t p;
+	int err;
+
+	if (l >= MAXLEVELS - 1)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap btree", "level",
+				      bf->ip->byte_off, l);
+	if (l == bf->height) {
+		/* The root: its entries are the blocks of level l - 1. */
+		if (bf->nlv[l - 1] <= bf->dmaxr)
+			return 0;
+		err = new_block(bf, l, bf->lv[l - 1][0].fsbno, &nb, f);
+		if (err)
+			return err;
+		nb.cnt = (uint32_t)bf->nlv[l - 1];
+		bf->nlv[l] = 0;
+		err = blk_insert(bf, l, 0, &nb);
+		if (!err)
+			bf->height++;
+		return err;
+	}
+	c = bf->lv[l][j].cnt;
+	if (c < bf->maxr) {
+		bf->lv[l][j].cnt++;
+		return 0;
+	}
+	if (j + 1 < bf->nlv[l] && ptr < c && bf->lv[l][j + 1].cnt < bf->maxr) {
+		bf->lv[l][j + 1].cnt++;		/* rshift, then insert */
+		return 0;
+	}
+	if (j > 0 && ptr > 1 && bf->lv[l][j - 1].cnt < bf->maxr) {
+		bf->lv[l][j - 1].cnt++;		/* lshift, then insert */
+		return 0;
+	}
+	p = parent_of(bf, l, j, &pptr);
+	err = new_block(bf, l, bf->lv[l][j].fsbno, &nb, f);
+	if (err)
+		return err;
+	rrecs = c / 2;
+	if ((c & 1) && ptr <= rrecs + 1)
+		rrecs++;
+	bf->lv[l][j].cnt = c - rrecs;
+	nb.cnt = rrecs;
+	/* Just past the left block's last entry still goes to the left. */
+	if (ptr > c - rrecs + 1)
+		nb.cnt++;
+	else
+		bf->lv[l][j].cnt++;
+	err = blk_insert(bf, l, j + 1, &nb);
+	if (err)
+		return err;
+	return shape_insert(bf, l + 1, p, pptr + 1, f);
+}
+
+/* xfs_btree_kill_iroot: a root over a single block takes its entries. */
+static int kill_iroot(struct bm_fork *bf, struct xfsj_fault *f)
+{
+	unsigned int h = bf->height;
+	int err;
+
+	if (h <= 1 || bf->nlv[h - 1] != 1 || bf->lv[h - 1][0].cnt > bf->dmaxr)
+		return 0;
+	err = blk_free(bf, h - 1, 0, f);
+	if (!err)
+		bf->height--;
+	return err;
+}
+
+/* One entry fewer in block @j of level @l (xfs_btree_delrec). */
+static int shape_delete(struct bm_fork *bf, unsigned int l, size_t j,
+			struct xfsj_fault *f)
+{
+	unsigned int minr = bf->maxr / 2, c, pptr;
+	struct bm_blk *v;
+	size_t p, gone;
+	int err;
+
+	if (l == bf->height)
+		return kill_iroot(bf, f);
+	v = bf->lv[l];
+	c = --v[j].cnt;
+	if (c >= minr)
+		return 0;
+	if (bf->nlv[l] == 1)
+		return l + 1 == bf->height ? kill_iroot(bf, f) : 0;
+	/* Borrow from the right sibling, then from the left. */
+	if (j + 1 < bf->nlv[l] && v[j + 1].cnt - 1 >= minr &&
+	    v[j + 1].cnt > 1) {
+		v[j + 1].cnt--;
+		v[j].cnt++;
+		return 0;
+	}
+	if (j > 0 && v[j - 1].cnt - 1 >= minr && v[j - 1].cnt > 1) {
+		v[j - 1].cnt--;
+		v[j].cnt++;
+		return 0;
+	}
+	/* Join with the left sibling, else the right; the right one goes. */
+	if (j > 0 && v[j - 1].cnt + c <= bf->maxr) {
+		v[j - 1].cnt += c;
+		gone = j;
+	} else if (j + 1 < bf->nlv[l] && v[j + 1].cnt + c <= bf->maxr) {
+		v[j].cnt += v[j + 1].cnt;
+		gone = j + 1;
+	} else {
+		return 0;
+	}
+	p = parent_of(bf, l, gone, &pptr);
+	err = blk_free(bf, l, gone, f);
+	if (err)
+		return err;
+	return shape_delete(bf, l + 1, p, f);
+}
+
+/*
+ * Insert @r as record @k.  @after_cur: the kernel's cursor was moved on
+ * from record k - 1 with an increment (the middle of an unmap), which
+ * puts it at the start of the next leaf when k - 1 ended its leaf;
+ * otherwise it comes from a lookup, which stops in the leaf of k - 1.
+ */
+static int rec_insert(struct bm_fork *bf, size_t k,
+		      const struct xfsj_bmbt_irec *r, bool after_cur,
+		      struct xfsj_fault *f)
+{
+	int err = count_check(bf, bf->n + 1, f);
+
+	if (err)
+		return err;
+	if (bf->format == XFSJ_DINODE_FMT_BTREE) {
+		size_t s, j = leaf_of(bf, k ? k - 1 : 0, &s);
+
+		unsigned int ptr = (unsigned int)(k - s) + 1;
+
+		if (after_cur && k && k == s + bf->lv[0][j].cnt &&
+		    j + 1 < bf->nlv[0]) {
+			j++;
+			ptr = 1;
+		}
+		err = shape_insert(bf, 0, j, ptr, f);
+		if (err)
+			return err;
+	}
+	err = grow((void **)&bf->ext, &bf->cap, bf->n + 1, sizeof(*bf->ext));
+	if (err)
+		return err;
+	memmove(&bf->ext[k + 1], &bf->ext[k], (bf->n - k) * sizeof(*bf->ext));
+	bf->ext[k] = *r;
+	bf->n++;
+	return 0;
+}
+
+static int rec_delete(struct bm_fork *bf, size_t k, struct xfsj_fault *f)
+{
+	if (bf->format == XFSJ_DINODE_FMT_BTREE) {
+		size_t s, j = leaf_of(bf, k, &s);
+		int err = shape_delete(bf, 0, j, f);
+
+		if (err)
+			return err;
+	}
+	memmove(&bf->ext[k], &bf->ext[k + 1], (bf->n - k - 1) *
+		sizeof(*bf->ext));
+	bf->n--;
+	return 0;
+}
+
+/* ---- format changes ---- */
+
+static uint32_t maxext(const struct bm_fork *bf)
+{
+	return bf->size / REC_SIZE;
+}
+
+/*
+ * xfs_bmap_extents_to_btree: one leaf holding every record, allocated
+ * near the inode (its AG first, then the others, as a start-AG
+ * allocation does) with the inode as bmbt-block owner in the rmap, and a
+ * root of one pointer in the inode.
+ */
+static int to_btree(struct bm_fork *bf, struct xfsj_fault *f)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(bf->fs);
+	uint64_t ino = bf->ip->ino;
+	struct bm_blk b;
+	int err;
+
+	if (bf->dmaxr < 1 || bf->n > bf->maxr)
+		return unsupp_shape(bf, "fork too small for a btree root", f);
+	err = new_block(bf, 0, xfsj_agb_to_fsb(sb, xfsj_ino_agno(sb, ino),
+					       xfsj_ino_agino(sb, ino) >>
+					       sb->inopblog), &b, f);
+	if (err)
+		return err;
+	b.cnt = (uint32_t)bf->n;
+	bf->nlv[0] = 0;
+	err = blk_insert(bf, 0, 0, &b);
+	if (err)
+		return err;
+	bf->height = 1;
+	bf->format = XFSJ_DINODE_FMT_BTREE;
+	return 0;
+}
+
+/*
+ * xfs_bmap_btree_to_extents: when the records fit in the inode again,
+ * the root's only leaf is freed (deferred, with its bmbt-block rmap).
+ */
+static int to_extents(struct bm_fork *bf, struct xfsj_fault *f)
+{
+	int err;
+
+	if (bf->height != 1 || bf->nlv[0] != 1)
+		return unsupp_shape(bf, "records fit the inode but the tree "
+				    "has more than one leaf", f);
+	err = blk_free(bf, 0, 0, f);
+	if (err)
+		return err;
+	bf->height = 0;
+	bf->format = XFSJ_DINODE_FMT_EXTENTS;
+	return 0;
+}
+
+/* What the kernel does at the end of a map or unmap. */
+static int fix_format(struct bm_fork *bf, struct xfsj_fault *f)
+{
+	if (bf->format == XFSJ_DINODE_FMT_EXTENTS && bf->n > maxext(bf))
+		return to_btree(bf, f);
+	if (bf->format == XFSJ_DINODE_FMT_BTREE && bf->n <= maxext(bf))
+		return to_extents(bf, f);
+	return 0;
+}
+
+/* ---- map ---- */
+
+/* Index of the first record starting after @off. */
+static size_t upper_bound(const struct bm_fork *bf, uint64_t off)
+{
+	size_t lo = 0, hi = bf->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bf->ext[mid].startoff <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool contiguous(const struct xfsj_bmbt_irec *a,
+		       const struct xfsj_bmbt_irec *b)
+{
+	return rec_end(a) == b->startoff &&
+	       a->startblock + a->blockcount == b->startblock &&
+	       a->unwritten == b->unwritten;
+}
+
+static int queue_err(struct bm_fork *bf, int err, struct xfsj_fault *f)
+{
+	return xfsj_fault_set(f, -err, "deferred work", "queue",
+			      bf->ip->byte_off, bf->ip->ino);
+}
+
+/* xfs_bmap_add_extent_hole_real: the four merge cases. */
+static int map_hole(struct bm_fork *bf, const struct xfsj_bmbt_irec *nw,
+		    struct xfsj_fault *f)
+{
+	size_t k = upper_bound(bf, nw->startoff);
+	struct xfsj_bmbt_irec *left = k ? &bf->ext[k - 1] : NULL;
+	struct xfsj_bmbt_irec *right = k < bf->n ? &bf->ext[k] : NULL;
+	bool lc, rc;
+	int err;
+
+	if ((left && rec_end(left) > nw->startoff) ||
+	    (right && right->startoff < rec_end(nw)))
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap",
+				      "mapping over an existing extent",
+				      bf->ip->byte_off, nw->startoff);
+	lc = left && contiguous(left, nw) &&
+	     left->blockcount + nw->blockcount <= MAXEXTLEN;
+	rc = right && contiguous(nw, right) &&
+	     nw->blockcount + right->blockcount <= MAXEXTLEN &&
+	     (!lc || left->blockcount + nw->blockcount +
+		     right->blockcount <= MAXEXTLEN);
+	if (lc && rc) {
+		uint64_t total = left->blockcount + nw->blockcount +
+				 right->blockcount;
+
+		err = rec_delete(bf, k, f);
+		if (err)
+			return err;
+		bf->ext[k - 1].blockcount = total;
+	} else if (lc) {
+		left->blockcount += nw->blockcount;
+	} else if (rc) {
+		right->startoff = nw->startoff;
+		right->startblock = nw->startblock;
+		right->blockcount += nw->blockcount;
+	} else {
+		err = rec_insert(bf, k, nw, false, f);
+		if (err)
+			return err;
+	}
+	err = queue_rmap(bf, nw, true);
+	return err ? queue_err(bf, err, f) : 0;
+}
+
+static int check_rec(struct bm_fork *bf, const struct xfsj_bmbt_irec *r,
+		     struct xfsj_fault *f)
+{
+	if (r->blockcount > MAXEXTLEN)
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "blockcount",
+				      bf->ip->byte_off, r->blockcount);
+	if (!fsbext_ok(bf->fs, r->startblock, r->blockcount))
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "startblock",
+				      bf->ip->byte_off, r->startblock);
+	if (r->startoff > MAX_FILEOFF || rec_end(r) > MAX_FILEOFF)
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "startoff",
+				      bf->ip->byte_off, r->startoff);
+	return 0;
+}
+
+static int fork_usable(struct bm_fork *bf, struct xfsj_fault *f)
+{
+	if (bf->whichfork == XFSJ_ATTR_FORK && !bf->ip->di.forkoff)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+				      "forkoff (no attribute fork)",
+				      bf->ip->byte_off + 82, 0);
+	return 0;
+}
+
+int xfsj_bmap_map(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
+		  const struct xfsj_bmbt_irec *rec, struct xfsj_fault *f)
+{
+	struct bm_fork bf;
+	int err;
+
+	err = fork_load(fs, ip, whichfork, &bf, f);
+	if (!err)
+		err = fork_usable(&bf, f);
+	if (!err)
+		err = check_rec(&bf, rec, f);
+	if (!err)
+		err = map_hole(&bf, rec, f);
+	if (!err)
+		err = fix_format(&bf, f);
+	if (!err) {
+		ip->di.nblocks += rec->blockcount;
+		err = fork_write(&bf);
+	}
+	bm_free(&bf);
+	return err;
+}
+
+/* ---- unmap ---- */
+
+/* xfs_bmap_del_extent_real on record @k: whole, front, back or middle. */
+static int del_extent(struct bm_fork *bf, size_t k,
+		      const struct xfsj_bmbt_irec *del, bool keep_blocks,
+		      struct xfsj_fault *f)
+{
+	struct xfsj_bmbt_irec *got = &bf->ext[k];
+	uint64_t got_end = rec_end(got), del_end = rec_end(del);
+	int err = 0;
+
+	if (bf->ip->di.nblocks < del->blockcount)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", "nblocks",
+				      bf->ip->byte_off + 64,
+				      bf->ip->di.nblocks);
+	if (got->startoff == del->startoff && got_end == del_end) {
+		err = rec_delete(bf, k, f);
+	} else if (got->startoff == del->startoff) {
+		got->startoff = del_end;
+		got->startblock += del->blockcount;
+		got->blockcount -= del->blockcount;
+	} else if (got_end == del_end) {
+		got->blockcount -= del->blockcount;
+	} else {
+		struct xfsj_bmbt_irec right = *got;
+
+		right.startoff = del_end;
+		right.startblock = got->startblock +
+				   (del_end - got->startoff);
+		right.blockcount = got_end - del_end;
+		/* Checked before the left part changes, as the kernel does. */
+		err = count_check(bf, bf->n + 1, f);
+		if (!err) {
+			got->blockcount = del->startoff - got->startoff;
+			err = rec_insert(bf, k + 1, &right, true, f);
+		}
+	}
+	if (err)
+		return err;
+	bf->ip->di.nblocks -= del->blockcount;
+	bf->unmapped += del->blockcount;
+	err = queue_rmap(bf, del, false);
+	if (!err && !keep_blocks)
+		err = queue_release(bf, del);
+	return err ? queue_err(bf, err, f) : 0;
+}
+
+/*
+ * __xfs_bunmapi: walk backwards from the end of the range, unmapping the
+ * part of each extent inside it; @nexts limits the extents touched (0:
+ * no limit).  *left gets what is still to do (0 when done).
+ */
+static int bunmapi(struct bm_fork *bf, uint64_t start, uint64_t len,
+		   bool keep_blocks, unsigned int nexts, uint64_t *left,
+		   struct xfsj_fault *f)
+{
+	uint64_t end = start + len - 1;
+	unsigned int extno = 0;
+	size_t k;
+	int err;
+
+	*left = 0;
+	k = upper_bound(bf, end);
+	while (k > 0 && (nexts == 0 || extno < nexts)) {
+		struct xfsj_bmbt_irec del = bf->ext[k - 1];
+
+		if (rec_end(&del) - 1 < end)
+			end = rec_end(&del) - 1;
+		if (end < start)
+			break;
+		if (del.startoff < start) {
+			del.startblock += start - del.startoff;
+			del.blockcount -= start - del.startoff;
+			del.startoff = start;
+		}
+		if (rec_end(&del) > end + 1)
+			del.blockcount = end + 1 - del.startoff;
+		err = del_extent(bf, k - 1, &del, keep_blocks, f);
+		if (err)
+			return err;
+		extno++;
+		if (del.startoff == 0 || del.startoff - 1 < start)
+			return 0;
+		end = del.startoff - 1;
+		/* The records before the deleted part are still in place. */
+		k = upper_bound(bf, end);
+	}
+	if (k > 0 && end >= start && rec_end(&bf->ext[k - 1]) > start)
+		*left = end - start + 1;
+	return 0;
+}
+
+int xfsj_bmap_unmap(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
+		    uint64_t off, uint64_t len, bool keep_blocks,
+		    uint64_t *done, struct xfsj_fault *f)
+{
+	struct bm_fork bf;
+	uint64_t left;
+	int err;
+
+	*done = 0;
+	if (!len)
+		return 0;
+	if (off > MAX_FILEOFF || len > MAX_FILEOFF - off)
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "startoff",
+				      ip->byte_off, off);
+	err = fork_load(fs, ip, whichfork, &bf, f);
+	if (!err)
+		err = bunmapi(&bf, off, len, keep_blocks, 0, &left, f);
+	if (!err)
+		err = fix_format(&bf, f);
+	if (!err) {
+		*done = bf.unmapped;
+		err = fork_write(&bf);
+	}
+	bm_free(&bf);
+	return err;
+}
+
+/* ---- allocation and holes ---- */
+
+int xfsj_bmap_first_unused(struct xfsj_fs *fs, struct xfsj_iref *ip,
+			   int whichfork, uint32_t len, uint64_t from,
+			   uint64_t *off, struct xfsj_fault *f)
+{
+	struct bm_fork bf;
+	uint64_t lowest = from, max = from;
+	int err;
+
+	err = fork_load(fs, ip, whichfork, &bf, f);
+	if (err)
+		goto out;
+	/* As xfs_bmap_first_unused: the first gap of @len past @from. */
+	for (size_t i = 0; i < bf.n; i++) {
+		const struct xfsj_bmbt_irec *r = &bf.ext[i];
+
+		if (r->startoff >= lowest + len && r->startoff - max >= len)
+			break;
+		max = rec_end(r) > lowest ? rec_end(r) : lowest;
+	}
+	*off = max;
+out:
+	bm_free(&bf);
+	return err;
+}
+
+int xfsj_bmap_alloc(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
+		    uint64_t off, uint32_t len, uint64_t *fsbno,
+		    struct xfsj_fault *f)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+	struct xfsj_bmbt_irec rec;
+	struct bm_fork bf;
+	uint64_t target;
+	uint32_t tagno, tagbno, agno = 0, agbno = XFSJ_NULLAGBLOCK;
+	size_t k;
+	int err;
+
+	if (!len || len > MAXEXTLEN)
+		return xfsj_fault_set(f, XFSJ_E_INVAL, "allocation", "len", 0,
+				      len);
+	err = fork_load(fs, ip, whichfork, &bf, f);
+	if (!err)
+		err = fork_usable(&bf, f);
+	if (err)
+		goto out;
+	/*
+	 * xfs_bmap_adjacent: right after the extent before @off when there
+	 * is one, else the inode's own block.
+	 */
+	k = upper_bound(&bf, off);
+	if (k)
+		target = bf.ext[k - 1].startblock + bf.ext[k - 1].blockcount;
+	else
+		target = xfsj_agb_to_fsb(sb, xfsj_ino_agno(sb, ip->ino),
+					 xfsj_ino_agino(sb, ip->ino) >>
+					 sb->inopblog);
+	tagno = xfsj_fsb_agno(sb, target);
+	tagbno = xfsj_fsb_agbno(sb, target);
+	if (tagno >= sb->agcount || tagbno >= xfsj_fs_ag_blocks(fs, tagno)) {
+		tagno = xfsj_ino_agno(sb, ip->ino);
+		tagbno = 0;
+	}
+	/* Rmap through the deferred map below, as xfs_bmap_btalloc does. */
+	err = -XFSJ_E_NOSPC;
+	for (uint32_t i = 0; i < sb->agcount && err == -XFSJ_E_NOSPC; i++) {
+		agno = (tagno + i) % sb->agcount;
+		err = xfsj_alloc_extent(fs, agno, agno == tagno ? tagbno : 0,
+					len, NULL, &agbno, f);
+	}
+	if (err)
+		goto out;
+	bm_free(&bf);
+	rec.startoff = off;
+	rec.startblock = xfsj_agb_to_fsb(sb, agno, agbno);
+	rec.blockcount = len;
+	rec.unwritten = false;
+	*fsbno = rec.startblock;
+	return xfsj_bmap_map(fs, ip, whichfork, &rec, f);
+out:
+	bm_free(&bf);
+	return err;
+}
+
+int xfsj_bmap_read(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
+		   struct xfsj_bmbt_irec **ext, size_t *n,
+		   struct xfsj_fault *f)
+{
+	struct bm_fork bf;
+	int err;
+
+	*ext = NULL;
+	*n = 0;
+	err = fork_load(fs, ip, whichfork, &bf, f);
+	if (!err) {
+		*ext = bf.ext;
+		*n = bf.n;
+		bf.ext = NULL;
+	}
+	bm_free(&bf);
+	return err;
+}
+
+/* ---- BUI work ---- */
+
+/*
+ * xfs_iext_count_extend: room for @delta more extents, moving the inode
+ * to the large counters when the filesystem has them.
+ */
+static int count_extend(struct xfsj_fs *fs, struct xfsj_iref *ip,
+			int whichfork, uint64_t delta, struct xfsj_fault *f)
+{
+	struct xfsj_dinode *di = &ip->di;
+	uint64_t n = fork_nextents(di, whichfork);
+
+	if (n + delta <= max_nextents(di, whichfork))
+		return 0;
+	if ((di->flags2 & XFSJ_DIFLAG2_NREXT64) ||
+	    !xfsj_fs_has_incompat(fs, XFSJ_INCOMPAT_NREXT64))
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "inode",
+				      whichfork ? "anextents (overflow)" :
+						  "nextents (overflow)",
+				      ip->byte_off, n);
+	{
+		uint64_t dn = xfsj_dinode_nextents(di);
+		uint32_t an = xfsj_dinode_anextents(di);
+
+		di->flags2 |= XFSJ_DIFLAG2_NREXT64;
+		di->big_nextents = dn;
+		di->nextents = an;
+		di->anextents = 0;
+	}
+	return 0;
+}
+
+int xfsj_bmap_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
+		     struct xfsj_fault *f)
+{
+	int whichfork = w->bmap.attr_fork ? XFSJ_ATTR_FORK : XFSJ_DATA_FORK;
+	struct xfsj_iref ip;
+	struct bm_fork bf;
+	uint64_t left = 0;
+	int err;
+
+	if (w->kind != XFSJ_W_BMAP ||
+	    (w->bmap.op != XFSJ_BMAP_MAP && w->bmap.op != XFSJ_BMAP_UNMAP))
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent", "type",
+				      0, w->bmap.op);
+	/* xfs_bui_validate: one AG's blocks, a file range in bounds. */
+	if (!fsbext_ok(fs, w->fsbno, w->len))
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent",
+				      "startblock", 0, w->fsbno);
+	if (w->bmap.op == XFSJ_BMAP_MAP && w->len > MAXEXTLEN)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent", "len",
+				      0, w->len);
+	if (w->bmap.startoff > MAX_FILEOFF ||
+	    w->bmap.startoff + w->len > MAX_FILEOFF)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent",
+				      "startoff", 0, w->bmap.startoff);
+	err = xfsj_iget(fs, w->bmap.ino, true, &ip, f);
+	if (err)
+		return err;
+	if (ip.di.mode == 0)
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
+				      "mode (free inode in a bmap intent)",
+				      ip.byte_off + 2, 0);
+	err = count_extend(fs, &ip, whichfork, 1, f);
+	if (err)
+		return err;
+	err = fork_load(fs, &ip, whichfork, &bf, f);
+	if (!err)
+		err = fork_usable(&bf, f);
+	if (err)
+		goto out;
+	if (w->bmap.op == XFSJ_BMAP_MAP) {
+		struct xfsj_bmbt_irec rec = {
+			w->bmap.startoff, w->fsbno, w->len, w->bmap.unwritten
+		};
+
+		err = map_hole(&bf, &rec, f);
+		if (!err)
+			ip.di.nblocks += w->len;
+	} else {
+		/*
+		 * __xfs_bunmapi with XFS_BMAPI_REMAP over one extent: the
+		 * blocks stay where they are (their owner-to-be takes them);
+		 * what is left is queued again, as the kernel relogs the
+		 * intent for the rest.
+		 */
+		err = bunmapi(&bf, w->bmap.startoff, w->len, true, 1, &left,
+			      f);
+	}
+	if (!err)
+		err = fix_format(&bf, f);
+	if (!err)
+		err = fork_write(&bf);
+	if (!err)
+		xfsj_iput(fs, &ip, true);
+	if (!err && left) {
+		struct xfsj_work rest = *w;
+
+		rest.len = (uint32_t)left;
+		err = xfsj_defer_add(fs, &rest);
+		if (err)
+			err = queue_err(&bf, err, f);
+	}
+out:
+	bm_free(&bf);
+	return err;
+}

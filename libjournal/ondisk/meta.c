@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Metadata kinds by magic number: the table the v5 LSN rule and the
+ * re-stamping of replayed buffers are driven by.  Offsets are those of the
+ * v5 headers in the kernel's format headers.
+ */
+#include <string.h>
+
+#include "core/crc32c.h"
+#include "ondisk/format.h"
+#include "core/layout.h"
+#include "ondisk/meta.h"
+
+#define SB_SPAN	XFSJ_META_SPAN_SECTOR
+
+static const struct xfsj_meta_kind kinds[] = {
+	/* name          magic        moff msz  lsn  uuid crc  span */
+	{ "superblock",  XFSJ_SB_MAGIC,   0, 4, 240,  32, 224, SB_SPAN, false },
+	{ "AGF",         XFSJ_AGF_MAGIC,  0, 4, 208,  64, 216, SB_SPAN, false },
+	{ "AGI",         XFSJ_AGI_MAGIC,  0, 4, 320, 296, 312, SB_SPAN, false },
+	{ "AGFL",        XFSJ_AGFL_MAGIC, 0, 4,  24,   8,  32, SB_SPAN, false },
+	{ "bnobt",       XFSJ_BNO_MAGIC,  0, 4,  24,  32,  52, 0, false },
+	{ "cntbt",       XFSJ_CNT_MAGIC,  0, 4,  24,  32,  52, 0, false },
+	{ "inobt",       XFSJ_INO_MAGIC,  0, 4,  24,  32,  52, 0, false },
+	{ "finobt",      XFSJ_FINO_MAGIC, 0, 4,  24,  32,  52, 0, false },
+	{ "rmapbt",      XFSJ_RMAP_MAGIC, 0, 4,  24,  32,  52, 0, false },
+	{ "refcountbt",  XFSJ_REFC_MAGIC, 0, 4,  24,  32,  52, 0, false },
+	{ "bmbt",        XFSJ_BMAP_MAGIC, 0, 4,  32,  40,  64, 0, false },
+	{ "symlink",     0x58534c4dU,     0, 4,  48,  16,  12, 0, false },
+	{ "dir block",   0x58444233U,     0, 4,  16,  24,   4, 0, false },
+	{ "dir data",    0x58444433U,     0, 4,  16,  24,   4, 0, false },
+	{ "dir free",    0x58444633U,     0, 4,  16,  24,   4, 0, false },
+	{ "dir leaf1",   0x3df1U,         8, 2,  24,  32,  12, 0, false },
+	{ "dir leafn",   0x3dffU,         8, 2,  24,  32,  12, 0, false },
+	{ "da node",     0x3ebeU,         8, 2,  24,  32,  12, 0, false },
+	{ "attr leaf",   0x3beeU,         8, 2,  24,  32,  12, 0, false },
+	/* Remote attr values: a header in every FS block; no LSN rule. */
+	{ "attr remote", 0x5841524dU,     0, 4,  48,  16,  12, 0, true },
+};
+
+const struct xfsj_meta_kind *xfsj_meta_identify(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const struct xfsj_meta_kind *k = &kinds[i];
+		uint32_t m;
+
+		if ((size_t)k->magic_off + k->magic_size > len)
+			continue;
+		m = k->magic_size == 4 ? xfsj_get_be32(p + k->magic_off) :
+					 xfsj_get_be16(p + k->magic_off);
+		if (m == k->magic)
+			return k;
+	}
+	return NULL;
+}
+
+uint64_t xfsj_meta_lsn(const void *buf, size_t len, const uint8_t uuid[16])
+{
+	const struct xfsj_meta_kind *k = xfsj_meta_identify(buf, len);
+	const uint8_t *p = buf;
+
+	if (!k || k->per_block || k->lsn_off < 0 ||
+	    (size_t)k->lsn_off + 8 > len || (size_t)k->uuid_off + 16 > len)
+		return 0;
+	/* A block left by an older filesystem: its LSN means nothing. */
+	if (memcmp(p + k->uuid_off, uuid, 16))
+		return 0;
+	return xfsj_get_be64(p + k->lsn_off);
+}
+
+void xfsj_meta_stamp(void *buf, size_t len, uint64_t lsn, uint32_t sectsize,
+		     uint32_t blocksize, uint32_t inodesize)
+{
+	const struct xfsj_meta_kind *k = xfsj_meta_identify(buf, len);
+	uint8_t *p = buf;
+
+	(void)inodesize;
+	if (!k)
+		return;
+	if (k->per_block) {
+		for (size_t off = 0; off + blocksize <= len; off += blocksize) {
+			if (xfsj_get_be32(p + off) != k->magic)
+				break;
+			/*
+			 * Remote attribute blocks are written synchronously,
+			 * never logged, so their LSN field holds all-ones
+			 * ("no LSN"), which the kernel's write verifier
+			 * insists on: keep it, only the CRC is redone.
+			 */
+			xfsj_cksum_update(p + off, blocksize, (size_t)k->crc_off);
+		}
+		return;
+	}
+	size_t span = k->span == XFSJ_META_SPAN_SECTOR ? sectsize :
+		      (k->span ? k->span : len);
+
+	if (span > len || (size_t)k->lsn_off + 8 > span)
+		return;
+	xfsj_put_be64(p + k->lsn_off, lsn);
+	xfsj_cksum_update(p, span, (size_t)k->crc_off);
+}
