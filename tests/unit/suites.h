@@ -34,7 +34,8 @@
 	X(attr_suite)		\
 	X(attri_suite)		\
 	X(recover_suite)	\
-	X(meta_suite)
+	X(meta_suite)		\
+	X(iget_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)

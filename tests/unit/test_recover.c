@@ -770,6 +770,22 @@ END_TEST
 
 /*
  * A filesystem whose UUID was changed (META_UUID): its metadata carries
+ * sb_meta_uuid (the UUID mkfs gave it), its superblock a new sb_uuid.
+ */
+static void meta_uuid_fixture(struct fs_fixture *fx)
+{
+	uint8_t sect[512];
+
+	fs_fixture_make(fx, 64 * MB, BS, 2, false, false);
+	memcpy(fx->sb.meta_uuid, fx->sb.uuid, 16);
+	memset(fx->sb.uuid, 0xee, 16);
+	fx->sb.features_incompat |= XFSJ_INCOMPAT_META_UUID;
+	xfsj_sb_encode(&fx->sb, sect, sizeof(sect));
+	ck_assert_int_eq(xfsj_overlay_write(fx->ov, sect, 512, 0), 0);
+}
+
+/*
+ * A filesystem whose UUID was changed (META_UUID): its metadata carries
  * sb_meta_uuid, and the v5 LSN rule compares with that, as the kernel
  * does.  A block newer than the transaction is skipped (it used to be
  * replayed over: the rule was off on such filesystems).
@@ -781,12 +797,7 @@ START_TEST(meta_uuid_lsn_skip)
 	struct buf_item x;
 	uint8_t sect[512], before[512];
 
-	fs_fixture_make(&fx, 64 * MB, BS, 2, false, false);
-	memcpy(fx.sb.meta_uuid, fx.sb.uuid, 16);
-	memset(fx.sb.uuid, 0xee, 16);
-	fx.sb.features_incompat |= XFSJ_INCOMPAT_META_UUID;
-	xfsj_sb_encode(&fx.sb, sect, sizeof(sect));
-	ck_assert_int_eq(xfsj_overlay_write(fx.ov, sect, 512, 0), 0);
+	meta_uuid_fixture(&fx);
 	/* The AGF of AG 0 (sector 1), newer on disk than the item. */
 	ck_assert_int_eq(xfsj_overlay_read(fx.ov, sect, 512, 512), 0);
 	ck_assert_uint_eq(xfsj_get_be32(sect), XFSJ_AGF_MAGIC);
@@ -820,15 +831,10 @@ START_TEST(meta_uuid_icreate)
 	struct xfsj_region reg;
 	struct xfsj_ritem it;
 	struct xfsj_rtrans t;
-	uint8_t sect[512], icl[28], dip[512];
+	uint8_t icl[28], dip[512];
 	uint32_t agbno;
 
-	fs_fixture_make(&fx, 64 * MB, BS, 2, false, false);
-	memcpy(fx.sb.meta_uuid, fx.sb.uuid, 16);
-	memset(fx.sb.uuid, 0xee, 16);
-	fx.sb.features_incompat |= XFSJ_INCOMPAT_META_UUID;
-	xfsj_sb_encode(&fx.sb, sect, sizeof(sect));
-	ck_assert_int_eq(xfsj_overlay_write(fx.ov, sect, 512, 0), 0);
+	meta_uuid_fixture(&fx);
 	agbno = xfsj_ino_agino(&fx.sb, fx.sb.rootino) >> fx.sb.inopblog;
 	memset(icl, 0, sizeof(icl));
 	xfsj_put_le16(icl, XFSJ_LI_ICREATE);
