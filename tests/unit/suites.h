@@ -35,7 +35,8 @@
 	X(attri_suite)		\
 	X(recover_suite)	\
 	X(meta_suite)		\
-	X(iget_suite)
+	X(iget_suite)		\
+	X(ialloc_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
