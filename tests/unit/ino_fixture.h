@@ -11,6 +11,13 @@
 #include "fs_fixture.h"
 #include "fs/btree.h"
 
+/* The inode @ino in its block (the buffer in *bpp when asked). */
+uint8_t *ino_ptr(struct fs_fixture *fx, uint64_t ino, struct xfsj_buf **bpp);
+void ino_get(struct fs_fixture *fx, uint64_t ino, struct xfsj_dinode *di);
+/* AGI unlinked bucket @bucket of AG @agno. */
+void set_bucket(struct fs_fixture *fx, uint32_t agno, unsigned int bucket,
+		uint32_t agino);
+uint32_t get_bucket(struct fs_fixture *fx, uint32_t agno, unsigned int bucket);
 void agi_get(struct fs_fixture *fx, uint32_t agno, struct xfsj_agi *agi);
 /* Add @count and @freecount to the AGI's counters. */
 void agi_add(struct fs_fixture *fx, uint32_t agno, int count, int freecount);

@@ -36,7 +36,8 @@
 	X(recover_suite)	\
 	X(meta_suite)		\
 	X(iget_suite)		\
-	X(ialloc_suite)
+	X(ialloc_suite)		\
+	X(finish_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)

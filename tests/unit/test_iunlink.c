@@ -37,48 +37,6 @@ static uint32_t root_chunk(struct fs_fixture *fx)
 	return xfsj_ino_agino(&fx->sb, fx->sb.rootino);
 }
 
-static uint8_t *ino_ptr(struct fs_fixture *fx, uint64_t ino,
-			struct xfsj_buf **bpp)
-{
-	const struct xfsj_sb *sb = SB(fx);
-	uint32_t agno = xfsj_ino_agno(sb, ino);
-	uint32_t agino = xfsj_ino_agino(sb, ino);
-	struct xfsj_buf *bp;
-
-	ck_assert_int_eq(xfsj_buf_read(fx->fs,
-				       xfsj_agb_to_daddr(sb, agno,
-							 agino >> sb->inopblog),
-				       sb->blocksize, &bp), 0);
-	if (bpp)
-		*bpp = bp;
-	return bp->data + (size_t)(agino & (sb->inopblock - 1)) * sb->inodesize;
-}
-
-static void ino_get(struct fs_fixture *fx, uint64_t ino,
-		    struct xfsj_dinode *di)
-{
-	xfsj_dinode_decode(ino_ptr(fx, ino, NULL), di);
-}
-
-static void set_bucket(struct fs_fixture *fx, uint32_t agno,
-		       unsigned int bucket, uint32_t agino)
-{
-	struct xfsj_buf *bp;
-
-	ck_assert_int_eq(xfsj_agi_read(fx->fs, agno, &bp, &fx->f), 0);
-	xfsj_put_be32(bp->data + 40 + 4 * bucket, agino);
-	xfsj_buf_dirty(bp);
-}
-
-static uint32_t get_bucket(struct fs_fixture *fx, uint32_t agno,
-			   unsigned int bucket)
-{
-	struct xfsj_agi agi;
-
-	agi_get(fx, agno, &agi);
-	return agi.unlinked[bucket];
-}
-
 static void rec_put(uint8_t *p, const struct text *e)
 {
 	xfsj_put_be64(p, (uint64_t)e->unwritten << 63 | e->off << 9 |
