@@ -37,7 +37,8 @@
 	X(meta_suite)		\
 	X(iget_suite)		\
 	X(ialloc_suite)		\
-	X(finish_suite)
+	X(finish_suite)		\
+	X(attr_leaf_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
