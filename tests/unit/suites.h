@@ -39,7 +39,8 @@
 	X(ialloc_suite)		\
 	X(finish_suite)		\
 	X(attr_leaf_suite)	\
-	X(attr_node_suite)
+	X(attr_node_suite)	\
+	X(xmi_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
