@@ -173,9 +173,22 @@ static int leaf_bad(struct xfsj_fault *f, const char *field, uint64_t daddr,
 			      (daddr << 9) + off, value);
 }
 
+/* The bytes one entry's name structure takes: [start, end). */
+struct name_span {
+	uint32_t start, end;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct name_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 static int verify_entry(const uint8_t *blk, uint32_t blksize,
 			const struct lhdr *h, uint32_t i, uint32_t *lasthash,
-			uint64_t daddr, struct xfsj_fault *f)
+			struct name_span *span, uint64_t daddr,
+			struct xfsj_fault *f)
 {
 	const uint8_t *p = blk + HDR + (size_t)i * ENT;
 	uint32_t eoff = HDR + i * ENT;
@@ -228,6 +241,31 @@ static int verify_entry(const uint8_t *blk, uint32_t blksize,
 	if (end > blksize)
 		return leaf_bad(f, "entries (name past block end)", daddr,
 				nameidx, end);
+	span->start = nameidx;
+	span->end = end;
+	return 0;
+}
+
+/*
+ * Names may not share bytes, and usedbytes counts them all, as every
+ * change keeps it (stricter than the kernel's verifier, as xfs_repair
+ * is): a compaction or a join repacks the names into the space these
+ * promise, so a block that lies here would be written past its start.
+ */
+static int verify_names(const struct lhdr *h, struct name_span *spans,
+			uint64_t daddr, struct xfsj_fault *f)
+{
+	uint32_t used = 0;
+
+	qsort(spans, h->count, sizeof(*spans), span_cmp);
+	for (uint32_t i = 0; i < h->count; i++) {
+		if (i && spans[i].start < spans[i - 1].end)
+			return leaf_bad(f, "entries.nameidx (overlap)", daddr,
+					spans[i].start, spans[i].start);
+		used += spans[i].end - spans[i].start;
+	}
+	if (used != h->usedbytes)
+		return leaf_bad(f, "usedbytes", daddr, OFF_USED, h->usedbytes);
 	return 0;
 }
 
@@ -237,9 +275,10 @@ int xfsj_attr_leaf_verify(struct xfsj_fs *fs, uint64_t ino,
 {
 	uint32_t blksize = xfsj_fs_sb(fs)->blocksize;
 	uint32_t lasthash = 0;
+	struct name_span *spans;
 	struct xfsj_vctx c;
 	struct lhdr h;
-	int err;
+	int err = 0;
 
 	if (!xfsj_cksum_ok(blk, blksize, OFF_CRC))
 		return xfsj_fault_set(f, XFSJ_E_BADCRC, "attr leaf", "crc",
@@ -263,11 +302,17 @@ int xfsj_attr_leaf_verify(struct xfsj_fs *fs, uint64_t ino,
 				h.firstused);
 	if (h.count >= blksize / 8 || HDR + h.count * ENT > h.firstused)
 		return leaf_bad(f, "count", daddr, OFF_COUNT, h.count);
-	for (uint32_t i = 0; i < h.count; i++) {
-		err = verify_entry(blk, blksize, &h, i, &lasthash, daddr, f);
-		if (err)
-			return err;
-	}
+	spans = malloc((h.count ? h.count : 1) * sizeof(*spans));
+	if (!spans)
+		return -XFSJ_E_NOMEM;
+	for (uint32_t i = 0; i < h.count && !err; i++)
+		err = verify_entry(blk, blksize, &h, i, &lasthash, &spans[i],
+				   daddr, f);
+	if (!err)
+		err = verify_names(&h, spans, daddr, f);
+	free(spans);
+	if (err)
+		return err;
 	for (int i = 0; i < MAPSIZE; i++) {
 		uint32_t off = OFF_FREEMAP + 4 * i;
 

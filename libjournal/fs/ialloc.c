@@ -48,10 +48,13 @@ int xfsj_ichunk_extents(const struct xfsj_sb *sb, uint32_t startino,
 		end = bit;
 		while (end + 1 < HOLEMASK_BITS && !(holemask & (1U << (end + 1))))
 			end++;
-		first = bit * INODES_PER_HOLEMASK_BIT / sb->inopblock;
-		last = (end + 1) * INODES_PER_HOLEMASK_BIT / sb->inopblock;
-		if (last <= first)
+		first = bit * INODES_PER_HOLEMASK_BIT;
+		last = (end + 1) * INODES_PER_HOLEMASK_BIT;
+		/* A block shared by inodes and a hole: no extent is right. */
+		if (first % sb->inopblock || last % sb->inopblock)
 			return -XFSJ_E_CORRUPT;
+		first /= sb->inopblock;
+		last /= sb->inopblock;
 		err = fn(arg, sagbno + first, last - first);
 		if (err)
 			return err;

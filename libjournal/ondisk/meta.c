@@ -4,6 +4,7 @@
  * re-stamping of replayed buffers are driven by.  Offsets are those of the
  * v5 headers in the kernel's format headers.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "core/crc32c.h"
@@ -56,18 +57,42 @@ const struct xfsj_meta_kind *xfsj_meta_identify(const void *buf, size_t len)
 	return NULL;
 }
 
+/*
+ * Where @buf keeps the UUID its metadata is stamped with: the kind's
+ * field, but for a superblock with META_UUID (its UUID changed since
+ * mkfs), whose metadata carries sb_meta_uuid, as the kernel compares it.
+ */
+static size_t uuid_off(const struct xfsj_meta_kind *k, const uint8_t *p,
+		       size_t len)
+{
+	size_t incompat = offsetof(struct xfsj_sb_raw, features_incompat);
+
+	if (k->magic == XFSJ_SB_MAGIC && incompat + 4 <= len &&
+	    (xfsj_get_be32(p + incompat) & XFSJ_INCOMPAT_META_UUID))
+		return offsetof(struct xfsj_sb_raw, meta_uuid);
+	return (size_t)k->uuid_off;
+}
+
 uint64_t xfsj_meta_lsn(const void *buf, size_t len, const uint8_t uuid[16])
 {
 	const struct xfsj_meta_kind *k = xfsj_meta_identify(buf, len);
 	const uint8_t *p = buf;
+	size_t uoff;
 
 	if (!k || k->per_block || k->lsn_off < 0 ||
-	    (size_t)k->lsn_off + 8 > len || (size_t)k->uuid_off + 16 > len)
+	    (size_t)k->lsn_off + 8 > len)
 		return 0;
+	uoff = uuid_off(k, p, len);
 	/* A block left by an older filesystem: its LSN means nothing. */
-	if (memcmp(p + k->uuid_off, uuid, 16))
+	if (uoff + 16 > len || memcmp(p + uoff, uuid, 16))
 		return 0;
 	return xfsj_get_be64(p + k->lsn_off);
+}
+
+const uint8_t *xfsj_meta_fs_uuid(const struct xfsj_sb *sb)
+{
+	return (sb->features_incompat & XFSJ_INCOMPAT_META_UUID) ?
+	       sb->meta_uuid : sb->uuid;
 }
 
 void xfsj_meta_stamp(void *buf, size_t len, uint64_t lsn, uint32_t sectsize,

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ondisk/format.h"
+
 struct xfsj_meta_kind {
 	const char *name;
 	uint32_t magic;
@@ -33,9 +35,14 @@ const struct xfsj_meta_kind *xfsj_meta_identify(const void *buf, size_t len);
 
 /*
  * The LSN stamped in @buf if it is v5 metadata of this filesystem, else 0
- * ("no LSN": always replay).
+ * ("no LSN": always replay).  @uuid is the UUID the filesystem stamps
+ * its metadata with: sb_meta_uuid when it has META_UUID, else sb_uuid
+ * (xfsj_meta_fs_uuid).
  */
 uint64_t xfsj_meta_lsn(const void *buf, size_t len, const uint8_t uuid[16]);
+
+/* The UUID @sb's metadata is stamped with. */
+const uint8_t *xfsj_meta_fs_uuid(const struct xfsj_sb *sb);
 
 /*
  * Stamp @lsn into every header of the metadata in @buf and recompute its

@@ -83,6 +83,13 @@ static bool valid_fsbext(const struct ctx *c, uint64_t fsbno, uint64_t len)
 	       len <= xfsj_fs_ag_blocks(c->fs, agno) - agbno;
 }
 
+/* Is [off, off + len) a possible range of file blocks? */
+static bool valid_fileext(uint64_t off, uint64_t len)
+{
+	return len && off <= XFSJ_MAX_FILEOFF &&
+	       len - 1 <= XFSJ_MAX_FILEOFF - off;
+}
+
 static int bad(struct ctx *c, const struct xfsj_pending_intent *pi,
 	       const char *field, uint64_t val)
 {
@@ -151,6 +158,12 @@ static int queue_rui(struct ctx *c, const struct xfsj_pending_intent *pi,
 		w.rmap.op = (enum xfsj_rmap_op)(op - 1);
 		w.rmap.owner = xfsj_get_le64(e);
 		w.rmap.offset = xfsj_get_le64(e + 16);
+		/* As the kernel validates a map: owner, then file range. */
+		if (!(w.rmap.owner >> 63) &&
+		    !xfsj_intent_ino_ok(c->fs, w.rmap.owner))
+			return bad(c, pi, "owner", w.rmap.owner);
+		if (!valid_fileext(w.rmap.offset, w.len))
+			return bad(c, pi, "startoff", w.rmap.offset);
 		w.rmap.attr_fork = flags & RUI_ATTR_FORK;
 		w.rmap.bmbt_block = flags & RUI_BMBT_BLOCK;
 		w.rmap.unwritten = flags & RUI_UNWRITTEN;
@@ -238,6 +251,10 @@ static int queue_bui(struct ctx *c, const struct xfsj_pending_intent *pi,
 	w.bmap.op = (enum xfsj_bmap_op)op;
 	w.bmap.ino = xfsj_get_le64(e);
 	w.bmap.startoff = xfsj_get_le64(e + 16);
+	if (!xfsj_intent_ino_ok(c->fs, w.bmap.ino))
+		return bad(c, pi, "owner", w.bmap.ino);
+	if (!valid_fileext(w.bmap.startoff, w.len))
+		return bad(c, pi, "startoff", w.bmap.startoff);
 	w.bmap.attr_fork = flags & BUI_ATTR_FORK;
 	w.bmap.unwritten = flags & BUI_UNWRITTEN;
 	c->st->bui++;

@@ -473,7 +473,8 @@ static int replay_buf(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 				       off, 0);
 	} else {
 		/* The v5 rule: the disk already holds this change or later. */
-		uint64_t disk = xfsj_meta_lsn(rc->buf, buflen, rc->sb.uuid);
+		uint64_t disk = xfsj_meta_lsn(rc->buf, buflen,
+					      xfsj_meta_fs_uuid(&rc->sb));
 
 		if (disk && disk != UINT64_MAX &&
 		    (disk > lsn || (disk == lsn && !group_has(rc, b.blkno)))) {
@@ -884,7 +885,7 @@ static int replay_icreate(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		di.gen = gen;
 		di.next_unlinked = XFSJ_NULLAGINO;
 		di.ino = ino;
-		memcpy(di.uuid, sb->uuid, 16);
+		memcpy(di.uuid, xfsj_meta_fs_uuid(sb), 16);
 		xfsj_dinode_encode(&di, rc->buf);
 		xfsj_dinode_finish(rc->buf, sb->inodesize);
 		err = xfsj_overlay_write(rc->ov, rc->buf, sb->inodesize,

@@ -5,7 +5,11 @@
 #include <check.h>
 
 #include "fs_fixture.h"
+#include "fs/alloc.h"
+#include "fs/attri.h"
+#include "fs/bmap.h"
 #include "fs/btree.h"
+#include "fs/defer.h"
 #include "xfsj/newfs.h"
 
 void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
@@ -108,4 +112,36 @@ uint64_t fs_fixture_make_file(struct fs_fixture *fx, unsigned int slot,
 	xfsj_iput(fx->fs, ip, false);
 	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, ip, &fx->f), 0);
 	return ino;
+}
+
+uint64_t fs_fixture_alloc(struct fs_fixture *fx, uint32_t agno, uint32_t len)
+{
+	uint32_t agbno;
+
+	ck_assert_int_eq(xfsj_alloc_extent(fx->fs, agno, 0, len, NULL, &agbno,
+					   &fx->f), 0);
+	return xfsj_agb_to_fsb(xfsj_fs_sb(fx->fs), agno, agbno);
+}
+
+void fs_fixture_map(struct fs_fixture *fx, uint64_t ino, int whichfork,
+		    uint64_t off, uint64_t fsb, uint64_t len, bool unwritten)
+{
+	struct xfsj_bmbt_irec r = { off, fsb, len, unwritten };
+	struct xfsj_iref ip;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
+	ck_assert_int_eq(xfsj_bmap_map(fx->fs, &ip, whichfork, &r, &fx->f), 0);
+	xfsj_iput(fx->fs, &ip, false);
+	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
+}
+
+int fs_fixture_xmi(struct fs_fixture *fx, const struct xfsj_pending_intent *pi)
+{
+	int err;
+
+	memset(&fx->f, 0, sizeof(fx->f));
+	err = xfsj_xmi_recover(fx->fs, pi, &fx->f);
+	if (!err)
+		err = xfsj_defer_finish(fx->fs, &fx->f);
+	return err;
 }

@@ -12,6 +12,7 @@
 #include "fs/iget.h"
 #include "xfsj/io.h"
 #include "core/overlay.h"
+#include "xfsj/logread.h"
 
 struct fs_fixture {
 	struct xfsj_io *io;
@@ -43,5 +44,12 @@ uint64_t fs_fixture_make_file(struct fs_fixture *fx, unsigned int slot,
 			      struct xfsj_iref *ip);
 /* Is every block of [fsb, fsb + len) free in its AG's bnobt? */
 bool fs_fixture_is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len);
+/* @len blocks allocated in AG @agno (no owner recorded). */
+uint64_t fs_fixture_alloc(struct fs_fixture *fx, uint32_t agno, uint32_t len);
+/* Map [fsb, fsb + len) at @off of @ino's fork, deferred work finished. */
+void fs_fixture_map(struct fs_fixture *fx, uint64_t ino, int whichfork,
+		    uint64_t off, uint64_t fsb, uint64_t len, bool unwritten);
+/* Recover the XMI @pi and finish the work it queues; fx->f the fault. */
+int fs_fixture_xmi(struct fs_fixture *fx, const struct xfsj_pending_intent *pi);
 
 #endif

@@ -33,7 +33,14 @@
 	X(bmap_suite)		\
 	X(attr_suite)		\
 	X(attri_suite)		\
-	X(recover_suite)
+	X(recover_suite)	\
+	X(meta_suite)		\
+	X(iget_suite)		\
+	X(ialloc_suite)		\
+	X(finish_suite)		\
+	X(attr_leaf_suite)	\
+	X(attr_node_suite)	\
+	X(xmi_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)

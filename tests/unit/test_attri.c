@@ -471,23 +471,13 @@ END_TEST
 
 static uint64_t pool_alloc(struct fs_fixture *fx, uint32_t len)
 {
-	uint32_t agbno;
-
-	ck_assert_int_eq(xfsj_alloc_extent(fx->fs, 0, 0, len, NULL, &agbno,
-					   &fx->f), 0);
-	return xfsj_agb_to_fsb(SB(fx), 0, agbno);
+	return fs_fixture_alloc(fx, 0, len);
 }
 
 static void map_fork(struct fs_fixture *fx, uint64_t ino, int whichfork,
 		     uint64_t off, uint64_t fsb, uint64_t len, bool unw)
 {
-	struct xfsj_bmbt_irec r = { off, fsb, len, unw };
-	struct xfsj_iref ip;
-
-	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
-	ck_assert_int_eq(xfsj_bmap_map(fx->fs, &ip, whichfork, &r, &fx->f), 0);
-	xfsj_iput(fx->fs, &ip, false);
-	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
+	fs_fixture_map(fx, ino, whichfork, off, fsb, len, unw);
 }
 
 static void map(struct fs_fixture *fx, uint64_t ino, uint64_t off,
@@ -619,13 +609,7 @@ static void xmi_init(struct item *it, uint64_t ino1, uint64_t ino2,
 
 static int xmi_run(struct fs_fixture *fx, struct item *it)
 {
-	int err;
-
-	memset(&fx->f, 0, sizeof(fx->f));
-	err = xfsj_xmi_recover(fx->fs, &it->pi, &fx->f);
-	if (!err)
-		err = xfsj_defer_finish(fx->fs, &fx->f);
-	return err;
+	return fs_fixture_xmi(fx, &it->pi);
 }
 
 /* Two small files exchange everything, sizes too. */

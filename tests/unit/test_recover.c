@@ -768,6 +768,103 @@ START_TEST(buffer_in_log_refused)
 }
 END_TEST
 
+/*
+ * A filesystem whose UUID was changed (META_UUID): its metadata carries
+ * sb_meta_uuid (the UUID mkfs gave it), its superblock a new sb_uuid.
+ */
+static void meta_uuid_fixture(struct fs_fixture *fx)
+{
+	uint8_t sect[512];
+
+	fs_fixture_make(fx, 64 * MB, BS, 2, false, false);
+	memcpy(fx->sb.meta_uuid, fx->sb.uuid, 16);
+	memset(fx->sb.uuid, 0xee, 16);
+	fx->sb.features_incompat |= XFSJ_INCOMPAT_META_UUID;
+	xfsj_sb_encode(&fx->sb, sect, sizeof(sect));
+	ck_assert_int_eq(xfsj_overlay_write(fx->ov, sect, 512, 0), 0);
+}
+
+/*
+ * A filesystem whose UUID was changed (META_UUID): its metadata carries
+ * sb_meta_uuid, and the v5 LSN rule compares with that, as the kernel
+ * does.  A block newer than the transaction is skipped (it used to be
+ * replayed over: the rule was off on such filesystems).
+ */
+START_TEST(meta_uuid_lsn_skip)
+{
+	static struct fs_fixture fx;
+	struct xfsj_recover *rc;
+	struct buf_item x;
+	uint8_t sect[512], before[512];
+
+	meta_uuid_fixture(&fx);
+	/* The AGF of AG 0 (sector 1), newer on disk than the item. */
+	ck_assert_int_eq(xfsj_overlay_read(fx.ov, sect, 512, 512), 0);
+	ck_assert_uint_eq(xfsj_get_be32(sect), XFSJ_AGF_MAGIC);
+	xfsj_put_be64(sect + 208, TRANS_LSN + 50);
+	xfsj_cksum_update(sect, 512, 216);
+	ck_assert_int_eq(xfsj_overlay_write(fx.ov, sect, 512, 512), 0);
+	memcpy(before, sect, sizeof(before));
+
+	ck_assert_int_eq(xfsj_recover_create(fx.ov, &fx.sb, &rc), 0);
+	buf_make(&x, 1, 512, 0x5c, TRANS_LSN);
+	buf_pass2(rc, &x);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->bufs_skipped_lsn, 1);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->bufs_replayed, 0);
+	xfsj_recover_free(rc);
+	ck_assert_int_eq(xfsj_overlay_read(fx.ov, sect, 512, 512), 0);
+	ck_assert(memcmp(sect, before, sizeof(sect)) == 0);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * An inode chunk created in the log (ICREATE) on such a filesystem: the
+ * new inodes carry sb_meta_uuid, as the kernel initialises them (they
+ * used to get sb_uuid, and then failed verification).
+ */
+START_TEST(meta_uuid_icreate)
+{
+	static struct fs_fixture fx;
+	struct xfsj_recover *rc;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_region reg;
+	struct xfsj_ritem it;
+	struct xfsj_rtrans t;
+	uint8_t icl[28], dip[512];
+	uint32_t agbno;
+
+	meta_uuid_fixture(&fx);
+	agbno = xfsj_ino_agino(&fx.sb, fx.sb.rootino) >> fx.sb.inopblog;
+	memset(icl, 0, sizeof(icl));
+	xfsj_put_le16(icl, XFSJ_LI_ICREATE);
+	xfsj_put_le16(icl + 2, 1);
+	xfsj_put_be32(icl + 8, agbno);
+	xfsj_put_be32(icl + 12, 64);
+	xfsj_put_be32(icl + 16, fx.sb.inodesize);
+	xfsj_put_be32(icl + 20, 64 >> fx.sb.inopblog);
+	xfsj_put_be32(icl + 24, 9);
+	reg = (struct xfsj_region){ icl, sizeof(icl) };
+	it = (struct xfsj_ritem){ XFSJ_LI_ICREATE, 1, &reg };
+	t = (struct xfsj_rtrans){ .lsn = TRANS_LSN, .tid = 0x7a, .nitems = 1,
+				  .items = &it };
+	ck_assert_int_eq(xfsj_recover_create(fx.ov, &fx.sb, &rc), 0);
+	ck_assert_int_eq(xfsj_recover_pass1(rc, &t, &f), 0);
+	ck_assert_int_eq(xfsj_recover_pass2(rc, &t, &f), 0);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->icreates, 1);
+	xfsj_recover_free(rc);
+	ck_assert_uint_le(fx.sb.inodesize, sizeof(dip));
+	ck_assert_int_eq(xfsj_overlay_read(fx.ov, dip, fx.sb.inodesize,
+			 (xfsj_agb_to_daddr(&fx.sb, 0, agbno) << 9) +
+			 fx.sb.inodesize), 0);
+	ck_assert_uint_eq(xfsj_get_be16(dip), 0x494e);	/* "IN" */
+	ck_assert_uint_eq(xfsj_get_be32(dip + 92), 9);	/* di_gen */
+	ck_assert(memcmp(dip + 160, fx.sb.meta_uuid, 16) == 0);
+	ck_assert(xfsj_cksum_ok(dip, fx.sb.inodesize, XFSJ_DINODE_CRC_OFF));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *recover_suite(void)
 {
 	Suite *s = suite_create("recover");
@@ -783,6 +880,8 @@ Suite *recover_suite(void)
 	tcase_add_test(tc, shared_start_lsn);
 	tcase_add_test(tc, growfs_followed);
 	tcase_add_test(tc, buffer_in_log_refused);
+	tcase_add_test(tc, meta_uuid_lsn_skip);
+	tcase_add_test(tc, meta_uuid_icreate);
 	suite_add_tcase(s, tc);
 	return s;
 }
