@@ -21,6 +21,7 @@
 	X(dir_sf_suite)		\
 	X(log_record_suite)	\
 	X(io_suite)		\
+	X(io_unix_suite)		\
 	X(io_concat_suite)	\
 	X(io_fault_suite)	\
 	X(overlay_suite)	\
