@@ -8,7 +8,9 @@
  * offset, u32 crc32c of the data, u32 pad, data[4096]}, then a trailer
  * {magic "XFSJDONE", u32 crc32c over every page crc}.  The trailer is the
  * commit point: without it the file was never finished and the device was
- * never touched.
+ * never touched.  The file is read and written through struct xfsj_io, so
+ * that tests can put it (and the device) under the fault backend; the
+ * path functions open it as a Unix file and remove it with unlink.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The page overlay: its own API (read, write, dirty pages) and the same
- * overlay stacked as an I/O backend.
+ * overlay stacked as an I/O backend, mkfs writing through it.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fs_fixture.h"
 #include "suites.h"
 #include "xfsj/errors.h"
 #include "xfsj/io.h"
+#include "xfsj/newfs.h"
+#include "xfsj/redo.h"
 #include "core/io_fault.h"
 #include "core/overlay.h"
 
@@ -332,6 +335,46 @@ START_TEST(backend_stacks)
 }
 END_TEST
 
+/*
+ * One write path: mkfs writing through the overlay backend, committed
+ * through a redo file, leaves the bytes mkfs writes straight to the
+ * device, and nothing reaches the device before the commit.
+ */
+START_TEST(backend_serves_mkfs)
+{
+	struct xfsj_newfs_opts o = { .now_sec = 1700000000, .gen = 7 };
+	struct fs_fixture fx;
+	struct xfsj_io *mem, *io, *rio;
+	struct xfsj_overlay *ov;
+	struct xfsj_fault f = { 0 };
+	uint64_t pages = 0;
+	const uint8_t *dev;
+	bool zero = true;
+
+	fs_fixture_make(&fx, 64ULL << 20, 4096, 2, true, false);
+	ck_assert_int_eq(xfsj_io_open_mem(fx.io->size, &mem), 0);
+	ck_assert_int_eq(xfsj_overlay_create(mem, &ov), 0);
+	ck_assert_int_eq(xfsj_overlay_io(ov, &io), 0);
+	memset(o.uuid, 0x5a, 16);
+	ck_assert_int_eq(xfsj_newfs_write(io, &fx.g, &o, &f), 0);
+	dev = xfsj_io_mem_buffer(mem);
+	for (uint64_t i = 0; i < mem->size && zero; i++)
+		zero = !dev[i];
+	ck_assert(zero);
+	ck_assert_int_eq(xfsj_io_open_mem(xfsj_overlay_dirty_pages(ov) *
+					  (16 + PG) + PG, &rio), 0);
+	ck_assert_int_eq(xfsj_redo_commit_io(rio, ov, o.uuid, &pages, NULL),
+			 0);
+	ck_assert_uint_eq(pages, xfsj_overlay_dirty_pages(ov));
+	ck_assert_mem_eq(dev, xfsj_io_mem_buffer(fx.io), mem->size);
+	xfsj_io_close(rio);
+	xfsj_io_close(io);
+	xfsj_overlay_free(ov);
+	xfsj_io_close(mem);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *overlay_suite(void)
 {
 	Suite *s = suite_create("overlay");
@@ -347,6 +390,7 @@ Suite *overlay_suite(void)
 	tcase_add_test(tc, backend_basics);
 	tcase_add_test(tc, backend_over_readonly);
 	tcase_add_test(tc, backend_stacks);
+	tcase_add_test(tc, backend_serves_mkfs);
 	suite_add_tcase(s, tc);
 	return s;
 }
