@@ -61,7 +61,10 @@ struct xfsj_fault_plan {
 	bool keep_some;			/* crash: keep and tear a random subset */
 	uint64_t seed;
 
-	/* Kept by the backends. */
+	/*
+	 * Kept by the backends.  To plan another error after one fired,
+	 * clear @fired and set @at past @count.
+	 */
 	uint64_t count;			/* counted operations so far */
 	bool fired;			/* the planned fault happened */
 	bool crashed;			/* ... and it was a crash */
