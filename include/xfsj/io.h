@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Device I/O behind a small ops table.  Backends: Unix files and block
- * devices (io_unix.c) and memory (io_mem.c, for unit tests).  Everything
- * above this layer addresses the device in bytes and never sees a file
- * descriptor.
+ * devices (io_unix.c), memory (io.c, for unit tests), two devices as one
+ * (io_concat.c), and two that stack on another device: the page overlay
+ * (xfsj_overlay_io() in core/overlay.h: writes stay in memory until
+ * committed) and fault injection (core/io_fault.h: errors and simulated
+ * power cuts, for tests).  Everything above this layer addresses the
+ * device in bytes and never sees a file descriptor.
  */
 #ifndef XFSJ_IO_H
 #define XFSJ_IO_H

@@ -38,6 +38,14 @@ struct xfsj_redo_cb {
 int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
 		   const uint8_t uuid[16], uint64_t devsize,
 		   const struct xfsj_redo_cb *cb);
+/*
+ * The same into the redo file behind @rio (any backend: a file, or in
+ * tests memory under the fault backend), from byte 0, then sync @rio.
+ * Bytes past the end of what it writes are ignored when applying.
+ */
+int xfsj_redo_save_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
+		      const uint8_t uuid[16], uint64_t devsize,
+		      const struct xfsj_redo_cb *cb);
 
 /*
  * If @path holds a complete redo file for this filesystem, copy it onto
@@ -47,5 +55,32 @@ int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
 int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 		    const uint8_t uuid[16], bool *applied,
 		    uint64_t *pages, const struct xfsj_redo_cb *cb);
+/*
+ * The same for the redo file behind @rio, "removed" by
+ * xfsj_redo_discard().  A read error of the redo file is returned, never
+ * taken for an incomplete file (which would throw away a complete one).
+ */
+int xfsj_redo_apply_io(struct xfsj_io *rio, struct xfsj_io *io,
+		       const uint8_t uuid[16], bool *applied,
+		       uint64_t *pages, const struct xfsj_redo_cb *cb);
+/* Make @rio no redo file (zero its header) and sync it. */
+int xfsj_redo_discard(struct xfsj_io *rio);
+
+/*
+ * Commit @ov onto the device below it (xfsj_overlay_device()): save
+ * every dirty page to the redo file @path and sync it, copy it onto the
+ * device and sync that, remove the redo file.  A run that stops anywhere
+ * leaves the device as it was with no complete redo file, or a complete
+ * redo file that xfsj_redo_apply() finishes.  On an error the redo file
+ * is kept if it is complete (run again to finish).  *@pages (may be NULL)
+ * is the count of pages written.
+ */
+int xfsj_redo_commit(const char *path, struct xfsj_overlay *ov,
+		     const uint8_t uuid[16], uint64_t *pages,
+		     const struct xfsj_redo_cb *cb);
+/* The same through a redo file behind @rio (see xfsj_redo_save_io). */
+int xfsj_redo_commit_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
+			const uint8_t uuid[16], uint64_t *pages,
+			const struct xfsj_redo_cb *cb);
 
 #endif

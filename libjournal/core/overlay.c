@@ -231,3 +231,83 @@ uint64_t xfsj_overlay_dev_size(const struct xfsj_overlay *ov)
 {
 	return ov->io->size;
 }
+
+struct xfsj_io *xfsj_overlay_device(const struct xfsj_overlay *ov)
+{
+	return ov->io;
+}
+
+/* ---- the overlay as a stacked I/O backend ---- */
+
+static int ovio_pread(struct xfsj_io *io, void *buf, size_t len, uint64_t off)
+{
+	return xfsj_overlay_read(io->priv, buf, len, off);
+}
+
+static int ovio_pwrite(struct xfsj_io *io, const void *buf, size_t len,
+		       uint64_t off)
+{
+	return xfsj_overlay_write(io->priv, buf, len, off);
+}
+
+static int ovio_zero(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	static const uint8_t zeroes[XFSJ_OVL_PAGE];
+
+	while (len) {
+		size_t n = len < sizeof(zeroes) ? (size_t)len : sizeof(zeroes);
+		int err = xfsj_overlay_write(io->priv, zeroes, n, off);
+
+		if (err)
+			return err;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int ovio_discard(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	(void)io;
+	(void)off;
+	(void)len;
+	return 0;
+}
+
+static int ovio_sync(struct xfsj_io *io)
+{
+	(void)io;
+	return 0;
+}
+
+static void ovio_close(struct xfsj_io *io)
+{
+	(void)io;
+}
+
+static const struct xfsj_io_ops overlay_io_ops = {
+	.pread = ovio_pread,
+	.pwrite = ovio_pwrite,
+	.zero = ovio_zero,
+	.discard = ovio_discard,
+	.sync = ovio_sync,
+	.close = ovio_close,
+};
+
+int xfsj_overlay_io(struct xfsj_overlay *ov, struct xfsj_io **out)
+{
+	struct xfsj_io *io = calloc(1, sizeof(*io));
+
+	if (!io || !(io->name = strdup(ov->io->name ? ov->io->name : ""))) {
+		free(io);
+		return -XFSJ_E_NOMEM;
+	}
+	io->ops = &overlay_io_ops;
+	io->priv = ov;
+	io->size = ov->io->size;
+	io->lsectsize = ov->io->lsectsize;
+	io->psectsize = ov->io->psectsize;
+	io->is_bdev = ov->io->is_bdev;
+	*out = io;
+	return 0;
+}

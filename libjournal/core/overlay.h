@@ -37,5 +37,25 @@ int xfsj_overlay_each_dirty(struct xfsj_overlay *ov, xfsj_page_fn fn,
 uint64_t xfsj_overlay_dirty_pages(const struct xfsj_overlay *ov);
 /* Size in bytes of the device below. */
 uint64_t xfsj_overlay_dev_size(const struct xfsj_overlay *ov);
+/* The device below (the one given to xfsj_overlay_create). */
+struct xfsj_io *xfsj_overlay_device(const struct xfsj_overlay *ov);
+
+/*
+ * The overlay as an I/O backend stacked on its device, so that code
+ * written against struct xfsj_io (mkfs, the replay, repair) can write
+ * through it unchanged:
+ * - reads go overlay first, then to the device below;
+ * - writes and zeroing land in the overlay only (the device below may be
+ *   read-only);
+ * - discard is a no-op and extend cannot grow past the device below;
+ * - sync is a no-op returning 0: nothing reaches the device until the
+ *   caller commits the overlay (xfsj_redo_commit()), which is what makes
+ *   that commit safe;
+ * - closing it frees only the backend: the overlay, its dirty pages and
+ *   the device below stay with the caller, ready to be committed.
+ * Its size and sector sizes are those of the device below.  The overlay
+ * must outlive the backend.
+ */
+int xfsj_overlay_io(struct xfsj_overlay *ov, struct xfsj_io **out);
 
 #endif

@@ -8,13 +8,15 @@
  * offset, u32 crc32c of the data, u32 pad, data[4096]}, then a trailer
  * {magic "XFSJDONE", u32 crc32c over every page crc}.  The trailer is the
  * commit point: without it the file was never finished and the device was
- * never touched.
+ * never touched.  The file is read and written through struct xfsj_io, so
+ * that tests can put it (and the device) under the fault backend; the
+ * path functions open it as a Unix file and remove it with unlink.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/crc32c.h"
@@ -24,7 +26,6 @@
 #define REDO_MAGIC	"XFSJREDO"
 #define REDO_DONE	"XFSJDONE"
 #define REDO_HDR	48
-#define REDO_ENT	(16 + XFSJ_OVL_PAGE)
 
 /* Write @n BBs of @rec at log block @blk, wrapping and bumping the cycle. */
 static int put_wrapped(struct xfsj_overlay *ov, uint64_t base, uint32_t logbb,
@@ -102,8 +103,48 @@ int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 	return 0;
 }
 
+/*
+ * Sequential writes through a 1 MiB buffer (a redo file of a big replay
+ * holds hundreds of MiB; one write per page would be slow on a file).
+ */
+#define WBUF	(1U << 20)
+
+struct wbuf {
+	struct xfsj_io *io;
+	uint64_t off;		/* file offset of buf[0] */
+	size_t n;
+	uint8_t *buf;
+};
+
+static int wflush(struct wbuf *w)
+{
+	int err = w->n ? xfsj_pwrite(w->io, w->buf, w->n, w->off) : 0;
+
+	w->off += w->n;
+	w->n = 0;
+	return err;
+}
+
+static int wput(struct wbuf *w, const void *p, size_t len)
+{
+	const uint8_t *src = p;
+
+	while (len) {
+		size_t n = WBUF - w->n < len ? WBUF - w->n : len;
+		int err;
+
+		memcpy(w->buf + w->n, src, n);
+		w->n += n;
+		src += n;
+		len -= n;
+		if (w->n == WBUF && (err = wflush(w)) != 0)
+			return err;
+	}
+	return 0;
+}
+
 struct save_ctx {
-	FILE *fp;
+	struct wbuf w;
 	uint32_t crc;
 	uint64_t done, total;
 	const struct xfsj_redo_cb *cb;
@@ -114,18 +155,56 @@ static int save_page(void *arg, uint64_t off, const uint8_t *page)
 	struct save_ctx *c = arg;
 	uint8_t ent[16];
 	uint32_t crc = xfsj_crc32c(page, XFSJ_OVL_PAGE);
+	int err;
 
 	memset(ent, 0, sizeof(ent));
 	xfsj_put_le32(ent, (uint32_t)off);
 	xfsj_put_le32(ent + 4, (uint32_t)(off >> 32));
 	xfsj_put_le32(ent + 8, crc);
 	c->crc = xfsj_crc32c_update(c->crc, ent + 8, 4);
-	if (fwrite(ent, sizeof(ent), 1, c->fp) != 1 ||
-	    fwrite(page, XFSJ_OVL_PAGE, 1, c->fp) != 1)
-		return -XFSJ_E_IO;
-	if (c->cb && c->cb->page)
+	err = wput(&c->w, ent, sizeof(ent));
+	if (!err)
+		err = wput(&c->w, page, XFSJ_OVL_PAGE);
+	if (!err && c->cb && c->cb->page)
 		c->cb->page(c->cb->arg, ++c->done, c->total);
-	return 0;
+	return err;
+}
+
+int xfsj_redo_save_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
+		      const uint8_t uuid[16], uint64_t devsize,
+		      const struct xfsj_redo_cb *cb)
+{
+	uint64_t pages = xfsj_overlay_dirty_pages(ov);
+	struct save_ctx c = { .w.io = rio, .crc = ~0U, .cb = cb,
+			      .total = pages };
+	uint8_t hdr[REDO_HDR], tail[12];
+	int err;
+
+	c.w.buf = malloc(WBUF);
+	if (!c.w.buf)
+		return -XFSJ_E_NOMEM;
+	memset(hdr, 0, sizeof(hdr));
+	memcpy(hdr, REDO_MAGIC, 8);
+	xfsj_put_le32(hdr + 8, 1);
+	xfsj_put_le32(hdr + 16, (uint32_t)pages);
+	xfsj_put_le32(hdr + 20, (uint32_t)(pages >> 32));
+	xfsj_put_le32(hdr + 24, (uint32_t)devsize);
+	xfsj_put_le32(hdr + 28, (uint32_t)(devsize >> 32));
+	memcpy(hdr + 32, uuid, 16);
+	err = wput(&c.w, hdr, sizeof(hdr));
+	if (!err)
+		err = xfsj_overlay_each_dirty(ov, save_page, &c);
+	if (!err) {
+		memcpy(tail, REDO_DONE, 8);
+		xfsj_put_le32(tail + 8, ~c.crc);
+		err = wput(&c.w, tail, sizeof(tail));
+	}
+	if (!err)
+		err = wflush(&c.w);
+	if (!err)
+		err = xfsj_io_sync(rio);
+	free(c.w.buf);
+	return err;
 }
 
 static int sync_dir_of(const char *path)
@@ -154,42 +233,19 @@ int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
 		   const uint8_t uuid[16], uint64_t devsize,
 		   const struct xfsj_redo_cb *cb)
 {
-	struct save_ctx c = { .crc = ~0U, .cb = cb,
-			      .total = xfsj_overlay_dirty_pages(ov) };
-	uint8_t hdr[REDO_HDR], tail[12];
-	uint64_t pages = xfsj_overlay_dirty_pages(ov);
+	struct xfsj_io *rio;
 	int err, fd;
 
+	/* A new, empty file, private: it holds filesystem metadata. */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -XFSJ_E_OPEN;
-	c.fp = fdopen(fd, "w");
-	if (!c.fp) {
-		close(fd);
-		return -XFSJ_E_NOMEM;
-	}
-	setvbuf(c.fp, NULL, _IOFBF, 1 << 20);
-	memset(hdr, 0, sizeof(hdr));
-	memcpy(hdr, REDO_MAGIC, 8);
-	xfsj_put_le32(hdr + 8, 1);
-	xfsj_put_le32(hdr + 16, (uint32_t)pages);
-	xfsj_put_le32(hdr + 20, (uint32_t)(pages >> 32));
-	xfsj_put_le32(hdr + 24, (uint32_t)devsize);
-	xfsj_put_le32(hdr + 28, (uint32_t)(devsize >> 32));
-	memcpy(hdr + 32, uuid, 16);
-	err = fwrite(hdr, sizeof(hdr), 1, c.fp) == 1 ? 0 : -XFSJ_E_IO;
-	if (!err)
-		err = xfsj_overlay_each_dirty(ov, save_page, &c);
-	if (!err) {
-		memcpy(tail, REDO_DONE, 8);
-		xfsj_put_le32(tail + 8, ~c.crc);
-		if (fwrite(tail, sizeof(tail), 1, c.fp) != 1)
-			err = -XFSJ_E_IO;
-	}
-	if (fflush(c.fp) != 0 || fsync(fileno(c.fp)) < 0)
-		err = err ? err : -XFSJ_E_IO;
-	if (fclose(c.fp) != 0)
-		err = err ? err : -XFSJ_E_IO;
+	close(fd);
+	err = xfsj_io_open(path, 0, &rio);
+	if (err)
+		return err;
+	err = xfsj_redo_save_io(rio, ov, uuid, devsize, cb);
+	xfsj_io_close(rio);
 	if (!err)
 		err = sync_dir_of(path);
 	if (err)
@@ -210,75 +266,128 @@ static int flush_run(struct xfsj_io *io, const uint8_t *run, uint64_t off,
 	return xfsj_pwrite(io, run, (size_t)len, off);
 }
 
-int xfsj_redo_apply(const char *path, struct xfsj_io *io,
-		    const uint8_t uuid[16], bool *applied, uint64_t *npages,
-		    const struct xfsj_redo_cb *cb)
+/* Sequential reads of the redo file through a 1 MiB buffer. */
+struct rbuf {
+	struct xfsj_io *io;
+	uint64_t off;		/* file offset of buf[0] */
+	size_t n, pos;
+	uint8_t *buf;
+};
+
+/*
+ * The next @len bytes: 0, 1 at the end of the file (an incomplete file),
+ * or an error: a read error is not "incomplete", because a complete redo
+ * file must never be thrown away over a transient error.
+ */
+static int rget(struct rbuf *r, void *p, size_t len)
+{
+	uint8_t *dst = p;
+
+	while (len) {
+		size_t n;
+		int err;
+
+		if (r->pos == r->n) {
+			r->off += r->n;
+			r->pos = r->n = 0;
+			if (r->off >= r->io->size)
+				return 1;
+			n = r->io->size - r->off < WBUF ?
+			    (size_t)(r->io->size - r->off) : WBUF;
+			err = xfsj_pread(r->io, r->buf, n, r->off);
+			if (err)
+				return err;
+			r->n = n;
+		}
+		n = r->n - r->pos < len ? r->n - r->pos : len;
+		memcpy(dst, r->buf + r->pos, n);
+		r->pos += n;
+		dst += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void rrewind(struct rbuf *r, uint64_t off)
+{
+	r->off = off;
+	r->n = r->pos = 0;
+}
+
+/*
+ * Is @r a complete, intact redo file for this filesystem (1), an
+ * incomplete one (0), somebody else's (-XFSJ_E_CONFLICT) or unreadable?
+ * On 1, *@pages is its page count.
+ */
+static int redo_check(struct rbuf *r, struct xfsj_io *io,
+		      const uint8_t uuid[16], uint64_t *pages)
 {
 	uint8_t hdr[REDO_HDR], ent[16], tail[12];
-	uint8_t *page = NULL, *run = NULL;
-	uint64_t pages, devsize, run_off = 0;
-	uint32_t nrun = 0;
+	uint8_t *page = malloc(XFSJ_OVL_PAGE);
 	uint32_t crc = ~0U;
-	FILE *fp;
-	long data_start;
-	int err = 0;
+	int ret;
 
-	*applied = false;
-	if (npages)
-		*npages = 0;
-	fp = fopen(path, "rb");
-	if (!fp)
-		return errno == ENOENT ? 0 : -XFSJ_E_OPEN;
-	if (fread(hdr, sizeof(hdr), 1, fp) != 1 || memcmp(hdr, REDO_MAGIC, 8))
-		goto incomplete;
+	if (!page)
+		return -XFSJ_E_NOMEM;
+	ret = rget(r, hdr, sizeof(hdr));
+	if (ret || memcmp(hdr, REDO_MAGIC, 8))
+		goto out;
 	if (memcmp(hdr + 32, uuid, 16)) {
 		/* Somebody else's redo file: not ours to apply or remove. */
-		fclose(fp);
-		return -XFSJ_E_CONFLICT;
+		ret = -XFSJ_E_CONFLICT;
+		goto out;
 	}
-	pages = xfsj_get_le32(hdr + 16) | (uint64_t)xfsj_get_le32(hdr + 20) << 32;
-	devsize = xfsj_get_le32(hdr + 24) | (uint64_t)xfsj_get_le32(hdr + 28) << 32;
-	if (devsize != io->size) {
-		fclose(fp);
-		return -XFSJ_E_CONFLICT;
+	*pages = xfsj_get_le32(hdr + 16) |
+		 (uint64_t)xfsj_get_le32(hdr + 20) << 32;
+	if ((xfsj_get_le32(hdr + 24) |
+	     (uint64_t)xfsj_get_le32(hdr + 28) << 32) != io->size) {
+		ret = -XFSJ_E_CONFLICT;
+		goto out;
 	}
-	page = malloc(XFSJ_OVL_PAGE);
-	if (!page) {
-		fclose(fp);
-		return -XFSJ_E_NOMEM;
-	}
-	/* First pass: is the file complete and intact? */
-	data_start = ftell(fp);
-	for (uint64_t i = 0; i < pages; i++) {
-		if (fread(ent, sizeof(ent), 1, fp) != 1 ||
-		    fread(page, XFSJ_OVL_PAGE, 1, fp) != 1 ||
-		    xfsj_crc32c(page, XFSJ_OVL_PAGE) != xfsj_get_le32(ent + 8))
-			goto incomplete;
+	for (uint64_t i = 0; i < *pages; i++) {
+		ret = rget(r, ent, sizeof(ent));
+		if (!ret)
+			ret = rget(r, page, XFSJ_OVL_PAGE);
+		if (ret)
+			goto out;
+		if (xfsj_crc32c(page, XFSJ_OVL_PAGE) != xfsj_get_le32(ent + 8))
+			goto out;
 		crc = xfsj_crc32c_update(crc, ent + 8, 4);
 	}
-	if (fread(tail, sizeof(tail), 1, fp) != 1 ||
-	    memcmp(tail, REDO_DONE, 8) || xfsj_get_le32(tail + 8) != ~crc)
-		goto incomplete;
+	ret = rget(r, tail, sizeof(tail));
+	if (!ret && !memcmp(tail, REDO_DONE, 8) &&
+	    xfsj_get_le32(tail + 8) == ~crc) {
+		free(page);
+		return 1;
+	}
+out:
+	free(page);
+	return ret < 0 ? ret : 0;	/* the end of the file: incomplete */
+}
+
+/* Copy the @pages pages of the checked redo file @r onto @io and sync. */
+static int redo_copy(struct rbuf *r, struct xfsj_io *io, uint64_t pages,
+		     const struct xfsj_redo_cb *cb)
+{
+	uint8_t ent[16];
+	uint8_t *run = malloc(RUN_PAGES * XFSJ_OVL_PAGE);
+	uint64_t run_off = 0;
+	uint32_t nrun = 0;
+	int err = 0;
+
+	if (!run)
+		return -XFSJ_E_NOMEM;
 	/*
-	 * Second pass: copy onto the device, joining runs of adjacent pages
-	 * into one write (replayed metadata clusters: inode chunks, btree
-	 * blocks allocated together).
+	 * Join runs of adjacent pages into one write (replayed metadata
+	 * clusters: inode chunks, btree blocks allocated together).
 	 */
-	if (fseek(fp, data_start, SEEK_SET) != 0) {
-		err = -XFSJ_E_IO;
-		goto out;
-	}
-	run = malloc(RUN_PAGES * XFSJ_OVL_PAGE);
-	if (!run) {
-		err = -XFSJ_E_NOMEM;
-		goto out;
-	}
+	rrewind(r, REDO_HDR);
 	for (uint64_t i = 0; i < pages && !err; i++) {
 		uint64_t off;
 
-		if (fread(ent, sizeof(ent), 1, fp) != 1 ||
-		    fread(page, XFSJ_OVL_PAGE, 1, fp) != 1) {
-			err = -XFSJ_E_IO;
+		err = rget(r, ent, sizeof(ent));
+		if (err) {
+			err = err < 0 ? err : -XFSJ_E_IO;	/* checked */
 			break;
 		}
 		off = xfsj_get_le32(ent) | (uint64_t)xfsj_get_le32(ent + 4) << 32;
@@ -293,7 +402,11 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 		}
 		if (!nrun)
 			run_off = off;
-		memcpy(run + (size_t)nrun * XFSJ_OVL_PAGE, page, XFSJ_OVL_PAGE);
+		if (!err)
+			err = rget(r, run + (size_t)nrun * XFSJ_OVL_PAGE,
+				   XFSJ_OVL_PAGE);
+		if (err > 0)
+			err = -XFSJ_E_IO;	/* it was there a moment ago */
 		nrun++;
 		if (!err && cb && cb->page)
 			cb->page(cb->arg, i + 1, pages);
@@ -302,27 +415,125 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 		err = flush_run(io, run, run_off, nrun);
 	if (!err)
 		err = xfsj_io_sync(io);
-	if (!err) {
-		*applied = true;
-		if (npages)
-			*npages = pages;
-		fclose(fp);
-		fp = NULL;
-		if (unlink(path) < 0)
-			err = -XFSJ_E_IO;
-		else
-			err = sync_dir_of(path);
-	}
-	goto out;
-incomplete:
-	/* Never finished, so never applied: the device is as it was. */
-	fclose(fp);
-	fp = NULL;
-	unlink(path);
-out:
-	if (fp)
-		fclose(fp);
-	free(page);
 	free(run);
 	return err;
+}
+
+/*
+ * Apply the redo file behind @rio to @io if it is complete: 1 applied, 0
+ * not a complete redo file (the device untouched), or an error.
+ */
+static int redo_replay(struct xfsj_io *rio, struct xfsj_io *io,
+		       const uint8_t uuid[16], uint64_t *pages,
+		       const struct xfsj_redo_cb *cb)
+{
+	struct rbuf r = { .io = rio };
+	int ret;
+
+	r.buf = malloc(WBUF);
+	if (!r.buf)
+		return -XFSJ_E_NOMEM;
+	ret = redo_check(&r, io, uuid, pages);
+	if (ret == 1) {
+		ret = redo_copy(&r, io, *pages, cb);
+		ret = ret ? ret : 1;
+	}
+	free(r.buf);
+	return ret;
+}
+
+int xfsj_redo_discard(struct xfsj_io *rio)
+{
+	uint8_t z[REDO_HDR] = { 0 };
+	size_t n = rio->size < sizeof(z) ? (size_t)rio->size : sizeof(z);
+	int err = n ? xfsj_pwrite(rio, z, n, 0) : 0;
+
+	return err ? err : xfsj_io_sync(rio);
+}
+
+int xfsj_redo_apply_io(struct xfsj_io *rio, struct xfsj_io *io,
+		       const uint8_t uuid[16], bool *applied,
+		       uint64_t *npages, const struct xfsj_redo_cb *cb)
+{
+	uint64_t pages = 0;
+	int ret = redo_replay(rio, io, uuid, &pages, cb);
+
+	*applied = ret == 1;
+	if (npages)
+		*npages = ret == 1 ? pages : 0;
+	if (ret < 0)
+		return ret;
+	/* Applied, or never finished and so never applied: done with. */
+	return xfsj_redo_discard(rio);
+}
+
+int xfsj_redo_apply(const char *path, struct xfsj_io *io,
+		    const uint8_t uuid[16], bool *applied, uint64_t *npages,
+		    const struct xfsj_redo_cb *cb)
+{
+	struct xfsj_io *rio;
+	uint64_t pages = 0;
+	struct stat st;
+	int ret;
+
+	*applied = false;
+	if (npages)
+		*npages = 0;
+	if (stat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	ret = xfsj_io_open(path, XFSJ_IO_RDONLY, &rio);
+	if (ret)
+		return ret == -XFSJ_E_NOMEM ? ret : -XFSJ_E_OPEN;
+	ret = redo_replay(rio, io, uuid, &pages, cb);
+	xfsj_io_close(rio);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		/* Never finished, so never applied: the device is as it was. */
+		unlink(path);
+		return 0;
+	}
+	*applied = true;
+	if (npages)
+		*npages = pages;
+	if (unlink(path) < 0)
+		return -XFSJ_E_IO;
+	return sync_dir_of(path);
+}
+
+/* The commit through a redo file at @path or, if @rio, behind @rio. */
+static int commit(const char *path, struct xfsj_io *rio,
+		  struct xfsj_overlay *ov, const uint8_t uuid[16],
+		  uint64_t *pages, const struct xfsj_redo_cb *cb)
+{
+	struct xfsj_io *dev = xfsj_overlay_device(ov);
+	bool applied = false;
+	int err;
+
+	if (rio)
+		err = xfsj_redo_save_io(rio, ov, uuid, dev->size, cb);
+	else
+		err = xfsj_redo_save(path, ov, uuid, dev->size, cb);
+	if (err)
+		return err;
+	if (rio)
+		err = xfsj_redo_apply_io(rio, dev, uuid, &applied, pages, cb);
+	else
+		err = xfsj_redo_apply(path, dev, uuid, &applied, pages, cb);
+	/* We have just written it complete: not finding it so is an error. */
+	return err ? err : applied ? 0 : -XFSJ_E_IO;
+}
+
+int xfsj_redo_commit(const char *path, struct xfsj_overlay *ov,
+		     const uint8_t uuid[16], uint64_t *pages,
+		     const struct xfsj_redo_cb *cb)
+{
+	return commit(path, NULL, ov, uuid, pages, cb);
+}
+
+int xfsj_redo_commit_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
+			const uint8_t uuid[16], uint64_t *pages,
+			const struct xfsj_redo_cb *cb)
+{
+	return commit(NULL, rio, ov, uuid, pages, cb);
 }

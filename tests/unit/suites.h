@@ -21,7 +21,11 @@
 	X(dir_sf_suite)		\
 	X(log_record_suite)	\
 	X(io_suite)		\
+	X(io_unix_suite)		\
 	X(io_concat_suite)	\
+	X(io_fault_suite)	\
+	X(overlay_suite)	\
+	X(redo_suite)		\
 	X(errors_suite)		\
 	X(fs_suite)		\
 	X(btree_suite)		\

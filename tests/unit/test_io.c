@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The I/O layer (memory and Unix backends) and the error table.
+ * The I/O layer's generic part, the memory backend and the error table
+ * (the Unix backend: test_io_unix.c).
  */
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "suites.h"
 #include "xfsj/errors.h"
@@ -137,199 +135,6 @@ START_TEST(mem_copy_and_empty)
 }
 END_TEST
 
-/* ---- Unix backend ---- */
-
-static char *make_temp(void)
-{
-	char *path = strdup("/tmp/xfsj-io-test-XXXXXX");
-	int fd;
-
-	ck_assert_ptr_nonnull(path);
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	return path;
-}
-
-START_TEST(unix_file)
-{
-	char *path = make_temp();
-	struct xfsj_io *io = NULL;
-	uint8_t buf[8192], back[8192];
-	struct stat st;
-
-	ck_assert_int_eq(xfsj_io_open(path, 0, &io), 0);
-	ck_assert_ptr_nonnull(io);
-	ck_assert_str_eq(io->name, path);
-	ck_assert_uint_eq(io->size, 0);
-	ck_assert(!io->is_bdev);
-	ck_assert(!io->readonly);
-	ck_assert_ptr_null(xfsj_io_mem_buffer(io));
-	/* Reading an empty file is short. */
-	ck_assert_int_eq(xfsj_pread(io, back, 1, 0), -XFSJ_E_SHORTIO);
-	/* Extend, then write and read back. */
-	ck_assert_int_eq(xfsj_io_extend(io, 1 << 20), 0);
-	ck_assert_uint_eq(io->size, 1 << 20);
-	ck_assert_int_eq(stat(path, &st), 0);
-	ck_assert_int_eq(st.st_size, 1 << 20);
-	/* Extending to a smaller size does not shrink. */
-	ck_assert_int_eq(xfsj_io_extend(io, 4096), 0);
-	ck_assert_uint_eq(io->size, 1 << 20);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)(i * 7 + 11);
-	ck_assert_int_eq(xfsj_pwrite(io, buf, sizeof(buf), 4096), 0);
-	memset(back, 0, sizeof(back));
-	ck_assert_int_eq(xfsj_pread(io, back, sizeof(back), 4096), 0);
-	ck_assert_mem_eq(back, buf, sizeof(buf));
-	/* The extended part reads back as zeroes. */
-	ck_assert_int_eq(xfsj_pread(io, back, 4096, 0), 0);
-	for (int i = 0; i < 4096; i++)
-		ck_assert_uint_eq(back[i], 0);
-	/* Zero (punch) part of the written range. */
-	ck_assert_int_eq(xfsj_io_zero(io, 4096, 4096), 0);
-	ck_assert_int_eq(xfsj_pread(io, back, sizeof(back), 4096), 0);
-	for (int i = 0; i < 4096; i++)
-		ck_assert_uint_eq(back[i], 0);
-	ck_assert_mem_eq(back + 4096, buf + 4096, 4096);
-	/* An unaligned zero range. */
-	ck_assert_int_eq(xfsj_io_zero(io, 8192 + 100, 50), 0);
-	ck_assert_int_eq(xfsj_pread(io, back, 200, 8192), 0);
-	ck_assert_mem_eq(back, buf + 4096, 100);
-	for (int i = 100; i < 150; i++)
-		ck_assert_uint_eq(back[i], 0);
-	ck_assert_mem_eq(back + 150, buf + 4096 + 150, 50);
-	ck_assert_int_eq(xfsj_io_zero(io, 0, 0), 0);
-	/* The file keeps its size when zeroed. */
-	ck_assert_int_eq(stat(path, &st), 0);
-	ck_assert_int_eq(st.st_size, 1 << 20);
-	/* Zero past the end is refused. */
-	ck_assert_int_eq(xfsj_io_zero(io, (1 << 20) - 10, 20), -XFSJ_E_RANGE);
-	/* Writing past the end grows the file and the recorded size. */
-	ck_assert_int_eq(xfsj_pwrite(io, buf, 100, (1 << 20) + 50), 0);
-	ck_assert_uint_eq(io->size, (1 << 20) + 150);
-	ck_assert_int_eq(xfsj_pread(io, back, 100, (1 << 20) + 50), 0);
-	ck_assert_mem_eq(back, buf, 100);
-	/* Reading past the end is short. */
-	ck_assert_int_eq(xfsj_pread(io, back, 200, (1 << 20) + 50),
-			 -XFSJ_E_SHORTIO);
-	ck_assert_int_eq(xfsj_io_discard(io, 0, 4096), 0);
-	ck_assert_int_eq(xfsj_io_sync(io), 0);
-	xfsj_io_close(io);
-
-	/* Reopen: the data is on disk. */
-	ck_assert_int_eq(xfsj_io_open(path, XFSJ_IO_RDONLY, &io), 0);
-	ck_assert_uint_eq(io->size, (1 << 20) + 150);
-	ck_assert_int_eq(xfsj_pread(io, back, 4096, 8192), 0);
-	ck_assert_mem_eq(back + 150, buf + 4096 + 150, 4096 - 150);
-	xfsj_io_close(io);
-	ck_assert(!xfsj_path_mounted(path));
-	unlink(path);
-	free(path);
-}
-END_TEST
-
-/* The optional in-place read path, when the backend has one. */
-START_TEST(unix_map)
-{
-	char *path = make_temp();
-	struct xfsj_io *io;
-	uint8_t *buf = malloc(3 * 4096);
-	const void *p = NULL;
-
-	ck_assert_ptr_nonnull(buf);
-	for (int i = 0; i < 3 * 4096; i++)
-		buf[i] = (uint8_t)(i * 13 + 5);
-	ck_assert_int_eq(xfsj_io_open(path, 0, &io), 0);
-	ck_assert_int_eq(xfsj_pwrite(io, buf, 3 * 4096, 0), 0);
-	xfsj_io_close(io);
-	ck_assert_int_eq(xfsj_io_open(path, XFSJ_IO_RDONLY, &io), 0);
-	if (io->ops->map) {
-		ck_assert_ptr_nonnull(io->ops->unmap);
-		/* Page-aligned and unaligned starts, up to the last byte. */
-		ck_assert_int_eq(io->ops->map(io, 4096, 4096, &p), 0);
-		ck_assert_mem_eq(p, buf + 4096, 4096);
-		io->ops->unmap(io, p, 4096);
-		ck_assert_int_eq(io->ops->map(io, 1000, 3 * 4096 - 1000, &p), 0);
-		ck_assert_mem_eq(p, buf + 1000, 3 * 4096 - 1000);
-		io->ops->unmap(io, p, 3 * 4096 - 1000);
-		/* Past the end is refused, not mapped. */
-		ck_assert_int_ne(io->ops->map(io, 3 * 4096 - 10, 11, &p), 0);
-		ck_assert_int_ne(io->ops->map(io, UINT64_MAX - 4, 16, &p), 0);
-	}
-	xfsj_io_close(io);
-	unlink(path);
-	free(path);
-	free(buf);
-}
-END_TEST
-
-START_TEST(unix_readonly)
-{
-	char *path = make_temp();
-	struct xfsj_io *io;
-	uint8_t buf[512], back[512];
-
-	ck_assert_int_eq(xfsj_io_open(path, 0, &io), 0);
-	memset(buf, 0x42, sizeof(buf));
-	ck_assert_int_eq(xfsj_pwrite(io, buf, sizeof(buf), 0), 0);
-	xfsj_io_close(io);
-
-	ck_assert_int_eq(xfsj_io_open(path, XFSJ_IO_RDONLY, &io), 0);
-	ck_assert(io->readonly);
-	ck_assert_uint_eq(io->size, 512);
-	memset(back, 0, sizeof(back));
-	ck_assert_int_eq(xfsj_pread(io, back, sizeof(back), 0), 0);
-	ck_assert_mem_eq(back, buf, sizeof(buf));
-	/* Every way of changing the file is refused. */
-	memset(buf, 0x17, sizeof(buf));
-	ck_assert_int_eq(xfsj_pwrite(io, buf, sizeof(buf), 0), -XFSJ_E_INVAL);
-	ck_assert_int_eq(xfsj_io_zero(io, 0, 512), -XFSJ_E_INVAL);
-	ck_assert_int_eq(xfsj_io_extend(io, 1 << 20), -XFSJ_E_TOOSMALL);
-	ck_assert_int_eq(xfsj_io_discard(io, 0, 512), 0);	/* a no-op */
-	ck_assert_int_eq(xfsj_io_sync(io), 0);
-	ck_assert_uint_eq(io->size, 512);
-	ck_assert_int_eq(xfsj_pread(io, back, sizeof(back), 0), 0);
-	for (int i = 0; i < 512; i++)
-		ck_assert_uint_eq(back[i], 0x42);
-	xfsj_io_close(io);
-	unlink(path);
-	free(path);
-}
-END_TEST
-
-START_TEST(unix_open_errors)
-{
-	char *path = make_temp();
-	struct xfsj_io *io = (struct xfsj_io *)0x1;
-	struct stat st;
-
-	unlink(path);
-	/* Missing file. */
-	ck_assert_int_eq(xfsj_io_open(path, 0, &io), -XFSJ_E_OPEN);
-	ck_assert_int_eq(xfsj_io_open(path, XFSJ_IO_RDONLY, &io), -XFSJ_E_OPEN);
-	ck_assert_int_eq(xfsj_io_open("/nonexistent-dir/xfsj/img", 0, &io),
-			 -XFSJ_E_OPEN);
-	ck_assert_ptr_eq(io, (struct xfsj_io *)0x1);	/* untouched */
-	/* Read-only never creates. */
-	ck_assert_int_eq(xfsj_io_open(path, XFSJ_IO_RDONLY | XFSJ_IO_CREATE, &io),
-			 -XFSJ_E_OPEN);
-	ck_assert_int_ne(stat(path, &st), 0);
-	/* CREATE makes a new, empty regular file. */
-	ck_assert_int_eq(xfsj_io_open(path, XFSJ_IO_CREATE, &io), 0);
-	ck_assert_uint_eq(io->size, 0);
-	xfsj_io_close(io);
-	ck_assert_int_eq(stat(path, &st), 0);
-	ck_assert(S_ISREG(st.st_mode));
-	unlink(path);
-	/* A directory is neither a file nor a block device. */
-	ck_assert_int_eq(xfsj_io_open("/tmp", XFSJ_IO_RDONLY, &io),
-			 -XFSJ_E_UNSUPP);
-	ck_assert_int_eq(xfsj_io_open("/tmp", 0, &io), -XFSJ_E_OPEN);
-	ck_assert(!xfsj_path_mounted(path));
-	free(path);
-}
-END_TEST
-
 /* ---- errors ---- */
 
 START_TEST(strerror_every_code)
@@ -421,10 +226,6 @@ Suite *io_suite(void)
 	tcase_add_test(tc, mem_basic);
 	tcase_add_test(tc, mem_bounds);
 	tcase_add_test(tc, mem_copy_and_empty);
-	tcase_add_test(tc, unix_file);
-	tcase_add_test(tc, unix_map);
-	tcase_add_test(tc, unix_readonly);
-	tcase_add_test(tc, unix_open_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
