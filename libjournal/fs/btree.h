@@ -41,6 +41,7 @@ union xfsj_btree_irec {
 	struct xfsj_inobt_rec i;	/* inobt, finobt */
 	struct xfsj_rmap_rec r;		/* rmapbt */
 	struct xfsj_refc_rec c;		/* refcountbt */
+	struct xfsj_bmbt_irec b;	/* bmbt (bmbt.h) */
 };
 
 struct xfsj_btree_cur;

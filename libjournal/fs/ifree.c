@@ -83,12 +83,9 @@ int xfsj_ifree(struct xfsj_fs *fs, uint64_t ino, bool *chunk_freed,
 	int err;
 
 	*chunk_freed = false;
-	err = xfsj_iget(fs, ino, true, &ib, f);
+	err = xfsj_iget_used(fs, ino, &ib, f);
 	if (err)
 		return err;
-	if (ib.di.mode == 0)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", "mode",
-				      ib.byte_off + 2, 0);
 	/* As the kernel: the inode btrees first, then the list. */
 	err = xfsj_difree(fs, agno, agino, &res, f);
 	if (err)

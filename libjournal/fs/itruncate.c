@@ -5,327 +5,21 @@
  * filesystem block holding the inode: the core changed here gets its CRC
  * recomputed at once (xfsj_iput).
  */
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/crc32c.h"
+#include "fs/bmbt.h"
 #include "fs/defer.h"
 #include "fs/iget.h"
 #include "fs/itruncate.h"
 
 #define DIFLAG_REALTIME		0x0001
-#define BMDR_HDR		4
-#define BMBT_REC_SIZE		16
-#define MAX_FILEOFF		((1ULL << 54) - 1)
 /* Extents the kernel unmaps per truncate transaction. */
 #define ITRUNC_MAX_EXTENTS	2
 
-/* ---- a set of block numbers (bmbt blocks seen) ---- */
-
-struct u64set {
-	uint64_t *v;
-	size_t n, cap;		/* cap: a power of two, or 0 */
-};
-
-static int u64set_add(struct u64set *s, uint64_t x, bool *dup)
-{
-	/* Stored as x + 1 so that 0 marks an empty slot. */
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64;
-		uint64_t *nv = calloc(ncap, sizeof(*nv));
-
-		if (!nv)
-			return -XFSJ_E_NOMEM;
-		for (size_t i = 0; i < s->cap; i++) {
-			size_t h;
-
-			if (!s->v[i])
-				continue;
-			h = (size_t)(s->v[i] * 0x9e3779b97f4a7c15ULL) & (ncap - 1);
-			while (nv[h])
-				h = (h + 1) & (ncap - 1);
-			nv[h] = s->v[i];
-		}
-		free(s->v);
-		s->v = nv;
-		s->cap = ncap;
-	}
-	size_t h = (size_t)((x + 1) * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
-
-	while (s->v[h]) {
-		if (s->v[h] == x + 1) {
-			*dup = true;
-			return 0;
-		}
-		h = (h + 1) & (s->cap - 1);
-	}
-	s->v[h] = x + 1;
-	s->n++;
-	*dup = false;
-	return 0;
-}
-
-/* ---- fork mappings ---- */
-
-struct bext {
-	uint64_t startoff;
-	uint64_t startblock;	/* fsbno */
-	uint32_t len;
-	bool unwritten;
-};
-
-struct bblock {
-	uint64_t fsbno;
-	unsigned int count;	/* records or children */
-	bool freed;
-};
-
-struct fork_map {
-	struct bext *ext;
-	size_t n, cap;
-	/* The bmbt blocks of each level, left to right; the root in the
-	 * inode is level @height and holds @rootcnt pointers. */
-	struct bblock *lv[XFSJ_BTREE_MAXLEVELS];
-	size_t nlv[XFSJ_BTREE_MAXLEVELS], caplv[XFSJ_BTREE_MAXLEVELS];
-	unsigned int height, rootcnt;
-	unsigned int dmaxr;	/* pointers the inode root can hold */
-	uint64_t want;		/* extent count the inode claims */
-	struct u64set seen;
-};
-
-static void fork_map_free(struct fork_map *m)
-{
-	free(m->ext);
-	for (unsigned int i = 0; i < XFSJ_BTREE_MAXLEVELS; i++)
-		free(m->lv[i]);
-	free(m->seen.v);
-}
-
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -XFSJ_E_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
-static void bmbt_rec_get(const uint8_t *p, struct bext *e)
-{
-	uint64_t l0 = xfsj_get_be64(p), l1 = xfsj_get_be64(p + 8);
-
-	e->unwritten = l0 >> 63;
-	e->startoff = (l0 >> 9) & MAX_FILEOFF;
-	e->startblock = (l0 & 0x1ff) << 43 | l1 >> 21;
-	e->len = (uint32_t)(l1 & ((1U << 21) - 1));
-}
-
-/* A data-device extent inside one AG; false when it is not. */
-static bool fsbext_ok(const struct xfsj_fs *fs, uint64_t fsb, uint64_t len)
-{
-	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	uint32_t agno = xfsj_fsb_agno(sb, fsb);
-
-	if (len == 0 || (fsb >> sb->agblklog) >= sb->agcount)
-		return false;
-	return (uint64_t)xfsj_fsb_agbno(sb, fsb) + len <=
-	       xfsj_fs_ag_blocks(fs, agno);
-}
-
-/* Append the records at @p (@n of them, at device offset @off). */
-static int add_records(struct xfsj_fs *fs, struct fork_map *m,
-		       const uint8_t *p, size_t n, uint64_t off,
-		       struct xfsj_fault *f)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct bext e;
-		int err;
-
-		bmbt_rec_get(p + i * BMBT_REC_SIZE, &e);
-		if (m->n >= m->want)
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap",
-					      "more extents than nextents",
-					      off + i * BMBT_REC_SIZE, m->want);
-		if (!fsbext_ok(fs, e.startblock, e.len))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
-					      "startblock",
-					      off + i * BMBT_REC_SIZE,
-					      e.startblock);
-		if (e.startoff + e.len > MAX_FILEOFF ||
-		    (m->n && e.startoff < m->ext[m->n - 1].startoff +
-					  m->ext[m->n - 1].len))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
-					      "startoff",
-					      off + i * BMBT_REC_SIZE,
-					      e.startoff);
-		err = grow((void **)&m->ext, &m->cap, m->n, sizeof(*m->ext));
-		if (err)
-			return err;
-		m->ext[m->n++] = e;
-	}
-	return 0;
-}
-
-static int bmbt_bad(struct xfsj_fault *f, int err, const char *field,
-		    uint64_t daddr, size_t off, uint64_t val)
-{
-	return xfsj_fault_set(f, err, "bmap btree block", field,
-			      (daddr << 9) + off, val);
-}
-
-static int bmbt_block(struct xfsj_fs *fs, uint64_t ino, uint64_t fsb,
-		      unsigned int level, struct fork_map *m,
-		      struct xfsj_fault *f);
-
-/* Walk the children named by @n pointers at @ptrs. */
-static int bmbt_children(struct xfsj_fs *fs, uint64_t ino,
-			 const uint8_t *ptrs, size_t n, unsigned int level,
-			 uint64_t off, struct fork_map *m,
-			 struct xfsj_fault *f)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t fsb = xfsj_get_be64(ptrs + i * 8);
-		int err;
-
-		if (!fsbext_ok(fs, fsb, 1))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap btree",
-					      "ptr", off + i * 8, fsb);
-		err = bmbt_block(fs, ino, fsb, level, m, f);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int bmbt_block(struct xfsj_fs *fs, uint64_t ino, uint64_t fsb,
-		      unsigned int level, struct fork_map *m,
-		      struct xfsj_fault *f)
-{
-	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	uint32_t agno = xfsj_fsb_agno(sb, fsb);
-	uint64_t daddr = xfsj_agb_to_daddr(sb, agno, xfsj_fsb_agbno(sb, fsb));
-	unsigned int maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
-					       level == 0);
-	struct xfsj_lblock h;
-	struct xfsj_buf *bp;
-	struct xfsj_vctx c;
-	struct bblock blk = { fsb, 0, false };
-	bool dup;
-	int err;
-
-	err = u64set_add(&m->seen, fsb, &dup);
-	if (err)
-		return err;
-	if (dup)
-		return bmbt_bad(f, XFSJ_E_CORRUPT, "block used twice", daddr,
-				0, fsb);
-	err = xfsj_buf_read(fs, daddr, sb->blocksize, &bp);
-	if (err)
-		return bmbt_bad(f, err, "read", daddr, 0, fsb);
-	xfsj_lblock_decode(bp->data, &h);
-	xfsj_fs_vctx(fs, agno, &c);
-	if (h.magic != XFSJ_BMAP_MAGIC)
-		return bmbt_bad(f, XFSJ_E_BADMAGIC, "magic", daddr, 0, h.magic);
-	if (!xfsj_cksum_ok(bp->data, sb->blocksize, XFSJ_LBLOCK_CRC_OFF))
-		return bmbt_bad(f, XFSJ_E_BADCRC, "crc", daddr,
-				XFSJ_LBLOCK_CRC_OFF, 0);
-	if (memcmp(h.uuid, c.uuid, 16))
-		return bmbt_bad(f, XFSJ_E_CORRUPT, "uuid", daddr, 40, 0);
-	if (h.blkno != daddr)
-		return bmbt_bad(f, XFSJ_E_CORRUPT, "blkno", daddr, 24, h.blkno);
-	if (h.owner != ino)
-		return bmbt_bad(f, XFSJ_E_CORRUPT, "owner", daddr, 56, h.owner);
-	if (h.level != level)
-		return bmbt_bad(f, XFSJ_E_CORRUPT, "level", daddr, 4, h.level);
-	if (h.numrecs == 0 || h.numrecs > maxr)
-		return bmbt_bad(f, XFSJ_E_CORRUPT, "numrecs", daddr, 6,
-				h.numrecs);
-	err = grow((void **)&m->lv[level], &m->caplv[level], m->nlv[level],
-		   sizeof(*m->lv[level]));
-	if (err)
-		return err;
-	blk.count = h.numrecs;
-	m->lv[level][m->nlv[level]++] = blk;
-	if (level == 0)
-		return add_records(fs, m, bp->data + XFSJ_LBLOCK_HDR_SIZE,
-				   h.numrecs,
-				   (daddr << 9) + XFSJ_LBLOCK_HDR_SIZE, f);
-	/* The pointer array starts after room for maxrecs keys. */
-	return bmbt_children(fs, ino, bp->data + XFSJ_LBLOCK_HDR_SIZE +
-				     (size_t)maxr * 8, h.numrecs, level - 1,
-			     (daddr << 9) + XFSJ_LBLOCK_HDR_SIZE + maxr * 8ULL,
-			     m, f);
-}
-
-/* Where a fork sits in the inode, and its size. */
-static void fork_area(const struct xfsj_fs *fs, const struct xfsj_dinode *di,
-		      bool attr, size_t *off, size_t *size)
-{
-	size_t lit = xfsj_fs_sb(fs)->inodesize - XFSJ_DINODE_CORE_SIZE;
-	size_t boundary = di->forkoff ? di->forkoff * 8U : lit;
-
-	*off = XFSJ_DINODE_CORE_SIZE + (attr ? boundary : 0);
-	*size = attr ? lit - boundary : boundary;
-}
-
-/* Read every mapping of a fork (and, for a btree, its blocks). */
-static int fork_read(struct xfsj_fs *fs, uint64_t ino, const struct xfsj_iref *ib,
-		     bool attr, struct fork_map *m, struct xfsj_fault *f)
-{
-	const struct xfsj_dinode *di = &ib->di;
-	unsigned int format = attr ? di->aformat : di->format;
-	const char *fname = attr ? "aformat" : "format";
-	size_t off, size;
-	const uint8_t *p;
-	uint16_t level, numrecs;
-	size_t dmaxr;
-
-	fork_area(fs, di, attr, &off, &size);
-	p = ib->dip + off;
-	m->want = attr ? xfsj_dinode_anextents(di) : xfsj_dinode_nextents(di);
-	switch (format) {
-	case XFSJ_DINODE_FMT_EXTENTS:
-		if (m->want > size / BMBT_REC_SIZE)
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
-					      attr ? "anextents" : "nextents",
-					      ib->byte_off, m->want);
-		return add_records(fs, m, p, (size_t)m->want,
-				   ib->byte_off + off, f);
-	case XFSJ_DINODE_FMT_BTREE:
-		break;
-	default:
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", fname,
-				      ib->byte_off + (attr ? 83 : 5), format);
-	}
-	level = xfsj_get_be16(p);
-	numrecs = xfsj_get_be16(p + 2);
-	dmaxr = size >= BMDR_HDR ? (size - BMDR_HDR) / 16 : 0;
-	if (level == 0 || level >= XFSJ_BTREE_MAXLEVELS)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap root", "level",
-				      ib->byte_off + off, level);
-	if (numrecs == 0 || numrecs > dmaxr)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap root",
-				      "numrecs", ib->byte_off + off + 2,
-				      numrecs);
-	m->height = level;
-	m->rootcnt = numrecs;
-	m->dmaxr = (unsigned int)dmaxr;
-	return bmbt_children(fs, ino, p + BMDR_HDR + dmaxr * 8, numrecs,
-			     level - 1U, ib->byte_off + off + BMDR_HDR +
-			     dmaxr * 8, m, f);
-}
-
 /* ---- queueing the kernel's work ---- */
 
-static int queue_unmap(struct xfsj_fs *fs, uint64_t ino, const struct bext *e,
+static int queue_unmap(struct xfsj_fs *fs, uint64_t ino, const struct xfsj_bmbt_irec *e,
 		       bool attr, bool reflink)
 {
 	struct xfsj_work w;
@@ -335,7 +29,7 @@ static int queue_unmap(struct xfsj_fs *fs, uint64_t ino, const struct bext *e,
 		memset(&w, 0, sizeof(w));
 		w.kind = XFSJ_W_RMAP;
 		w.fsbno = e->startblock;
-		w.len = e->len;
+		w.len = (uint32_t)e->blockcount;
 		w.rmap.op = (!attr && reflink) ? XFSJ_RMAP_UNMAP_SHARED :
 						 XFSJ_RMAP_UNMAP;
 		w.rmap.owner = ino;
@@ -348,7 +42,7 @@ static int queue_unmap(struct xfsj_fs *fs, uint64_t ino, const struct bext *e,
 	}
 	memset(&w, 0, sizeof(w));
 	w.fsbno = e->startblock;
-	w.len = e->len;
+	w.len = (uint32_t)e->blockcount;
 	if (!attr && reflink) {
 		w.kind = XFSJ_W_REFC;
 		w.refc.op = XFSJ_REFC_DECREASE;
@@ -361,7 +55,7 @@ static int queue_unmap(struct xfsj_fs *fs, uint64_t ino, const struct bext *e,
 }
 
 static int queue_bmbt_free(struct xfsj_fs *fs, uint64_t ino,
-			   struct bblock *b, bool attr, uint64_t *blocks)
+			   struct xfsj_bmbt_blk *b, bool attr, uint64_t *blocks)
 {
 	struct xfsj_work w;
 
@@ -393,7 +87,7 @@ static int queue_bmbt_free(struct xfsj_fs *fs, uint64_t ino,
 struct bmbt_sim {
 	struct xfsj_fs *fs;
 	uint64_t ino;
-	struct fork_map *m;
+	struct xfsj_bmbt_fork *m;
 	bool attr;
 	uint64_t *blocks;
 	unsigned int maxr[2];	/* node, leaf */
@@ -401,15 +95,15 @@ struct bmbt_sim {
 
 static int sim_kill_iroot(struct bmbt_sim *s)
 {
-	struct fork_map *m = s->m;
-	struct bblock *child;
+	struct xfsj_bmbt_fork *m = s->m;
+	struct xfsj_bmbt_blk *child;
 
 	if (m->height <= 1 || m->rootcnt != 1 || m->nlv[m->height - 1] != 1)
 		return 0;
 	child = &m->lv[m->height - 1][0];
-	if (child->count > m->dmaxr)
+	if (child->cnt > m->dmaxr)
 		return 0;
-	m->rootcnt = child->count;
+	m->rootcnt = child->cnt;
 	m->nlv[m->height - 1] = 0;
 	m->height--;
 	return queue_bmbt_free(s->fs, s->ino, child, s->attr, s->blocks);
@@ -418,10 +112,10 @@ static int sim_kill_iroot(struct bmbt_sim *s)
 /* One record leaves the right end of level @level. */
 static int sim_delete(struct bmbt_sim *s, unsigned int level)
 {
-	struct fork_map *m = s->m;
+	struct xfsj_bmbt_fork *m = s->m;
 
 	for (;;) {
-		struct bblock *v = m->lv[level], *cur, *left;
+		struct xfsj_bmbt_blk *v = m->lv[level], *cur, *left;
 		size_t n = m->nlv[level];
 		unsigned int maxr = s->maxr[level == 0], minr = maxr / 2;
 		int err;
@@ -434,21 +128,21 @@ static int sim_delete(struct bmbt_sim *s, unsigned int level)
 		if (!n)
 			return 0;
 		cur = &v[n - 1];
-		if (cur->count)
-			cur->count--;
-		if (cur->count >= minr)
+		if (cur->cnt)
+			cur->cnt--;
+		if (cur->cnt >= minr)
 			return 0;
 		if (n == 1)
 			return level + 1 == m->height ? sim_kill_iroot(s) : 0;
 		left = &v[n - 2];
-		if (left->count > minr) {
-			left->count--;
-			cur->count++;
+		if (left->cnt > minr) {
+			left->cnt--;
+			cur->cnt++;
 			return 0;
 		}
-		if (left->count + cur->count > maxr)
+		if (left->cnt + cur->cnt > maxr)
 			return 0;
-		left->count += cur->count;
+		left->cnt += cur->cnt;
 		m->nlv[level]--;
 		err = queue_bmbt_free(s->fs, s->ino, cur, s->attr, s->blocks);
 		if (err)
@@ -464,7 +158,7 @@ static int sim_delete(struct bmbt_sim *s, unsigned int level)
  */
 static int sim_to_extents(struct bmbt_sim *s)
 {
-	struct fork_map *m = s->m;
+	struct xfsj_bmbt_fork *m = s->m;
 	int err;
 
 	for (unsigned int lv = 0; lv < m->height; lv++) {
@@ -492,36 +186,33 @@ static int fork_truncate(struct xfsj_fs *fs, uint64_t ino, struct xfsj_iref *ib,
 			 bool attr, uint64_t *blocks, struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	struct fork_map m;
+	struct xfsj_bmbt_fork m;
 	struct bmbt_sim sim;
 	bool reflink = !attr && (ib->di.flags2 & XFSJ_DIFLAG2_REFLINK);
 	bool btree = (attr ? ib->di.aformat : ib->di.format) ==
 		     XFSJ_DINODE_FMT_BTREE;
-	size_t off, size, maxext, round = 0;
+	uint32_t size;
+	size_t maxext, round = 0;
 	int err;
 
-	memset(&m, 0, sizeof(m));
-	err = fork_read(fs, ino, ib, attr, &m, f);
-	if (!err && m.n != m.want)
-		err = xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
-				     attr ? "anextents" : "nextents",
-				     ib->byte_off, m.want);
+	err = xfsj_bmbt_fork_read(fs, ib, attr ? XFSJ_ATTR_FORK :
+						 XFSJ_DATA_FORK, &m, f);
 	if (err)
 		goto out;
-	fork_area(fs, &ib->di, attr, &off, &size);
-	maxext = size / BMBT_REC_SIZE;
+	xfsj_ifork(fs, ib, attr ? XFSJ_ATTR_FORK : XFSJ_DATA_FORK, &size);
+	maxext = size / XFSJ_BMBT_REC_SIZE;
 	sim = (struct bmbt_sim){ fs, ino, &m, attr, blocks,
 		{ xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize, false),
 		  xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize, true) } };
 	for (size_t i = m.n; i-- > 0;) {
-		const struct bext *e = &m.ext[i];
+		const struct xfsj_bmbt_irec *e = &m.ext[i];
 
 		if (btree && (err = sim_delete(&sim, 0)))
 			goto fail;
 		err = queue_unmap(fs, ino, e, attr, reflink);
 		if (err)
 			goto fail;
-		*blocks += e->len;
+		*blocks += e->blockcount;
 		if (++round < ITRUNC_MAX_EXTENTS && i > 0)
 			continue;
 		round = 0;
@@ -546,7 +237,7 @@ static int fork_truncate(struct xfsj_fs *fs, uint64_t ino, struct xfsj_iref *ib,
 fail:
 	xfsj_fault_set(f, err, "deferred work", "queue", ib->byte_off, ino);
 out:
-	fork_map_free(&m);
+	xfsj_bmbt_fork_free(&m);
 	return err;
 }
 
@@ -560,12 +251,9 @@ int xfsj_inode_truncate_forks(struct xfsj_fs *fs, uint64_t ino,
 	int err;
 
 	*blocks = 0;
-	err = xfsj_iget(fs, ino, true, &ib, f);
+	err = xfsj_iget_used(fs, ino, &ib, f);
 	if (err)
 		return err;
-	if (ib.di.mode == 0)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", "mode",
-				      ib.byte_off + 2, 0);
 	fmt = ib.di.format;
 	had_extents = xfsj_dinode_nextents(&ib.di) > 0;
 	has_attr = ib.di.forkoff != 0;
