@@ -364,17 +364,17 @@ static int new_block(struct bm_fork *bf, unsigned int level, uint64_t near,
 		return err;
 	b->fsbno = xfsj_agb_to_fsb(sb, agno, agbno);
 	b->cnt = 0;
-	err = xfsj_buf_get_zero(fs, xfsj_fsb_to_daddr(sb, b->fsbno), sb->blocksize,
+	err = xfsj_buf_get_zero(fs, xfsj_fsb_daddr(sb, b->fsbno), sb->blocksize,
 				&b->bp);
 	if (err)
 		return xfsj_fault_set(f, -err, "bmap btree block", "get",
-				      xfsj_fsb_to_daddr(sb, b->fsbno) << 9, b->fsbno);
+				      xfsj_fsb_daddr(sb, b->fsbno) << 9, b->fsbno);
 	xfsj_fs_vctx(fs, agno, &c);
 	memset(&h, 0, sizeof(h));
 	h.magic = XFSJ_BMAP_MAGIC;
 	h.level = (uint16_t)level;
 	h.leftsib = h.rightsib = NULLFSBLOCK;
-	h.blkno = xfsj_fsb_to_daddr(sb, b->fsbno);
+	h.blkno = xfsj_fsb_daddr(sb, b->fsbno);
 	memcpy(h.uuid, c.uuid, 16);
 	h.owner = bf->ip->ino;
 	xfsj_lblock_encode(&h, b->bp->data);

@@ -385,7 +385,7 @@ static int fork_visit(void *ctx, unsigned int level, const struct pend *p,
 	struct fork_ctx *c = ctx;
 	struct xfsj_bmbt_fork *bf = c->bf;
 	const struct xfsj_sb *sb = xfsj_fs_sb(c->fs);
-	uint64_t daddr = xfsj_fsb_to_daddr(sb, p->fsb);
+	uint64_t daddr = xfsj_fsb_daddr(sb, p->fsb);
 	uint8_t first[8];
 	struct xfsj_buf *bp;
 	unsigned int n;
@@ -549,7 +549,7 @@ static int disk_visit(void *ctx, unsigned int level, const struct pend *p,
 				      "size (a loop?)", p->ptr_off, p->fsb);
 	if (xfsj_fsb_agno(sb, p->fsb) < sb->agcount &&
 	    xfsj_fsb_agbno(sb, p->fsb) < sb->agblocks) {
-		b.daddr = xfsj_fsb_to_daddr(sb, p->fsb);
+		b.daddr = xfsj_fsb_daddr(sb, p->fsb);
 		err = xfsj_overlay_read(c->ov, c->buf, sb->blocksize,
 					b.daddr << 9);
 		if (err)

@@ -34,7 +34,7 @@
 /* Long-format block header field offsets, from the checked layout. */
 #define XFSJ_LB_OFF(field)	offsetof(struct xfsj_lblock_raw, field)
 
-static inline uint64_t xfsj_fsb_to_daddr(const struct xfsj_sb *sb,
+static inline uint64_t xfsj_fsb_daddr(const struct xfsj_sb *sb,
 					 uint64_t fsb)
 {
 	return xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
