@@ -2,26 +2,22 @@
 /*
  * Inode fork mappings (bmap.h).
  *
- * A fork is loaded whole: its records in offset order and, for a btree
- * fork, the shape of the tree (the blocks of each level with their record
- * or child counts, left to right).  Changes are made on the record array
- * the way the kernel's xfs_bmap makes them on its cursor (update, insert
- * after a lookup, delete), each one charged to the leaf the kernel's
- * cursor would be on; then every block is rebuilt from the array and the
- * shape and written back only where its bytes changed, so blocks the
- * kernel would not touch keep their LSN.
- *
- * The inode root of a btree fork (level, numrecs, keys, then pointers at
- * the offset given by how many pointers the fork could hold) and the
- * bmbt blocks (long-format header, 16-byte records, 8-byte keys and
- * 8-byte pointers placed after room for maxrecs keys) are laid out as in
- * xfs_bmap_btree.h.
+ * A fork is loaded whole by the one bmbt reader (bmbt.h): its records
+ * in offset order and, for a btree fork, the shape of the tree (the
+ * blocks of each level with their record or child counts, left to
+ * right).  Changes are made on the record array the way the kernel's
+ * xfs_bmap makes them on its cursor (update, insert after a lookup,
+ * delete), each one charged to the leaf the kernel's cursor would be on;
+ * then every block is rebuilt from the array and the shape and written
+ * back only where its bytes changed, so blocks the kernel would not
+ * touch keep their LSN.  The layout of the inode root and the blocks is
+ * described in bmbt.h.
  *
  * The bmbt's shape follows the generic btree rules the kernel applies to
  * it (shift to a sibling, split, new inode root; borrow, join, kill the
- * inode root) on the block entry counts alone: the generic engine here
- * (btree.h) is per-AG with short pointers, and the record contents of
- * every block follow from the counts and the record array.
+ * inode root) on the block entry counts alone: the engine's cursor
+ * (btree.h) changes AG trees only, and the record contents of every
+ * block follow from the counts and the record array.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +27,8 @@
 #include "core/crc32c.h"
 #include "core/layout.h"
 #include "fs/refcount.h"
+
+#define LB(field)	XFSJ_LB_OFF(field)
 
 #define MAX_FILEOFF	XFSJ_MAX_FILEOFF
 #define MAXEXTLEN	XFSJ_BMBT_MAX_EXTLEN
@@ -195,20 +193,23 @@ static int write_btree(struct bm_fork *bf)
 				goto out;
 			}
 			first[l][j] = l ? first[l - 1][pos] : pos;
-			put16(b->bp, d + XFSJ_LB_OFF(numrecs), (uint16_t)b->cnt);
-			put64(b->bp, d + XFSJ_LB_OFF(leftsib),
+			put16(b->bp, d + LB(numrecs), (uint16_t)b->cnt);
+			put64(b->bp, d + LB(leftsib),
 			      j ? bf->t.lv[l][j - 1].fsbno : NULLFSBLOCK);
-			put64(b->bp, d + XFSJ_LB_OFF(rightsib), j + 1 < bf->t.nlv[l] ?
+			put64(b->bp, d + LB(rightsib), j + 1 < bf->t.nlv[l] ?
 			      bf->t.lv[l][j + 1].fsbno : NULLFSBLOCK);
 			for (size_t i = 0; i < b->cnt; i++) {
 				if (l == 0) {
-					xfsj_bmbt_rec_encode(&bf->t.ext[pos + i], rb);
-					put_bytes(b->bp, d + XFSJ_LBLOCK_HDR_SIZE +
+					xfsj_bmbt_rec_encode(&bf->t.ext[pos + i],
+							     rb);
+					put_bytes(b->bp, d +
+						  XFSJ_LBLOCK_HDR_SIZE +
 						  i * REC_SIZE, rb, REC_SIZE);
 					continue;
 				}
 				put64(b->bp, d + XFSJ_LBLOCK_HDR_SIZE + i * 8,
-				      bf->t.ext[first[l - 1][pos + i]].startoff);
+				      bf->t.ext[first[l - 1][pos + i]]
+					      .startoff);
 				put64(b->bp, d + XFSJ_LBLOCK_HDR_SIZE +
 				      (size_t)bf->t.maxr * 8 + i * 8,
 				      bf->t.lv[l - 1][pos + i].fsbno);
@@ -368,7 +369,8 @@ static int new_block(struct bm_fork *bf, unsigned int level, uint64_t near,
 				&b->bp);
 	if (err)
 		return xfsj_fault_set(f, -err, "bmap btree block", "get",
-				      xfsj_fsb_daddr(sb, b->fsbno) << 9, b->fsbno);
+				      xfsj_fsb_daddr(sb, b->fsbno) << 9,
+				      b->fsbno);
 	xfsj_fs_vctx(fs, agno, &c);
 	memset(&h, 0, sizeof(h));
 	h.magic = XFSJ_BMAP_MAGIC;
@@ -468,12 +470,13 @@ static int shape_insert(struct bm_fork *bf, unsigned int l, size_t j,
 		bf->t.lv[l][j].cnt++;
 		return 0;
 	}
-	if (j + 1 < bf->t.nlv[l] && ptr < c && bf->t.lv[l][j + 1].cnt < bf->t.maxr) {
-		bf->t.lv[l][j + 1].cnt++;		/* rshift, then insert */
+	if (j + 1 < bf->t.nlv[l] && ptr < c &&
+	    bf->t.lv[l][j + 1].cnt < bf->t.maxr) {
+		bf->t.lv[l][j + 1].cnt++;	/* rshift, then insert */
 		return 0;
 	}
 	if (j > 0 && ptr > 1 && bf->t.lv[l][j - 1].cnt < bf->t.maxr) {
-		bf->t.lv[l][j - 1].cnt++;		/* lshift, then insert */
+		bf->t.lv[l][j - 1].cnt++;	/* lshift, then insert */
 		return 0;
 	}
 	p = parent_of(bf, l, j, &pptr);
@@ -502,7 +505,8 @@ static int kill_iroot(struct bm_fork *bf, struct xfsj_fault *f)
 	unsigned int h = bf->t.height;
 	int err;
 
-	if (h <= 1 || bf->t.nlv[h - 1] != 1 || bf->t.lv[h - 1][0].cnt > bf->t.dmaxr)
+	if (h <= 1 || bf->t.nlv[h - 1] != 1 ||
+	    bf->t.lv[h - 1][0].cnt > bf->t.dmaxr)
 		return 0;
 	err = blk_free(bf, h - 1, 0, f);
 	if (!err)
@@ -963,7 +967,8 @@ int xfsj_bmap_alloc(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 	 */
 	k = upper_bound(&bf, off);
 	if (k)
-		target = bf.t.ext[k - 1].startblock + bf.t.ext[k - 1].blockcount;
+		target = bf.t.ext[k - 1].startblock +
+			 bf.t.ext[k - 1].blockcount;
 	else
 		target = xfsj_agb_to_fsb(sb, xfsj_ino_agno(sb, ip->ino),
 					 xfsj_ino_agino(sb, ip->ino) >>

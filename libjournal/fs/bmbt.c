@@ -20,7 +20,8 @@
 /* btree_priv.h's HDR is the short header's. */
 #undef HDR
 #define HDR		XFSJ_LBLOCK_HDR_SIZE
-
+#define LB(field)	XFSJ_LB_OFF(field)
+#define BMAP_MAGIC	(xfsj_btree_shape(XFSJ_BT_BMAP)->magic)
 #define REC_SIZE	XFSJ_BMBT_REC_SIZE
 #define BMDR_HDR	4
 #define NULLFSBLOCK	XFSJ_NULLFSBLOCK
@@ -345,8 +346,9 @@ static int check_header(struct fork_ctx *c, const struct xfsj_buf *bp,
 
 	xfsj_lblock_decode(bp->data, &h);
 	xfsj_fs_vctx(c->fs, xfsj_fsb_agno(sb, fsb), &vc);
-	if (h.magic != xfsj_btree_shape(XFSJ_BT_BMAP)->magic)
-		return bad_block(f, XFSJ_E_BADMAGIC, "magic", daddr, 0, h.magic);
+	if (h.magic != BMAP_MAGIC)
+		return bad_block(f, XFSJ_E_BADMAGIC, "magic", daddr, 0,
+				 h.magic);
 	/* A dirty buffer was changed here since it was read and verified;
 	 * its CRC is computed again at flush. */
 	if (!bp->dirty &&
@@ -354,28 +356,28 @@ static int check_header(struct fork_ctx *c, const struct xfsj_buf *bp,
 		return bad_block(f, XFSJ_E_BADCRC, "crc", daddr,
 				 XFSJ_LBLOCK_CRC_OFF, 0);
 	if (memcmp(h.uuid, vc.uuid, 16))
-		return bad_block(f, XFSJ_E_CORRUPT, "uuid", daddr, XFSJ_LB_OFF(uuid), 0);
+		return bad_block(f, XFSJ_E_CORRUPT, "uuid", daddr, LB(uuid), 0);
 	if (h.blkno != daddr)
-		return bad_block(f, XFSJ_E_CORRUPT, "blkno", daddr, XFSJ_LB_OFF(blkno),
+		return bad_block(f, XFSJ_E_CORRUPT, "blkno", daddr, LB(blkno),
 				 h.blkno);
 	if (h.owner != c->ip->ino)
-		return bad_block(f, XFSJ_E_CORRUPT, "owner", daddr, XFSJ_LB_OFF(owner),
+		return bad_block(f, XFSJ_E_CORRUPT, "owner", daddr, LB(owner),
 				 h.owner);
 	if (h.level != level)
-		return bad_block(f, XFSJ_E_CORRUPT, "level", daddr, XFSJ_LB_OFF(level),
+		return bad_block(f, XFSJ_E_CORRUPT, "level", daddr, LB(level),
 				 h.level);
 	if (h.numrecs == 0 || h.numrecs > bf->maxr)
 		return bad_block(f, XFSJ_E_CORRUPT, "numrecs", daddr,
-				 XFSJ_LB_OFF(numrecs), h.numrecs);
+				 LB(numrecs), h.numrecs);
 	/* The sibling chain must match the order the tree gives. */
 	prev = bf->nlv[level] ? &bf->lv[level][bf->nlv[level] - 1] : NULL;
 	if (h.leftsib != (prev ? prev->fsbno : NULLFSBLOCK))
 		return bad_block(f, XFSJ_E_CORRUPT, "leftsib", daddr,
-				 XFSJ_LB_OFF(leftsib), h.leftsib);
-	if (prev && xfsj_get_be64(prev->bp->data + XFSJ_LB_OFF(rightsib)) != fsb)
+				 LB(leftsib), h.leftsib);
+	if (prev && xfsj_get_be64(prev->bp->data + LB(rightsib)) != fsb)
 		return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
-				 prev->bp->daddr, XFSJ_LB_OFF(rightsib),
-				 xfsj_get_be64(prev->bp->data + XFSJ_LB_OFF(rightsib)));
+				 prev->bp->daddr, LB(rightsib),
+				 xfsj_get_be64(prev->bp->data + LB(rightsib)));
 	return 0;
 }
 
@@ -407,7 +409,7 @@ static int fork_visit(void *ctx, unsigned int level, const struct pend *p,
 	err = check_header(c, bp, p->fsb, level);
 	if (err)
 		return err;
-	n = xfsj_get_be16(bp->data + XFSJ_LB_OFF(numrecs));
+	n = xfsj_get_be16(bp->data + LB(numrecs));
 	err = xfsj_bmbt_fork_insert_blk(bf, level, bf->nlv[level],
 					&(struct xfsj_bmbt_blk){ p->fsb, bp,
 								 n, false });
@@ -443,10 +445,10 @@ static int check_chain_ends(const struct xfsj_bmbt_fork *bf,
 		if (!bf->nlv[l])
 			continue;
 		b = &bf->lv[l][bf->nlv[l] - 1];
-		right = xfsj_get_be64(b->bp->data + XFSJ_LB_OFF(rightsib));
+		right = xfsj_get_be64(b->bp->data + LB(rightsib));
 		if (right != NULLFSBLOCK)
 			return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
-					 b->bp->daddr, XFSJ_LB_OFF(rightsib), right);
+					 b->bp->daddr, LB(rightsib), right);
 	}
 	return 0;
 }
@@ -555,9 +557,9 @@ static int disk_visit(void *ctx, unsigned int level, const struct pend *p,
 		if (err)
 			return xfsj_fault_set(c->f, err, "bmap btree block",
 					      "read", b.daddr << 9, p->fsb);
-		n = xfsj_get_be16(c->buf + XFSJ_LB_OFF(numrecs));
-		if (xfsj_get_be32(c->buf) == xfsj_btree_shape(XFSJ_BT_BMAP)->magic &&
-		    xfsj_get_be16(c->buf + XFSJ_LB_OFF(level)) == level && n <= c->maxr)
+		n = xfsj_get_be16(c->buf + LB(numrecs));
+		if (xfsj_get_be32(c->buf) == BMAP_MAGIC &&
+		    xfsj_get_be16(c->buf + LB(level)) == level && n <= c->maxr)
 			b.data = c->buf;
 	}
 	err = c->fn(c->arg, &b, c->f);

@@ -19,8 +19,8 @@
 
 /* ---- queueing the kernel's work ---- */
 
-static int queue_unmap(struct xfsj_fs *fs, uint64_t ino, const struct xfsj_bmbt_irec *e,
-		       bool attr, bool reflink)
+static int queue_unmap(struct xfsj_fs *fs, uint64_t ino,
+		       const struct xfsj_bmbt_irec *e, bool attr, bool reflink)
 {
 	struct xfsj_work w;
 	int err;

@@ -74,9 +74,11 @@ const struct xfsj_btree_shape *xfsj_btree_shape(enum xfsj_btnum bt)
 const struct xfsj_btree_shape *xfsj_btree_by_magic(uint32_t magic, bool *v4)
 {
 	for (unsigned int i = 0; i < XFSJ_BT__COUNT; i++) {
-		if (magic == shapes[i].magic || magic == shapes[i].magic_v4) {
+		bool old = shapes[i].magic_v4 && magic == shapes[i].magic_v4;
+
+		if (magic == shapes[i].magic || old) {
 			if (v4)
-				*v4 = magic == shapes[i].magic_v4;
+				*v4 = old;
 			return &shapes[i];
 		}
 	}
