@@ -69,16 +69,32 @@ enum xfsj_btnum {
 	XFSJ_BT__COUNT
 };
 
+/*
+ * The one description of a btree type: everything else that knows a tree
+ * by its type or magic (the generic engine's ops rows in fs/btree_ag.c,
+ * the metadata kinds of ondisk/meta.c, the log's buffer names) looks it
+ * up here.
+ */
 struct xfsj_btree_shape {
 	const char *name;
-	uint32_t magic;
+	const char *name_v4;	/* its pre-CRC blocks, or NULL (none) */
+	uint32_t magic;		/* v5 (CRC) blocks */
+	uint32_t magic_v4;	/* pre-CRC blocks, or 0 */
 	uint16_t reclen;	/* leaf record */
 	uint16_t keylen;	/* node key (both keys for overlapping trees) */
 	uint16_t ptrlen;
+	/* 64-bit fsbno pointers, the root in an inode fork (bmbt) rather
+	 * than a block named by an AG header. */
 	bool long_ptrs;
+	bool overlapping;	/* nodes hold a low and a high key (rmapbt) */
+	uint32_t need_ro_compat; /* feature bit the tree needs, or 0 */
+	/* The v5 block header: its size, and where LSN, UUID, CRC are. */
+	uint16_t hdrlen, lsn_off, uuid_off, crc_off;
 };
 
 const struct xfsj_btree_shape *xfsj_btree_shape(enum xfsj_btnum bt);
+/* The tree whose blocks carry @magic (*v4: its pre-CRC magic), or NULL. */
+const struct xfsj_btree_shape *xfsj_btree_by_magic(uint32_t magic, bool *v4);
 unsigned int xfsj_btree_maxrecs(enum xfsj_btnum bt, uint32_t blocksize,
 				bool leaf);
 

@@ -2,34 +2,33 @@
 /*
  * Inode fork mappings (bmap.h).
  *
- * A fork is loaded whole: its records in offset order and, for a btree
- * fork, the shape of the tree (the blocks of each level with their record
- * or child counts, left to right).  Changes are made on the record array
- * the way the kernel's xfs_bmap makes them on its cursor (update, insert
- * after a lookup, delete), each one charged to the leaf the kernel's
- * cursor would be on; then every block is rebuilt from the array and the
- * shape and written back only where its bytes changed, so blocks the
- * kernel would not touch keep their LSN.
- *
- * The inode root of a btree fork (level, numrecs, keys, then pointers at
- * the offset given by how many pointers the fork could hold) and the
- * bmbt blocks (long-format header, 16-byte records, 8-byte keys and
- * 8-byte pointers placed after room for maxrecs keys) are laid out as in
- * xfs_bmap_btree.h.
+ * A fork is loaded whole by the one bmbt reader (bmbt.h): its records
+ * in offset order and, for a btree fork, the shape of the tree (the
+ * blocks of each level with their record or child counts, left to
+ * right).  Changes are made on the record array the way the kernel's
+ * xfs_bmap makes them on its cursor (update, insert after a lookup,
+ * delete), each one charged to the leaf the kernel's cursor would be on;
+ * then every block is rebuilt from the array and the shape and written
+ * back only where its bytes changed, so blocks the kernel would not
+ * touch keep their LSN.  The layout of the inode root and the blocks is
+ * described in bmbt.h.
  *
  * The bmbt's shape follows the generic btree rules the kernel applies to
  * it (shift to a sibling, split, new inode root; borrow, join, kill the
- * inode root) on the block entry counts alone: the generic engine here
- * (btree.h) is per-AG with short pointers, and the record contents of
- * every block follow from the counts and the record array.
+ * inode root) on the block entry counts alone: the engine's cursor
+ * (btree.h) changes AG trees only, and the record contents of every
+ * block follow from the counts and the record array.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fs/bmap.h"
+#include "fs/bmbt.h"
 #include "core/crc32c.h"
 #include "core/layout.h"
 #include "fs/refcount.h"
+
+#define LB(field)	XFSJ_LB_OFF(field)
 
 #define MAX_FILEOFF	XFSJ_MAX_FILEOFF
 #define MAXEXTLEN	XFSJ_BMBT_MAX_EXTLEN
@@ -39,20 +38,6 @@
 #define DIFLAG_REALTIME	0x0001
 #define MAXLEVELS	XFSJ_BTREE_MAXLEVELS
 
-/* Long-format header fields (byte offsets). */
-#define LB_LEVEL	4
-#define LB_NUMRECS	6
-#define LB_LEFTSIB	8
-#define LB_RIGHTSIB	16
-#define LB_BLKNO	24
-#define LB_UUID		40
-#define LB_OWNER	56
-
-struct bm_blk {
-	uint64_t fsbno;
-	struct xfsj_buf *bp;
-	uint32_t cnt;		/* records (leaf) or children (node) */
-};
 
 struct bm_fork {
 	struct xfsj_fs *fs;
@@ -61,14 +46,8 @@ struct bm_fork {
 	uint8_t *area;		/* the fork in the inode */
 	uint32_t size;
 	unsigned int format;
-	struct xfsj_bmbt_irec *ext;
-	size_t n, cap;
-	/* Btree: the inode root is level @height; lv[l] for l < height. */
-	unsigned int height;
-	struct bm_blk *lv[MAXLEVELS];
-	size_t nlv[MAXLEVELS], caplv[MAXLEVELS];
-	unsigned int dmaxr;	/* pointers the inode root can hold */
-	unsigned int maxr;	/* records (or keys) per bmbt block */
+	/* Records and, for a btree fork, its blocks (bmbt.h). */
+	struct xfsj_bmbt_fork t;
 	uint64_t unmapped;	/* blocks unmapped so far */
 	bool reflink;		/* a reflink inode's data fork */
 	bool rmapbt;
@@ -76,42 +55,11 @@ struct bm_fork {
 
 static void bm_free(struct bm_fork *bf)
 {
-	free(bf->ext);
-	for (unsigned int l = 0; l < MAXLEVELS; l++)
-		free(bf->lv[l]);
+	xfsj_bmbt_fork_free(&bf->t);
 	memset(bf, 0, sizeof(*bf));
 }
 
-static int grow(void **v, size_t *cap, size_t want, size_t size)
-{
-	void *nv;
-	size_t ncap;
-
-	if (want <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < want)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -XFSJ_E_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* ---- records ---- */
-
-/* A data-device extent inside one AG. */
-static bool fsbext_ok(const struct xfsj_fs *fs, uint64_t fsb, uint64_t len)
-{
-	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-
-	if (len == 0 || (fsb >> sb->agblklog) >= sb->agcount)
-		return false;
-	return (uint64_t)xfsj_fsb_agbno(sb, fsb) + len <=
-	       xfsj_fs_ag_blocks(fs, xfsj_fsb_agno(sb, fsb));
-}
 
 static uint64_t rec_end(const struct xfsj_bmbt_irec *r)
 {
@@ -154,178 +102,12 @@ static uint64_t max_nextents(const struct xfsj_dinode *di, int whichfork)
 
 /* ---- loading ---- */
 
-static int bad_block(struct xfsj_fault *f, int err, const char *field,
-		     uint64_t daddr, size_t off, uint64_t val)
-{
-	return xfsj_fault_set(f, err, "bmap btree block", field,
-			      (daddr << 9) + off, val);
-}
-
-static uint64_t fsb_daddr(const struct xfsj_sb *sb, uint64_t fsb)
-{
-	return xfsj_agb_to_daddr(sb, xfsj_fsb_agno(sb, fsb),
-				 xfsj_fsb_agbno(sb, fsb));
-}
-
-static int add_records(struct bm_fork *bf, const uint8_t *p, size_t n,
-		       uint64_t want, uint64_t off, struct xfsj_fault *f)
-{
-	int err;
-
-	if (bf->n + n > want)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap",
-				      "more extents than nextents", off, want);
-	err = grow((void **)&bf->ext, &bf->cap, bf->n + n, sizeof(*bf->ext));
-	if (err)
-		return err;
-	for (size_t i = 0; i < n; i++) {
-		struct xfsj_bmbt_irec r;
-
-		xfsj_bmbt_rec_decode(p + i * REC_SIZE, &r);
-		if (!fsbext_ok(bf->fs, r.startblock, r.blockcount))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
-					      "startblock", off + i * REC_SIZE,
-					      r.startblock);
-		if (rec_end(&r) > MAX_FILEOFF ||
-		    (bf->n && r.startoff < rec_end(&bf->ext[bf->n - 1])))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
-					      "startoff", off + i * REC_SIZE,
-					      r.startoff);
-		bf->ext[bf->n++] = r;
-	}
-	return 0;
-}
-
-static int load_block(struct bm_fork *bf, uint64_t fsb, unsigned int level,
-		      uint64_t want, struct xfsj_fault *f);
-
-/*
- * Load the @n children of a node whose keys are at @keys (device offset
- * @koff) and pointers @gap bytes further; each key must be the first
- * offset under its child.
- */
-static int load_children(struct bm_fork *bf, const uint8_t *keys, size_t gap,
-			 size_t n, unsigned int level, uint64_t want,
-			 uint64_t koff, struct xfsj_fault *f)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t fsb = xfsj_get_be64(keys + gap + i * 8);
-		size_t before = bf->n;
-		int err;
-
-		if (!fsbext_ok(bf->fs, fsb, 1))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap btree",
-					      "ptr", koff + gap + i * 8, fsb);
-		err = load_block(bf, fsb, level, want, f);
-		if (err)
-			return err;
-		if (bf->n > before &&
-		    bf->ext[before].startoff != xfsj_get_be64(keys + i * 8))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap btree",
-					      "key", koff + i * 8,
-					      xfsj_get_be64(keys + i * 8));
-	}
-	return 0;
-}
-
-static int load_block(struct bm_fork *bf, uint64_t fsb, unsigned int level,
-		      uint64_t want, struct xfsj_fault *f)
-{
-	struct xfsj_fs *fs = bf->fs;
-	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	uint64_t daddr = fsb_daddr(sb, fsb);
-	struct bm_blk *prev;
-	struct xfsj_lblock h;
-	struct xfsj_buf *bp;
-	struct xfsj_vctx c;
-	size_t i;
-	int err;
-
-	/* Blocks are visited in key order: each level left to right. */
-	for (unsigned int l = 0; l < MAXLEVELS; l++)
-		for (i = 0; i < bf->nlv[l]; i++)
-			if (bf->lv[l][i].fsbno == fsb)
-				return bad_block(f, XFSJ_E_CORRUPT,
-						 "block used twice", daddr, 0,
-						 fsb);
-	err = xfsj_buf_read(fs, daddr, sb->blocksize, &bp);
-	if (err)
-		return bad_block(f, -err, "read", daddr, 0, fsb);
-	xfsj_lblock_decode(bp->data, &h);
-	xfsj_fs_vctx(fs, xfsj_fsb_agno(sb, fsb), &c);
-	if (h.magic != XFSJ_BMAP_MAGIC)
-		return bad_block(f, XFSJ_E_BADMAGIC, "magic", daddr, 0, h.magic);
-	/* A dirty buffer was changed here since it was read and verified;
-	 * its CRC is computed again at flush. */
-	if (!bp->dirty &&
-	    !xfsj_cksum_ok(bp->data, sb->blocksize, XFSJ_LBLOCK_CRC_OFF))
-		return bad_block(f, XFSJ_E_BADCRC, "crc", daddr,
-				 XFSJ_LBLOCK_CRC_OFF, 0);
-	if (memcmp(h.uuid, c.uuid, 16))
-		return bad_block(f, XFSJ_E_CORRUPT, "uuid", daddr, LB_UUID, 0);
-	if (h.blkno != daddr)
-		return bad_block(f, XFSJ_E_CORRUPT, "blkno", daddr, LB_BLKNO,
-				 h.blkno);
-	if (h.owner != bf->ip->ino)
-		return bad_block(f, XFSJ_E_CORRUPT, "owner", daddr, LB_OWNER,
-				 h.owner);
-	if (h.level != level)
-		return bad_block(f, XFSJ_E_CORRUPT, "level", daddr, LB_LEVEL,
-				 h.level);
-	if (h.numrecs == 0 || h.numrecs > bf->maxr)
-		return bad_block(f, XFSJ_E_CORRUPT, "numrecs", daddr,
-				 LB_NUMRECS, h.numrecs);
-	/* The sibling chain must match the order the tree gives. */
-	prev = bf->nlv[level] ? &bf->lv[level][bf->nlv[level] - 1] : NULL;
-	if (h.leftsib != (prev ? prev->fsbno : NULLFSBLOCK))
-		return bad_block(f, XFSJ_E_CORRUPT, "leftsib", daddr,
-				 LB_LEFTSIB, h.leftsib);
-	if (prev && xfsj_get_be64(prev->bp->data + LB_RIGHTSIB) != fsb)
-		return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
-				 prev->bp->daddr, LB_RIGHTSIB,
-				 xfsj_get_be64(prev->bp->data + LB_RIGHTSIB));
-	err = grow((void **)&bf->lv[level], &bf->caplv[level],
-		   bf->nlv[level] + 1, sizeof(struct bm_blk));
-	if (err)
-		return err;
-	bf->lv[level][bf->nlv[level]++] = (struct bm_blk){ fsb, bp, h.numrecs };
-	if (level == 0)
-		return add_records(bf, bp->data + XFSJ_LBLOCK_HDR_SIZE,
-				   h.numrecs, want,
-				   (daddr << 9) + XFSJ_LBLOCK_HDR_SIZE, f);
-	return load_children(bf, bp->data + XFSJ_LBLOCK_HDR_SIZE,
-			     (size_t)bf->maxr * 8, h.numrecs, level - 1,
-			     want, (daddr << 9) + XFSJ_LBLOCK_HDR_SIZE, f);
-}
-
-/* The last block of each level must end its sibling chain. */
-static int check_chain_ends(struct bm_fork *bf, struct xfsj_fault *f)
-{
-	for (unsigned int l = 0; l < bf->height; l++) {
-		struct bm_blk *b;
-
-		if (!bf->nlv[l])
-			continue;
-		b = &bf->lv[l][bf->nlv[l] - 1];
-		if (xfsj_get_be64(b->bp->data + LB_RIGHTSIB) != NULLFSBLOCK)
-			return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
-					 b->bp->daddr, LB_RIGHTSIB,
-					 xfsj_get_be64(b->bp->data +
-						       LB_RIGHTSIB));
-	}
-	return 0;
-}
-
 static int fork_load(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 		     struct bm_fork *bf, struct xfsj_fault *f)
 {
-	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
 	struct xfsj_dinode *di = &ip->di;
 	bool attr = whichfork == XFSJ_ATTR_FORK;
 	uint64_t want = fork_nextents(di, whichfork);
-	uint64_t off;
-	uint16_t level, numrecs;
-	int err;
 
 	memset(bf, 0, sizeof(*bf));
 	bf->fs = fs;
@@ -333,11 +115,8 @@ static int fork_load(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 	bf->whichfork = whichfork;
 	bf->area = xfsj_ifork(fs, ip, whichfork, &bf->size);
 	bf->format = attr ? di->aformat : di->format;
-	bf->maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize, true);
-	bf->dmaxr = bf->size >= BMDR_HDR ? (bf->size - BMDR_HDR) / 16 : 0;
 	bf->reflink = !attr && (di->flags2 & XFSJ_DIFLAG2_REFLINK);
 	bf->rmapbt = xfsj_fs_has(fs, XFSJ_RO_COMPAT_RMAPBT);
-	off = ip->byte_off + (uint64_t)(bf->area - ip->dip);
 	if (attr && !di->forkoff) {
 		if (want)
 			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
@@ -349,44 +128,13 @@ static int fork_load(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 		return xfsj_fault_set(f, XFSJ_E_UNSUPP, "inode",
 				      "realtime data fork", ip->byte_off + 90,
 				      di->flags);
-	switch (bf->format) {
-	case XFSJ_DINODE_FMT_EXTENTS:
-		if (want > bf->size / REC_SIZE)
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
-					      attr ? "anextents" : "nextents",
-					      ip->byte_off, want);
-		return add_records(bf, bf->area, (size_t)want, want, off, f);
-	case XFSJ_DINODE_FMT_BTREE:
-		break;
-	default:
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
-				      attr ? "aformat" : "format",
-				      ip->byte_off + (attr ? 83 : 5),
-				      bf->format);
-	}
 	/* xfs_iformat_btree: a btree fork holds more than the inode could. */
-	if (want <= bf->size / REC_SIZE || want > max_nextents(di, whichfork))
+	if (bf->format == XFSJ_DINODE_FMT_BTREE &&
+	    (want <= bf->size / REC_SIZE || want > max_nextents(di, whichfork)))
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
 				      attr ? "anextents" : "nextents",
 				      ip->byte_off, want);
-	level = xfsj_get_be16(bf->area);
-	numrecs = xfsj_get_be16(bf->area + 2);
-	if (level == 0 || level >= MAXLEVELS)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap root", "level",
-				      off, level);
-	if (numrecs == 0 || numrecs > bf->dmaxr)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap root",
-				      "numrecs", off + 2, numrecs);
-	bf->height = level;
-	err = load_children(bf, bf->area + BMDR_HDR, bf->dmaxr * 8U, numrecs,
-			    level - 1U, want, off + BMDR_HDR, f);
-	if (!err)
-		err = check_chain_ends(bf, f);
-	if (!err && bf->n != want)
-		err = xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode",
-				     attr ? "anextents" : "nextents",
-				     ip->byte_off, want);
-	return err;
+	return xfsj_bmbt_fork_read(fs, ip, whichfork, &bf->t, f);
 }
 
 /* ---- writing back ---- */
@@ -427,16 +175,16 @@ static int write_btree(struct bm_fork *bf)
 	uint8_t rb[REC_SIZE];
 	int err = 0;
 
-	for (unsigned int l = 0; l < bf->height; l++) {
+	for (unsigned int l = 0; l < bf->t.height; l++) {
 		size_t pos = 0;
 
-		first[l] = calloc(bf->nlv[l] + 1, sizeof(size_t));
+		first[l] = calloc(bf->t.nlv[l] + 1, sizeof(size_t));
 		if (!first[l]) {
 			err = -XFSJ_E_NOMEM;
 			goto out;
 		}
-		for (size_t j = 0; j < bf->nlv[l]; j++) {
-			struct bm_blk *b = &bf->lv[l][j];
+		for (size_t j = 0; j < bf->t.nlv[l]; j++) {
+			struct xfsj_bmbt_blk *b = &bf->t.lv[l][j];
 			uint8_t *d = b->bp->data;
 
 			/* Only a tree the kernel never leaves has one. */
@@ -445,40 +193,43 @@ static int write_btree(struct bm_fork *bf)
 				goto out;
 			}
 			first[l][j] = l ? first[l - 1][pos] : pos;
-			put16(b->bp, d + LB_NUMRECS, (uint16_t)b->cnt);
-			put64(b->bp, d + LB_LEFTSIB,
-			      j ? bf->lv[l][j - 1].fsbno : NULLFSBLOCK);
-			put64(b->bp, d + LB_RIGHTSIB, j + 1 < bf->nlv[l] ?
-			      bf->lv[l][j + 1].fsbno : NULLFSBLOCK);
+			put16(b->bp, d + LB(numrecs), (uint16_t)b->cnt);
+			put64(b->bp, d + LB(leftsib),
+			      j ? bf->t.lv[l][j - 1].fsbno : NULLFSBLOCK);
+			put64(b->bp, d + LB(rightsib), j + 1 < bf->t.nlv[l] ?
+			      bf->t.lv[l][j + 1].fsbno : NULLFSBLOCK);
 			for (size_t i = 0; i < b->cnt; i++) {
 				if (l == 0) {
-					xfsj_bmbt_rec_encode(&bf->ext[pos + i], rb);
-					put_bytes(b->bp, d + XFSJ_LBLOCK_HDR_SIZE +
+					xfsj_bmbt_rec_encode(&bf->t.ext[pos + i],
+							     rb);
+					put_bytes(b->bp, d +
+						  XFSJ_LBLOCK_HDR_SIZE +
 						  i * REC_SIZE, rb, REC_SIZE);
 					continue;
 				}
 				put64(b->bp, d + XFSJ_LBLOCK_HDR_SIZE + i * 8,
-				      bf->ext[first[l - 1][pos + i]].startoff);
+				      bf->t.ext[first[l - 1][pos + i]]
+					      .startoff);
 				put64(b->bp, d + XFSJ_LBLOCK_HDR_SIZE +
-				      (size_t)bf->maxr * 8 + i * 8,
-				      bf->lv[l - 1][pos + i].fsbno);
+				      (size_t)bf->t.maxr * 8 + i * 8,
+				      bf->t.lv[l - 1][pos + i].fsbno);
 			}
 			pos += b->cnt;
 		}
-		first[l][bf->nlv[l]] = l ? first[l - 1][pos] : pos;
+		first[l][bf->t.nlv[l]] = l ? first[l - 1][pos] : pos;
 	}
 	/* The inode root: keys, then pointers after room for dmaxr keys. */
 	{
-		unsigned int l = bf->height - 1;
+		unsigned int l = bf->t.height - 1;
 		uint8_t *p = bf->area;
 
-		xfsj_put_be16(p, (uint16_t)bf->height);
-		xfsj_put_be16(p + 2, (uint16_t)bf->nlv[l]);
-		for (size_t j = 0; j < bf->nlv[l]; j++) {
+		xfsj_put_be16(p, (uint16_t)bf->t.height);
+		xfsj_put_be16(p + 2, (uint16_t)bf->t.nlv[l]);
+		for (size_t j = 0; j < bf->t.nlv[l]; j++) {
 			xfsj_put_be64(p + BMDR_HDR + j * 8,
-				      bf->ext[first[l][j]].startoff);
-			xfsj_put_be64(p + BMDR_HDR + bf->dmaxr * 8U + j * 8,
-				      bf->lv[l][j].fsbno);
+				      bf->t.ext[first[l][j]].startoff);
+			xfsj_put_be64(p + BMDR_HDR + bf->t.dmaxr * 8U + j * 8,
+				      bf->t.lv[l][j].fsbno);
 		}
 	}
 out:
@@ -491,15 +242,15 @@ static int fork_write(struct bm_fork *bf)
 {
 	struct xfsj_dinode *di = &bf->ip->di;
 
-	set_nextents(di, bf->whichfork, bf->n);
+	set_nextents(di, bf->whichfork, bf->t.n);
 	if (bf->whichfork == XFSJ_ATTR_FORK)
 		di->aformat = (uint8_t)bf->format;
 	else
 		di->format = (uint8_t)bf->format;
 	if (bf->format == XFSJ_DINODE_FMT_BTREE)
 		return write_btree(bf);
-	for (size_t i = 0; i < bf->n; i++)
-		xfsj_bmbt_rec_encode(&bf->ext[i], bf->area + i * REC_SIZE);
+	for (size_t i = 0; i < bf->t.n; i++)
+		xfsj_bmbt_rec_encode(&bf->t.ext[i], bf->area + i * REC_SIZE);
 	return 0;
 }
 
@@ -560,10 +311,10 @@ static size_t leaf_of(const struct bm_fork *bf, size_t k, size_t *start)
 {
 	size_t s = 0, j;
 
-	for (j = 0; j + 1 < bf->nlv[0]; j++) {
-		if (k < s + bf->lv[0][j].cnt)
+	for (j = 0; j + 1 < bf->t.nlv[0]; j++) {
+		if (k < s + bf->t.lv[0][j].cnt)
 			break;
-		s += bf->lv[0][j].cnt;
+		s += bf->t.lv[0][j].cnt;
 	}
 	*start = s;
 	return j;
@@ -589,7 +340,7 @@ static int count_check(struct bm_fork *bf, size_t n, struct xfsj_fault *f)
 
 /* A new block of @level allocated near @near (xfs_bmbt_alloc_block). */
 static int new_block(struct bm_fork *bf, unsigned int level, uint64_t near,
-		     struct bm_blk *b, struct xfsj_fault *f)
+		     struct xfsj_bmbt_blk *b, struct xfsj_fault *f)
 {
 	struct xfsj_fs *fs = bf->fs;
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
@@ -614,17 +365,18 @@ static int new_block(struct bm_fork *bf, unsigned int level, uint64_t near,
 		return err;
 	b->fsbno = xfsj_agb_to_fsb(sb, agno, agbno);
 	b->cnt = 0;
-	err = xfsj_buf_get_zero(fs, fsb_daddr(sb, b->fsbno), sb->blocksize,
+	err = xfsj_buf_get_zero(fs, xfsj_fsb_daddr(sb, b->fsbno), sb->blocksize,
 				&b->bp);
 	if (err)
 		return xfsj_fault_set(f, -err, "bmap btree block", "get",
-				      fsb_daddr(sb, b->fsbno) << 9, b->fsbno);
+				      xfsj_fsb_daddr(sb, b->fsbno) << 9,
+				      b->fsbno);
 	xfsj_fs_vctx(fs, agno, &c);
 	memset(&h, 0, sizeof(h));
 	h.magic = XFSJ_BMAP_MAGIC;
 	h.level = (uint16_t)level;
 	h.leftsib = h.rightsib = NULLFSBLOCK;
-	h.blkno = fsb_daddr(sb, b->fsbno);
+	h.blkno = xfsj_fsb_daddr(sb, b->fsbno);
 	memcpy(h.uuid, c.uuid, 16);
 	h.owner = bf->ip->ino;
 	xfsj_lblock_encode(&h, b->bp->data);
@@ -633,26 +385,11 @@ static int new_block(struct bm_fork *bf, unsigned int level, uint64_t near,
 	return 0;
 }
 
-static int blk_insert(struct bm_fork *bf, unsigned int l, size_t at,
-		      const struct bm_blk *b)
-{
-	int err = grow((void **)&bf->lv[l], &bf->caplv[l], bf->nlv[l] + 1,
-		       sizeof(struct bm_blk));
-
-	if (err)
-		return err;
-	memmove(&bf->lv[l][at + 1], &bf->lv[l][at],
-		(bf->nlv[l] - at) * sizeof(struct bm_blk));
-	bf->lv[l][at] = *b;
-	bf->nlv[l]++;
-	return 0;
-}
-
 /* xfs_bmbt_free_block: deferred free with the bmbt owner, nblocks - 1. */
 static int blk_free(struct bm_fork *bf, unsigned int l, size_t at,
 		    struct xfsj_fault *f)
 {
-	struct bm_blk *b = &bf->lv[l][at];
+	struct xfsj_bmbt_blk *b = &bf->t.lv[l][at];
 	struct xfsj_work w;
 	int err;
 
@@ -672,8 +409,8 @@ static int blk_free(struct bm_fork *bf, unsigned int l, size_t at,
 				      bf->ip->byte_off + 64, 0);
 	bf->ip->di.nblocks--;
 	xfsj_buf_forget(bf->fs, b->bp);
-	memmove(b, b + 1, (bf->nlv[l] - at - 1) * sizeof(*b));
-	bf->nlv[l]--;
+	memmove(b, b + 1, (bf->t.nlv[l] - at - 1) * sizeof(*b));
+	bf->t.nlv[l]--;
 	return 0;
 }
 
@@ -684,14 +421,14 @@ static size_t parent_of(const struct bm_fork *bf, unsigned int l, size_t j,
 {
 	size_t s = 0, p;
 
-	if (l + 1 >= bf->height) {
+	if (l + 1 >= bf->t.height) {
 		*ptr = (unsigned int)j + 1;
 		return 0;
 	}
-	for (p = 0; p + 1 < bf->nlv[l + 1]; p++) {
-		if (j < s + bf->lv[l + 1][p].cnt)
+	for (p = 0; p + 1 < bf->t.nlv[l + 1]; p++) {
+		if (j < s + bf->t.lv[l + 1][p].cnt)
 			break;
-		s += bf->lv[l + 1][p].cnt;
+		s += bf->t.lv[l + 1][p].cnt;
 	}
 	*ptr = (unsigned int)(j - s) + 1;
 	return p;
@@ -706,7 +443,7 @@ static size_t parent_of(const struct bm_fork *bf, unsigned int l, size_t j,
 static int shape_insert(struct bm_fork *bf, unsigned int l, size_t j,
 			unsigned int ptr, struct xfsj_fault *f)
 {
-	struct bm_blk nb;
+	struct xfsj_bmbt_blk nb;
 	unsigned int c, rrecs, pptr;
 	size_t p;
 	int err;
@@ -714,48 +451,49 @@ static int shape_insert(struct bm_fork *bf, unsigned int l, size_t j,
 	if (l >= MAXLEVELS - 1)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap btree", "level",
 				      bf->ip->byte_off, l);
-	if (l == bf->height) {
+	if (l == bf->t.height) {
 		/* The root: its entries are the blocks of level l - 1. */
-		if (bf->nlv[l - 1] <= bf->dmaxr)
+		if (bf->t.nlv[l - 1] <= bf->t.dmaxr)
 			return 0;
-		err = new_block(bf, l, bf->lv[l - 1][0].fsbno, &nb, f);
+		err = new_block(bf, l, bf->t.lv[l - 1][0].fsbno, &nb, f);
 		if (err)
 			return err;
-		nb.cnt = (uint32_t)bf->nlv[l - 1];
-		bf->nlv[l] = 0;
-		err = blk_insert(bf, l, 0, &nb);
+		nb.cnt = (uint32_t)bf->t.nlv[l - 1];
+		bf->t.nlv[l] = 0;
+		err = xfsj_bmbt_fork_insert_blk(&bf->t, l, 0, &nb);
 		if (!err)
-			bf->height++;
+			bf->t.height++;
 		return err;
 	}
-	c = bf->lv[l][j].cnt;
-	if (c < bf->maxr) {
-		bf->lv[l][j].cnt++;
+	c = bf->t.lv[l][j].cnt;
+	if (c < bf->t.maxr) {
+		bf->t.lv[l][j].cnt++;
 		return 0;
 	}
-	if (j + 1 < bf->nlv[l] && ptr < c && bf->lv[l][j + 1].cnt < bf->maxr) {
-		bf->lv[l][j + 1].cnt++;		/* rshift, then insert */
+	if (j + 1 < bf->t.nlv[l] && ptr < c &&
+	    bf->t.lv[l][j + 1].cnt < bf->t.maxr) {
+		bf->t.lv[l][j + 1].cnt++;	/* rshift, then insert */
 		return 0;
 	}
-	if (j > 0 && ptr > 1 && bf->lv[l][j - 1].cnt < bf->maxr) {
-		bf->lv[l][j - 1].cnt++;		/* lshift, then insert */
+	if (j > 0 && ptr > 1 && bf->t.lv[l][j - 1].cnt < bf->t.maxr) {
+		bf->t.lv[l][j - 1].cnt++;	/* lshift, then insert */
 		return 0;
 	}
 	p = parent_of(bf, l, j, &pptr);
-	err = new_block(bf, l, bf->lv[l][j].fsbno, &nb, f);
+	err = new_block(bf, l, bf->t.lv[l][j].fsbno, &nb, f);
 	if (err)
 		return err;
 	rrecs = c / 2;
 	if ((c & 1) && ptr <= rrecs + 1)
 		rrecs++;
-	bf->lv[l][j].cnt = c - rrecs;
+	bf->t.lv[l][j].cnt = c - rrecs;
 	nb.cnt = rrecs;
 	/* Just past the left block's last entry still goes to the left. */
 	if (ptr > c - rrecs + 1)
 		nb.cnt++;
 	else
-		bf->lv[l][j].cnt++;
-	err = blk_insert(bf, l, j + 1, &nb);
+		bf->t.lv[l][j].cnt++;
+	err = xfsj_bmbt_fork_insert_blk(&bf->t, l, j + 1, &nb);
 	if (err)
 		return err;
 	return shape_insert(bf, l + 1, p, pptr + 1, f);
@@ -764,14 +502,15 @@ static int shape_insert(struct bm_fork *bf, unsigned int l, size_t j,
 /* xfs_btree_kill_iroot: a root over a single block takes its entries. */
 static int kill_iroot(struct bm_fork *bf, struct xfsj_fault *f)
 {
-	unsigned int h = bf->height;
+	unsigned int h = bf->t.height;
 	int err;
 
-	if (h <= 1 || bf->nlv[h - 1] != 1 || bf->lv[h - 1][0].cnt > bf->dmaxr)
+	if (h <= 1 || bf->t.nlv[h - 1] != 1 ||
+	    bf->t.lv[h - 1][0].cnt > bf->t.dmaxr)
 		return 0;
 	err = blk_free(bf, h - 1, 0, f);
 	if (!err)
-		bf->height--;
+		bf->t.height--;
 	return err;
 }
 
@@ -779,21 +518,21 @@ static int kill_iroot(struct bm_fork *bf, struct xfsj_fault *f)
 static int shape_delete(struct bm_fork *bf, unsigned int l, size_t j,
 			struct xfsj_fault *f)
 {
-	unsigned int minr = bf->maxr / 2, c, pptr;
-	struct bm_blk *v;
+	unsigned int minr = bf->t.maxr / 2, c, pptr;
+	struct xfsj_bmbt_blk *v;
 	size_t p, gone;
 	int err;
 
-	if (l == bf->height)
+	if (l == bf->t.height)
 		return kill_iroot(bf, f);
-	v = bf->lv[l];
+	v = bf->t.lv[l];
 	c = --v[j].cnt;
 	if (c >= minr)
 		return 0;
-	if (bf->nlv[l] == 1)
-		return l + 1 == bf->height ? kill_iroot(bf, f) : 0;
+	if (bf->t.nlv[l] == 1)
+		return l + 1 == bf->t.height ? kill_iroot(bf, f) : 0;
 	/* Borrow from the right sibling, then from the left. */
-	if (j + 1 < bf->nlv[l] && v[j + 1].cnt - 1 >= minr &&
+	if (j + 1 < bf->t.nlv[l] && v[j + 1].cnt - 1 >= minr &&
 	    v[j + 1].cnt > 1) {
 		v[j + 1].cnt--;
 		v[j].cnt++;
@@ -805,10 +544,10 @@ static int shape_delete(struct bm_fork *bf, unsigned int l, size_t j,
 		return 0;
 	}
 	/* Join with the left sibling, else the right; the right one goes. */
-	if (j > 0 && v[j - 1].cnt + c <= bf->maxr) {
+	if (j > 0 && v[j - 1].cnt + c <= bf->t.maxr) {
 		v[j - 1].cnt += c;
 		gone = j;
-	} else if (j + 1 < bf->nlv[l] && v[j + 1].cnt + c <= bf->maxr) {
+	} else if (j + 1 < bf->t.nlv[l] && v[j + 1].cnt + c <= bf->t.maxr) {
 		v[j].cnt += v[j + 1].cnt;
 		gone = j + 1;
 	} else {
@@ -831,7 +570,7 @@ static int rec_insert(struct bm_fork *bf, size_t k,
 		      const struct xfsj_bmbt_irec *r, bool after_cur,
 		      struct xfsj_fault *f)
 {
-	int err = count_check(bf, bf->n + 1, f);
+	int err = count_check(bf, bf->t.n + 1, f);
 
 	if (err)
 		return err;
@@ -840,8 +579,8 @@ static int rec_insert(struct bm_fork *bf, size_t k,
 
 		unsigned int ptr = (unsigned int)(k - s) + 1;
 
-		if (after_cur && k && k == s + bf->lv[0][j].cnt &&
-		    j + 1 < bf->nlv[0]) {
+		if (after_cur && k && k == s + bf->t.lv[0][j].cnt &&
+		    j + 1 < bf->t.nlv[0]) {
 			j++;
 			ptr = 1;
 		}
@@ -849,13 +588,7 @@ static int rec_insert(struct bm_fork *bf, size_t k,
 		if (err)
 			return err;
 	}
-	err = grow((void **)&bf->ext, &bf->cap, bf->n + 1, sizeof(*bf->ext));
-	if (err)
-		return err;
-	memmove(&bf->ext[k + 1], &bf->ext[k], (bf->n - k) * sizeof(*bf->ext));
-	bf->ext[k] = *r;
-	bf->n++;
-	return 0;
+	return xfsj_bmbt_fork_insert(&bf->t, k, r);
 }
 
 static int rec_delete(struct bm_fork *bf, size_t k, struct xfsj_fault *f)
@@ -867,9 +600,9 @@ static int rec_delete(struct bm_fork *bf, size_t k, struct xfsj_fault *f)
 		if (err)
 			return err;
 	}
-	memmove(&bf->ext[k], &bf->ext[k + 1], (bf->n - k - 1) *
-		sizeof(*bf->ext));
-	bf->n--;
+	memmove(&bf->t.ext[k], &bf->t.ext[k + 1], (bf->t.n - k - 1) *
+		sizeof(*bf->t.ext));
+	bf->t.n--;
 	return 0;
 }
 
@@ -890,22 +623,22 @@ static int to_btree(struct bm_fork *bf, struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(bf->fs);
 	uint64_t ino = bf->ip->ino;
-	struct bm_blk b;
+	struct xfsj_bmbt_blk b;
 	int err;
 
-	if (bf->dmaxr < 1 || bf->n > bf->maxr)
+	if (bf->t.dmaxr < 1 || bf->t.n > bf->t.maxr)
 		return unsupp_shape(bf, "fork too small for a btree root", f);
 	err = new_block(bf, 0, xfsj_agb_to_fsb(sb, xfsj_ino_agno(sb, ino),
 					       xfsj_ino_agino(sb, ino) >>
 					       sb->inopblog), &b, f);
 	if (err)
 		return err;
-	b.cnt = (uint32_t)bf->n;
-	bf->nlv[0] = 0;
-	err = blk_insert(bf, 0, 0, &b);
+	b.cnt = (uint32_t)bf->t.n;
+	bf->t.nlv[0] = 0;
+	err = xfsj_bmbt_fork_insert_blk(&bf->t, 0, 0, &b);
 	if (err)
 		return err;
-	bf->height = 1;
+	bf->t.height = 1;
 	bf->format = XFSJ_DINODE_FMT_BTREE;
 	return 0;
 }
@@ -918,13 +651,13 @@ static int to_extents(struct bm_fork *bf, struct xfsj_fault *f)
 {
 	int err;
 
-	if (bf->height != 1 || bf->nlv[0] != 1)
+	if (bf->t.height != 1 || bf->t.nlv[0] != 1)
 		return unsupp_shape(bf, "records fit the inode but the tree "
 				    "has more than one leaf", f);
 	err = blk_free(bf, 0, 0, f);
 	if (err)
 		return err;
-	bf->height = 0;
+	bf->t.height = 0;
 	bf->format = XFSJ_DINODE_FMT_EXTENTS;
 	return 0;
 }
@@ -932,9 +665,9 @@ static int to_extents(struct bm_fork *bf, struct xfsj_fault *f)
 /* What the kernel does at the end of a map or unmap. */
 static int fix_format(struct bm_fork *bf, struct xfsj_fault *f)
 {
-	if (bf->format == XFSJ_DINODE_FMT_EXTENTS && bf->n > maxext(bf))
+	if (bf->format == XFSJ_DINODE_FMT_EXTENTS && bf->t.n > maxext(bf))
 		return to_btree(bf, f);
-	if (bf->format == XFSJ_DINODE_FMT_BTREE && bf->n <= maxext(bf))
+	if (bf->format == XFSJ_DINODE_FMT_BTREE && bf->t.n <= maxext(bf))
 		return to_extents(bf, f);
 	return 0;
 }
@@ -944,12 +677,12 @@ static int fix_format(struct bm_fork *bf, struct xfsj_fault *f)
 /* Index of the first record starting after @off. */
 static size_t upper_bound(const struct bm_fork *bf, uint64_t off)
 {
-	size_t lo = 0, hi = bf->n;
+	size_t lo = 0, hi = bf->t.n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (bf->ext[mid].startoff <= off)
+		if (bf->t.ext[mid].startoff <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -976,8 +709,8 @@ static int map_hole(struct bm_fork *bf, const struct xfsj_bmbt_irec *nw,
 		    struct xfsj_fault *f)
 {
 	size_t k = upper_bound(bf, nw->startoff);
-	struct xfsj_bmbt_irec *left = k ? &bf->ext[k - 1] : NULL;
-	struct xfsj_bmbt_irec *right = k < bf->n ? &bf->ext[k] : NULL;
+	struct xfsj_bmbt_irec *left = k ? &bf->t.ext[k - 1] : NULL;
+	struct xfsj_bmbt_irec *right = k < bf->t.n ? &bf->t.ext[k] : NULL;
 	bool lc, rc;
 	int err;
 
@@ -999,7 +732,7 @@ static int map_hole(struct bm_fork *bf, const struct xfsj_bmbt_irec *nw,
 		err = rec_delete(bf, k, f);
 		if (err)
 			return err;
-		bf->ext[k - 1].blockcount = total;
+		bf->t.ext[k - 1].blockcount = total;
 	} else if (lc) {
 		left->blockcount += nw->blockcount;
 	} else if (rc) {
@@ -1021,7 +754,7 @@ static int check_rec(struct bm_fork *bf, const struct xfsj_bmbt_irec *r,
 	if (r->blockcount > MAXEXTLEN)
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "blockcount",
 				      bf->ip->byte_off, r->blockcount);
-	if (!fsbext_ok(bf->fs, r->startblock, r->blockcount))
+	if (!xfsj_fsbext_ok(bf->fs, r->startblock, r->blockcount))
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "startblock",
 				      bf->ip->byte_off, r->startblock);
 	if (r->startoff > MAX_FILEOFF || rec_end(r) > MAX_FILEOFF)
@@ -1069,7 +802,7 @@ static int del_extent(struct bm_fork *bf, size_t k,
 		      const struct xfsj_bmbt_irec *del, bool keep_blocks,
 		      struct xfsj_fault *f)
 {
-	struct xfsj_bmbt_irec *got = &bf->ext[k];
+	struct xfsj_bmbt_irec *got = &bf->t.ext[k];
 	uint64_t got_end = rec_end(got), del_end = rec_end(del);
 	int err = 0;
 
@@ -1093,7 +826,7 @@ static int del_extent(struct bm_fork *bf, size_t k,
 				   (del_end - got->startoff);
 		right.blockcount = got_end - del_end;
 		/* Checked before the left part changes, as the kernel does. */
-		err = count_check(bf, bf->n + 1, f);
+		err = count_check(bf, bf->t.n + 1, f);
 		if (!err) {
 			got->blockcount = del->startoff - got->startoff;
 			err = rec_insert(bf, k + 1, &right, true, f);
@@ -1126,7 +859,7 @@ static int bunmapi(struct bm_fork *bf, uint64_t start, uint64_t len,
 	*left = 0;
 	k = upper_bound(bf, end);
 	while (k > 0 && (nexts == 0 || extno < nexts)) {
-		struct xfsj_bmbt_irec del = bf->ext[k - 1];
+		struct xfsj_bmbt_irec del = bf->t.ext[k - 1];
 
 		if (rec_end(&del) - 1 < end)
 			end = rec_end(&del) - 1;
@@ -1149,7 +882,7 @@ static int bunmapi(struct bm_fork *bf, uint64_t start, uint64_t len,
 		/* The records before the deleted part are still in place. */
 		k = upper_bound(bf, end);
 	}
-	if (k > 0 && end >= start && rec_end(&bf->ext[k - 1]) > start)
+	if (k > 0 && end >= start && rec_end(&bf->t.ext[k - 1]) > start)
 		*left = end - start + 1;
 	return 0;
 }
@@ -1195,8 +928,8 @@ int xfsj_bmap_first_unused(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	if (err)
 		goto out;
 	/* As xfs_bmap_first_unused: the first gap of @len past @from. */
-	for (size_t i = 0; i < bf.n; i++) {
-		const struct xfsj_bmbt_irec *r = &bf.ext[i];
+	for (size_t i = 0; i < bf.t.n; i++) {
+		const struct xfsj_bmbt_irec *r = &bf.t.ext[i];
 
 		if (r->startoff >= lowest + len && r->startoff - max >= len)
 			break;
@@ -1234,7 +967,8 @@ int xfsj_bmap_alloc(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 	 */
 	k = upper_bound(&bf, off);
 	if (k)
-		target = bf.ext[k - 1].startblock + bf.ext[k - 1].blockcount;
+		target = bf.t.ext[k - 1].startblock +
+			 bf.t.ext[k - 1].blockcount;
 	else
 		target = xfsj_agb_to_fsb(sb, xfsj_ino_agno(sb, ip->ino),
 					 xfsj_ino_agino(sb, ip->ino) >>
@@ -1277,9 +1011,9 @@ int xfsj_bmap_read(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 	*n = 0;
 	err = fork_load(fs, ip, whichfork, &bf, f);
 	if (!err) {
-		*ext = bf.ext;
-		*n = bf.n;
-		bf.ext = NULL;
+		*ext = bf.t.ext;
+		*n = bf.t.n;
+		bf.t.ext = NULL;
 	}
 	bm_free(&bf);
 	return err;
@@ -1331,7 +1065,7 @@ int xfsj_bmap_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent", "type",
 				      0, w->bmap.op);
 	/* xfs_bui_validate: one AG's blocks, a file range in bounds. */
-	if (!fsbext_ok(fs, w->fsbno, w->len))
+	if (!xfsj_fsbext_ok(fs, w->fsbno, w->len))
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent",
 				      "startblock", 0, w->fsbno);
 	if (w->bmap.op == XFSJ_BMAP_MAP && w->len > MAXEXTLEN)

@@ -25,7 +25,7 @@ static void move_entries(const struct xfsj_btree_cur *cur, int level,
 		return;
 	if (level == 0) {
 		memmove(rec_addr(cur, to, dst), rec_addr(cur, from, src),
-			(size_t)n * cur->ops->reclen);
+			(size_t)n * cur->shape->reclen);
 		return;
 	}
 	memmove(key_addr(cur, to, dst), key_addr(cur, from, src),
@@ -52,24 +52,24 @@ void xfsj_bt_get_keys(const struct xfsj_btree_cur *cur, uint8_t *b,
 		return;
 	if (bb_level(b) == 0) {
 		ops->key_from_rec(key, rec_addr(cur, 1, b));
-		if (!ops->overlapping)
+		if (!cur->shape->overlapping)
 			return;
-		ops->high_key_from_rec(key + ops->keylen, rec_addr(cur, 1, b));
+		ops->high_key_from_rec(key + cur->keylen, rec_addr(cur, 1, b));
 		for (int i = 2; i <= n; i++) {
 			ops->high_key_from_rec(hk, rec_addr(cur, i, b));
-			if (keycmp(cur, hk, key + ops->keylen) > 0)
-				memcpy(key + ops->keylen, hk, ops->keylen);
+			if (keycmp(cur, hk, key + cur->keylen) > 0)
+				memcpy(key + cur->keylen, hk, cur->keylen);
 		}
 		return;
 	}
 	memcpy(key, key_addr(cur, 1, b), cur->shape->keylen);
-	if (!ops->overlapping)
+	if (!cur->shape->overlapping)
 		return;
 	for (int i = 2; i <= n; i++) {
 		uint8_t *h = hkey_addr(cur, i, b);
 
-		if (keycmp(cur, h, key + ops->keylen) > 0)
-			memcpy(key + ops->keylen, h, ops->keylen);
+		if (keycmp(cur, h, key + cur->keylen) > 0)
+			memcpy(key + cur->keylen, h, cur->keylen);
 	}
 }
 
@@ -236,21 +236,22 @@ int xfsj_btree_cur_new(struct xfsj_fs *fs, enum xfsj_btnum bt, uint32_t agno,
 	const struct xfsj_btree_shape *shape;
 	struct xfsj_btree_cur *cur;
 	uint32_t root;
+	uint16_t keylen;
 	int err;
 
 	*out = NULL;
-	if (!ops)
-		return xfsj_fault_set(f, XFSJ_E_INVAL, "btree", "type", 0, bt);
 	shape = xfsj_btree_shape(bt);
-	if (ops->need_ro_compat && !xfsj_fs_has(fs, ops->need_ro_compat))
+	/* The bmbt's root is in an inode: no AG cursor for it (bmbt.h). */
+	if (!ops || !shape || shape->long_ptrs)
+		return xfsj_fault_set(f, XFSJ_E_INVAL, "btree", "type", 0, bt);
+	if (shape->need_ro_compat && !xfsj_fs_has(fs, shape->need_ro_compat))
 		return xfsj_fault_set(f, XFSJ_E_UNSUPP, shape->name, "feature",
-				      0, ops->need_ro_compat);
+				      0, shape->need_ro_compat);
 	if (agno >= sb->agcount)
 		return xfsj_fault_set(f, XFSJ_E_RANGE, shape->name, "agno", 0,
 				      agno);
-	if (shape->reclen != ops->reclen ||
-	    shape->keylen != ops->keylen * (ops->overlapping ? 2 : 1) ||
-	    ops->keylen > XFSJ_BKEY_MAX || ops->reclen > XFSJ_BREC_MAX)
+	keylen = shape->keylen / (shape->overlapping ? 2 : 1);
+	if (keylen > XFSJ_BKEY_MAX || shape->reclen > XFSJ_BREC_MAX)
 		return xfsj_fault_set(f, XFSJ_E_INVAL, shape->name, "shape", 0,
 				      bt);
 	cur = calloc(1, sizeof(*cur));
@@ -259,6 +260,7 @@ int xfsj_btree_cur_new(struct xfsj_fs *fs, enum xfsj_btnum bt, uint32_t agno,
 	cur->fs = fs;
 	cur->ops = ops;
 	cur->shape = shape;
+	cur->keylen = keylen;
 	cur->blocks = blocks;
 	cur->f = f;
 	cur->bt = bt;
@@ -567,7 +569,7 @@ int xfsj_btree_get_rec(struct xfsj_btree_cur *cur,
 
 static bool needs_key_update(const struct xfsj_btree_cur *cur, int ptr)
 {
-	return cur->ops->overlapping || ptr == 1;
+	return cur->shape->overlapping || ptr == 1;
 }
 
 /*
@@ -578,7 +580,7 @@ static void updkeys_overlapped(struct xfsj_btree_cur *cur, int level,
 			       bool force)
 {
 	uint8_t key[2 * XFSJ_BKEY_MAX];
-	unsigned int kl = cur->ops->keylen;
+	unsigned int kl = cur->keylen;
 
 	if (level + 1 >= cur->nlevels)
 		return;
@@ -609,7 +611,7 @@ static void update_keys(struct xfsj_btree_cur *cur, int level)
 
 	if (bb_numrecs(cur->lev[level].bp->data) == 0)
 		return;
-	if (cur->ops->overlapping) {
+	if (cur->shape->overlapping) {
 		updkeys_overlapped(cur, level, false);
 		return;
 	}
@@ -686,7 +688,7 @@ static int lshift(struct xfsj_btree_cur *cur, int level, int *stat)
 	xfsj_buf_dirty(lbp);
 	xfsj_buf_dirty(rbp);
 
-	if (cur->ops->overlapping) {
+	if (cur->shape->overlapping) {
 		struct xfsj_btree_cur tcur = *cur;
 		int i;
 
@@ -745,7 +747,7 @@ static int rshift(struct xfsj_btree_cur *cur, int level, int *stat)
 		return err;
 	if (i != 1)
 		return xfsj_bt_corrupt_path(cur, level);
-	if (cur->ops->overlapping)
+	if (cur->shape->overlapping)
 		update_keys(cur, level);
 	update_keys(&tcur, level);
 	*stat = 1;
@@ -798,7 +800,7 @@ static int split(struct xfsj_btree_cur *cur, int level, uint32_t *nagbno,
 		bb_set_leftsib(rrbp->data, ragbno);
 		xfsj_buf_dirty(rrbp);
 	}
-	if (cur->ops->overlapping)
+	if (cur->shape->overlapping)
 		update_keys(cur, level);
 
 	/* Past the end of the left block stays in the left block. */
@@ -946,7 +948,7 @@ static int insrec(struct xfsj_btree_cur *cur, int level, uint32_t *agbno,
 		memcpy(key_addr(cur, ptr, b), key, cur->shape->keylen);
 		xfsj_put_be32(ptr_addr(cur, ptr, b), *agbno);
 	} else {
-		memcpy(rec_addr(cur, ptr, b), rec, cur->ops->reclen);
+		memcpy(rec_addr(cur, ptr, b), rec, cur->shape->reclen);
 	}
 	bb_set_numrecs(b, ++numrecs);
 	xfsj_buf_dirty(bp);
@@ -1297,7 +1299,7 @@ int xfsj_btree_delete(struct xfsj_btree_cur *cur, int *stat)
 			joined = true;
 	}
 	/* A join leaves the parents' high keys to be redone from the leaf. */
-	if (joined && cur->ops->overlapping && cur->lev[0].bp &&
+	if (joined && cur->shape->overlapping && cur->lev[0].bp &&
 	    bb_numrecs(cur->lev[0].bp->data))
 		updkeys_overlapped(cur, 0, true);
 	if (i == 0) {

@@ -18,6 +18,10 @@
  * overlapping (a low and a high key per child); query_range finds every
  * record that overlaps a range there.
  *
+ * The bmbt (long pointers, root in the inode fork) has its ops row too
+ * (bmbt.c: record codec, keys, key order) and its own reader in bmbt.h;
+ * a cursor is for AG trees only.
+ *
  * Blocks come from and go back to a block source: the real one (alloc.h)
  * takes bnobt/cntbt/rmapbt blocks from the AGFL and inobt/finobt/refcountbt
  * blocks from free space; unit tests give their own.
@@ -41,6 +45,7 @@ union xfsj_btree_irec {
 	struct xfsj_inobt_rec i;	/* inobt, finobt */
 	struct xfsj_rmap_rec r;		/* rmapbt */
 	struct xfsj_refc_rec c;		/* refcountbt */
+	struct xfsj_bmbt_irec b;	/* bmbt (bmbt.h) */
 };
 
 struct xfsj_btree_cur;
@@ -67,7 +72,7 @@ struct xfsj_btree_blocks {
  * from (and written back to) the AGF or AGI through @fs.  @blocks may be
  * NULL for a cursor that only reads.  Faults go to @f, which must outlive
  * the cursor.  -XFSJ_E_UNSUPP for a tree the filesystem does not have
- * (finobt, rmapbt, refcountbt), -XFSJ_E_INVAL for the bmbt.
+ * (finobt, rmapbt, refcountbt), -XFSJ_E_INVAL for the bmbt (bmbt.h).
  */
 int xfsj_btree_cur_new(struct xfsj_fs *fs, enum xfsj_btnum bt, uint32_t agno,
 		       const struct xfsj_btree_blocks *blocks,

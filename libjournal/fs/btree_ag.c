@@ -372,7 +372,7 @@ static void refc_mod_blocks(struct xfsj_btree_cur *cur, int delta)
 
 static const struct xfsj_btree_ops tree_ops[] = {
 	[XFSJ_BT_BNO] = {
-		.bt = XFSJ_BT_BNO, .reclen = 8, .keylen = 8,
+		.bt = XFSJ_BT_BNO,
 		.rec_encode = alloc_rec_encode,
 		.rec_decode = alloc_rec_decode,
 		.key_from_rec = alloc_key_from_rec,
@@ -384,7 +384,7 @@ static const struct xfsj_btree_ops tree_ops[] = {
 		.mod_blocks = alloc_mod_blocks,
 	},
 	[XFSJ_BT_CNT] = {
-		.bt = XFSJ_BT_CNT, .reclen = 8, .keylen = 8, .lastrec = true,
+		.bt = XFSJ_BT_CNT, .lastrec = true,
 		.rec_encode = alloc_rec_encode,
 		.rec_decode = alloc_rec_decode,
 		.key_from_rec = alloc_key_from_rec,
@@ -396,7 +396,7 @@ static const struct xfsj_btree_ops tree_ops[] = {
 		.update_lastrec = cnt_update_lastrec,
 	},
 	[XFSJ_BT_INO] = {
-		.bt = XFSJ_BT_INO, .reclen = 16, .keylen = 4,
+		.bt = XFSJ_BT_INO,
 		.rec_encode = ino_rec_encode,
 		.rec_decode = ino_rec_decode,
 		.key_from_rec = ino_key_from_rec,
@@ -408,8 +408,7 @@ static const struct xfsj_btree_ops tree_ops[] = {
 		.mod_blocks = ino_mod_blocks,
 	},
 	[XFSJ_BT_FINO] = {
-		.bt = XFSJ_BT_FINO, .reclen = 16, .keylen = 4,
-		.need_ro_compat = XFSJ_RO_COMPAT_FINOBT,
+		.bt = XFSJ_BT_FINO,
 		.rec_encode = ino_rec_encode,
 		.rec_decode = ino_rec_decode,
 		.key_from_rec = ino_key_from_rec,
@@ -421,9 +420,7 @@ static const struct xfsj_btree_ops tree_ops[] = {
 		.mod_blocks = ino_mod_blocks,
 	},
 	[XFSJ_BT_RMAP] = {
-		.bt = XFSJ_BT_RMAP, .reclen = 24, .keylen = 20,
-		.overlapping = true,
-		.need_ro_compat = XFSJ_RO_COMPAT_RMAPBT,
+		.bt = XFSJ_BT_RMAP,
 		.rec_encode = rmap_rec_encode,
 		.rec_decode = rmap_rec_decode,
 		.key_from_rec = rmap_key_from_rec,
@@ -434,8 +431,7 @@ static const struct xfsj_btree_ops tree_ops[] = {
 		.mod_blocks = rmap_mod_blocks,
 	},
 	[XFSJ_BT_REFC] = {
-		.bt = XFSJ_BT_REFC, .reclen = 12, .keylen = 4,
-		.need_ro_compat = XFSJ_RO_COMPAT_REFLINK,
+		.bt = XFSJ_BT_REFC,
 		.rec_encode = refc_rec_encode,
 		.rec_decode = refc_rec_decode,
 		.key_from_rec = refc_key_from_rec,
@@ -450,6 +446,8 @@ static const struct xfsj_btree_ops tree_ops[] = {
 
 const struct xfsj_btree_ops *xfsj_btree_ops_get(enum xfsj_btnum bt)
 {
+	if (bt == XFSJ_BT_BMAP)
+		return &xfsj_bmbt_ops;
 	if ((unsigned int)bt >= sizeof(tree_ops) / sizeof(tree_ops[0]) ||
 	    !tree_ops[bt].rec_encode)
 		return NULL;
@@ -630,7 +628,7 @@ int xfsj_btree_query_range(struct xfsj_btree_cur *cur,
 	xfsj_bt_rec_key(cur, high, hrec, hkey);
 	if (keycmp(cur, lkey, hkey) > 0)
 		return xfsj_bt_fault(cur, XFSJ_E_INVAL, "query range", 0, 0);
-	if (cur->ops->overlapping)
+	if (cur->shape->overlapping)
 		return overlapped_query_range(cur, lkey, hkey, fn, arg);
 	return simple_query_range(cur, lkey, hkey, fn, arg);
 }
@@ -725,12 +723,12 @@ static int check_block(struct xfsj_btree_cur *cur, struct check *c,
 
 	if (pkey) {
 		xfsj_bt_get_keys(cur, b, key);
-		if (memcmp(key, pkey, ops->keylen))
+		if (memcmp(key, pkey, cur->keylen))
 			return xfsj_bt_fault(cur, XFSJ_E_CORRUPT, "parent key",
 					     off, agbno);
-		if (ops->overlapping) {
-			int d = keycmp(cur, pkey + ops->keylen,
-				       key + ops->keylen);
+		if (cur->shape->overlapping) {
+			int d = keycmp(cur, pkey + cur->keylen,
+				       key + cur->keylen);
 
 			if (d < 0 || (c->exact && d != 0))
 				return xfsj_bt_fault(cur, XFSJ_E_CORRUPT,
@@ -752,7 +750,7 @@ static int check_block(struct xfsj_btree_cur *cur, struct check *c,
 						     "record order",
 						     off + (uint64_t)(rp - b),
 						     (uint64_t)i);
-			memcpy(c->last_rec, rp, ops->reclen);
+			memcpy(c->last_rec, rp, cur->shape->reclen);
 			c->have_rec = true;
 		} else {
 			kp = key_addr(cur, i, b);
@@ -761,7 +759,7 @@ static int check_block(struct xfsj_btree_cur *cur, struct check *c,
 		    keycmp(cur, c->last_key[level], kp) >= 0)
 			return xfsj_bt_fault(cur, XFSJ_E_CORRUPT, "key order",
 					     off, (uint64_t)i);
-		memcpy(c->last_key[level], kp, ops->keylen);
+		memcpy(c->last_key[level], kp, cur->keylen);
 		c->have_key[level] = true;
 		if (level > 0) {
 			err = check_block(cur, c, get_ptr(cur, i, b),

@@ -23,13 +23,15 @@ struct xfsj_btree_cur;
 enum xfsj_lastrec_why { XFSJ_LASTREC_UPDATE, XFSJ_LASTREC_INSREC,
 			XFSJ_LASTREC_DELREC };
 
+/*
+ * What the engine needs beyond the tree's description (xfsj_btree_shape:
+ * sizes, magic, overlapping keys, the feature it needs), which it looks
+ * up by @bt.  The record hooks take no cursor state but the inobt's
+ * record format (cur->sparse); the bmbt's row has no AG header hooks.
+ */
 struct xfsj_btree_ops {
 	enum xfsj_btnum bt;
-	uint16_t reclen;
-	uint16_t keylen;		/* one key */
-	bool overlapping;		/* nodes hold low and high keys */
 	bool lastrec;			/* keeps AGF longest (cntbt) */
-	uint32_t need_ro_compat;	/* feature bit the tree needs, or 0 */
 
 	void (*rec_encode)(const struct xfsj_btree_cur *cur,
 			   const union xfsj_btree_irec *irec, uint8_t *rec);
@@ -57,6 +59,8 @@ struct xfsj_btree_ops {
 };
 
 const struct xfsj_btree_ops *xfsj_btree_ops_get(enum xfsj_btnum bt);
+/* The bmbt's row (bmbt.c). */
+extern const struct xfsj_btree_ops xfsj_bmbt_ops;
 
 struct xfsj_btree_level {
 	struct xfsj_buf *bp;	/* NULL: nothing at this level yet */
@@ -82,6 +86,7 @@ struct xfsj_btree_cur {
 	int maxrecs[2];			/* [0] leaf, [1] node */
 	int minrecs[2];
 	int nlevels;
+	uint16_t keylen;		/* one key (of two, overlapping) */
 	struct xfsj_btree_level lev[XFSJ_BTREE_MAXLEVELS];
 };
 
@@ -133,7 +138,7 @@ static inline void bb_set_rightsib(uint8_t *b, uint32_t v)
 static inline uint8_t *rec_addr(const struct xfsj_btree_cur *cur, int i,
 			       uint8_t *b)
 {
-	return b + HDR + (size_t)(i - 1) * cur->ops->reclen;
+	return b + HDR + (size_t)(i - 1) * cur->shape->reclen;
 }
 
 static inline uint8_t *key_addr(const struct xfsj_btree_cur *cur, int i,
@@ -145,7 +150,7 @@ static inline uint8_t *key_addr(const struct xfsj_btree_cur *cur, int i,
 static inline uint8_t *hkey_addr(const struct xfsj_btree_cur *cur, int i,
 			       uint8_t *b)
 {
-	return key_addr(cur, i, b) + cur->ops->keylen;
+	return key_addr(cur, i, b) + cur->keylen;
 }
 
 static inline uint8_t *ptr_addr(const struct xfsj_btree_cur *cur, int i,

@@ -72,6 +72,17 @@ int xfsj_iget(struct xfsj_fs *fs, uint64_t ino, bool lenient,
 	return 0;
 }
 
+int xfsj_iget_used(struct xfsj_fs *fs, uint64_t ino, struct xfsj_iref *ip,
+		   struct xfsj_fault *f)
+{
+	int err = xfsj_iget(fs, ino, true, ip, f);
+
+	if (!err && ip->di.mode == 0)
+		err = xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", "mode",
+				     ip->byte_off + 2, 0);
+	return err;
+}
+
 void xfsj_iput(struct xfsj_fs *fs, struct xfsj_iref *ip, bool stamp)
 {
 	if (stamp)

@@ -29,6 +29,10 @@ enum { XFSJ_DATA_FORK = 0, XFSJ_ATTR_FORK = 1 };
  */
 int xfsj_iget(struct xfsj_fs *fs, uint64_t ino, bool lenient,
 	      struct xfsj_iref *ip, struct xfsj_fault *f);
+/* xfsj_iget (lenient) of an inode that must be in use: a free one
+ * (mode 0) is corruption. */
+int xfsj_iget_used(struct xfsj_fs *fs, uint64_t ino, struct xfsj_iref *ip,
+		   struct xfsj_fault *f);
 /* Encode ip->di into the buffer, recompute the CRC, mark it dirty.  With
  * @stamp, di_lsn becomes the handle's LSN first (as a kernel flush). */
 void xfsj_iput(struct xfsj_fs *fs, struct xfsj_iref *ip, bool stamp);

@@ -17,6 +17,8 @@
 #ifndef XFSJ_IUNLINK_H
 #define XFSJ_IUNLINK_H
 
+#include <stdbool.h>
+
 #include "xfsj/fs.h"
 
 struct xfsj_iunlink_stats {
@@ -40,22 +42,11 @@ int xfsj_iunlink_process(struct xfsj_fs *fs, struct xfsj_iunlink_stats *st,
 			 struct xfsj_fault *f);
 
 /*
- * The pieces, for tests and for later repair.
- *
- * xfsj_inode_truncate_forks unmaps both forks the way the kernel's
- * inactivation does (data fork from its last extent backwards, then the
- * attribute fork, which is removed), runs the deferred work and updates
- * the inode core (extent counts, nblocks, size, forkoff).  *blocks
- * counts the blocks that left the inode (bmbt blocks included).
- *
- * xfsj_ifree frees the inode in the inobt/finobt and AGI (and its chunk
- * when all of it is free), takes it off its unlinked list if it is on
- * one, and clears its core; the core of an inode whose chunk was freed
- * is left as it is on disk (the kernel stales those buffers).
+ * Take @agino of AG @agno off its bucket's list: the bucket head or the
+ * previous inode's pointer gets @next.  *found is false when the inode is
+ * not on the list.
  */
-int xfsj_inode_truncate_forks(struct xfsj_fs *fs, uint64_t ino,
-			      uint64_t *blocks, struct xfsj_fault *f);
-int xfsj_ifree(struct xfsj_fs *fs, uint64_t ino, bool *chunk_freed,
-	       struct xfsj_fault *f);
+int xfsj_iunlink_remove(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
+			uint32_t next, bool *found, struct xfsj_fault *f);
 
 #endif

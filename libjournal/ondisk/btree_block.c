@@ -4,6 +4,7 @@
  * headers, the shape of each tree (record, key and pointer sizes) and the
  * record codecs.  The generic btree engine builds on these.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "core/crc32c.h"
@@ -18,18 +19,51 @@ XFSJ_DEFINE_LAYOUT(xfsj_lblock_layout, XFSJ_LBLOCK_FIELDS, "bmap btree block",
 		   XFSJ_LBLOCK_HDR_SIZE);
 #undef XFSJ_CUR
 
+/* The two v5 header formats, from their checked layouts. */
+#define HDR_OF(raw)							\
+	.hdrlen = sizeof(struct raw),					\
+	.lsn_off = offsetof(struct raw, lsn),				\
+	.uuid_off = offsetof(struct raw, uuid),				\
+	.crc_off = offsetof(struct raw, crc)
+#define SHORT_HDR	HDR_OF(xfsj_sblock_raw), .ptrlen = 4
+#define LONG_HDR	HDR_OF(xfsj_lblock_raw), .ptrlen = 8, .long_ptrs = true
+
 /*
  * Key sizes: rmapbt nodes hold a low and a high key per child (2 x 20
  * bytes) because its records overlap; every other tree holds one key.
  */
 static const struct xfsj_btree_shape shapes[XFSJ_BT__COUNT] = {
-	[XFSJ_BT_BNO]  = { "bnobt",      XFSJ_BNO_MAGIC,  8,  8, 4, false },
-	[XFSJ_BT_CNT]  = { "cntbt",      XFSJ_CNT_MAGIC,  8,  8, 4, false },
-	[XFSJ_BT_INO]  = { "inobt",      XFSJ_INO_MAGIC,  16, 4, 4, false },
-	[XFSJ_BT_FINO] = { "finobt",     XFSJ_FINO_MAGIC, 16, 4, 4, false },
-	[XFSJ_BT_RMAP] = { "rmapbt",     XFSJ_RMAP_MAGIC, 24, 40, 4, false },
-	[XFSJ_BT_REFC] = { "refcountbt", XFSJ_REFC_MAGIC, 12, 4, 4, false },
-	[XFSJ_BT_BMAP] = { "bmbt",       XFSJ_BMAP_MAGIC, 16, 8, 8, true },
+	[XFSJ_BT_BNO] = {
+		"bnobt", "bnobt (v4)", XFSJ_BNO_MAGIC, XFSJ_BNO_MAGIC_V4,
+		.reclen = 8, .keylen = 8, SHORT_HDR,
+	},
+	[XFSJ_BT_CNT] = {
+		"cntbt", "cntbt (v4)", XFSJ_CNT_MAGIC, XFSJ_CNT_MAGIC_V4,
+		.reclen = 8, .keylen = 8, SHORT_HDR,
+	},
+	[XFSJ_BT_INO] = {
+		"inobt", "inobt (v4)", XFSJ_INO_MAGIC, XFSJ_INO_MAGIC_V4,
+		.reclen = 16, .keylen = 4, SHORT_HDR,
+	},
+	[XFSJ_BT_FINO] = {
+		"finobt", "finobt (v4)", XFSJ_FINO_MAGIC, XFSJ_FINO_MAGIC_V4,
+		.reclen = 16, .keylen = 4, SHORT_HDR,
+		.need_ro_compat = XFSJ_RO_COMPAT_FINOBT,
+	},
+	[XFSJ_BT_RMAP] = {
+		"rmapbt", NULL, XFSJ_RMAP_MAGIC, 0,
+		.reclen = 24, .keylen = 40, SHORT_HDR, .overlapping = true,
+		.need_ro_compat = XFSJ_RO_COMPAT_RMAPBT,
+	},
+	[XFSJ_BT_REFC] = {
+		"refcountbt", NULL, XFSJ_REFC_MAGIC, 0,
+		.reclen = 12, .keylen = 4, SHORT_HDR,
+		.need_ro_compat = XFSJ_RO_COMPAT_REFLINK,
+	},
+	[XFSJ_BT_BMAP] = {
+		"bmbt", "bmbt (v4)", XFSJ_BMAP_MAGIC, XFSJ_BMAP_MAGIC_V4,
+		.reclen = 16, .keylen = 8, LONG_HDR,
+	},
 };
 
 const struct xfsj_btree_shape *xfsj_btree_shape(enum xfsj_btnum bt)
@@ -37,12 +71,25 @@ const struct xfsj_btree_shape *xfsj_btree_shape(enum xfsj_btnum bt)
 	return bt < XFSJ_BT__COUNT ? &shapes[bt] : NULL;
 }
 
+const struct xfsj_btree_shape *xfsj_btree_by_magic(uint32_t magic, bool *v4)
+{
+	for (unsigned int i = 0; i < XFSJ_BT__COUNT; i++) {
+		bool old = shapes[i].magic_v4 && magic == shapes[i].magic_v4;
+
+		if (magic == shapes[i].magic || old) {
+			if (v4)
+				*v4 = old;
+			return &shapes[i];
+		}
+	}
+	return NULL;
+}
+
 unsigned int xfsj_btree_maxrecs(enum xfsj_btnum bt, uint32_t blocksize,
 				bool leaf)
 {
 	const struct xfsj_btree_shape *s = &shapes[bt];
-	uint32_t space = blocksize - (s->long_ptrs ? XFSJ_LBLOCK_HDR_SIZE :
-						     XFSJ_SBLOCK_HDR_SIZE);
+	uint32_t space = blocksize - s->hdrlen;
 
 	if (leaf)
 		return space / s->reclen;

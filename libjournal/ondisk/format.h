@@ -40,6 +40,12 @@
 #define XFSJ_RMAP_MAGIC		0x524d4233U	/* RMB3 */
 #define XFSJ_REFC_MAGIC		0x52334643U	/* R3FC */
 #define XFSJ_BMAP_MAGIC		0x424d4133U	/* BMA3 */
+/* The same trees' blocks on v4 (pre-CRC) filesystems. */
+#define XFSJ_BNO_MAGIC_V4	0x41425442U	/* ABTB */
+#define XFSJ_CNT_MAGIC_V4	0x41425443U	/* ABTC */
+#define XFSJ_INO_MAGIC_V4	0x49414254U	/* IABT */
+#define XFSJ_FINO_MAGIC_V4	0x46494254U	/* FIBT */
+#define XFSJ_BMAP_MAGIC_V4	0x424d4150U	/* BMAP */
 #define XFSJ_DINODE_MAGIC	0x494eU		/* IN */
 #define XFSJ_LOG_MAGIC		0xfeedbabeU
 

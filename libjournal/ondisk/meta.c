@@ -2,7 +2,8 @@
 /*
  * Metadata kinds by magic number: the table the v5 LSN rule and the
  * re-stamping of replayed buffers are driven by.  Offsets are those of the
- * v5 headers in the kernel's format headers.
+ * v5 headers in the kernel's format headers.  Btree blocks are not in the
+ * table: their kind comes from the btree descriptions (btree_block.c).
  */
 #include <stddef.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "ondisk/format.h"
 #include "core/layout.h"
 #include "ondisk/meta.h"
+#include "xfsj/ondisk.h"
 
 #define SB_SPAN	XFSJ_META_SPAN_SECTOR
 
@@ -20,13 +22,6 @@ static const struct xfsj_meta_kind kinds[] = {
 	{ "AGF",         XFSJ_AGF_MAGIC,  0, 4, 208,  64, 216, SB_SPAN, false },
 	{ "AGI",         XFSJ_AGI_MAGIC,  0, 4, 320, 296, 312, SB_SPAN, false },
 	{ "AGFL",        XFSJ_AGFL_MAGIC, 0, 4,  24,   8,  32, SB_SPAN, false },
-	{ "bnobt",       XFSJ_BNO_MAGIC,  0, 4,  24,  32,  52, 0, false },
-	{ "cntbt",       XFSJ_CNT_MAGIC,  0, 4,  24,  32,  52, 0, false },
-	{ "inobt",       XFSJ_INO_MAGIC,  0, 4,  24,  32,  52, 0, false },
-	{ "finobt",      XFSJ_FINO_MAGIC, 0, 4,  24,  32,  52, 0, false },
-	{ "rmapbt",      XFSJ_RMAP_MAGIC, 0, 4,  24,  32,  52, 0, false },
-	{ "refcountbt",  XFSJ_REFC_MAGIC, 0, 4,  24,  32,  52, 0, false },
-	{ "bmbt",        XFSJ_BMAP_MAGIC, 0, 4,  32,  40,  64, 0, false },
 	{ "symlink",     0x58534c4dU,     0, 4,  48,  16,  12, 0, false },
 	{ "dir block",   0x58444233U,     0, 4,  16,  24,   4, 0, false },
 	{ "dir data",    0x58444433U,     0, 4,  16,  24,   4, 0, false },
@@ -39,10 +34,30 @@ static const struct xfsj_meta_kind kinds[] = {
 	{ "attr remote", 0x5841524dU,     0, 4,  48,  16,  12, 0, true },
 };
 
-const struct xfsj_meta_kind *xfsj_meta_identify(const void *buf, size_t len)
+/* A v5 btree block's kind, from its tree's description. */
+static bool btree_kind(uint32_t magic, struct xfsj_meta_kind *k)
+{
+	bool v4;
+	const struct xfsj_btree_shape *s = xfsj_btree_by_magic(magic, &v4);
+
+	if (!s || v4)
+		return false;
+	*k = (struct xfsj_meta_kind){
+		.name = s->name, .magic = s->magic, .magic_off = 0,
+		.magic_size = 4, .lsn_off = (int16_t)s->lsn_off,
+		.uuid_off = (int16_t)s->uuid_off,
+		.crc_off = (int16_t)s->crc_off,
+	};
+	return true;
+}
+
+bool xfsj_meta_identify(const void *buf, size_t len,
+			struct xfsj_meta_kind *out)
 {
 	const uint8_t *p = buf;
 
+	if (len >= 4 && btree_kind(xfsj_get_be32(p), out))
+		return true;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		const struct xfsj_meta_kind *k = &kinds[i];
 		uint32_t m;
@@ -51,10 +66,12 @@ const struct xfsj_meta_kind *xfsj_meta_identify(const void *buf, size_t len)
 			continue;
 		m = k->magic_size == 4 ? xfsj_get_be32(p + k->magic_off) :
 					 xfsj_get_be16(p + k->magic_off);
-		if (m == k->magic)
-			return k;
+		if (m == k->magic) {
+			*out = *k;
+			return true;
+		}
 	}
-	return NULL;
+	return false;
 }
 
 /*
@@ -75,12 +92,12 @@ static size_t uuid_off(const struct xfsj_meta_kind *k, const uint8_t *p,
 
 uint64_t xfsj_meta_lsn(const void *buf, size_t len, const uint8_t uuid[16])
 {
-	const struct xfsj_meta_kind *k = xfsj_meta_identify(buf, len);
+	struct xfsj_meta_kind kind, *k = &kind;
 	const uint8_t *p = buf;
 	size_t uoff;
 
-	if (!k || k->per_block || k->lsn_off < 0 ||
-	    (size_t)k->lsn_off + 8 > len)
+	if (!xfsj_meta_identify(buf, len, k) || k->per_block ||
+	    k->lsn_off < 0 || (size_t)k->lsn_off + 8 > len)
 		return 0;
 	uoff = uuid_off(k, p, len);
 	/* A block left by an older filesystem: its LSN means nothing. */
@@ -98,11 +115,11 @@ const uint8_t *xfsj_meta_fs_uuid(const struct xfsj_sb *sb)
 void xfsj_meta_stamp(void *buf, size_t len, uint64_t lsn, uint32_t sectsize,
 		     uint32_t blocksize, uint32_t inodesize)
 {
-	const struct xfsj_meta_kind *k = xfsj_meta_identify(buf, len);
+	struct xfsj_meta_kind kind, *k = &kind;
 	uint8_t *p = buf;
 
 	(void)inodesize;
-	if (!k)
+	if (!xfsj_meta_identify(buf, len, k))
 		return;
 	if (k->per_block) {
 		for (size_t off = 0; off + blocksize <= len; off += blocksize) {

@@ -30,8 +30,9 @@ struct xfsj_meta_kind {
 
 #define XFSJ_META_SPAN_SECTOR	0xffff
 
-/* The kind of the metadata at the start of @buf, or NULL. */
-const struct xfsj_meta_kind *xfsj_meta_identify(const void *buf, size_t len);
+/* The kind of the metadata at the start of @buf; false when unknown. */
+bool xfsj_meta_identify(const void *buf, size_t len,
+			struct xfsj_meta_kind *kind);
 
 /*
  * The LSN stamped in @buf if it is v5 metadata of this filesystem, else 0

@@ -14,6 +14,7 @@
 #include "suites.h"
 #include "fs/alloc.h"
 #include "fs/bmap.h"
+#include "fs/bmbt.h"
 #include "fs/btree.h"
 #include "core/crc32c.h"
 #include "fs/refcount.h"
@@ -858,6 +859,78 @@ static void rmap_counts(struct fs_fixture *fx, uint64_t ino, uint64_t *maps,
 	*bmbt = a[2];
 }
 
+/* ---- the recovery walk over what the device holds ---- */
+
+struct disk_count {
+	unsigned int blocks, passed, level;
+	bool skip_first, order_ok;
+};
+
+static int disk_count_fn(void *arg, const struct xfsj_bmbt_disk_blk *b,
+			 struct xfsj_fault *f)
+{
+	struct disk_count *c = arg;
+
+	(void)f;
+	if (!b->data) {
+		c->passed++;
+		return XFSJ_BMBT_SKIP;
+	}
+	/* Level by level from the top. */
+	if (b->level > c->level)
+		c->order_ok = false;
+	c->level = b->level;
+	c->blocks++;
+	return c->skip_first && c->blocks == 1 ? XFSJ_BMBT_SKIP : 0;
+}
+
+static struct disk_count disk_walk(struct fs_fixture *fx, const uint8_t *root,
+				   uint32_t size, bool skip_first, int want)
+{
+	struct disk_count c = { 0, 0, ~0U, skip_first, true };
+	int err = xfsj_bmbt_walk_disk(fx->ov, SB(fx), root, size, "inode",
+				      disk_count_fn, &c, &fx->f);
+
+	ck_assert_msg(err == want, "walk: %d (%s %s)", err, fx->f.structure,
+		      fx->f.field);
+	ck_assert(c.order_ok);
+	return c;
+}
+
+/* The walk meets every block the fork's tree has, top level first. */
+static void disk_walk_check(struct fs_fixture *fx, uint64_t ino,
+			    unsigned int blocks)
+{
+	const struct xfsj_sb *sb = SB(fx);
+	struct xfsj_iref ip;
+	struct disk_count c;
+	uint8_t root[512], *fork;
+	uint32_t size, dmaxr;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
+	fork = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
+	ck_assert_uint_le(size, sizeof(root));
+	memcpy(root, fork, size);
+	c = disk_walk(fx, root, size, false, 0);
+	ck_assert_uint_eq(c.blocks, blocks);
+	ck_assert_uint_eq(c.passed, 0);
+	/* The first block's subtree left alone: only it of its subtree. */
+	c = disk_walk(fx, root, size, true, 0);
+	ck_assert_uint_lt(c.blocks, blocks);
+	/* A pointer outside the filesystem is reported and passed over. */
+	dmaxr = (size - 4) / 16;
+	xfsj_put_be64(root + 4 + 8 * dmaxr,
+		      (uint64_t)sb->agcount << sb->agblklog);
+	c = disk_walk(fx, root, size, false, 0);
+	ck_assert_uint_eq(c.passed, 1);
+	ck_assert_uint_lt(c.blocks, blocks);
+	/* A root of level 0 is refused. */
+	xfsj_put_be16(root, 0);
+	disk_walk(fx, root, size, false, -XFSJ_E_CORRUPT);
+	ck_assert_str_eq(fx->f.field, "bmdr root");
+	memset(&fx->f, 0, sizeof(fx->f));
+}
+
 START_TEST(deep_tree)
 {
 	struct fs_fixture fx;
@@ -902,6 +975,7 @@ START_TEST(deep_tree)
 	ck_assert_uint_eq(bmbt, blocks);
 	fs_fixture_reopen(&fx);
 	deep_check(&fx, ino, mapped, p, &height);
+	disk_walk_check(&fx, ino, blocks);
 	/* Then unmapped in another random order: borrows, joins, back. */
 	for (unsigned int s = 0; s < DEEP_N; s++) {
 		unsigned int i = order[(s * 7 + 3) % DEEP_N];

@@ -313,7 +313,7 @@ static void harness_init(struct harness *h, enum xfsj_btnum bt,
 	h->src.arg = &h->pool;
 	T(xfsj_btree_cur_new(h->fx.fs, bt, 0, &h->src, &h->fx.f, &h->cur) == 0);
 	h->m.bt = bt;
-	h->m.reclen = h->cur->ops->reclen;
+	h->m.reclen = h->cur->shape->reclen;
 	/* What mkfs wrote reads back in order and passes the checker. */
 	T(xfsj_btree_query_all(h->cur, collect, &h->m) == 0);
 	if (bt == XFSJ_BT_BNO || bt == XFSJ_BT_CNT || bt == XFSJ_BT_INO ||

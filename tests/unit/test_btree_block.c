@@ -105,6 +105,43 @@ START_TEST(shapes)
 }
 END_TEST
 
+/* Found again by magic (v5 and v4); the header facts follow the format. */
+START_TEST(by_magic)
+{
+	static const char *const v4[XFSJ_BT__COUNT] = {
+		[XFSJ_BT_BNO] = "ABTB", [XFSJ_BT_CNT] = "ABTC",
+		[XFSJ_BT_INO] = "IABT", [XFSJ_BT_FINO] = "FIBT",
+		[XFSJ_BT_BMAP] = "BMAP",
+	};
+	bool isv4 = true;
+
+	for (unsigned int bt = 0; bt < XFSJ_BT__COUNT; bt++) {
+		const struct xfsj_btree_shape *s = xfsj_btree_shape(bt);
+		uint8_t m[4];
+
+		ck_assert_ptr_eq(xfsj_btree_by_magic(s->magic, &isv4), s);
+		ck_assert(!isv4);
+		ck_assert_uint_eq(s->hdrlen, s->long_ptrs ? 72 : 56);
+		ck_assert_uint_eq(s->lsn_off, s->long_ptrs ? 32 : 24);
+		ck_assert_uint_eq(s->uuid_off, s->long_ptrs ? 40 : 32);
+		ck_assert_uint_eq(s->crc_off, s->long_ptrs ? 64 : 52);
+		ck_assert_int_eq(s->overlapping, bt == XFSJ_BT_RMAP);
+		if (!v4[bt]) {
+			ck_assert_uint_eq(s->magic_v4, 0);
+			ck_assert_ptr_null(s->name_v4);
+			continue;
+		}
+		xfsj_put_be32(m, s->magic_v4);
+		ck_assert_mem_eq(m, v4[bt], 4);
+		ck_assert_ptr_eq(xfsj_btree_by_magic(s->magic_v4, &isv4), s);
+		ck_assert(isv4);
+		ck_assert_ptr_nonnull(s->name_v4);
+	}
+	ck_assert_ptr_null(xfsj_btree_by_magic(XFSJ_AGF_MAGIC, NULL));
+	ck_assert_ptr_null(xfsj_btree_by_magic(0, NULL));
+}
+END_TEST
+
 /* ---- records ---- */
 
 START_TEST(alloc_records)
@@ -539,6 +576,7 @@ Suite *btree_block_suite(void)
 
 	tcase_add_loop_test(tc, maxrecs, 0, NMAXRECS);
 	tcase_add_test(tc, shapes);
+	tcase_add_test(tc, by_magic);
 	tcase_add_test(tc, alloc_records);
 	tcase_add_test(tc, inobt_records);
 	tcase_add_test(tc, rmap_records);

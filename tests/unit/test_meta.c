@@ -87,11 +87,11 @@ START_TEST(every_kind_by_magic)
 	static uint8_t b[BS];
 
 	for (unsigned int k = 0; k < NKNOWN; k++) {
-		const struct xfsj_meta_kind *mk;
+		struct xfsj_meta_kind kind, *mk = &kind;
 
 		make(b, BS, k, 0x0000000500000123ULL, 0);
-		mk = xfsj_meta_identify(b, BS);
-		ck_assert_msg(mk != NULL, "%s not identified", known[k].what);
+		ck_assert_msg(xfsj_meta_identify(b, BS, mk),
+			      "%s not identified", known[k].what);
 		ck_assert_int_eq(mk->lsn_off, known[k].lsn);
 		ck_assert_int_eq(mk->uuid_off, known[k].uuid);
 		ck_assert_int_eq(mk->crc_off, known[k].crc);
@@ -116,15 +116,14 @@ START_TEST(no_lsn)
 		0x424d4150,	/* BMAP: nor the v4 bmbt */
 		0,
 	};
-	const struct xfsj_meta_kind *mk;
+	struct xfsj_meta_kind kind, *mk = &kind;
 
 	/* Remote attribute values: a header per block, always replayed. */
 	memset(b, 0, BS);
 	xfsj_put_be32(b, 0x5841524d);
 	memcpy(b + 16, FS_UUID, 16);
 	xfsj_put_be64(b + 48, 77);
-	mk = xfsj_meta_identify(b, BS);
-	ck_assert_ptr_nonnull(mk);
+	ck_assert(xfsj_meta_identify(b, BS, mk));
 	ck_assert(mk->per_block);
 	ck_assert_uint_eq(xfsj_meta_lsn(b, BS, FS_UUID), 0);
 
@@ -133,7 +132,7 @@ START_TEST(no_lsn)
 		xfsj_put_be32(b, others[i]);
 		xfsj_put_be16(b + 8, 0);
 		memcpy(b + 32, FS_UUID, 16);
-		ck_assert_ptr_null(xfsj_meta_identify(b, BS));
+		ck_assert(!xfsj_meta_identify(b, BS, mk));
 		ck_assert_uint_eq(xfsj_meta_lsn(b, BS, FS_UUID), 0);
 	}
 }
@@ -185,12 +184,13 @@ START_TEST(short_buffers)
 	}
 	/* A 16-bit da magic needs 10 bytes; a 4-byte buffer has none. */
 	uint8_t *tiny = malloc(9);
+	struct xfsj_meta_kind kind;
 
 	ck_assert_ptr_nonnull(tiny);
 	memset(tiny, 0, 9);
 	xfsj_put_be16(tiny + 7, 0x3bee);
-	ck_assert_ptr_null(xfsj_meta_identify(tiny, 9));
-	ck_assert_ptr_null(xfsj_meta_identify(tiny, 0));
+	ck_assert(!xfsj_meta_identify(tiny, 9, &kind));
+	ck_assert(!xfsj_meta_identify(tiny, 0, &kind));
 	free(tiny);
 }
 END_TEST
