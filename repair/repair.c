@@ -314,8 +314,8 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 
 	err = xfsj_log_open(dataio, logio, 0, &run.log, &f);
 	if (err) {
-		if (err == -XFSJ_E_UNSUPP && !logio && f.field &&
-		    !strcmp(f.field, "sb_logstart"))
+		if (err == -XFSJ_E_UNSUPP && !logio &&
+		    f.reason == XFSJ_FR_EXTLOG_NEEDED)
 			fprintf(stderr, "xfsj-repair: %s: the filesystem has an external log: give its device with -l\n",
 				o->device);
 		else

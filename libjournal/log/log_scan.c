@@ -572,8 +572,9 @@ int xfsj_log_open(struct xfsj_io *io, struct xfsj_io *logio, unsigned int flags,
 		l->g.sect_bb = 1U << (sb->logsectlog - 9);
 	if (sb->logstart == 0) {
 		if (!logio) {
-			err = xfsj_fault_set(f, XFSJ_E_UNSUPP, "superblock",
-					     "sb_logstart", 48, 0);
+			err = xfsj_fault_reason(f, XFSJ_FR_EXTLOG_NEEDED,
+				xfsj_fault_set(f, XFSJ_E_UNSUPP, "superblock",
+					       "sb_logstart", 48, 0));
 			goto fail;
 		}
 		l->io = logio;
@@ -589,8 +590,10 @@ int xfsj_log_open(struct xfsj_io *io, struct xfsj_io *logio, unsigned int flags,
 	}
 	if (l->io->size < l->g.dev_off ||
 	    (l->io->size - l->g.dev_off) / XFSJ_BBSIZE < l->g.size_bb) {
-		err = xfsj_fault_set(f, XFSJ_E_SHORTIO, "log", "sb_logblocks",
-				     l->g.dev_off, l->io->size);
+		err = xfsj_fault_reason(f, XFSJ_FR_LOG_PAST_END,
+			xfsj_fault_set(f, XFSJ_E_SHORTIO, "log",
+				       "sb_logblocks", l->g.dev_off,
+				       l->io->size));
 		goto fail;
 	}
 	xfsj_fsgeo_from_sb(sb, &l->fsg);
