@@ -54,6 +54,24 @@ enum xfsj_fault_reason {
 	XFSJ_FR_LOG_PAST_END,	/* the device ends before the end of the log
 				 * (-XFSJ_E_SHORTIO; offset: where the log
 				 * starts, value: the device size in bytes) */
+	/* The replay's refusals (replay.h): */
+	XFSJ_FR_LOG_NOT_EXTERNAL,	/* a log device given, the log is
+					 * internal (-XFSJ_E_INVAL) */
+	XFSJ_FR_FEATURES_UNKNOWN,	/* superblock features this version
+					 * does not know (-XFSJ_E_UNSUPP) */
+	XFSJ_FR_LOG_CORRUPT_MIDDLE,	/* a bad record between tail and
+					 * head, too far from the head to be
+					 * torn (-XFSJ_E_CORRUPT) */
+	XFSJ_FR_INTENT_UNSUPP,	/* pending intents of a type this version
+				 * cannot finish (-XFSJ_E_UNSUPP) */
+	XFSJ_FR_WORK_UNSUPP,	/* leftover work in a form this version
+				 * cannot finish (-XFSJ_E_UNSUPP; the fault
+				 * names it) */
+	XFSJ_FR_REDO_FINISH,	/* finishing an interrupted run from its
+				 * redo file failed */
+	XFSJ_FR_REDO_SAVE,	/* writing the redo file failed */
+	XFSJ_FR_REDO_COMMIT,	/* copying the redo file onto the device
+				 * failed (run again to finish it) */
 };
 
 /*

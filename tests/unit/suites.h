@@ -33,7 +33,8 @@
 	X(bmap_suite)		\
 	X(attr_suite)		\
 	X(attri_suite)		\
-	X(recover_suite)
+	X(recover_suite)	\
+	X(replay_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
