@@ -256,6 +256,31 @@ nohdr:
 /* ---- tail, clean check, torn writes (§5.3) ---- */
 
 /*
+ * Record headers among the blocks @from to @to (both included; backwards
+ * when @back), counted into *found up to @count; the last one found is in
+ * *rblk.  Returns 1 when @count were found, 0 when the range ended first.
+ */
+static int scan_hdrs(struct xfsj_log *l, int64_t from, int64_t to, bool back,
+		     int count, int *found, uint32_t *rblk,
+		     struct xfsj_fault *f)
+{
+	const uint8_t *p;
+	int err;
+
+	for (int64_t i = from; back ? i >= to : i <= to; i += back ? -1 : 1) {
+		err = xlog_blocks(l, (uint32_t)i, 1, back, &p, f);
+		if (err)
+			return err;
+		if (xfsj_get_be32(p) == XFSJ_LOG_MAGIC) {
+			*rblk = (uint32_t)i;
+			if (++*found == count)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
  * Backwards from @head - 1 for up to @count headers, not going below
  * @tail; wraps to the log end when tail >= head.  Returns how many were
  * found; the last one found is in *rblk.
@@ -265,33 +290,22 @@ static int rseek_hdr(struct xfsj_log *l, uint32_t head, uint32_t tail,
 		     struct xfsj_fault *f)
 {
 	uint32_t end = head > tail ? tail : 0;
-	const uint8_t *p;
 	int found = 0, err;
 
 	*wrapped = false;
-	for (int64_t i = (int64_t)head - 1; i >= (int64_t)end; i--) {
-		err = xlog_blocks(l, (uint32_t)i, 1, true, &p, f);
-		if (err)
-			return err;
-		if (xfsj_get_be32(p) == XFSJ_LOG_MAGIC) {
-			*rblk = (uint32_t)i;
-			if (++found == count)
-				return found;
-		}
-	}
+	err = scan_hdrs(l, (int64_t)head - 1, end, true, count, &found, rblk,
+			f);
+	if (err)
+		return err < 0 ? err : found;
 	if (tail >= head) {
-		for (int64_t i = (int64_t)l->g.size_bb - 1; i >= (int64_t)tail;
-		     i--) {
-			err = xlog_blocks(l, (uint32_t)i, 1, true, &p, f);
-			if (err)
-				return err;
-			if (xfsj_get_be32(p) == XFSJ_LOG_MAGIC) {
-				*wrapped = true;
-				*rblk = (uint32_t)i;
-				if (++found == count)
-					return found;
-			}
-		}
+		int before = found;
+
+		err = scan_hdrs(l, (int64_t)l->g.size_bb - 1, tail, true,
+				count, &found, rblk, f);
+		if (err < 0)
+			return err;
+		if (found > before)
+			*wrapped = true;
 	}
 	return found;
 }
@@ -301,30 +315,16 @@ static int seek_hdr(struct xfsj_log *l, uint32_t head, uint32_t tail,
 		    int count, uint32_t *rblk, struct xfsj_fault *f)
 {
 	uint32_t end = head > tail ? head : l->g.size_bb - 1;
-	const uint8_t *p;
 	int found = 0, err;
 
-	for (uint64_t i = tail; i <= end; i++) {
-		err = xlog_blocks(l, (uint32_t)i, 1, false, &p, f);
-		if (err)
-			return err;
-		if (xfsj_get_be32(p) == XFSJ_LOG_MAGIC) {
-			*rblk = (uint32_t)i;
-			if (++found == count)
-				return found;
-		}
-	}
+	err = scan_hdrs(l, tail, end, false, count, &found, rblk, f);
+	if (err)
+		return err < 0 ? err : found;
 	if (tail > head) {
-		for (uint32_t i = 0; i < head; i++) {
-			err = xlog_blocks(l, i, 1, false, &p, f);
-			if (err)
-				return err;
-			if (xfsj_get_be32(p) == XFSJ_LOG_MAGIC) {
-				*rblk = i;
-				if (++found == count)
-					return found;
-			}
-		}
+		err = scan_hdrs(l, 0, (int64_t)head - 1, false, count, &found,
+				rblk, f);
+		if (err < 0)
+			return err;
 	}
 	return found;
 }
