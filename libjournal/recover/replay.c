@@ -46,12 +46,16 @@ static struct xfsj_redo_cb redo_cb(const struct run *run)
 	return rcb;
 }
 
+/*
+ * Fill @f and its reason; return @err as a negative code, as it came (an
+ * I/O backend's code is passed on untouched).
+ */
 static int stop(struct xfsj_fault *f, enum xfsj_fault_reason why, int err,
 		const char *structure, const char *field, uint64_t offset,
 		uint64_t value)
 {
-	return xfsj_fault_reason(f, why,
-		xfsj_fault_set(f, err, structure, field, offset, value));
+	xfsj_fault_set(f, err, structure, field, offset, value);
+	return xfsj_fault_reason(f, why, err < 0 ? err : -err);
 }
 
 /* ---- opening ---- */
@@ -87,7 +91,7 @@ static int open_devices(struct run *run, struct xfsj_io *io,
 		run->log_base = ext_log_base(io);
 		err = xfsj_io_concat(io, logio, run->log_base, &run->st.cio);
 		if (err)
-			return xfsj_fault_set(f, err, NULL, NULL, 0, 0);
+			return stop(f, XFSJ_FR_NONE, err, NULL, NULL, 0, 0);
 		run->io = run->st.cio;
 	}
 	if (lg->sb.features_incompat & ~XFSJ_INCOMPAT_ALL)
