@@ -341,8 +341,7 @@ static int open_all(struct lp *lp)
 	}
 	err = xfsj_log_open(lp->io, lp->logio, lp->raw ? XFSJ_LOGOPEN_RAW : 0,
 			    &lp->log, &f);
-	if (err == -XFSJ_E_SHORTIO && f.field &&
-	    !strcmp(f.field, "sb_logblocks")) {
+	if (err == -XFSJ_E_SHORTIO && f.reason == XFSJ_FR_LOG_PAST_END) {
 		/*
 		 * The superblock reads, but the device ends before the end
 		 * of the log it describes: a damaged log, not a usage error.
@@ -377,8 +376,7 @@ static int open_all(struct lp *lp)
 			": %s\n", lp->device,
 			f.structure ? f.structure : "log",
 			f.field ? f.field : "?", f.offset, xfsj_strerror(err));
-		if (err == -XFSJ_E_UNSUPP && f.field &&
-		    !strcmp(f.field, "sb_logstart"))
+		if (err == -XFSJ_E_UNSUPP && f.reason == XFSJ_FR_EXTLOG_NEEDED)
 			fprintf(stderr, "xfsj-logprint: external log: give the log device with -l\n");
 		return -1;
 	}

@@ -43,6 +43,38 @@ const char *xfsj_strerror(int err);
 const char *xfsj_errname(int err);
 
 /*
+ * Which of the failures sharing an error code a fault is, where a caller
+ * has to tell them apart (to word its message or choose its exit code):
+ * callers test this, never the structure or field names.
+ */
+enum xfsj_fault_reason {
+	XFSJ_FR_NONE = 0,
+	XFSJ_FR_EXTLOG_NEEDED,	/* external log and no log device given
+				 * (-XFSJ_E_UNSUPP) */
+	XFSJ_FR_LOG_PAST_END,	/* the device ends before the end of the log
+				 * (-XFSJ_E_SHORTIO; offset: where the log
+				 * starts, value: the device size in bytes) */
+	/* The replay's refusals (replay.h): */
+	XFSJ_FR_LOG_NOT_EXTERNAL,	/* a log device given, the log is
+					 * internal (-XFSJ_E_INVAL) */
+	XFSJ_FR_FEATURES_UNKNOWN,	/* superblock features this version
+					 * does not know (-XFSJ_E_UNSUPP) */
+	XFSJ_FR_LOG_CORRUPT_MIDDLE,	/* a bad record between tail and
+					 * head, too far from the head to be
+					 * torn (-XFSJ_E_CORRUPT) */
+	XFSJ_FR_INTENT_UNSUPP,	/* pending intents of a type this version
+				 * cannot finish (-XFSJ_E_UNSUPP) */
+	XFSJ_FR_WORK_UNSUPP,	/* leftover work in a form this version
+				 * cannot finish (-XFSJ_E_UNSUPP; the fault
+				 * names it) */
+	XFSJ_FR_REDO_FINISH,	/* finishing an interrupted run from its
+				 * redo file failed */
+	XFSJ_FR_REDO_SAVE,	/* writing the redo file failed */
+	XFSJ_FR_REDO_COMMIT,	/* copying the redo file onto the device
+				 * failed (run again to finish it) */
+};
+
+/*
  * Where a verifier or decoder found something wrong.  `structure` and
  * `field` are static strings; `offset` is the byte offset of the field on
  * the device (or inside the buffer when the caller did not say where the
@@ -54,10 +86,15 @@ struct xfsj_fault {
 	uint64_t offset;
 	uint64_t value;		/* what was found, when it is a number */
 	int err;
+	enum xfsj_fault_reason reason;	/* XFSJ_FR_NONE unless said */
 };
 
 /* Record a fault (if @f is non-NULL) and return -err, for `return` chains. */
 int xfsj_fault_set(struct xfsj_fault *f, int err, const char *structure,
 		   const char *field, uint64_t offset, uint64_t value);
+
+/* Set @f's reason (if @f is non-NULL) and return @ret. */
+int xfsj_fault_reason(struct xfsj_fault *f, enum xfsj_fault_reason why,
+		      int ret);
 
 #endif

@@ -48,6 +48,15 @@ int xfsj_fault_set(struct xfsj_fault *f, int err, const char *structure,
 		f->offset = offset;
 		f->value = value;
 		f->err = err;
+		f->reason = XFSJ_FR_NONE;
 	}
 	return -err;
+}
+
+int xfsj_fault_reason(struct xfsj_fault *f, enum xfsj_fault_reason why,
+		      int ret)
+{
+	if (f)
+		f->reason = why;
+	return ret;
 }

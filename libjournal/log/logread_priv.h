@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What log_scan.c, log_trans.c and log_items.c share behind logread.h. */
+/*
+ * What the log reader's files share behind logread.h: log_open.c,
+ * log_window.c, log_readahead.c, log_records.c, log_head_tail.c,
+ * log_trans.c and log_items.c.
+ */
 #ifndef XFSJ_LOGREAD_PRIV_H
 #define XFSJ_LOGREAD_PRIV_H
 
@@ -35,6 +39,41 @@ struct xfsj_log {
 	uint32_t stream_from;
 };
 
+/* Byte offsets in a log record header (reference §3). */
+#define XLOG_HDR_MAGIC_OFF	0
+#define XLOG_HDR_CYCLE_OFF	4
+#define XLOG_HDR_VERSION_OFF	8
+#define XLOG_HDR_LEN_OFF	12
+#define XLOG_HDR_LSN_OFF	16
+#define XLOG_HDR_TAIL_OFF	24
+#define XLOG_HDR_CRC_OFF	32
+#define XLOG_HDR_PREV_OFF	36
+#define XLOG_HDR_NUMOPS_OFF	40
+#define XLOG_HDR_CDATA_OFF	44
+#define XLOG_HDR_FMT_OFF	300
+#define XLOG_HDR_UUID_OFF	304
+#define XLOG_HDR_SIZE_OFF	320
+
+/* ---- log_window.c: reading blocks ---- */
+
+/* A read of the log failed at byte @off: fill @f, return the error. */
+int xlog_io_fault(struct xfsj_log *l, int err, uint64_t off,
+		  struct xfsj_fault *f);
+/* Forget the window (its blocks are read again when next needed). */
+void xlog_win_drop(struct xfsj_log *l);
+
+/* Pointer to @n consecutive blocks at @blk (no wrap); @back positions the
+ * window to end at the request (backward scans). */
+int xlog_blocks(struct xfsj_log *l, uint32_t blk, uint32_t n, bool back,
+		const uint8_t **p, struct xfsj_fault *f);
+/* One block for a probe: from the window if it is there, else alone. */
+int xlog_read_one(struct xfsj_log *l, uint32_t blk, const uint8_t **p,
+		  struct xfsj_fault *f);
+/* The cycle of a block: its header's, or its stamp. */
+uint32_t xlog_cycle_of(const uint8_t *bb);
+
+/* ---- log_readahead.c ---- */
+
 /*
  * Read [from, from + nblocks) (wrapping) ahead of a sequential walk in a
  * second thread; the walk's forward xlog_blocks() calls take the chunks
@@ -42,11 +81,33 @@ struct xfsj_log {
  */
 void xlog_stream_begin(struct xfsj_log *l, uint32_t from, uint32_t nblocks);
 void xlog_stream_end(struct xfsj_log *l);
+/*
+ * Make the stream chunk holding [blk, blk + n) the window.  Returns 1
+ * when the stream cannot give it (then it is over), a negative error when
+ * the read of that chunk failed.
+ */
+int xlog_stream_take(struct xfsj_log *l, uint32_t blk, uint32_t n,
+		     struct xfsj_fault *f);
+/*
+ * The stream's CRC result for the record @r (bytes at @rec), if it has
+ * one; true when @r's CRC state was set.
+ */
+bool xlog_stream_hint(struct xfsj_log *l, struct xfsj_log_rec *r,
+		      const uint8_t *rec);
 
-/* Pointer to @n consecutive blocks at @blk (no wrap); @back positions the
- * window to end at the request (backward scans). */
-int xlog_blocks(struct xfsj_log *l, uint32_t blk, uint32_t n, bool back,
-		const uint8_t **p, struct xfsj_fault *f);
+/* ---- log_records.c: record headers ---- */
+
+/* Header blocks of a record of this version and iclog size. */
+uint32_t xlog_hdr_hblks(uint32_t version, uint32_t size);
+/*
+ * The kernel's validity test of the record header @h at @blk; its header
+ * and data block counts.
+ */
+int xlog_hdr_check(struct xfsj_log *l, const uint8_t *h, uint32_t blk,
+		   uint32_t *hblks, uint32_t *data_bbs, struct xfsj_fault *f);
+/* Check the CRC of a record (headers and @len bytes of data). */
+void xlog_crc_check(const uint8_t *rec, uint32_t hblks, uint32_t len,
+		    uint32_t crc, uint32_t *calc, enum xfsj_crc_state *st);
 
 /*
  * Read the record at @blk.  With @raw the data may be left as on disk (the

@@ -44,7 +44,8 @@
 	X(finish_suite)		\
 	X(attr_leaf_suite)	\
 	X(attr_node_suite)	\
-	X(xmi_suite)
+	X(xmi_suite)		\
+	X(replay_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)

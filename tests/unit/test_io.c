@@ -213,6 +213,12 @@ START_TEST(fault_set)
 	ck_assert_int_eq(xfsj_fault_set(&f, -XFSJ_E_BADCRC, "AGI", "crc", 0, 0),
 			 -XFSJ_E_BADCRC);
 	ck_assert_int_eq(f.err, XFSJ_E_BADCRC);
+	/* A reason is set on its own, and cleared by the next fault. */
+	ck_assert_int_eq(xfsj_fault_reason(&f, XFSJ_FR_LOG_PAST_END, -5), -5);
+	ck_assert_int_eq(f.reason, XFSJ_FR_LOG_PAST_END);
+	xfsj_fault_set(&f, XFSJ_E_IO, "x", "y", 0, 0);
+	ck_assert_int_eq(f.reason, XFSJ_FR_NONE);
+	ck_assert_int_eq(xfsj_fault_reason(NULL, XFSJ_FR_EXTLOG_NEEDED, 0), 0);
 	ck_assert_int_eq(xfsj_fault_set(NULL, XFSJ_E_IO, "x", "y", 0, 0),
 			 -XFSJ_E_IO);
 }

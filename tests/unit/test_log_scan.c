@@ -368,13 +368,48 @@ START_TEST(truncated_device)
 					       &io), 0);
 	ck_assert_int_eq(xfsj_log_open(io, NULL, 0, &log, &f), -XFSJ_E_SHORTIO);
 	ck_assert_str_eq(f.structure, "log");
+	ck_assert_int_eq(f.reason, XFSJ_FR_LOG_PAST_END);
+	ck_assert_uint_eq(f.offset, s.log_off);
+	ck_assert_uint_eq(f.value, s.log_off + 4096);
 	ck_assert_ptr_null(log);
 	xfsj_io_close(io);
-	/* No superblock at all. */
+	/* No superblock at all: a fault of another reason clears it. */
 	memset(s.img, 0, 512);
 	io = synth_io(&s);
 	ck_assert_int_eq(xfsj_log_open(io, NULL, 0, &log, &f), -XFSJ_E_BADMAGIC);
 	ck_assert_str_eq(f.structure, "superblock");
+	ck_assert_int_eq(f.reason, XFSJ_FR_NONE);
+	xfsj_io_close(io);
+	synth_free(&s);
+}
+END_TEST
+
+/* An external log (sb_logstart 0) needs its device. */
+START_TEST(external_log_needed)
+{
+	struct synth s;
+	struct xfsj_io *io, *logio;
+	struct xfsj_log *log = NULL;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_sb sb;
+
+	synth_init(&s, 1024, 32768);
+	xfsj_sb_decode(s.img, &sb);
+	sb.logstart = 0;
+	xfsj_sb_encode(&sb, s.img, 512);
+	io = synth_io(&s);
+	ck_assert_int_eq(xfsj_log_open(io, NULL, 0, &log, &f), -XFSJ_E_UNSUPP);
+	ck_assert_int_eq(f.reason, XFSJ_FR_EXTLOG_NEEDED);
+	ck_assert_ptr_null(log);
+	/* Given a log device too short for the log. */
+	ck_assert_int_eq(xfsj_io_open_mem_copy(s.img + s.log_off, 4096,
+					       &logio), 0);
+	ck_assert_int_eq(xfsj_log_open(io, logio, 0, &log, &f),
+			 -XFSJ_E_SHORTIO);
+	ck_assert_int_eq(f.reason, XFSJ_FR_LOG_PAST_END);
+	ck_assert_uint_eq(f.offset, 0);
+	ck_assert_uint_eq(f.value, 4096);
+	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	synth_free(&s);
 }
@@ -422,6 +457,7 @@ Suite *log_scan_suite(void)
 	tcase_add_test(tc, hostile_header_bits);
 	tcase_add_test(tc, zeroed_blocks_in_the_middle);
 	tcase_add_test(tc, truncated_device);
+	tcase_add_test(tc, external_log_needed);
 	tcase_add_test(tc, raw_log_copy);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The replay pipeline in one call (replay.h): the order of the steps, the
+ * devices and files they use, and where each stops.  The steps themselves
+ * are the log reader's (logread.h), the recovery's (recover.h, finish.h)
+ * and the redo file's (redo.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/overlay.h"
+#include "xfsj/fs.h"
+#include "xfsj/redo.h"
+#include "xfsj/replay.h"
+
+struct xfsj_replay {
+	struct xfsj_log *log;
+	struct xfsj_io *cio;		/* data and external log as one */
+	struct xfsj_overlay *ov;
+	struct xfsj_recover *rc;
+};
+
+/* One replay call in progress. */
+struct run {
+	struct xfsj_replay st;
+	const struct xfsj_replay_opts *o;
+	const struct xfsj_replay_cb *cb;
+	struct xfsj_replay_result *res;
+	struct xfsj_io *io;		/* what the overlay covers */
+	uint64_t log_base;		/* byte offset of log block 0 in @io */
+	int pass;
+	uint32_t done_bb, total_bb;
+	/* The fault of the current pass, and the transaction it came from. */
+	struct xfsj_fault fault;
+	bool fault_in_trans;
+	uint64_t fault_lsn;
+	uint32_t fault_blk;
+};
+
+static struct xfsj_redo_cb redo_cb(const struct run *run)
+{
+	struct xfsj_redo_cb rcb = { run->cb->page, run->cb->arg };
+
+	return rcb;
+}
+
+/*
+ * Fill @f and its reason; return @err as a negative code, as it came (an
+ * I/O backend's code is passed on untouched).
+ */
+static int stop(struct xfsj_fault *f, enum xfsj_fault_reason why, int err,
+		const char *structure, const char *field, uint64_t offset,
+		uint64_t value)
+{
+	xfsj_fault_set(f, err, structure, field, offset, value);
+	return xfsj_fault_reason(f, why, err < 0 ? err : -err);
+}
+
+/* ---- opening ---- */
+
+/* The external log sits in the overlay's device past the data, page aligned. */
+static uint64_t ext_log_base(const struct xfsj_io *io)
+{
+	return (io->size + XFSJ_OVL_PAGE - 1) / XFSJ_OVL_PAGE * XFSJ_OVL_PAGE;
+}
+
+/*
+ * Open the log, and with an external log join both devices so that one
+ * overlay and one redo file cover them: a killed run has then touched
+ * neither or can finish both.
+ */
+static int open_devices(struct run *run, struct xfsj_io *io,
+			struct xfsj_io *logio)
+{
+	struct xfsj_fault *f = &run->res->fault;
+	const struct xfsj_log_geom *lg;
+	int err;
+
+	err = xfsj_log_open(io, logio, 0, &run->st.log, f);
+	if (err)
+		return err;
+	lg = xfsj_log_geom(run->st.log);
+	if (logio && !lg->external)
+		return stop(f, XFSJ_FR_LOG_NOT_EXTERNAL, XFSJ_E_INVAL,
+			    "superblock", "sb_logstart", 48, lg->sb.logstart);
+	run->io = io;
+	run->log_base = lg->dev_off;
+	if (logio) {
+		run->log_base = ext_log_base(io);
+		err = xfsj_io_concat(io, logio, run->log_base, &run->st.cio);
+		if (err)
+			return stop(f, XFSJ_FR_NONE, err, NULL, NULL, 0, 0);
+		run->io = run->st.cio;
+	}
+	if (lg->sb.features_incompat & ~XFSJ_INCOMPAT_ALL)
+		return stop(f, XFSJ_FR_FEATURES_UNKNOWN, XFSJ_E_UNSUPP,
+			    "superblock", "sb_features_incompat", 216,
+			    lg->sb.features_incompat);
+	if (lg->sb.features_log_incompat & ~XFSJ_LOG_INCOMPAT_XATTRS)
+		return stop(f, XFSJ_FR_FEATURES_UNKNOWN, XFSJ_E_UNSUPP,
+			    "superblock", "sb_features_log_incompat", 220,
+			    lg->sb.features_log_incompat);
+	return 0;
+}
+
+static void redo_path(struct run *run)
+{
+	const struct xfsj_sb *sb = &xfsj_log_geom(run->st.log)->sb;
+	char u[33];
+
+	if (run->o->redo) {
+		snprintf(run->res->redo, sizeof(run->res->redo), "%s",
+			 run->o->redo);
+		return;
+	}
+	for (int i = 0; i < 16; i++)
+		snprintf(u + 2 * i, 3, "%02x", sb->uuid[i]);
+	snprintf(run->res->redo, sizeof(run->res->redo),
+		 XFSJ_REPLAY_REDO_DEFAULT, u);
+}
+
+/*
+ * An earlier run that was killed while writing finishes first; the log
+ * it cleaned is then looked at again.  With nomodify it is only reported.
+ */
+static int finish_interrupted(struct run *run, struct xfsj_io *io,
+			      struct xfsj_io *logio)
+{
+	const struct xfsj_log_geom *lg = xfsj_log_geom(run->st.log);
+	struct xfsj_redo_cb rcb = redo_cb(run);
+	struct xfsj_fault *f = &run->res->fault;
+	const char *redo = run->res->redo;
+	uint64_t pages;
+	bool applied;
+	int err;
+
+	if (run->o->nomodify) {
+		if (access(redo, F_OK) == 0 && run->cb->redo_waiting)
+			run->cb->redo_waiting(run->cb->arg, redo);
+		return 0;
+	}
+	err = xfsj_redo_apply(redo, run->io, lg->sb.uuid, &applied, &pages,
+			      &rcb);
+	if (err)
+		return stop(f, XFSJ_FR_REDO_FINISH, err, "redo file", "apply",
+			    0, 0);
+	if (!applied)
+		return 0;
+	if (run->cb->redo_finished)
+		run->cb->redo_finished(run->cb->arg, redo, pages);
+	xfsj_log_close(run->st.log);
+	run->st.log = NULL;
+	return xfsj_log_open(io, logio, 0, &run->st.log, f);
+}
+
+/* ---- passes 1 and 2 ---- */
+
+static int on_record(void *arg, const struct xfsj_log_rec *r)
+{
+	struct run *run = arg;
+
+	run->done_bb += r->hblks + r->data_bbs;
+	if (run->cb->record)
+		run->cb->record(run->cb->arg, run->pass, run->done_bb,
+				run->total_bb);
+	return 0;
+}
+
+static int on_trans(void *arg, const struct xfsj_log_trans *t)
+{
+	struct run *run = arg;
+	int err;
+
+	if (run->pass == 1)
+		err = xfsj_recover_pass1(run->st.rc, &t->rt, &run->fault);
+	else
+		err = xfsj_recover_pass2(run->st.rc, &t->rt, &run->fault);
+	if (err) {
+		run->fault_in_trans = true;
+		run->fault_lsn = t->rt.lsn;
+		run->fault_blk = t->start_blk;
+	}
+	return err;
+}
+
+static int on_fault(void *arg, const struct xfsj_fault *f, uint32_t blk)
+{
+	struct run *run = arg;
+
+	(void)blk;
+	run->fault = *f;
+	return f->err ? -f->err : -XFSJ_E_CORRUPT;	/* a corrupt live log stops */
+}
+
+static int pass(struct run *run, int n)
+{
+	struct xfsj_log_visitor v = {
+		.arg = run,
+		.record = on_record,
+		.trans = on_trans,
+		.fault = on_fault,
+	};
+	struct xfsj_replay_result *res = run->res;
+	struct xfsj_fault f = { 0 };
+	int err;
+
+	run->pass = n;
+	run->done_bb = 0;
+	memset(&run->fault, 0, sizeof(run->fault));
+	run->fault_in_trans = false;
+	err = xfsj_log_walk_live(run->st.log, &v, &f);
+	if (run->cb->pass_done)
+		run->cb->pass_done(run->cb->arg, n);
+	if (!err)
+		return 0;
+	/* The item's own fault where there is one, else the walk's. */
+	res->fault = run->fault.structure ? run->fault : f;
+	if (run->fault_in_trans && run->fault.structure) {
+		res->in_trans = true;
+		res->trans_lsn = run->fault_lsn;
+		res->trans_blk = run->fault_blk;
+	}
+	return err;
+}
+
+/* ---- the work the log leaves ---- */
+
+static void on_leftover(void *arg, const struct xfsj_leftover *l)
+{
+	const struct xfsj_replay_cb *cb = arg;
+
+	if (cb->leftover)
+		cb->leftover(cb->arg, l);
+}
+
+/*
+ * What the kernel does at mount after replaying: finish the pending
+ * intents, the unlinked inodes and the CoW staging extents.  The work is
+ * stamped with the LSN of the clean log about to be written at the head,
+ * which no later mount can see as being in the future.
+ */
+static int finish(struct run *run)
+{
+	struct xfsj_replay_result *res = run->res;
+	struct xfsj_fault *f = &res->fault;
+	struct xfsj_fs *fs = NULL;
+	uint16_t type = 0;
+	int err, left;
+
+	left = xfsj_recover_leftovers(run->st.rc, on_leftover,
+				      (void *)run->cb);
+	if (left <= 0)
+		return left;
+	err = xfsj_finish_supported(run->st.rc, &type);
+	if (err < 0)
+		return err;
+	if (err) {
+		res->intent_type = type;
+		return stop(f, XFSJ_FR_INTENT_UNSUPP, XFSJ_E_UNSUPP,
+			    "log item", "type", 0, type);
+	}
+	/* The geometry as the replay left it (a growfs may be in the log). */
+	err = xfsj_fs_open(run->st.ov, xfsj_recover_sb(run->st.rc),
+			   xfsj_lsn(res->ht.cycle, res->ht.head_blk), &fs);
+	if (!err)
+		err = xfsj_finish_all(run->st.rc, fs, &res->finish, f);
+	xfsj_fs_close(fs);
+	if (err) {
+		if (!f->structure)
+			xfsj_fault_set(f, err, "recovery", "finish", 0, 0);
+		/* Nothing is written: the kernel can still finish it. */
+		if (err == -XFSJ_E_UNSUPP)
+			xfsj_fault_reason(f, XFSJ_FR_WORK_UNSUPP, 0);
+		return err;
+	}
+	if (run->cb->finished)
+		run->cb->finished(run->cb->arg, &res->finish);
+	return 0;
+}
+
+/* ---- committing ---- */
+
+static int commit(struct run *run)
+{
+	const struct xfsj_log_geom *lg = xfsj_log_geom(run->st.log);
+	struct xfsj_replay_result *res = run->res;
+	struct xfsj_redo_cb rcb = redo_cb(run);
+	struct xfsj_fault *f = &res->fault;
+	bool applied;
+	int err;
+
+	err = xfsj_recover_update_sb(run->st.rc, f);
+	if (!err)
+		err = xfsj_log_write_clean(run->st.ov, &lg->sb, run->log_base,
+					   res->ht.head_blk, res->ht.cycle, f);
+	if (err)
+		return err;
+	if (run->o->nomodify) {
+		res->pages = xfsj_overlay_dirty_pages(run->st.ov);
+		return 0;
+	}
+	err = xfsj_redo_save(res->redo, run->st.ov, lg->sb.uuid,
+			     run->io->size, &rcb);
+	if (err)
+		return stop(f, XFSJ_FR_REDO_SAVE, err, "redo file", "save",
+			    0, 0);
+	err = xfsj_redo_apply(res->redo, run->io, lg->sb.uuid, &applied,
+			      &res->pages, &rcb);
+	if (err || !applied)
+		return stop(f, XFSJ_FR_REDO_COMMIT, err ? err : -XFSJ_E_IO,
+			    "redo file", "apply", 0, 0);
+	res->written = true;
+	return 0;
+}
+
+/* ---- the pipeline ---- */
+
+static int replay_dirty(struct run *run)
+{
+	const struct xfsj_log_geom *lg = xfsj_log_geom(run->st.log);
+	struct xfsj_replay_result *res = run->res;
+	int err;
+
+	err = xfsj_overlay_create(run->io, &run->st.ov);
+	if (!err)
+		err = xfsj_recover_create(run->st.ov, &lg->sb, &run->st.rc);
+	if (err)
+		return err;
+	run->total_bb = xfsj_log_distance(run->st.log, res->ht.tail_blk,
+					  res->ht.head_blk);
+	err = pass(run, 1);
+	if (!err)
+		err = pass(run, 2);
+	if (err)
+		return err;
+	res->stats = *xfsj_recover_stats(run->st.rc);
+	if (run->cb->replayed)
+		run->cb->replayed(run->cb->arg, &res->stats);
+	err = finish(run);
+	if (!err)
+		err = commit(run);
+	return err;
+}
+
+static int replay_log(struct run *run, struct xfsj_io *io,
+		      struct xfsj_io *logio)
+{
+	struct xfsj_replay_result *res = run->res;
+	struct xfsj_log_ht *ht = &res->ht;
+	int err;
+
+	err = open_devices(run, io, logio);
+	if (err)
+		return err;
+	redo_path(run);
+	err = finish_interrupted(run, io, logio);
+	if (err)
+		return err;
+	err = xfsj_log_find_head_tail(run->st.log, ht, &res->fault);
+	if (err)
+		return err;
+	if (ht->verify_failed) {
+		/*
+		 * A bad record in the middle of the live log, too far from
+		 * the head to be a torn write: the kernel refuses to mount,
+		 * and replaying around it would skip committed changes.
+		 */
+		return stop(&res->fault, XFSJ_FR_LOG_CORRUPT_MIDDLE,
+			    XFSJ_E_CORRUPT, "log", "record",
+			    xfsj_log_geom(run->st.log)->dev_off +
+			    (uint64_t)ht->bad_blk * XFSJ_BBSIZE, ht->bad_blk);
+	}
+	res->dirty = !(ht->clean || ht->zeroed || ht->head_blk == ht->tail_blk);
+	if (run->cb->log_found)
+		run->cb->log_found(run->cb->arg, ht, res->dirty);
+	if (!res->dirty)
+		return 0;
+	return replay_dirty(run);
+}
+
+static void state_free(struct xfsj_replay *st)
+{
+	xfsj_recover_free(st->rc);
+	xfsj_overlay_free(st->ov);
+	xfsj_log_close(st->log);
+	xfsj_io_close(st->cio);
+}
+
+int xfsj_replay(struct xfsj_io *io, struct xfsj_io *logio,
+		const struct xfsj_replay_opts *o,
+		const struct xfsj_replay_cb *cb,
+		struct xfsj_replay_result *res, struct xfsj_replay **keep)
+{
+	static const struct xfsj_replay_cb nocb;
+	static const struct xfsj_replay_opts noopts;
+	struct run run = {
+		.o = o ? o : &noopts,
+		.cb = cb ? cb : &nocb,
+		.res = res,
+	};
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (keep)
+		*keep = NULL;
+	err = replay_log(&run, io, logio);
+	/* A caller going on from a clean log gets an overlay all the same. */
+	if (!err && keep && !run.st.ov) {
+		err = xfsj_overlay_create(run.io, &run.st.ov);
+		if (err)
+			xfsj_fault_set(&res->fault, err, NULL, NULL, 0, 0);
+	}
+	if (!err && keep) {
+		*keep = malloc(sizeof(**keep));
+		if (*keep) {
+			**keep = run.st;
+			return 0;
+		}
+		err = xfsj_fault_set(&res->fault, XFSJ_E_NOMEM, NULL, NULL,
+				     0, 0);
+	}
+	state_free(&run.st);
+	return err;
+}
+
+struct xfsj_overlay *xfsj_replay_overlay(struct xfsj_replay *r)
+{
+	return r->ov;
+}
+
+const struct xfsj_sb *xfsj_replay_sb(const struct xfsj_replay *r)
+{
+	return r->rc ? xfsj_recover_sb(r->rc) : &xfsj_log_geom(r->log)->sb;
+}
+
+struct xfsj_log *xfsj_replay_log(struct xfsj_replay *r)
+{
+	return r->log;
+}
+
+struct xfsj_recover *xfsj_replay_recover(struct xfsj_replay *r)
+{
+	return r->rc;
+}
+
+void xfsj_replay_free(struct xfsj_replay *r)
+{
+	if (!r)
+		return;
+	state_free(r);
+	free(r);
+}
