@@ -11,8 +11,11 @@
  *     record and the transactions still open are held in memory, so the
  *     footprint is bounded by the largest open transaction, never by the
  *     size of the log;
- *   - items: one decoder per log item type, filling a struct
- *     xfsj_item_info that points into the item's regions.
+ *   - items: the log item table, one row per item type naming its
+ *     family's decoder (one per format), which fills a struct
+ *     xfsj_item_info that points into the item's regions; the replay,
+ *     the finishing of intents and xfsj-logprint all read items through
+ *     it (see "log items" below).
  *
  * Nothing here prints.  Problems in the log are reported through the
  * visitor's fault callback (and a struct xfsj_fault naming the structure,

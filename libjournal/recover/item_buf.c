@@ -93,7 +93,7 @@ void xrec_group_free(struct xfsj_recover *rc)
 static int buf_format_ok(const struct xfsj_item_info *in, struct xfsj_fault *f)
 {
 	if (in->err)
-		return xrec_item_fault(f, in);
+		return xrec_item_fault(f, in, "buf log item");
 	if (in->u.buf.len == 0 || in->u.buf.len > 128)
 		return xrec_corrupt(f, "buf log item", "blf_len", 6,
 				    in->u.buf.len);

@@ -23,7 +23,7 @@ int xrec_icreate_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	(void)it;
 	(void)lsn;
 	if (in->err)
-		return xrec_item_fault(f, in);
+		return xrec_item_fault(f, in, "icreate log item");
 	agno = in->u.icr.ag;
 	agbno = in->u.icr.agbno;
 	count = in->u.icr.count;

@@ -220,7 +220,7 @@ int xrec_inode_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	if (it->nreg < 2)
 		return xrec_corrupt(f, "inode log item", "regions", 0, it->nreg);
 	if (!in->fmt_ok)
-		return xrec_item_fault(f, in);
+		return xrec_item_fault(f, in, "inode log item");
 	if (xrec_cancel_find(rc, in->u.ino.blkno, in->u.ino.len)) {
 		rc->st.inodes_cancelled++;
 		return 0;

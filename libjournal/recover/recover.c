@@ -32,9 +32,11 @@ int xrec_corrupt(struct xfsj_fault *f, const char *structure,
 	return xfsj_fault_set(f, XFSJ_E_CORRUPT, structure, field, off, val);
 }
 
-int xrec_item_fault(struct xfsj_fault *f, const struct xfsj_item_info *in)
+int xrec_item_fault(struct xfsj_fault *f, const struct xfsj_item_info *in,
+		    const char *structure)
 {
 	*f = in->fault;
+	f->structure = structure;
 	return in->err;
 }
 

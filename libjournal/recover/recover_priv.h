@@ -64,8 +64,13 @@ struct xfsj_recover {
 /* recover.c: helpers of the item families. */
 int xrec_corrupt(struct xfsj_fault *f, const char *structure,
 		 const char *field, uint64_t off, uint64_t val);
-/* The decode problem of @in, as the replay's fault. */
-int xrec_item_fault(struct xfsj_fault *f, const struct xfsj_item_info *in);
+/*
+ * The decode problem of @in as the replay's fault, the structure named in
+ * the replay's words (@structure: "buf log item", ...), as its own checks
+ * of the item name it.
+ */
+int xrec_item_fault(struct xfsj_fault *f, const struct xfsj_item_info *in,
+		    const char *structure);
 /* Grow the scratch buffer to @len bytes. */
 int xrec_scratch(struct xfsj_recover *rc, size_t len);
 /* Is quota accounting on (user, group or project)? */
