@@ -457,7 +457,9 @@ static int walk_trans(struct lp *lp, struct xfsj_log_visitor *v)
 	uint32_t from = lp->ht.tail_blk, to = lp->ht.head_blk;
 	int err;
 
-	v->fault = lp_fault_cb;
+	/* A view whose visitor argument is not @lp brings its own. */
+	if (!v->fault)
+		v->fault = lp_fault_cb;
 	v->flags |= XFSJ_LOGW_DECODE;
 	if (lp->start_blk >= 0) {
 		if ((uint64_t)lp->start_blk >= xfsj_log_geom(lp->log)->size_bb) {
@@ -500,6 +502,11 @@ struct ckwalk {
 	uint64_t n, over, largest, total_bytes;
 	uint64_t largest_lsn;
 };
+
+static int ckpt_fault(void *arg, const struct xfsj_fault *f, uint32_t blk)
+{
+	return lp_fault_cb(((struct ckwalk *)arg)->lp, f, blk);
+}
 
 static int ckpt_cb(void *arg, const struct xfsj_log_trans *t)
 {
@@ -598,6 +605,7 @@ int lp_view_checkpoints(struct lp *lp)
 	}
 	v.arg = &cw;
 	v.trans = ckpt_cb;
+	v.fault = ckpt_fault;
 	err = walk_trans(lp, &v);
 	if (lp->json) {
 		js_begin("checkpoint_total");
@@ -662,6 +670,11 @@ static int intent_rehash(struct inwalk *iw)
 		nh[h] = (uint32_t)(i + 1);
 	}
 	return 0;
+}
+
+static int intent_fault(void *arg, const struct xfsj_fault *f, uint32_t blk)
+{
+	return lp_fault_cb(((struct inwalk *)arg)->lp, f, blk);
 }
 
 static int intent_cb(void *arg, const struct xfsj_log_trans *t)
@@ -752,6 +765,7 @@ int lp_view_intents(struct lp *lp)
 
 	v.arg = &iw;
 	v.trans = intent_cb;
+	v.fault = intent_fault;
 	err = walk_trans(lp, &v);
 	if (!err && iw.err)
 		err = iw.err;
