@@ -75,6 +75,30 @@ static int bad(struct xrec_finish *c, const char *st,
 	return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, st, field, pi->lsn, val);
 }
 
+/* Is [off, off + len) a possible range of file blocks? */
+static bool valid_fileext(uint64_t off, uint64_t len)
+{
+	return len && off <= XFSJ_MAX_FILEOFF &&
+	       len - 1 <= XFSJ_MAX_FILEOFF - off;
+}
+
+/*
+ * The owner (an inode, unless @special allows the special owners, whose
+ * top bit is set) and the file range of a mapping, checked in the
+ * kernel's order.
+ */
+static int valid_owner(struct xrec_finish *c, const char *st,
+		       const struct xfsj_pending_intent *pi,
+		       const struct xfsj_item_ext *e, bool special)
+{
+	if (!(special && e->owner >> 63) &&
+	    !xfsj_intent_ino_ok(c->fs, e->owner))
+		return bad(c, st, pi, "owner", e->owner);
+	if (!valid_fileext(e->offset, e->len))
+		return bad(c, st, pi, "startoff", e->offset);
+	return 0;
+}
+
 /*
  * The checks every extent intent passes first, in this order: a format
  * header; a count of at least one that the region could hold; the
@@ -162,6 +186,8 @@ int xrec_finish_rui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 		if ((e.flags & ~RUI_FLAGS) || op < 1 || op > 8)
 			return bad(c, st, pi, "flags", e.flags);
 		err = ext_entry(c, st, pi, in, i, &e);
+		if (!err)
+			err = valid_owner(c, st, pi, &e, true);
 		if (err)
 			break;
 		w.fsbno = e.startblock;
@@ -229,6 +255,8 @@ int xrec_finish_bui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 	    (op != XFSJ_BMAP_MAP && op != XFSJ_BMAP_UNMAP))
 		return bad(c, st, pi, "flags", e.flags);
 	err = ext_entry(c, st, pi, in, 0, &e);
+	if (!err)
+		err = valid_owner(c, st, pi, &e, false);
 	if (err)
 		return err;
 	w.fsbno = e.startblock;
