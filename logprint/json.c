@@ -277,12 +277,174 @@ static void js_region_hex(const struct xfsj_ritem *it)
 	js_arr_end();
 }
 
+/* ---- the fields of each item type (logprint/items.c names them) ---- */
+
+void lp_json_buf(const struct xfsj_ritem *it,
+		 const struct xfsj_item_info *in)
+{
+	(void)it;
+	J_U64("blkno", in->u.buf.blkno);
+	J_U64("len", in->u.buf.len);
+	J_HEX("flags", in->u.buf.flags);
+	J_U64("map_size", in->u.buf.map_size);
+	J_STR("buf_type", xfsj_blft_name(in->u.buf.blft));
+	J_BOOL("cancel", in->u.buf.flags & XFSJ_BLF_CANCEL);
+	J_BOOL("inode_buf", in->u.buf.flags & XFSJ_BLF_INODE_BUF);
+	J_U64("data_bytes", in->u.buf.data_bytes);
+	if (in->u.buf.content.name) {
+		J_STR("holds", in->u.buf.content.name);
+		J_HEX("magic", in->u.buf.content.magic);
+		if (in->u.buf.content.level >= 0)
+			J_U64("level", (uint64_t)in->u.buf.content.level);
+	}
+}
+
+void lp_json_inode(const struct xfsj_ritem *it,
+		   const struct xfsj_item_info *in)
+{
+	(void)it;
+	J_U64("ino", in->u.ino.ino);
+	J_HEX("fields", in->u.ino.fields);
+	J_U64("blkno", in->u.ino.blkno);
+	J_U64("len", in->u.ino.len);
+	J_U64("boffset", in->u.ino.boffset);
+	J_U64("dsize", in->u.ino.dsize);
+	J_U64("asize", in->u.ino.asize);
+	if (in->u.ino.have_core)
+		js_core(&in->u.ino.core);
+}
+
+void lp_json_dquot(const struct xfsj_ritem *it,
+		   const struct xfsj_item_info *in)
+{
+	(void)it;
+	J_U64("id", in->u.dq.id);
+	J_U64("blkno", in->u.dq.blkno);
+	J_U64("len", in->u.dq.len);
+	J_U64("boffset", in->u.dq.boffset);
+	if (in->u.dq.have_dq) {
+		J_U64("bcount", in->u.dq.bcount);
+		J_U64("icount", in->u.dq.icount);
+	}
+}
+
+void lp_json_qoff(const struct xfsj_ritem *it,
+		  const struct xfsj_item_info *in)
+{
+	(void)it;
+	J_HEX("flags", in->u.qoff.flags);
+}
+
+void lp_json_icreate(const struct xfsj_ritem *it,
+		     const struct xfsj_item_info *in)
+{
+	(void)it;
+	J_U64("ag", in->u.icr.ag);
+	J_U64("agbno", in->u.icr.agbno);
+	J_U64("count", in->u.icr.count);
+	J_U64("isize", in->u.icr.isize);
+	J_U64("length", in->u.icr.length);
+	J_HEX("gen", in->u.icr.gen);
+}
+
+void lp_json_attri(const struct xfsj_ritem *it,
+		   const struct xfsj_item_info *in)
+{
+	(void)it;
+	J_HEX("id", in->id);
+	J_U64("ino", in->u.attr.ino);
+	J_U64("igen", in->u.attr.igen);
+	J_U64("op", in->u.attr.op);
+	J_HEX("filter", in->u.attr.filter);
+	js_bytes("name", in->u.attr.name, in->u.attr.name_len);
+	if (in->u.attr.new_name)
+		js_bytes("new_name", in->u.attr.new_name,
+			 in->u.attr.new_name_len);
+	J_U64("value_len", in->u.attr.value_len);
+	if (in->u.attr.pptr && in->u.attr.value) {
+		J_U64("parent_ino", in->u.attr.parent_ino);
+		J_U64("parent_gen", in->u.attr.parent_gen);
+	} else if (in->u.attr.value) {
+		js_bytes("value", in->u.attr.value,
+			 in->u.attr.value_len);
+	}
+	if (in->u.attr.pptr && in->u.attr.new_value) {
+		J_U64("new_parent_ino", in->u.attr.new_parent_ino);
+		J_U64("new_parent_gen", in->u.attr.new_parent_gen);
+	}
+}
+
+void lp_json_xmi(const struct xfsj_ritem *it,
+		 const struct xfsj_item_info *in)
+{
+	(void)it;
+	J_HEX("id", in->id);
+	J_U64("ino1", in->u.xmi.ino1);
+	J_U64("ino2", in->u.xmi.ino2);
+	J_U64("startoff1", in->u.xmi.startoff1);
+	J_U64("startoff2", in->u.xmi.startoff2);
+	J_U64("blockcount", in->u.xmi.blockcount);
+	J_HEX("flags", in->u.xmi.flags);
+}
+
+/* The extents of an intent (or EFD): start and length, and what @what asks. */
+enum { EXT_OWNER = 1, EXT_FLAGS = 2 };
+
+static void js_extents(const struct xfsj_item_info *in, unsigned int what)
+{
+	struct xfsj_item_ext e;
+
+	J_HEX("id", in->id);
+	js_arr_begin("extents");
+	for (uint32_t i = 0; i < in->u.ext.nextents; i++) {
+		if (xfsj_item_extent(in, i, &e))
+			break;
+		js_obj_begin(NULL);
+		J_U64("start", e.startblock);
+		J_U64("len", e.len);
+		if (what & EXT_OWNER) {
+			J_I64("owner", (int64_t)e.owner);
+			J_U64("offset", e.offset);
+		}
+		if (what & EXT_FLAGS)
+			J_HEX("flags", e.flags);
+		js_obj_end();
+	}
+	js_arr_end();
+}
+
+/* EFI, EFD (and RT). */
+void lp_json_efi(const struct xfsj_ritem *it, const struct xfsj_item_info *in)
+{
+	(void)it;
+	js_extents(in, 0);
+}
+
+/* CUI (and RT). */
+void lp_json_cui(const struct xfsj_ritem *it, const struct xfsj_item_info *in)
+{
+	(void)it;
+	js_extents(in, EXT_FLAGS);
+}
+
+/* RUI (and RT), BUI. */
+void lp_json_map(const struct xfsj_ritem *it, const struct xfsj_item_info *in)
+{
+	(void)it;
+	js_extents(in, EXT_OWNER | EXT_FLAGS);
+}
+
+/* Done items: the id of their intent. */
+void lp_json_id(const struct xfsj_ritem *it, const struct xfsj_item_info *in)
+{
+	(void)it;
+	J_HEX("id", in->id);
+}
+
 /* The decoded fields of one item, inside an open object. */
 void js_item_fields(const struct xfsj_ritem *it,
 		    const struct xfsj_item_info *in, bool hex)
 {
-	struct xfsj_item_ext e;
-
 	J_STR("type", lp_item_name(in));
 	J_HEX("type_code", in->type);
 	js_arr_begin("regions");
@@ -297,116 +459,8 @@ void js_item_fields(const struct xfsj_ritem *it,
 		J_U64("error_region", in->fault_reg);
 		J_U64("error_device_offset", in->fault_dev_off);
 	}
-	if (!in->kind)
-		goto out;
-	switch (in->type) {
-	case XFSJ_LI_BUF:
-		J_U64("blkno", in->u.buf.blkno);
-		J_U64("len", in->u.buf.len);
-		J_HEX("flags", in->u.buf.flags);
-		J_U64("map_size", in->u.buf.map_size);
-		J_STR("buf_type", xfsj_blft_name(in->u.buf.blft));
-		J_BOOL("cancel", in->u.buf.flags & XFSJ_BLF_CANCEL);
-		J_BOOL("inode_buf", in->u.buf.flags & XFSJ_BLF_INODE_BUF);
-		J_U64("data_bytes", in->u.buf.data_bytes);
-		if (in->u.buf.content.name) {
-			J_STR("holds", in->u.buf.content.name);
-			J_HEX("magic", in->u.buf.content.magic);
-			if (in->u.buf.content.level >= 0)
-				J_U64("level", (uint64_t)in->u.buf.content.level);
-		}
-		break;
-	case XFSJ_LI_INODE:
-		J_U64("ino", in->u.ino.ino);
-		J_HEX("fields", in->u.ino.fields);
-		J_U64("blkno", in->u.ino.blkno);
-		J_U64("len", in->u.ino.len);
-		J_U64("boffset", in->u.ino.boffset);
-		J_U64("dsize", in->u.ino.dsize);
-		J_U64("asize", in->u.ino.asize);
-		if (in->u.ino.have_core)
-			js_core(&in->u.ino.core);
-		break;
-	case XFSJ_LI_DQUOT:
-		J_U64("id", in->u.dq.id);
-		J_U64("blkno", in->u.dq.blkno);
-		J_U64("len", in->u.dq.len);
-		J_U64("boffset", in->u.dq.boffset);
-		if (in->u.dq.have_dq) {
-			J_U64("bcount", in->u.dq.bcount);
-			J_U64("icount", in->u.dq.icount);
-		}
-		break;
-	case XFSJ_LI_QUOTAOFF:
-		J_HEX("flags", in->u.qoff.flags);
-		break;
-	case XFSJ_LI_ICREATE:
-		J_U64("ag", in->u.icr.ag);
-		J_U64("agbno", in->u.icr.agbno);
-		J_U64("count", in->u.icr.count);
-		J_U64("isize", in->u.icr.isize);
-		J_U64("length", in->u.icr.length);
-		J_HEX("gen", in->u.icr.gen);
-		break;
-	case XFSJ_LI_ATTRI:
-		J_HEX("id", in->id);
-		J_U64("ino", in->u.attr.ino);
-		J_U64("igen", in->u.attr.igen);
-		J_U64("op", in->u.attr.op);
-		J_HEX("filter", in->u.attr.filter);
-		js_bytes("name", in->u.attr.name, in->u.attr.name_len);
-		if (in->u.attr.new_name)
-			js_bytes("new_name", in->u.attr.new_name,
-				 in->u.attr.new_name_len);
-		J_U64("value_len", in->u.attr.value_len);
-		if (in->u.attr.pptr && in->u.attr.value) {
-			J_U64("parent_ino", in->u.attr.parent_ino);
-			J_U64("parent_gen", in->u.attr.parent_gen);
-		} else if (in->u.attr.value) {
-			js_bytes("value", in->u.attr.value,
-				 in->u.attr.value_len);
-		}
-		if (in->u.attr.pptr && in->u.attr.new_value) {
-			J_U64("new_parent_ino", in->u.attr.new_parent_ino);
-			J_U64("new_parent_gen", in->u.attr.new_parent_gen);
-		}
-		break;
-	case XFSJ_LI_XMI:
-		J_HEX("id", in->id);
-		J_U64("ino1", in->u.xmi.ino1);
-		J_U64("ino2", in->u.xmi.ino2);
-		J_U64("startoff1", in->u.xmi.startoff1);
-		J_U64("startoff2", in->u.xmi.startoff2);
-		J_U64("blockcount", in->u.xmi.blockcount);
-		J_HEX("flags", in->u.xmi.flags);
-		break;
-	default:
-		J_HEX("id", in->id);
-		if (in->kind->role == XFSJ_ROLE_DONE &&
-		    in->type != XFSJ_LI_EFD && in->type != XFSJ_LI_EFD_RT)
-			break;
-		js_arr_begin("extents");
-		for (uint32_t i = 0; i < in->u.ext.nextents; i++) {
-			if (xfsj_item_extent(in, i, &e))
-				break;
-			js_obj_begin(NULL);
-			J_U64("start", e.startblock);
-			J_U64("len", e.len);
-			if (in->type == XFSJ_LI_RUI || in->type == XFSJ_LI_BUI ||
-			    in->type == XFSJ_LI_RUI_RT) {
-				J_I64("owner", (int64_t)e.owner);
-				J_U64("offset", e.offset);
-			}
-			if (in->type != XFSJ_LI_EFI && in->type != XFSJ_LI_EFD &&
-			    in->type != XFSJ_LI_EFI_RT &&
-			    in->type != XFSJ_LI_EFD_RT)
-				J_HEX("flags", e.flags);
-			js_obj_end();
-		}
-		js_arr_end();
-		break;
-	}
-out:
+	if (in->kind)
+		lp_item_print(in->type)->json(it, in);
 	if (hex)
 		js_region_hex(it);
 }

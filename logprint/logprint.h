@@ -104,6 +104,56 @@ void js_arr_end(void);
 void js_item_fields(const struct xfsj_ritem *it,
 		    const struct xfsj_item_info *in, bool hex);
 
+/*
+ * items.c: how each log item type is printed, keyed by its type: the
+ * lines of -t under the item's label, its JSON fields (inside the item's
+ * object) and the one-line summary of an intent in --intents.
+ */
+struct lp_item_print {
+	void (*text)(struct lp *lp, const struct xfsj_ritem *it,
+		     const struct xfsj_item_info *in);
+	void (*json)(const struct xfsj_ritem *it,
+		     const struct xfsj_item_info *in);
+	void (*what)(const struct xfsj_item_info *in, char *buf, size_t n);
+};
+
+#define LP_TYPE_BASE	XFSJ_LI_EFI	/* the lowest item type */
+#define LP_NTYPES	(XFSJ_LI_CUD_RT - LP_TYPE_BASE + 1)
+
+/* Never NULL: a type without a row prints its id. */
+const struct lp_item_print *lp_item_print(uint16_t type);
+
+#define LP_ITEM_PRINTER(name)						\
+	void lp_text_##name(struct lp *lp, const struct xfsj_ritem *it,	\
+			    const struct xfsj_item_info *in)
+#define LP_ITEM_JSON(name)						\
+	void lp_json_##name(const struct xfsj_ritem *it,		\
+			    const struct xfsj_item_info *in)
+/* item_text.c */
+LP_ITEM_PRINTER(buf);
+LP_ITEM_PRINTER(inode);
+LP_ITEM_PRINTER(dquot);
+LP_ITEM_PRINTER(qoff);
+LP_ITEM_PRINTER(icreate);
+LP_ITEM_PRINTER(attri);
+LP_ITEM_PRINTER(xmi);
+LP_ITEM_PRINTER(efi);
+LP_ITEM_PRINTER(cui);
+LP_ITEM_PRINTER(map);
+LP_ITEM_PRINTER(id);
+/* json.c */
+LP_ITEM_JSON(buf);
+LP_ITEM_JSON(inode);
+LP_ITEM_JSON(dquot);
+LP_ITEM_JSON(qoff);
+LP_ITEM_JSON(icreate);
+LP_ITEM_JSON(attri);
+LP_ITEM_JSON(xmi);
+LP_ITEM_JSON(efi);
+LP_ITEM_JSON(cui);
+LP_ITEM_JSON(map);
+LP_ITEM_JSON(id);
+
 /* explore.c */
 int lp_explore(struct lp *lp);
 

@@ -298,225 +298,6 @@ int lp_view_records(struct lp *lp)
 
 /* ---- transactions view (-t) ---- */
 
-static const char *fork_label(uint32_t fields, bool attr)
-{
-	uint32_t m = attr ? fields >> 6 : fields >> 1;
-
-	if (m & 1)
-		return attr ? "ATTR FORK LOCAL inode data:" :
-			      "DATA FORK LOCAL inode data:";
-	if (m & 2)
-		return attr ? "ATTR FORK EXTENTS inode data:" :
-			      "DATA FORK EXTENTS inode data:";
-	if (m & 4)
-		return attr ? "ATTR FORK BTREE inode data:" :
-			      "DATA FORK BTREE inode data:";
-	return NULL;
-}
-
-static void print_extents_text(const struct xfsj_item_info *in)
-{
-	struct xfsj_item_ext e;
-	uint32_t n = in->u.ext.nextents;
-
-	for (uint32_t i = 0; i < n; i++) {
-		if (xfsj_item_extent(in, i, &e))
-			break;
-		switch (in->type) {
-		case XFSJ_LI_EFI: case XFSJ_LI_EFD:
-		case XFSJ_LI_EFI_RT: case XFSJ_LI_EFD_RT:
-			o_printf("%s(s: 0x%" PRIx64 ", l: %u) ",
-				i % 4 ? "" : "\t", e.startblock, e.len);
-			if (i % 4 == 3 || i == n - 1)
-				o_c('\n');
-			break;
-		case XFSJ_LI_CUI: case XFSJ_LI_CUI_RT:
-			o_printf("\t(s: 0x%" PRIx64 ", l: %u, f: 0x%x)\n",
-				e.startblock, e.len, e.flags);
-			break;
-		default:
-			o_printf("\t(s: 0x%" PRIx64 ", l: %u, own: %" PRId64
-				", off: %" PRIu64 ", f: 0x%x)\n",
-				e.startblock, e.len, (int64_t)e.owner, e.offset,
-				e.flags);
-			break;
-		}
-	}
-}
-
-static void print_name(const char *label, const uint8_t *p,
-		       uint32_t n)
-{
-	o_printf("\t\t%s \"", label);
-	for (uint32_t i = 0; i < n && i < 256; i++) {
-		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
-			o_c(p[i]);
-		else
-			o_printf("\\x%02x", p[i]);
-	}
-	o_s(n > 256 ? "\"...\n" : "\"\n");
-}
-
-static void print_item_body(struct lp *lp, const struct xfsj_ritem *it,
-			    const struct xfsj_item_info *in)
-{
-	const struct xfsj_log_dinode *d;
-	const char *lbl;
-
-	switch (in->type) {
-	case XFSJ_LI_BUF:
-		O_LIT("\tBUF:  #regs:");
-		o_u(it->nreg);
-		O_LIT("   start blkno:0x");
-		o_x(in->u.buf.blkno);
-		O_LIT("   len:");
-		o_u(in->u.buf.len);
-		O_LIT("   bmap size:");
-		o_u(in->u.buf.map_size);
-		O_LIT("   flags:0x");
-		o_x(in->u.buf.flags);
-		o_c('\n');
-		for (uint16_t r = 1; r < it->nreg; r++) {
-			const char *name = r == 1 ? in->u.buf.content.name : NULL;
-			uint32_t m = r == 1 ? in->u.buf.content.magic : 0;
-
-			if (r == 1 && in->u.buf.blkno == 0 && name)
-				O_LIT("\tSUPER Block Buffer:\n");
-			else if (m == 0x58414749)
-				O_LIT("\tAGI Buffer: (XAGI)\n");
-			else if (m == 0x58414746)
-				O_LIT("\tAGF Buffer: (XAGF)\n");
-			else if (m == 0x4451)
-				O_LIT("\tDQUOT Buffer:\n");
-			else
-				O_LIT("\tBUF DATA\n");
-		}
-		if (in->u.buf.content.name) {
-			O_LIT("\t\t");
-			o_s(in->u.buf.content.name);
-			if (in->u.buf.content.level >= 0) {
-				O_LIT(" level ");
-				o_u((uint64_t)in->u.buf.content.level);
-			}
-			O_LIT(" (type ");
-			o_s(xfsj_blft_name(in->u.buf.blft));
-			O_LIT(")\n");
-		} else if (in->u.buf.flags & XFSJ_BLF_CANCEL) {
-			O_LIT("\t\tcancel\n");
-		} else if (in->u.buf.blft) {
-			o_printf("\t\ttype %s\n", xfsj_blft_name(in->u.buf.blft));
-		}
-		break;
-	case XFSJ_LI_INODE:
-		O_LIT("\tINODE: #regs:");
-		o_u((unsigned int)(it->reg[0].p[2] | it->reg[0].p[3] << 8));
-		O_LIT("   ino:0x");
-		o_x(in->u.ino.ino);
-		O_LIT("  flags:0x");
-		o_x(in->u.ino.fields);
-		O_LIT("   dsize:");
-		o_u(in->u.ino.dsize);
-		O_LIT("\n\tCORE inode:\n");
-		d = &in->u.ino.core;
-		if (in->u.ino.have_core && !lp->hdr_only) {
-			char oct[8];
-			int k = 8;
-
-			for (unsigned int m = d->mode; k > 1 && (m || k == 8); m >>= 3)
-				oct[--k] = (char)('0' + (m & 7));
-			oct[--k] = '0';
-			O_LIT("\t\tmode:");
-			o_write(oct + k, (size_t)(8 - k));
-			O_LIT("  size:0x");
-			o_x(d->size);
-			O_LIT("  nextents:");
-			o_u(d->nextents);
-			O_LIT("  anextents:");
-			o_u(d->anextents);
-			O_LIT("  gen:0x");
-			o_x(d->gen);
-			O_LIT("  flags2:0x");
-			o_x(d->flags2);
-			o_c('\n');
-		}
-		lbl = fork_label(in->u.ino.fields, false);
-		if (lbl) {
-			O_LIT("\t\t");
-			o_s(lbl);
-			o_c('\n');
-		}
-		else if (in->u.ino.fields & 0x10)
-			O_LIT("\t\tDEV inode: no extra region\n");
-		lbl = fork_label(in->u.ino.fields, true);
-		if (lbl) {
-			O_LIT("\t\t");
-			o_s(lbl);
-			o_c('\n');
-		}
-		break;
-	case XFSJ_LI_DQUOT:
-		o_printf("\tDQUOT: #regs:%u  blkno:%" PRIu64 "  boffset:%u id: %u\n",
-			it->nreg, in->u.dq.blkno, in->u.dq.boffset, in->u.dq.id);
-		break;
-	case XFSJ_LI_QUOTAOFF:
-		o_printf("\tQUOTAOFF: #regs:%u   type:%s%s%s\n", it->nreg,
-			in->u.qoff.flags & 1 ? " USER" : "",
-			in->u.qoff.flags & 0x40 ? " GROUP" : "",
-			in->u.qoff.flags & 8 ? " PROJECT" : "");
-		break;
-	case XFSJ_LI_ICREATE:
-		o_printf("\tICR:  #ag: %u  agbno: 0x%x  len: %u\n"
-			"\t      cnt: %u  isize: %u    gen: 0x%x\n",
-			in->u.icr.ag, in->u.icr.agbno, in->u.icr.length,
-			in->u.icr.count, in->u.icr.isize, in->u.icr.gen);
-		break;
-	case XFSJ_LI_ATTRI:
-		o_printf("\tATTRI:  #regs: %u\top: %u  ino: 0x%" PRIx64
-			"  igen: 0x%x  name_len: %u, value_len: %u  id: 0x%"
-			PRIx64 "  filter: 0x%x\n",
-			it->nreg, in->u.attr.op, in->u.attr.ino, in->u.attr.igen,
-			in->u.attr.name_len, in->u.attr.value_len, in->id,
-			in->u.attr.filter);
-		if (lp->hdr_only)
-			break;
-		if (in->u.attr.name)
-			print_name("name", in->u.attr.name,
-				   in->u.attr.name_len);
-		if (in->u.attr.new_name)
-			print_name("new name", in->u.attr.new_name,
-				   in->u.attr.new_name_len);
-		if (in->u.attr.pptr && in->u.attr.value)
-			o_printf("\t\tparent ino: 0x%" PRIx64 "  gen: 0x%x\n",
-				in->u.attr.parent_ino, in->u.attr.parent_gen);
-		if (in->u.attr.pptr && in->u.attr.new_value)
-			o_printf("\t\tnew parent ino: 0x%" PRIx64 "  gen: 0x%x\n",
-				in->u.attr.new_parent_ino,
-				in->u.attr.new_parent_gen);
-		break;
-	case XFSJ_LI_XMI:
-		o_printf("\tXMI:  #regs: %u  id: 0x%" PRIx64 "  ino1: 0x%" PRIx64
-			"  ino2: 0x%" PRIx64 "  off1: %" PRIu64 "  off2: %" PRIu64
-			"  len: %" PRIu64 "  flags: 0x%" PRIx64 "\n",
-			it->nreg, in->id, in->u.xmi.ino1, in->u.xmi.ino2,
-			in->u.xmi.startoff1, in->u.xmi.startoff2,
-			in->u.xmi.blockcount, in->u.xmi.flags);
-		break;
-	case XFSJ_LI_EFI: case XFSJ_LI_EFD: case XFSJ_LI_RUI:
-	case XFSJ_LI_CUI: case XFSJ_LI_BUI: case XFSJ_LI_EFI_RT:
-	case XFSJ_LI_EFD_RT: case XFSJ_LI_RUI_RT: case XFSJ_LI_CUI_RT:
-		o_printf("\t%s:  #regs: %u\tnum_extents: %u  id: 0x%" PRIx64 "\n",
-			in->kind->name, it->nreg, in->u.ext.nextents, in->id);
-		if (!lp->hdr_only)
-			print_extents_text(in);
-		break;
-	default:
-		if (in->kind)
-			o_printf("\t%s:  #regs: %u\tid: 0x%" PRIx64 "\n",
-				in->kind->name, it->nreg, in->id);
-		break;
-	}
-}
-
 void lp_print_item(struct lp *lp, const struct xfsj_ritem *it,
 		   const struct xfsj_item_info *in)
 {
@@ -543,7 +324,7 @@ void lp_print_item(struct lp *lp, const struct xfsj_ritem *it,
 	}
 	o_c('\n');
 	if (in->kind)
-		print_item_body(lp, it, in);
+		lp_item_print(in->type)->text(lp, it, in);
 	if (in->err)
 		o_printf("\t\tbad item: %s %s at region %u byte %" PRIu64
 			" (device byte %" PRIu64 ", value %" PRIu64 "): %s\n",
@@ -676,7 +457,9 @@ static int walk_trans(struct lp *lp, struct xfsj_log_visitor *v)
 	uint32_t from = lp->ht.tail_blk, to = lp->ht.head_blk;
 	int err;
 
-	v->fault = lp_fault_cb;
+	/* A view whose visitor argument is not @lp brings its own. */
+	if (!v->fault)
+		v->fault = lp_fault_cb;
 	v->flags |= XFSJ_LOGW_DECODE;
 	if (lp->start_blk >= 0) {
 		if ((uint64_t)lp->start_blk >= xfsj_log_geom(lp->log)->size_bb) {
@@ -719,6 +502,11 @@ struct ckwalk {
 	uint64_t n, over, largest, total_bytes;
 	uint64_t largest_lsn;
 };
+
+static int ckpt_fault(void *arg, const struct xfsj_fault *f, uint32_t blk)
+{
+	return lp_fault_cb(((struct ckwalk *)arg)->lp, f, blk);
+}
 
 static int ckpt_cb(void *arg, const struct xfsj_log_trans *t)
 {
@@ -817,6 +605,7 @@ int lp_view_checkpoints(struct lp *lp)
 	}
 	v.arg = &cw;
 	v.trans = ckpt_cb;
+	v.fault = ckpt_fault;
 	err = walk_trans(lp, &v);
 	if (lp->json) {
 		js_begin("checkpoint_total");
@@ -883,40 +672,9 @@ static int intent_rehash(struct inwalk *iw)
 	return 0;
 }
 
-static void intent_what(const struct xfsj_item_info *in, char *buf, size_t n)
+static int intent_fault(void *arg, const struct xfsj_fault *f, uint32_t blk)
 {
-	struct xfsj_item_ext e;
-
-	buf[0] = 0;
-	switch (in->type) {
-	case XFSJ_LI_ATTRI: {
-		int nl = (int)(in->u.attr.name_len < 32 ? in->u.attr.name_len : 32);
-
-		snprintf(buf, n, "op %u ino 0x%" PRIx64 " name %.*s", in->u.attr.op,
-			 in->u.attr.ino, in->u.attr.name ? nl : 0,
-			 in->u.attr.name ? (const char *)in->u.attr.name : "");
-		for (char *p = buf; *p; p++)
-			if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
-				*p = '?';
-		break;
-	}
-	case XFSJ_LI_XMI:
-		snprintf(buf, n, "ino1 0x%" PRIx64 " ino2 0x%" PRIx64 " len %" PRIu64,
-			 in->u.xmi.ino1, in->u.xmi.ino2, in->u.xmi.blockcount);
-		break;
-	default:
-		if (xfsj_item_extent(in, 0, &e))
-			break;
-		if (in->type == XFSJ_LI_BUI || in->type == XFSJ_LI_RUI ||
-		    in->type == XFSJ_LI_RUI_RT)
-			snprintf(buf, n, "%u ext, first s 0x%" PRIx64 " l %u own %"
-				 PRId64 " f 0x%x", in->u.ext.nextents,
-				 e.startblock, e.len, (int64_t)e.owner, e.flags);
-		else
-			snprintf(buf, n, "%u ext, first s 0x%" PRIx64 " l %u",
-				 in->u.ext.nextents, e.startblock, e.len);
-		break;
-	}
+	return lp_fault_cb(((struct inwalk *)arg)->lp, f, blk);
 }
 
 static int intent_cb(void *arg, const struct xfsj_log_trans *t)
@@ -988,7 +746,8 @@ static int intent_cb(void *arg, const struct xfsj_log_trans *t)
 		x->id = in->id;
 		x->lsn = t->rt.lsn;
 		x->commit_lsn = t->commit_lsn;
-		intent_what(in, x->what, sizeof(x->what));
+		x->what[0] = 0;
+		lp_item_print(in->type)->what(in, x->what, sizeof(x->what));
 		h = ihash(x->type, x->id, iw->hsize);
 		x->next = iw->hash[h];
 		iw->hash[h] = (uint32_t)(iw->n + 1);
@@ -1006,6 +765,7 @@ int lp_view_intents(struct lp *lp)
 
 	v.arg = &iw;
 	v.trans = intent_cb;
+	v.fault = intent_fault;
 	err = walk_trans(lp, &v);
 	if (!err && iw.err)
 		err = iw.err;

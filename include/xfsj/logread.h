@@ -11,8 +11,11 @@
  *     record and the transactions still open are held in memory, so the
  *     footprint is bounded by the largest open transaction, never by the
  *     size of the log;
- *   - items: one decoder per log item type, filling a struct
- *     xfsj_item_info that points into the item's regions.
+ *   - items: the log item table, one row per item type naming its
+ *     family's decoder (one per format), which fills a struct
+ *     xfsj_item_info that points into the item's regions; the replay,
+ *     the finishing of intents and xfsj-logprint all read items through
+ *     it (see "log items" below).
  *
  * Nothing here prints.  Problems in the log are reported through the
  * visitor's fault callback (and a struct xfsj_fault naming the structure,
@@ -304,11 +307,70 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 int xfsj_log_walk_live(struct xfsj_log *log, const struct xfsj_log_visitor *v,
 		       struct xfsj_fault *f);
 
-/* ---- item decoders (log_items.c) ---- */
+/*
+ * ---- log items (items.c and one item_*.c per family) ----
+ *
+ * What is known of each log item type is one row of one table (items.c):
+ * its name, its role (intent, done, other), its reorder class and the ops
+ * of its family (item_buf.c, item_inode.c, item_intent.c, ...): the one
+ * decoder of its format, the entries of its extent list, what it
+ * touches.  Everything that reads items (xfsj-logprint's views and
+ * filters, the replay's passes, the finishing of intents) goes through a
+ * decoded struct xfsj_item_info and these ops; nothing outside the table
+ * switches on the item type.  The replay side of a row (passes 1 and 2,
+ * finishing) is the recover layer's table, keyed by the same type; the
+ * wording of the printed views is xfsj-logprint's table.  A new item type
+ * is one family file, one row here and one row in each of those tables.
+ */
 enum xfsj_item_role {
 	XFSJ_ROLE_OTHER,
 	XFSJ_ROLE_INTENT,
 	XFSJ_ROLE_DONE,
+};
+
+/*
+ * The kernel's recovery replays the items of one transaction in this
+ * order of classes, log order within a class: buffers (and inode chunk
+ * creation, which must precede the inode items of the new chunk), then
+ * every other item, then inode buffers (only their unlinked pointers are
+ * replayed), then buffer cancellations.  A row gives the class of its
+ * type; the buffer decoder refines it from the item's flags.
+ */
+enum xfsj_item_order {
+	XFSJ_ORDER_BUF,
+	XFSJ_ORDER_ITEM,
+	XFSJ_ORDER_INODE_BUF,
+	XFSJ_ORDER_CANCEL,
+	XFSJ_ORDER_N
+};
+
+struct xfsj_item_info;
+struct xfsj_item_ext;
+struct xfsj_fsgeo;
+
+/* What one family of item types does (shared by its rows). */
+struct xfsj_item_ops {
+	/*
+	 * The one decoder of the family's format.  Never fails hard: a
+	 * problem gives info->err and the fault, and leaves decoded what
+	 * could be.  Returns info->err.
+	 */
+	int (*decode)(const struct xfsj_ritem *it, struct xfsj_item_info *out);
+	/*
+	 * Decode one entry of the extent list (u.ext: stride bytes each,
+	 * bounds checked by xfsj_item_extent()); NULL: the family has none.
+	 */
+	void (*extent)(const uint8_t *entry, struct xfsj_item_ext *e);
+	/* Does the item touch inode @ino?  NULL: never. */
+	bool (*touches_ino)(const struct xfsj_item_info *in,
+			    const struct xfsj_fsgeo *g, uint64_t ino);
+	/*
+	 * Does it touch disk address @daddr (@agno < 0), or AG @agno?
+	 * NULL: never.
+	 */
+	bool (*touches)(const struct xfsj_item_info *in,
+			const struct xfsj_fsgeo *g, uint64_t daddr,
+			int64_t agno);
 };
 
 struct xfsj_item_type {
@@ -318,8 +380,8 @@ struct xfsj_item_type {
 	enum xfsj_item_role role;
 	uint16_t pair;		/* intent <-> done type */
 	bool rt;		/* a realtime variant */
-	int (*decode)(const struct xfsj_ritem *it, struct xfsj_item_info *out,
-		      struct xfsj_fault *f);
+	enum xfsj_item_order order;	/* reorder class (see above) */
+	const struct xfsj_item_ops *ops;
 };
 
 /* One extent/mapping of an intent or done item. */
@@ -372,12 +434,17 @@ struct xfsj_item_info {
 	uint64_t fault_dev_off;
 	uint32_t fault_blk;
 	uint64_t id;		/* intent id, or the intent a done item ends */
+	bool have_id;		/* id read (intents and done items) */
+	/* Region 0, the format, decoded; err, if set, is about the rest. */
+	bool fmt_ok;
+	uint8_t order;		/* enum xfsj_item_order */
 	union {
 		struct {
 			uint64_t blkno;		/* daddr */
 			uint16_t len;		/* BBs */
 			uint16_t flags;
 			uint32_t map_size;
+			const uint8_t *map;	/* the dirty map (map_size words) */
 			uint8_t blft;		/* buffer type (flags >> 11) */
 			uint32_t nbits;		/* set bits in the dirty map */
 			uint32_t data_bytes;	/* bytes in data regions */
@@ -410,7 +477,8 @@ struct xfsj_item_info {
 			uint32_t ag, agbno, count, isize, length, gen;
 		} icr;
 		struct {
-			uint32_t nextents;
+			uint32_t nextents;	/* entries the region holds */
+			uint32_t logged;	/* the count the format states */
 			uint32_t stride;	/* bytes per entry */
 			const uint8_t *ext;	/* first entry */
 		} ext;
@@ -455,6 +523,20 @@ int xfsj_item_extent(const struct xfsj_item_info *info, uint32_t i,
 /* What a buffer holds, from its first bytes. */
 void xfsj_buf_identify(const uint8_t *p, uint32_t len, uint64_t blkno,
 		       struct xfsj_buf_content *c);
+
+/*
+ * The data of a decoded buffer item, placed by its dirty map: each run of
+ * set bits (128-byte chunks) is covered by the next data region, as much
+ * of it as the region holds, clipped to @buflen bytes.  Calls @fn with
+ * the buffer offset, the bytes and their length, run by run.  A map that
+ * names more regions than the item has, an empty region or a bit past
+ * @buflen is corruption (@f names it; nothing more is called).
+ */
+typedef void (*xfsj_buf_run_fn)(void *arg, uint32_t off, const uint8_t *data,
+				uint32_t len);
+int xfsj_buf_item_runs(const struct xfsj_ritem *it,
+		       const struct xfsj_item_info *in, uint32_t buflen,
+		       xfsj_buf_run_fn fn, void *arg, struct xfsj_fault *f);
 
 
 /* ---- what an item touches (filters, "follow" in the explorer) ---- */

@@ -2,15 +2,12 @@
 /*
  * Finishing a crash's work after the replay (finish.h).
  *
- * Intent formats are in the byte order of the host that wrote the log
- * (little-endian: the replay refuses anything else).  Each starts with
- * type u16, size u16, nextents u32, id u64; then the extents:
- *   EFI: start u64, len u32 (and u32 padding on 64-bit hosts: 16 or 12
- *        bytes each, told apart by the region length as the kernel does);
- *   RUI: owner u64, startblock u64, startoff u64, len u32, flags u32;
- *   CUI: startblock u64, len u32, flags u32.
- * An intent whose extents do not fit the filesystem is corruption: the
- * kernel refuses to mount then, and so do we.
+ * Each pending intent is decoded by the log layer's decoder (its entries:
+ * log/item_intent.c) and finished by the finish column of its type's row
+ * in the replay table (replay_ops.c): the functions below for EFI, RUI,
+ * CUI and BUI, fs/attri.c and fs/xmi.c for ATTRI and XMI.  An intent
+ * whose extents do not fit the filesystem is corruption: the kernel
+ * refuses to mount then, and so do we.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +17,13 @@
 #include "xfsj/finish.h"
 #include "core/layout.h"
 #include "fs/refcount.h"
-
-#define FMT_HDR		16
+#include "recover/recover_priv.h"
 
 static bool finishable(uint16_t type)
 {
-	switch (type) {
-	case XFSJ_LI_EFI: case XFSJ_LI_RUI: case XFSJ_LI_CUI:
-	case XFSJ_LI_BUI: case XFSJ_LI_ATTRI: case XFSJ_LI_XMI:
-		return true;
-	}
-	/* The realtime variants: this version handles no realtime device. */
-	return false;
+	const struct xrec_ops *ops = xrec_ops(type);
+
+	return ops && ops->finish;
 }
 
 struct first_bad {
@@ -62,17 +54,9 @@ int xfsj_finish_supported(struct xfsj_recover *rc, uint16_t *type)
 	return b.found ? 1 : 0;
 }
 
-struct ctx {
-	struct xfsj_fs *fs;
-	const struct xfsj_sb *sb;
-	struct xfsj_finish_stats *st;
-	struct xfsj_fault *f;
-	struct xfsj_defer_chain **chains;	/* captured, in order */
-	size_t nchain;
-};
-
 /* Is [fsbno, fsbno + len) inside one AG of the data device? */
-static bool valid_fsbext(const struct ctx *c, uint64_t fsbno, uint64_t len)
+static bool valid_fsbext(const struct xrec_finish *c, uint64_t fsbno,
+			 uint64_t len)
 {
 	uint32_t agno = xfsj_fsb_agno(c->sb, fsbno);
 	uint32_t agbno = xfsj_fsb_agbno(c->sb, fsbno);
@@ -83,6 +67,14 @@ static bool valid_fsbext(const struct ctx *c, uint64_t fsbno, uint64_t len)
 	       len <= xfsj_fs_ag_blocks(c->fs, agno) - agbno;
 }
 
+/* @st: "EFI log item", ... */
+static int bad(struct xrec_finish *c, const char *st,
+	       const struct xfsj_pending_intent *pi, const char *field,
+	       uint64_t val)
+{
+	return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, st, field, pi->lsn, val);
+}
+
 /* Is [off, off + len) a possible range of file blocks? */
 static bool valid_fileext(uint64_t off, uint64_t len)
 {
@@ -90,45 +82,83 @@ static bool valid_fileext(uint64_t off, uint64_t len)
 	       len - 1 <= XFSJ_MAX_FILEOFF - off;
 }
 
-static int bad(struct ctx *c, const struct xfsj_pending_intent *pi,
-	       const char *field, uint64_t val)
+/*
+ * The owner (an inode, unless @special allows the special owners, whose
+ * top bit is set) and the file range of a mapping, checked in the
+ * kernel's order.
+ */
+static int valid_owner(struct xrec_finish *c, const char *st,
+		       const struct xfsj_pending_intent *pi,
+		       const struct xfsj_item_ext *e, bool special)
 {
-	const char *n = pi->type == XFSJ_LI_EFI ? "EFI log item" :
-			pi->type == XFSJ_LI_RUI ? "RUI log item" :
-			pi->type == XFSJ_LI_CUI ? "CUI log item" :
-			pi->type == XFSJ_LI_BUI ? "BUI log item" : "intent log item";
-
-	return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, n, field, pi->lsn, val);
+	if (!(special && e->owner >> 63) &&
+	    !xfsj_intent_ino_ok(c->fs, e->owner))
+		return bad(c, st, pi, "owner", e->owner);
+	if (!valid_fileext(e->offset, e->len))
+		return bad(c, st, pi, "startoff", e->offset);
+	return 0;
 }
 
-static int queue_efi(struct ctx *c, const struct xfsj_pending_intent *pi,
-		     uint32_t n)
+/*
+ * The checks every extent intent passes first, in this order: a format
+ * header; a count of at least one that the region could hold; the
+ * feature the type needs (@feature: an ro_compat bit named @fname, or 0);
+ * the size the count implies (the decoder's check).  The count in *@n.
+ */
+static int ext_intent_begin(struct xrec_finish *c, const char *st,
+			    const struct xfsj_pending_intent *pi,
+			    const struct xfsj_item_info *in, uint32_t feature,
+			    const char *fname, uint32_t *n)
 {
-	uint32_t esz;
+	if (!in->have_id)
+		return bad(c, st, pi, "size", pi->len);
+	*n = in->u.ext.logged;
+	/* The kernel logs at least one extent per intent. */
+	if (!*n || *n > pi->len)
+		return bad(c, st, pi, "nextents", *n);
+	c->st->extents += *n;
+	if (feature && !xfsj_fs_has(c->fs, feature))
+		return bad(c, st, pi, fname, 0);
+	if (in->err || in->u.ext.nextents != *n)
+		return bad(c, st, pi, "size", pi->len);
+	return 0;
+}
 
-	if (pi->len == FMT_HDR + 16ULL * n)
-		esz = 16;
-	else if (pi->len == FMT_HDR + 12ULL * n)
-		esz = 12;
-	else
-		return bad(c, pi, "size", pi->len);
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = pi->fmt + FMT_HDR + (size_t)esz * i;
+/* Entry @i of a decoded intent, checked against the filesystem. */
+static int ext_entry(struct xrec_finish *c, const char *st,
+		     const struct xfsj_pending_intent *pi,
+		     const struct xfsj_item_info *in, uint32_t i,
+		     struct xfsj_item_ext *e)
+{
+	xfsj_item_extent(in, i, e);
+	if (!valid_fsbext(c, e->startblock, e->len))
+		return bad(c, st, pi, "extent", e->startblock);
+	return 0;
+}
+
+int xrec_finish_efi(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
+		    const struct xfsj_item_info *in)
+{
+	static const char st[] = "EFI log item";
+	uint32_t n;
+	int err = ext_intent_begin(c, st, pi, in, 0, NULL, &n);
+
+	for (uint32_t i = 0; !err && i < n; i++) {
 		struct xfsj_work w = { .kind = XFSJ_W_FREE };
+		struct xfsj_item_ext e;
 
-		w.fsbno = xfsj_get_le64(e);
-		w.len = xfsj_get_le32(e + 8);
-		if (!valid_fsbext(c, w.fsbno, w.len))
-			return bad(c, pi, "extent", w.fsbno);
+		err = ext_entry(c, st, pi, in, i, &e);
+		if (err)
+			break;
+		w.fsbno = e.startblock;
+		w.len = e.len;
 		/* A recovered EFI no longer knows the owner. */
 		w.free.oi.owner = XFSJ_RMAP_OWN_UNKNOWN;
-		int err = xfsj_defer_add(c->fs, &w);
-
-		if (err)
-			return err;
+		err = xfsj_defer_add(c->fs, &w);
 	}
-	c->st->efi++;
-	return 0;
+	if (!err)
+		c->st->efi++;
+	return err;
 }
 
 #define RUI_TYPE_MASK		0xffU
@@ -138,79 +168,141 @@ static int queue_efi(struct ctx *c, const struct xfsj_pending_intent *pi,
 #define RUI_FLAGS		(RUI_TYPE_MASK | RUI_ATTR_FORK | \
 				 RUI_BMBT_BLOCK | RUI_UNWRITTEN)
 
-static int queue_rui(struct ctx *c, const struct xfsj_pending_intent *pi,
-		     uint32_t n)
+int xrec_finish_rui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
+		    const struct xfsj_item_info *in)
 {
-	if (pi->len != FMT_HDR + 32ULL * n)
-		return bad(c, pi, "size", pi->len);
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = pi->fmt + FMT_HDR + 32 * (size_t)i;
-		uint32_t flags = xfsj_get_le32(e + 28);
-		uint32_t op = flags & RUI_TYPE_MASK;
+	static const char st[] = "RUI log item";
+	uint32_t n;
+	int err = ext_intent_begin(c, st, pi, in, XFSJ_RO_COMPAT_RMAPBT,
+				   "rmapbt feature", &n);
+
+	for (uint32_t i = 0; !err && i < n; i++) {
 		struct xfsj_work w = { .kind = XFSJ_W_RMAP };
+		struct xfsj_item_ext e;
+		uint32_t op;
 
-		if ((flags & ~RUI_FLAGS) || op < 1 || op > 8)
-			return bad(c, pi, "flags", flags);
-		w.fsbno = xfsj_get_le64(e + 8);
-		w.len = xfsj_get_le32(e + 24);
-		if (!valid_fsbext(c, w.fsbno, w.len))
-			return bad(c, pi, "extent", w.fsbno);
+		xfsj_item_extent(in, i, &e);
+		op = e.flags & RUI_TYPE_MASK;
+		if ((e.flags & ~RUI_FLAGS) || op < 1 || op > 8)
+			return bad(c, st, pi, "flags", e.flags);
+		err = ext_entry(c, st, pi, in, i, &e);
+		if (!err)
+			err = valid_owner(c, st, pi, &e, true);
+		if (err)
+			break;
+		w.fsbno = e.startblock;
+		w.len = e.len;
 		w.rmap.op = (enum xfsj_rmap_op)(op - 1);
-		w.rmap.owner = xfsj_get_le64(e);
-		w.rmap.offset = xfsj_get_le64(e + 16);
-		/* As the kernel validates a map: owner, then file range. */
-		if (!(w.rmap.owner >> 63) &&
-		    !xfsj_intent_ino_ok(c->fs, w.rmap.owner))
-			return bad(c, pi, "owner", w.rmap.owner);
-		if (!valid_fileext(w.rmap.offset, w.len))
-			return bad(c, pi, "startoff", w.rmap.offset);
-		w.rmap.attr_fork = flags & RUI_ATTR_FORK;
-		w.rmap.bmbt_block = flags & RUI_BMBT_BLOCK;
-		w.rmap.unwritten = flags & RUI_UNWRITTEN;
-		int err = xfsj_defer_add(c->fs, &w);
-
-		if (err)
-			return err;
+		w.rmap.owner = e.owner;
+		w.rmap.offset = e.offset;
+		w.rmap.attr_fork = e.flags & RUI_ATTR_FORK;
+		w.rmap.bmbt_block = e.flags & RUI_BMBT_BLOCK;
+		w.rmap.unwritten = e.flags & RUI_UNWRITTEN;
+		err = xfsj_defer_add(c->fs, &w);
 	}
-	c->st->rui++;
-	return 0;
+	if (!err)
+		c->st->rui++;
+	return err;
 }
 
-static int queue_cui(struct ctx *c, const struct xfsj_pending_intent *pi,
-		     uint32_t n)
+int xrec_finish_cui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
+		    const struct xfsj_item_info *in)
 {
-	if (pi->len != FMT_HDR + 16ULL * n)
-		return bad(c, pi, "size", pi->len);
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = pi->fmt + FMT_HDR + 16 * (size_t)i;
-		uint32_t flags = xfsj_get_le32(e + 12);
+	static const char st[] = "CUI log item";
+	uint32_t n;
+	int err = ext_intent_begin(c, st, pi, in, XFSJ_RO_COMPAT_REFLINK,
+				   "reflink feature", &n);
+
+	for (uint32_t i = 0; !err && i < n; i++) {
 		struct xfsj_work w = { .kind = XFSJ_W_REFC };
+		struct xfsj_item_ext e;
 
-		if (flags < XFSJ_REFC_INCREASE || flags > XFSJ_REFC_FREE_COW)
-			return bad(c, pi, "flags", flags);
-		w.fsbno = xfsj_get_le64(e);
-		w.len = xfsj_get_le32(e + 8);
-		if (!valid_fsbext(c, w.fsbno, w.len))
-			return bad(c, pi, "extent", w.fsbno);
-		w.refc.op = (enum xfsj_refc_op)flags;
-		int err = xfsj_defer_add(c->fs, &w);
-
+		xfsj_item_extent(in, i, &e);
+		if (e.flags < XFSJ_REFC_INCREASE || e.flags > XFSJ_REFC_FREE_COW)
+			return bad(c, st, pi, "flags", e.flags);
+		err = ext_entry(c, st, pi, in, i, &e);
 		if (err)
-			return err;
+			break;
+		w.fsbno = e.startblock;
+		w.len = e.len;
+		w.refc.op = (enum xfsj_refc_op)e.flags;
+		err = xfsj_defer_add(c->fs, &w);
 	}
-	c->st->cui++;
-	return 0;
+	if (!err)
+		c->st->cui++;
+	return err;
 }
 
-static int queue_one(struct ctx *c, const struct xfsj_pending_intent *pi);
+#define BUI_TYPE_MASK		0xffU
+#define BUI_ATTR_FORK		(1U << 31)
+#define BUI_UNWRITTEN		(1U << 30)
+
+/* A BUI names one mapping of one inode (the kernel logs one per BUI). */
+int xrec_finish_bui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
+		    const struct xfsj_item_info *in)
+{
+	static const char st[] = "BUI log item";
+	struct xfsj_work w = { .kind = XFSJ_W_BMAP };
+	struct xfsj_item_ext e;
+	uint32_t n, op;
+	int err = ext_intent_begin(c, st, pi, in, 0, NULL, &n);
+
+	if (err)
+		return err;
+	xfsj_item_extent(in, 0, &e);
+	op = e.flags & BUI_TYPE_MASK;
+	if ((e.flags & ~(BUI_TYPE_MASK | BUI_ATTR_FORK | BUI_UNWRITTEN)) ||
+	    (op != XFSJ_BMAP_MAP && op != XFSJ_BMAP_UNMAP))
+		return bad(c, st, pi, "flags", e.flags);
+	err = ext_entry(c, st, pi, in, 0, &e);
+	if (!err)
+		err = valid_owner(c, st, pi, &e, false);
+	if (err)
+		return err;
+	w.fsbno = e.startblock;
+	w.len = e.len;
+	w.bmap.op = (enum xfsj_bmap_op)op;
+	w.bmap.ino = e.owner;
+	w.bmap.startoff = e.offset;
+	w.bmap.attr_fork = e.flags & BUI_ATTR_FORK;
+	w.bmap.unwritten = e.flags & BUI_UNWRITTEN;
+	c->st->bui++;
+	return xfsj_defer_add(c->fs, &w);
+}
+
+/* ATTRI and XMI do their first step themselves, queuing the rest. */
+int xrec_finish_attri(struct xrec_finish *c,
+		      const struct xfsj_pending_intent *pi,
+		      const struct xfsj_item_info *in)
+{
+	(void)in;
+	c->st->attri++;
+	return xfsj_attri_recover(c->fs, pi, c->f);
+}
+
+int xrec_finish_xmi(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
+		    const struct xfsj_item_info *in)
+{
+	(void)in;
+	c->st->xmi++;
+	return xfsj_xmi_recover(c->fs, pi, c->f);
+}
 
 /* One recovered intent: its own work now, the rest captured. */
 static int queue_intent(void *arg, const struct xfsj_pending_intent *pi)
 {
-	struct ctx *c = arg;
+	struct xrec_finish *c = arg;
 	struct xfsj_defer_chain *chain = NULL, **n;
-	int err = queue_one(c, pi);
+	const struct xrec_ops *ops = xrec_ops(pi->type);
+	struct xfsj_ritem it = { pi->type, pi->nreg, pi->regs };
+	struct xfsj_item_info in;
+	int err;
 
+	if (!ops || !ops->finish)
+		return xfsj_fault_set(c->f, XFSJ_E_UNSUPP, "intent log item",
+				      "type", pi->lsn, pi->type);
+	xfsj_item_decode(&it, &in);
+	err = ops->finish(c, pi, &in);
 	if (!err)
 		err = xfsj_defer_finish_capture(c->fs, &chain, c->f);
 	if (err || !chain)
@@ -225,85 +317,11 @@ static int queue_intent(void *arg, const struct xfsj_pending_intent *pi)
 	return 0;
 }
 
-#define BUI_TYPE_MASK		0xffU
-#define BUI_ATTR_FORK		(1U << 31)
-#define BUI_UNWRITTEN		(1U << 30)
-
-/* A BUI names one mapping of one inode (the kernel logs one per BUI). */
-static int queue_bui(struct ctx *c, const struct xfsj_pending_intent *pi,
-		     uint32_t n)
-{
-	const uint8_t *e = pi->fmt + FMT_HDR;
-	struct xfsj_work w = { .kind = XFSJ_W_BMAP };
-	uint32_t flags, op;
-
-	if (n != 1 || pi->len != FMT_HDR + 32ULL)
-		return bad(c, pi, "size", pi->len);
-	flags = xfsj_get_le32(e + 28);
-	op = flags & BUI_TYPE_MASK;
-	if ((flags & ~(BUI_TYPE_MASK | BUI_ATTR_FORK | BUI_UNWRITTEN)) ||
-	    (op != XFSJ_BMAP_MAP && op != XFSJ_BMAP_UNMAP))
-		return bad(c, pi, "flags", flags);
-	w.fsbno = xfsj_get_le64(e + 8);
-	w.len = xfsj_get_le32(e + 24);
-	if (!valid_fsbext(c, w.fsbno, w.len))
-		return bad(c, pi, "extent", w.fsbno);
-	w.bmap.op = (enum xfsj_bmap_op)op;
-	w.bmap.ino = xfsj_get_le64(e);
-	w.bmap.startoff = xfsj_get_le64(e + 16);
-	if (!xfsj_intent_ino_ok(c->fs, w.bmap.ino))
-		return bad(c, pi, "owner", w.bmap.ino);
-	if (!valid_fileext(w.bmap.startoff, w.len))
-		return bad(c, pi, "startoff", w.bmap.startoff);
-	w.bmap.attr_fork = flags & BUI_ATTR_FORK;
-	w.bmap.unwritten = flags & BUI_UNWRITTEN;
-	c->st->bui++;
-	return xfsj_defer_add(c->fs, &w);
-}
-
-static int queue_one(struct ctx *c, const struct xfsj_pending_intent *pi)
-{
-	uint32_t n;
-
-	/* These do their first step themselves, queuing the rest. */
-	if (pi->type == XFSJ_LI_ATTRI) {
-		c->st->attri++;
-		return xfsj_attri_recover(c->fs, pi, c->f);
-	}
-	if (pi->type == XFSJ_LI_XMI) {
-		c->st->xmi++;
-		return xfsj_xmi_recover(c->fs, pi, c->f);
-	}
-	if (pi->len < FMT_HDR)
-		return bad(c, pi, "size", pi->len);
-	n = xfsj_get_le32(pi->fmt + 4);
-	/* The kernel logs at least one extent per intent. */
-	if (!n || n > pi->len)
-		return bad(c, pi, "nextents", n);
-	c->st->extents += n;
-	switch (pi->type) {
-	case XFSJ_LI_EFI:
-		return queue_efi(c, pi, n);
-	case XFSJ_LI_RUI:
-		if (!xfsj_fs_has(c->fs, XFSJ_RO_COMPAT_RMAPBT))
-			return bad(c, pi, "rmapbt feature", 0);
-		return queue_rui(c, pi, n);
-	case XFSJ_LI_CUI:
-		if (!xfsj_fs_has(c->fs, XFSJ_RO_COMPAT_REFLINK))
-			return bad(c, pi, "reflink feature", 0);
-		return queue_cui(c, pi, n);
-	case XFSJ_LI_BUI:
-		return queue_bui(c, pi, n);
-	}
-	return xfsj_fault_set(c->f, XFSJ_E_UNSUPP, "intent log item", "type",
-			      pi->lsn, pi->type);
-}
-
 int xfsj_finish_all(struct xfsj_recover *rc, struct xfsj_fs *fs,
 		    struct xfsj_finish_stats *st, struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	struct ctx c = { fs, sb, st, f, NULL, 0 };
+	struct xrec_finish c = { fs, sb, st, f, NULL, 0 };
 	uint64_t done0 = xfsj_defer_done(fs);
 	int err;
 

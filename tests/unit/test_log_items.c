@@ -489,6 +489,120 @@ START_TEST(touches)
 }
 END_TEST
 
+/*
+ * The reorder class comes from the row, refined by the buffer decoder:
+ * plain buffers and icreates first, inode buffers, cancellations last.
+ */
+START_TEST(reorder_classes)
+{
+	uint32_t lens[] = { 24, 256 };
+	uint32_t icr[] = { 28 };
+	struct xfsj_item_info in;
+	struct item x;
+
+	item_init(&x, XFSJ_LI_BUF, 2, lens);
+	synth_buf_fmt(x.buf[0], 0x80010, 8, 0x2000, 2, 2);
+	ck_assert_int_eq(xfsj_item_decode(&x.it, &in), 0);
+	ck_assert_int_eq(in.order, XFSJ_ORDER_BUF);
+	synth_le16(x.buf[0] + 4, XFSJ_BLF_INODE_BUF);
+	ck_assert_int_eq(xfsj_item_decode(&x.it, &in), 0);
+	ck_assert_int_eq(in.order, XFSJ_ORDER_INODE_BUF);
+	synth_le16(x.buf[0] + 4, XFSJ_BLF_CANCEL | XFSJ_BLF_INODE_BUF);
+	ck_assert_int_eq(xfsj_item_decode(&x.it, &in), 0);
+	ck_assert_int_eq(in.order, XFSJ_ORDER_CANCEL);
+	item_free(&x);
+	item_init(&x, XFSJ_LI_ICREATE, 1, icr);
+	ck_assert_int_eq(xfsj_item_decode(&x.it, &in), 0);
+	ck_assert_int_eq(in.order, XFSJ_ORDER_BUF);
+	item_free(&x);
+	/* An unknown type is an item of the middle class. */
+	item_init(&x, 0x1239, 1, icr);
+	ck_assert_int_ne(xfsj_item_decode(&x.it, &in), 0);
+	ck_assert_int_eq(in.order, XFSJ_ORDER_ITEM);
+	item_free(&x);
+}
+END_TEST
+
+/* Every row has a decoder; intents and done items pair up both ways. */
+START_TEST(table_rows)
+{
+	unsigned int nt;
+	const struct xfsj_item_type *types = xfsj_item_types(&nt);
+
+	for (unsigned int t = 0; t < nt; t++) {
+		const struct xfsj_item_type *k = &types[t], *p;
+
+		ck_assert_ptr_nonnull(k->ops);
+		ck_assert_ptr_nonnull(k->ops->decode);
+		ck_assert_ptr_eq(xfsj_item_type_lookup(k->type), k);
+		ck_assert_int_lt(k->order, XFSJ_ORDER_N);
+		if (k->role == XFSJ_ROLE_OTHER)
+			continue;
+		p = xfsj_item_type_lookup(k->pair);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_eq(p->pair, k->type);
+		ck_assert_int_ne(p->role, k->role);
+		ck_assert_int_eq(p->rt, k->rt);
+	}
+}
+END_TEST
+
+struct run_log {
+	uint32_t off[8], len[8];
+	uint8_t first[8];
+	int n;
+};
+
+static void log_run(void *arg, uint32_t off, const uint8_t *data,
+		    uint32_t len)
+{
+	struct run_log *r = arg;
+
+	r->off[r->n] = off;
+	r->len[r->n] = len;
+	r->first[r->n++] = data[0];
+}
+
+/* The dirty map places the data regions: one run per region. */
+START_TEST(buf_runs)
+{
+	uint32_t lens[] = { 24, 256, 128 };
+	struct xfsj_item_info in;
+	struct xfsj_fault f = { 0 };
+	struct run_log r = { 0 };
+	struct item x;
+
+	item_init(&x, XFSJ_LI_BUF, 3, lens);
+	/* chunks 0-1 and 4 of an 8-sector buffer */
+	synth_buf_fmt(x.buf[0], 64, 8, 0, 0, 3);
+	synth_le32(x.buf[0] + 20, 0x13);
+	memset(x.buf[1], 0xaa, 256);
+	memset(x.buf[2], 0xbb, 128);
+	ck_assert_int_eq(xfsj_item_decode(&x.it, &in), 0);
+	ck_assert_int_eq(xfsj_buf_item_runs(&x.it, &in, 4096, log_run, &r, &f),
+			 0);
+	ck_assert_int_eq(r.n, 2);
+	ck_assert_uint_eq(r.off[0], 0);
+	ck_assert_uint_eq(r.len[0], 256);
+	ck_assert_uint_eq(r.first[0], 0xaa);
+	ck_assert_uint_eq(r.off[1], 512);
+	ck_assert_uint_eq(r.len[1], 128);
+	ck_assert_uint_eq(r.first[1], 0xbb);
+	/* A run past the buffer, and one more run than regions. */
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_ne(xfsj_buf_item_runs(&x.it, &in, 512, log_run, &r, &f),
+			 0);
+	ck_assert_str_eq(f.field, "dirty map");
+	synth_le32(x.buf[0] + 20, 0x53);
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(xfsj_item_decode(&x.it, &in), 0);
+	ck_assert_int_ne(xfsj_buf_item_runs(&x.it, &in, 4096, log_run, &r, &f),
+			 0);
+	ck_assert_str_eq(f.field, "region count");
+	item_free(&x);
+}
+END_TEST
+
 Suite *log_items_suite(void)
 {
 	Suite *s = suite_create("log_items");
@@ -506,6 +620,9 @@ Suite *log_items_suite(void)
 	tcase_add_test(tc, unknown_and_short);
 	tcase_add_test(tc, all_types_all_lengths);
 	tcase_add_test(tc, touches);
+	tcase_add_test(tc, reorder_classes);
+	tcase_add_test(tc, table_rows);
+	tcase_add_test(tc, buf_runs);
 	suite_add_tcase(s, tc);
 	return s;
 }

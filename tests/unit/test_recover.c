@@ -18,6 +18,7 @@
 #include "fs/defer.h"
 #include "core/layout.h"
 #include "xfsj/recover.h"
+#include "recover/recover_priv.h"
 
 #define MB		(1ULL << 20)
 #define BS		1024
@@ -865,6 +866,108 @@ START_TEST(meta_uuid_icreate)
 }
 END_TEST
 
+/*
+ * Intents and done items too short to name an id are refused in pass 2,
+ * whatever else their decoder could not make of them; an intent ended by
+ * its done item leaves nothing, one without it is left over.
+ */
+static int count_intent(void *arg, const struct xfsj_pending_intent *pi)
+{
+	(void)pi;
+	(*(int *)arg)++;
+	return 0;
+}
+
+START_TEST(short_intents_refused)
+{
+	static struct fs_fixture fx;
+	static const uint16_t types[] = { XFSJ_LI_EFI, XFSJ_LI_EFD,
+					  XFSJ_LI_RUD, XFSJ_LI_ATTRI };
+	uint8_t fmt[2][32];
+	struct xfsj_region reg[2];
+	struct xfsj_ritem items[2];
+	struct xfsj_rtrans t = { TRANS_LSN, 1, 1, items };
+	struct xfsj_recover *rc;
+	struct xfsj_fault f = { 0 };
+	int n = 0;
+
+	fs_fixture_make(&fx, 64 * MB, BS, 2, false, false);
+	ck_assert_int_eq(xfsj_recover_create(fx.ov, &fx.sb, &rc), 0);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		for (uint32_t len = 0; len < 16; len += 2) {
+			memset(fmt[0], 0, sizeof(fmt[0]));
+			xfsj_put_le16(fmt[0], types[i]);
+			reg[0] = (struct xfsj_region){ fmt[0], len };
+			items[0] = (struct xfsj_ritem){ types[i], 1, reg };
+			memset(&f, 0, sizeof(f));
+			ck_assert_int_eq(xfsj_recover_pass2(rc, &t, &f),
+					 -XFSJ_E_CORRUPT);
+			ck_assert_str_eq(f.field, "size");
+		}
+	}
+	/* An EFI of one extent, then its EFD in a later transaction. */
+	memset(fmt, 0, sizeof(fmt));
+	xfsj_put_le16(fmt[0], XFSJ_LI_EFI);
+	xfsj_put_le32(fmt[0] + 4, 1);
+	xfsj_put_le64(fmt[0] + 8, 0x1234);
+	reg[0] = (struct xfsj_region){ fmt[0], 32 };
+	items[0] = (struct xfsj_ritem){ XFSJ_LI_EFI, 1, &reg[0] };
+	ck_assert_int_eq(xfsj_recover_pass2(rc, &t, &f), 0);
+	ck_assert_int_eq(xfsj_recover_each_intent(rc, count_intent, &n), 0);
+	ck_assert_int_eq(n, 1);
+	xfsj_put_le16(fmt[1], XFSJ_LI_EFD);
+	xfsj_put_le32(fmt[1] + 4, 1);
+	xfsj_put_le64(fmt[1] + 8, 0x1234);
+	reg[1] = (struct xfsj_region){ fmt[1], 32 };
+	items[0] = (struct xfsj_ritem){ XFSJ_LI_EFD, 1, &reg[1] };
+	ck_assert_int_eq(xfsj_recover_pass2(rc, &t, &f), 0);
+	n = 0;
+	ck_assert_int_eq(xfsj_recover_each_intent(rc, count_intent, &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->intents, 1);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->intents_done, 1);
+	xfsj_recover_free(rc);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * The replay table has a row for every type of the log layer's table:
+ * a pass 2 for every type that can be on disk, a pass 1 for buffers
+ * only, a finish column for the intents this version finishes.
+ */
+START_TEST(replay_rows)
+{
+	static const uint16_t finished[] = {
+		XFSJ_LI_EFI, XFSJ_LI_RUI, XFSJ_LI_CUI, XFSJ_LI_BUI,
+		XFSJ_LI_ATTRI, XFSJ_LI_XMI,
+	};
+	unsigned int nt, nfin = 0;
+	const struct xfsj_item_type *types = xfsj_item_types(&nt);
+
+	for (unsigned int t = 0; t < nt; t++) {
+		const struct xrec_ops *ops = xrec_ops(types[t].type);
+		bool fin = false;
+
+		ck_assert_ptr_nonnull(ops);
+		ck_assert_int_eq(ops->type, types[t].type);
+		ck_assert_int_eq(ops->pass2 == NULL,
+				 types[t].type == XFSJ_LI_IUNLINK);
+		ck_assert_int_eq(ops->pass1 != NULL,
+				 types[t].type == XFSJ_LI_BUF);
+		for (size_t i = 0; i < sizeof(finished) / sizeof(finished[0]);
+		     i++)
+			fin |= finished[i] == types[t].type;
+		ck_assert_int_eq(ops->finish != NULL, fin);
+		nfin += fin;
+		if (ops->finish)
+			ck_assert_int_eq(types[t].role, XFSJ_ROLE_INTENT);
+	}
+	ck_assert_uint_eq(nfin, 6);
+	ck_assert_ptr_null(xrec_ops(0x1239));
+}
+END_TEST
+
 Suite *recover_suite(void)
 {
 	Suite *s = suite_create("recover");
@@ -882,6 +985,8 @@ Suite *recover_suite(void)
 	tcase_add_test(tc, buffer_in_log_refused);
 	tcase_add_test(tc, meta_uuid_lsn_skip);
 	tcase_add_test(tc, meta_uuid_icreate);
+	tcase_add_test(tc, replay_rows);
+	tcase_add_test(tc, short_intents_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
