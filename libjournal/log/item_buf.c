@@ -17,7 +17,11 @@
 
 #include "log/item_priv.h"
 
-/* ---- buffer contents by magic ---- */
+/*
+ * ---- buffer contents by magic ----
+ * Btree blocks come from the btree descriptions (ondisk); the realtime
+ * btrees, which have none yet, and every other kind are listed here.
+ */
 
 enum lvkind { LV_NONE, LV_BTREE, LV_DA3, LV_DA2 };
 
@@ -33,18 +37,6 @@ static const struct bufkind bufkinds[] = {
 	{ 0x58414746, 0, 4, LV_NONE,  "AGF" },			/* XAGF */
 	{ 0x58414749, 0, 4, LV_NONE,  "AGI" },			/* XAGI */
 	{ 0x5841464c, 0, 4, LV_NONE,  "AGFL" },			/* XAFL */
-	{ 0x41423342, 0, 4, LV_BTREE, "bnobt" },		/* AB3B */
-	{ 0x41425442, 0, 4, LV_BTREE, "bnobt (v4)" },		/* ABTB */
-	{ 0x41423343, 0, 4, LV_BTREE, "cntbt" },		/* AB3C */
-	{ 0x41425443, 0, 4, LV_BTREE, "cntbt (v4)" },		/* ABTC */
-	{ 0x49414233, 0, 4, LV_BTREE, "inobt" },		/* IAB3 */
-	{ 0x49414254, 0, 4, LV_BTREE, "inobt (v4)" },		/* IABT */
-	{ 0x46494233, 0, 4, LV_BTREE, "finobt" },		/* FIB3 */
-	{ 0x46494254, 0, 4, LV_BTREE, "finobt (v4)" },		/* FIBT */
-	{ 0x524d4233, 0, 4, LV_BTREE, "rmapbt" },		/* RMB3 */
-	{ 0x52334643, 0, 4, LV_BTREE, "refcountbt" },		/* R3FC */
-	{ 0x424d4133, 0, 4, LV_BTREE, "bmbt" },			/* BMA3 */
-	{ 0x424d4150, 0, 4, LV_BTREE, "bmbt (v4)" },		/* BMAP */
 	{ 0x4d524d42, 0, 4, LV_BTREE, "rtrmapbt" },		/* MRMB */
 	{ 0x52434e54, 0, 4, LV_BTREE, "rtrefcountbt" },		/* RCNT */
 	{ 0x58444233, 0, 4, LV_NONE,  "dir block" },		/* XDB3 */
@@ -75,6 +67,20 @@ void xfsj_buf_identify(const uint8_t *p, uint32_t len, uint64_t blkno,
 	c->name = NULL;
 	c->magic = 0;
 	c->level = -1;
+	/* Btree blocks: by the one description of each btree type. */
+	if (len >= 4) {
+		bool v4;
+		const struct xfsj_btree_shape *bt =
+			xfsj_btree_by_magic(xfsj_get_be32(p), &v4);
+
+		if (bt) {
+			c->name = v4 ? bt->name_v4 : bt->name;
+			c->magic = v4 ? bt->magic_v4 : bt->magic;
+			if (len >= 6)
+				c->level = xfsj_get_be16(p + 4);
+			return;
+		}
+	}
 	for (size_t i = 0; i < sizeof(bufkinds) / sizeof(bufkinds[0]); i++) {
 		const struct bufkind *k = &bufkinds[i];
 		uint32_t m;
