@@ -10,6 +10,7 @@
  * chain, which the table's growth keeps short.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -442,6 +443,8 @@ int xfsj_bcache_readahead(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 
 	if (!n || pinned >= c->bound)
 		return 0;
+	if (n > SIZE_MAX / sizeof(*pick))
+		return -XFSJ_E_NOMEM;
 	pick = malloc(n * sizeof(*pick));
 	if (!pick)
 		return -XFSJ_E_NOMEM;

@@ -9,6 +9,8 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
+#include "ondisk/meta.h"
+#include "xfsj/ondisk.h"
 
 #define BS		4096U
 #define SCAN		4000U	/* blocks read by a scan */
@@ -168,6 +170,46 @@ START_TEST(test_dirty_pinned)
 }
 END_TEST
 
+/* A real header changed under pressure is stamped and checksummed. */
+START_TEST(test_dirty_header_flushed)
+{
+	struct fs_fixture fx;
+	struct xfsj_buf *bp;
+	struct xfsj_agf agf;
+	struct xfsj_vctx c;
+	uint8_t sect[512];
+	uint64_t daddr;
+	uint32_t freeblks;
+
+	make(&fx, 2 * BS);
+	ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f), 0);
+	daddr = bp->daddr;
+	xfsj_fs_release_kept(fx.fs);
+	ck_assert_int_eq(xfsj_buf_read_ref(fx.fs, daddr, fx.sb.sectsize, &bp),
+			 0);
+	xfsj_agf_decode(bp->data, &agf);
+	freeblks = --agf.freeblks;
+	xfsj_agf_encode(&agf, bp->data, bp->len);
+	xfsj_buf_dirty(bp);
+	xfsj_buf_rele(fx.fs, bp);
+	scan(&fx, 0, 1000);
+	ck_assert_int_eq(xfsj_fs_flush(fx.fs, &fx.f), 0);
+	ck_assert_uint_le(stats(&fx).bytes, 2 * BS);
+	ck_assert_int_eq(xfsj_overlay_read(fx.ov, sect, 512, daddr << 9), 0);
+	xfsj_fs_vctx(fx.fs, 0, &c);
+	ck_assert_msg(xfsj_agf_verify(sect, &c, daddr << 9, &fx.f) == 0, "%s",
+		      fx.f.field);
+	ck_assert_uint_eq(xfsj_meta_lsn(sect, 512, c.uuid), 1ULL << 32);
+	/* Clean now, so a bound of 0 evicts it; read and verified again. */
+	xfsj_fs_set_cache_bound(fx.fs, 0);
+	ck_assert_uint_eq(stats(&fx).buffers, 0);
+	ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f), 0);
+	xfsj_agf_decode(bp->data, &agf);
+	ck_assert_uint_eq(agf.freeblks, freeblks);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 START_TEST(test_held_and_kept_stay)
 {
 	struct fs_fixture fx;
@@ -318,6 +360,7 @@ Suite *buf_cache_suite(void)
 	tcase_add_test(tc, test_default_bound);
 	tcase_add_test(tc, test_scan_stays_bounded);
 	tcase_add_test(tc, test_dirty_pinned);
+	tcase_add_test(tc, test_dirty_header_flushed);
 	tcase_add_test(tc, test_held_and_kept_stay);
 	tcase_add_test(tc, test_forget_held);
 	tcase_add_test(tc, test_readahead);
