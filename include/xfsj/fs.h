@@ -15,6 +15,13 @@
  * same block return the same memory.  A buffer must be looked up with the
  * same length every time (the AG headers are sector-sized, everything
  * else is a whole number of filesystem blocks).
+ *
+ * That holds for the lookups that take no reference (xfsj_buf_read,
+ * xfsj_buf_get_zero and the AG header reads): their buffers are kept.  A
+ * scan that reads more than fits in memory uses the counted lookups
+ * (xfsj_buf_read_ref, xfsj_buf_get_zero_ref, xfsj_buf_rele): a buffer that
+ * nobody holds and that is clean may then be evicted when the cache is
+ * over its bound (see "the cache's memory bound" below).
  */
 #ifndef XFSJ_FS_H
 #define XFSJ_FS_H
@@ -73,6 +80,80 @@ void xfsj_buf_forget(struct xfsj_fs *fs, struct xfsj_buf *bp);
 
 /* Stamp, checksum and write every dirty buffer into the overlay. */
 int xfsj_fs_flush(struct xfsj_fs *fs, struct xfsj_fault *f);
+
+/*
+ * ---- the cache's memory bound ----
+ * The cache holds at most its bound in buffer bytes (the data; about a
+ * hundred bytes of bookkeeping per buffer and the hash table are not
+ * counted): XFSJ_FS_CACHE_DEFAULT, 64 MiB, unless the caller sets another,
+ * best right after xfsj_fs_open.  It is the same on every machine, so that
+ * a run evicts the same buffers everywhere.
+ *
+ * Only idle buffers are evicted, least recently released first: neither
+ * held (a reference not yet dropped), nor kept (returned by a lookup that
+ * takes no reference), nor dirty (a dirty buffer stays until
+ * xfsj_fs_flush has written it).  When nothing idle is left the cache goes
+ * over its bound rather than fail a lookup, and comes back under it as
+ * buffers are released or flushed; the statistics count the insertions
+ * that left it over the bound.  An evicted buffer is read again from the
+ * overlay, which holds every flushed change.
+ */
+#define XFSJ_FS_CACHE_DEFAULT	(64ULL << 20)
+
+/* A smaller bound evicts idle buffers at once; UINT64_MAX: no bound. */
+void xfsj_fs_set_cache_bound(struct xfsj_fs *fs, uint64_t bytes);
+
+/*
+ * As xfsj_buf_read and xfsj_buf_get_zero, but the caller holds one
+ * reference, dropped with xfsj_buf_rele; the buffer's memory is valid only
+ * while it is held.  Mark it dirty before releasing it.  A buffer also
+ * looked up without a reference stays kept.
+ */
+int xfsj_buf_read_ref(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
+		      struct xfsj_buf **bp);
+int xfsj_buf_get_zero_ref(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
+			  struct xfsj_buf **bp);
+/* One more reference to a buffer the caller holds or keeps. */
+void xfsj_buf_hold(struct xfsj_fs *fs, struct xfsj_buf *bp);
+/* Drop one reference (NULL: nothing). */
+void xfsj_buf_rele(struct xfsj_fs *fs, struct xfsj_buf *bp);
+/*
+ * The caller uses no pointer from the lookups without a reference any
+ * more (between the phases of a scan through code that uses them): those
+ * buffers become evictable once clean and not held.
+ */
+void xfsj_fs_release_kept(struct xfsj_fs *fs);
+
+/*
+ * A hint: these buffers will be read soon.  Those not cached are read in
+ * one pass in ascending address order, adjacent ones with one read, and
+ * left idle in the cache, as many as fit in the bound beside the buffers
+ * that cannot be evicted (the first entries of @v first).  A later
+ * xfsj_buf_read* of the same address and length finds them.  Entries
+ * already cached or repeated are skipped.  Returns 0, or the first error
+ * of a read or allocation, after which nothing more is read (what was read
+ * stays cached); a caller may ignore it, the read itself reports it again.
+ */
+struct xfsj_buf_ra {
+	uint64_t daddr;
+	uint32_t len;
+};
+int xfsj_buf_readahead(struct xfsj_fs *fs, const struct xfsj_buf_ra *v,
+		       size_t n);
+
+struct xfsj_cache_stats {
+	uint64_t hits;		/* lookups found in the cache */
+	uint64_t misses;	/* lookups read from the overlay or zeroed */
+	uint64_t readahead;	/* buffers read by xfsj_buf_readahead */
+	uint64_t evictions;	/* idle buffers dropped to stay in the bound */
+	uint64_t over_bound;	/* insertions that left the cache over it */
+	uint64_t bytes;		/* buffer bytes now */
+	uint64_t peak_bytes;	/* the most buffer bytes at any time */
+	uint64_t buffers;	/* buffers now (forgotten but held ones too) */
+	uint64_t bound;
+};
+void xfsj_fs_cache_stats(const struct xfsj_fs *fs,
+			 struct xfsj_cache_stats *st);
 
 /* The deferred-work queue of this handle (defer.c owns its contents). */
 struct xfsj_defer_q;

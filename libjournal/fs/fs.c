@@ -1,33 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The filesystem handle and its buffer cache (see fs.h).
- *
- * The cache is a chained hash on the disk address.  Buffers are never
- * evicted: the work that runs through this layer after a replay touches
- * a few thousand blocks at most, and keeping them makes every pointer a
- * caller holds stay valid until the handle is closed.
+ * The filesystem handle (see fs.h); its buffers live in the bounded cache
+ * of buf_cache.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/crc32c.h"
 #include "xfsj/fs.h"
+#include "fs/buf_cache.h"
 #include "ondisk/meta.h"
-
-struct bufent {
-	struct xfsj_buf b;
-	struct bufent *next;	/* hash chain */
-	struct bufent *all;	/* every buffer, newest first */
-	bool forgotten;
-};
 
 struct xfsj_fs {
 	struct xfsj_overlay *ov;
 	struct xfsj_sb sb;
 	uint64_t lsn;
-	struct bufent **hash;
-	size_t nhash, nbuf;
-	struct bufent *all;
+	struct xfsj_bcache *cache;
 	struct xfsj_defer_q *defer;
 };
 
@@ -35,14 +23,14 @@ int xfsj_fs_open(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 		 uint64_t lsn, struct xfsj_fs **out)
 {
 	struct xfsj_fs *fs = calloc(1, sizeof(*fs));
+	int err;
 
 	if (!fs)
 		return -XFSJ_E_NOMEM;
-	fs->nhash = 4096;
-	fs->hash = calloc(fs->nhash, sizeof(*fs->hash));
-	if (!fs->hash) {
+	err = xfsj_bcache_create(ov, XFSJ_FS_CACHE_DEFAULT, &fs->cache);
+	if (err) {
 		free(fs);
-		return -XFSJ_E_NOMEM;
+		return err;
 	}
 	fs->ov = ov;
 	fs->sb = *sb;
@@ -55,12 +43,7 @@ void xfsj_fs_close(struct xfsj_fs *fs)
 {
 	if (!fs)
 		return;
-	for (struct bufent *e = fs->all, *n; e; e = n) {
-		n = e->all;
-		free(e->b.data);
-		free(e);
-	}
-	free(fs->hash);
+	xfsj_bcache_free(fs->cache);
 	xfsj_defer_q_free(fs->defer);
 	free(fs);
 }
@@ -126,156 +109,85 @@ bool xfsj_fs_has_incompat(const struct xfsj_fs *fs, uint32_t incompat_bit)
 
 /* ---- the cache ---- */
 
-static size_t slot(const struct xfsj_fs *fs, uint64_t daddr)
-{
-	return (size_t)((daddr * 0x9e3779b97f4a7c15ULL) >> 20) % fs->nhash;
-}
-
-static int grow(struct xfsj_fs *fs)
-{
-	size_t n = fs->nhash * 4;
-	struct bufent **h = calloc(n, sizeof(*h));
-
-	if (!h)
-		return -XFSJ_E_NOMEM;
-	free(fs->hash);
-	fs->hash = h;
-	fs->nhash = n;
-	for (struct bufent *e = fs->all; e; e = e->all) {
-		size_t s;
-
-		if (e->forgotten)
-			continue;
-		s = slot(fs, e->b.daddr);
-		e->next = h[s];
-		h[s] = e;
-	}
-	return 0;
-}
-
-static struct bufent *lookup(struct xfsj_fs *fs, uint64_t daddr)
-{
-	for (struct bufent *e = fs->hash[slot(fs, daddr)]; e; e = e->next)
-		if (e->b.daddr == daddr)
-			return e;
-	return NULL;
-}
-
-static int get(struct xfsj_fs *fs, uint64_t daddr, uint32_t len, bool read,
-	       struct xfsj_buf **bp)
-{
-	struct bufent *e = lookup(fs, daddr);
-	size_t s;
-	int err;
-
-	if (e) {
-		if (e->b.len != len)
-			return -XFSJ_E_INVAL;
-		if (!read) {
-			memset(e->b.data, 0, len);
-			e->b.dirty = true;
-		}
-		*bp = &e->b;
-		return 0;
-	}
-	if (!len || len > (64U << 20))
-		return -XFSJ_E_INVAL;
-	if (fs->nbuf >= fs->nhash * 2 && (err = grow(fs)))
-		return err;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -XFSJ_E_NOMEM;
-	e->b.data = read ? malloc(len) : calloc(1, len);
-	if (!e->b.data) {
-		free(e);
-		return -XFSJ_E_NOMEM;
-	}
-	e->b.daddr = daddr;
-	e->b.len = len;
-	if (read) {
-		err = xfsj_overlay_read(fs->ov, e->b.data, len, daddr << 9);
-		if (err) {
-			free(e->b.data);
-			free(e);
-			return err;
-		}
-	} else {
-		e->b.dirty = true;
-	}
-	s = slot(fs, daddr);
-	e->next = fs->hash[s];
-	fs->hash[s] = e;
-	e->all = fs->all;
-	fs->all = e;
-	fs->nbuf++;
-	*bp = &e->b;
-	return 0;
-}
-
 int xfsj_buf_read(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
 		  struct xfsj_buf **bp)
 {
-	return get(fs, daddr, len, true, bp);
+	return xfsj_bcache_get(fs->cache, daddr, len, false, true, bp, NULL);
 }
 
 int xfsj_buf_get_zero(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
 		      struct xfsj_buf **bp)
 {
-	return get(fs, daddr, len, false, bp);
+	return xfsj_bcache_get(fs->cache, daddr, len, true, true, bp, NULL);
+}
+
+int xfsj_buf_read_ref(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
+		      struct xfsj_buf **bp)
+{
+	return xfsj_bcache_get(fs->cache, daddr, len, false, false, bp, NULL);
+}
+
+int xfsj_buf_get_zero_ref(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
+			  struct xfsj_buf **bp)
+{
+	return xfsj_bcache_get(fs->cache, daddr, len, true, false, bp, NULL);
+}
+
+void xfsj_buf_hold(struct xfsj_fs *fs, struct xfsj_buf *bp)
+{
+	xfsj_bcache_hold(fs->cache, bp);
+}
+
+void xfsj_buf_rele(struct xfsj_fs *fs, struct xfsj_buf *bp)
+{
+	xfsj_bcache_rele(fs->cache, bp);
 }
 
 void xfsj_buf_forget(struct xfsj_fs *fs, struct xfsj_buf *bp)
 {
-	struct bufent *e = (struct bufent *)bp;	/* b is the first member */
-	struct bufent **pp = &fs->hash[slot(fs, bp->daddr)];
+	xfsj_bcache_forget(fs->cache, bp);
+}
 
-	for (; *pp; pp = &(*pp)->next) {
-		if (*pp == e) {
-			*pp = e->next;
-			break;
-		}
-	}
-	e->forgotten = true;
-	e->b.dirty = false;
+void xfsj_fs_release_kept(struct xfsj_fs *fs)
+{
+	xfsj_bcache_release_kept(fs->cache);
+}
+
+void xfsj_fs_set_cache_bound(struct xfsj_fs *fs, uint64_t bytes)
+{
+	xfsj_bcache_set_bound(fs->cache, bytes);
+}
+
+int xfsj_buf_readahead(struct xfsj_fs *fs, const struct xfsj_buf_ra *v,
+		       size_t n)
+{
+	return xfsj_bcache_readahead(fs->cache, v, n);
+}
+
+void xfsj_fs_cache_stats(const struct xfsj_fs *fs,
+			 struct xfsj_cache_stats *st)
+{
+	xfsj_bcache_stats(fs->cache, st);
+}
+
+static int stamp_and_write(void *arg, struct xfsj_buf *bp)
+{
+	struct xfsj_fs *fs = arg;
+	const struct xfsj_sb *sb = &fs->sb;
+
+	xfsj_meta_stamp(bp->data, bp->len, fs->lsn, sb->sectsize,
+			sb->blocksize, sb->inodesize);
+	return xfsj_overlay_write(fs->ov, bp->data, bp->len, bp->daddr << 9);
 }
 
 int xfsj_fs_flush(struct xfsj_fs *fs, struct xfsj_fault *f)
 {
-	const struct xfsj_sb *sb = &fs->sb;
+	struct xfsj_buf *bp = NULL;
+	int err = xfsj_bcache_flush(fs->cache, stamp_and_write, fs, &bp);
 
-	/*
-	 * Oldest first, so that when two cached buffers overlap (they should
-	 * not, but a hostile filesystem can make them) the later one wins
-	 * deterministically.
-	 */
-	size_t n = 0, i = 0;
-	struct bufent **v;
-
-	for (struct bufent *e = fs->all; e; e = e->all)
-		n++;
-	v = malloc((n ? n : 1) * sizeof(*v));
-	if (!v)
-		return -XFSJ_E_NOMEM;
-	for (struct bufent *e = fs->all; e; e = e->all)
-		v[n - ++i] = e;
-	for (i = 0; i < n; i++) {
-		struct bufent *e = v[i];
-		int err;
-
-		if (!e->b.dirty || e->forgotten)
-			continue;
-		xfsj_meta_stamp(e->b.data, e->b.len, fs->lsn, sb->sectsize,
-				sb->blocksize, sb->inodesize);
-		err = xfsj_overlay_write(fs->ov, e->b.data, e->b.len,
-					 e->b.daddr << 9);
-		if (err) {
-			free(v);
-			return xfsj_fault_set(f, err, "buffer", "write",
-					      e->b.daddr << 9, e->b.len);
-		}
-		e->b.dirty = false;
-	}
-	free(v);
+	if (err)
+		return xfsj_fault_set(f, err, "buffer", "write",
+				      bp->daddr << 9, bp->len);
 	return 0;
 }
 
@@ -292,13 +204,14 @@ static int ag_header(struct xfsj_fs *fs, uint32_t agno, unsigned int sect,
 	uint64_t daddr = xfsj_agb_to_daddr(sb, agno, 0) +
 			 ((uint64_t)sect * sb->sectsize >> 9);
 	struct xfsj_vctx c;
-	bool cached = lookup(fs, daddr) != NULL;
+	bool cached;
 	int err;
 
 	if (agno >= sb->agcount)
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "AG header", "agno",
 				      daddr << 9, agno);
-	err = xfsj_buf_read(fs, daddr, sb->sectsize, bp);
+	err = xfsj_bcache_get(fs->cache, daddr, sb->sectsize, false, true, bp,
+			      &cached);
 	if (err)
 		return xfsj_fault_set(f, err, "AG header", "read", daddr << 9,
 				      sb->sectsize);

@@ -28,6 +28,7 @@
 	X(redo_suite)		\
 	X(errors_suite)		\
 	X(fs_suite)		\
+	X(buf_cache_suite)	\
 	X(btree_suite)		\
 	X(alloc_suite)		\
 	X(rmap_suite)		\
