@@ -34,14 +34,12 @@
 #include "fs/refcount.h"
 
 #define REFC_COWFLAG		(1U << 31)
-#define NULLAGBLOCK		UINT32_MAX
 /* A count that reached the maximum never changes again. */
 #define MAXREFCOUNT		UINT32_MAX
 #define MAXREFCEXTLEN		UINT32_MAX
 /* Reflink AGs stay below the CoW flag: at most 2^40 bytes of 1k blocks. */
 #define MAX_CRC_AG_BLOCKS	(1U << 30)
 /* Where refcount_root sits in the AGF, for fault reports. */
-#define AGF_REFC_ROOT_OFF	88
 
 enum domain { DOM_SHARED, DOM_COW };
 
@@ -79,13 +77,13 @@ static uint32_t rext_end(const struct rext *r)
 
 static bool rext_valid(const struct rext *r)
 {
-	return r->start != NULLAGBLOCK;
+	return r->start != XFSJ_NULLAGBLOCK;
 }
 
 static void rext_none(struct rext *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = NULLAGBLOCK;
+	r->start = XFSJ_NULLAGBLOCK;
 }
 
 /*
@@ -95,7 +93,7 @@ static void rext_none(struct rext *r)
 static uint64_t fault_off(const struct rctx *c)
 {
 	return (xfsj_agb_to_daddr(c->sb, c->agno, 0) << 9) + c->sb->sectsize +
-	       AGF_REFC_ROOT_OFF;
+	       XFSJ_AGF_OFF(refcount_root);
 }
 
 static int corrupt(const struct rctx *c, const char *field, uint64_t value)

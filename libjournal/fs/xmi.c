@@ -77,7 +77,6 @@
 #include "fs/defer.h"
 #include "core/layout.h"
 
-#define MAX_FILEOFF	((1ULL << 54) - 1)
 #define HOLE		UINT64_MAX
 #define XMI_PARAMS	(XFSJ_XMI_ATTR_FORK | XFSJ_XMI_SET_SIZES | \
 			 XFSJ_XMI_INO1_WRITTEN)
@@ -116,7 +115,8 @@ static int bad(const struct xfsj_pending_intent *pi, const char *field,
 /* The kernel's xfs_verify_fileext: non-empty, inside the file offsets. */
 static bool fileext_ok(uint64_t off, uint64_t len)
 {
-	return len != 0 && off <= MAX_FILEOFF && len <= MAX_FILEOFF - off + 1;
+	return len != 0 && off <= XFSJ_MAX_FILEOFF &&
+	       len <= XFSJ_MAX_FILEOFF - off + 1;
 }
 
 static int decode(const struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
@@ -531,7 +531,7 @@ static int symlink_truncate(struct xstate *s, size_t n)
 		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "symlink",
 				      "extents (truncation not done)",
 				      s->ip2->byte_off, n);
-	return xfsj_bmap_unmap(s->fs, s->ip2, XFSJ_DATA_FORK, 0, MAX_FILEOFF,
+	return xfsj_bmap_unmap(s->fs, s->ip2, XFSJ_DATA_FORK, 0, XFSJ_MAX_FILEOFF,
 			       false, &done, s->f);
 }
 
