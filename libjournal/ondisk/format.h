@@ -290,6 +290,14 @@ enum {
 #define XFSJ_DIFLAG2_BIGTIME	0x0008ULL
 #define XFSJ_DIFLAG2_NREXT64	0x0010ULL
 
+/* Attribute namespace bits, as stored in short-form and leaf entries. */
+#define XFSJ_ATTR_NS_ROOT	0x02
+#define XFSJ_ATTR_NS_SECURE	0x04
+#define XFSJ_ATTR_NS_PARENT	0x08
+#define XFSJ_ATTR_NS_MASK	(XFSJ_ATTR_NS_ROOT | XFSJ_ATTR_NS_SECURE | \
+				 XFSJ_ATTR_NS_PARENT)
+#define XFSJ_ATTR_PPTR_VALUE_LEN 12U	/* be64 parent ino, be32 parent gen */
+
 /* Bigtime encoding: nanoseconds since 1901-12-13T20:45:52Z. */
 #define XFSJ_BIGTIME_EPOCH_OFFSET	(-(int64_t)INT32_MIN)
 #define XFSJ_BIGTIME_MAX		16299260424LL	/* Unix seconds */
