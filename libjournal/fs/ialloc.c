@@ -14,8 +14,6 @@
 #include "fs/ialloc.h"
 #include "fs/iunlink.h"
 
-#define INODES_PER_HOLEMASK_BIT	4
-#define HOLEMASK_BITS		16
 #define ALL_FREE		(~0ULL)
 
 /* AGI fields changed here, by byte offset in the AGI sector. */
@@ -34,7 +32,7 @@ int xfsj_ichunk_extents(const struct xfsj_sb *sb, uint32_t startino,
 		return fn(arg, sagbno, len ? len : 1);
 	}
 	/* Each run of clear holemask bits is one allocated extent. */
-	while (bit < HOLEMASK_BITS) {
+	while (bit < XFSJ_HOLEMASK_BITS) {
 		unsigned int end;
 		uint32_t first, last;
 		int err;
@@ -44,10 +42,11 @@ int xfsj_ichunk_extents(const struct xfsj_sb *sb, uint32_t startino,
 			continue;
 		}
 		end = bit;
-		while (end + 1 < HOLEMASK_BITS && !(holemask & (1U << (end + 1))))
+		while (end + 1 < XFSJ_HOLEMASK_BITS &&
+		       !(holemask & (1U << (end + 1))))
 			end++;
-		first = bit * INODES_PER_HOLEMASK_BIT;
-		last = (end + 1) * INODES_PER_HOLEMASK_BIT;
+		first = bit * XFSJ_INODES_PER_HOLEMASK_BIT;
+		last = (end + 1) * XFSJ_INODES_PER_HOLEMASK_BIT;
 		/* A block shared by inodes and a hole: no extent is right. */
 		if (first % sb->inopblock || last % sb->inopblock)
 			return -XFSJ_E_CORRUPT;
@@ -99,10 +98,10 @@ static unsigned int rec_inodes(const struct xfsj_inobt_rec *r)
 {
 	unsigned int holes = 0;
 
-	for (unsigned int b = 0; b < HOLEMASK_BITS; b++)
+	for (unsigned int b = 0; b < XFSJ_HOLEMASK_BITS; b++)
 		if (r->holemask & (1U << b))
 			holes++;
-	return XFSJ_INODES_PER_CHUNK - holes * INODES_PER_HOLEMASK_BIT;
+	return XFSJ_INODES_PER_CHUNK - holes * XFSJ_INODES_PER_HOLEMASK_BIT;
 }
 
 /* The inobt part: returns the updated record in @out. */
@@ -137,7 +136,7 @@ static int difree_inobt(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
 		err = inobt_bad(fs, agno, "inobt", "no record for inode", agino, f);
 		goto out;
 	}
-	if (rec.i.holemask & (1U << (off / INODES_PER_HOLEMASK_BIT))) {
+	if (rec.i.holemask & (1U << (off / XFSJ_INODES_PER_HOLEMASK_BIT))) {
 		err = inobt_bad(fs, agno, "inobt", "inode in a sparse hole",
 				agino, f);
 		goto out;

@@ -33,7 +33,6 @@
 #include "fs/btree.h"
 #include "fs/refcount.h"
 
-#define REFC_COWFLAG		(1U << 31)
 /* A count that reached the maximum never changes again. */
 #define MAXREFCOUNT		UINT32_MAX
 #define MAXREFCEXTLEN		UINT32_MAX
@@ -66,8 +65,8 @@ struct rctx {
 
 static uint32_t encode_start(uint32_t bno, enum domain dom)
 {
-	bno &= ~REFC_COWFLAG;
-	return dom == DOM_COW ? bno | REFC_COWFLAG : bno;
+	bno &= ~XFSJ_REFC_COWFLAG;
+	return dom == DOM_COW ? bno | XFSJ_REFC_COWFLAG : bno;
 }
 
 static uint32_t rext_end(const struct rext *r)
@@ -157,8 +156,8 @@ static int lookup(struct rctx *c, enum xfsj_lookup dir, enum domain dom,
 static int rext_from_rec(const struct rctx *c, const struct xfsj_refc_rec *in,
 			 struct rext *r)
 {
-	r->dom = (in->startblock & REFC_COWFLAG) ? DOM_COW : DOM_SHARED;
-	r->start = in->startblock & ~REFC_COWFLAG;
+	r->dom = (in->startblock & XFSJ_REFC_COWFLAG) ? DOM_COW : DOM_SHARED;
+	r->start = in->startblock & ~XFSJ_REFC_COWFLAG;
 	r->len = in->blockcount;
 	r->refcount = in->refcount;
 	r->real = true;
@@ -867,7 +866,7 @@ int xfsj_refcount_recover_cow(struct xfsj_fs *fs, uint32_t agno,
 			      uint64_t *freed, struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	union xfsj_btree_irec lo = { .c = { REFC_COWFLAG, 0, 0 } };
+	union xfsj_btree_irec lo = { .c = { XFSJ_REFC_COWFLAG, 0, 0 } };
 	union xfsj_btree_irec hi = { .c = { UINT32_MAX, 0, 0 } };
 	struct cow_list l = { 0 };
 	struct rctx c;

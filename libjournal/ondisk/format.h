@@ -29,6 +29,12 @@
 #define XFSJ_RMAP_OFF_MASK	((1ULL << 54) - 1)
 #define XFSJ_INODES_PER_CHUNK	64	/* inodes in one inobt record */
 #define XFSJ_BMDR_HDR_SIZE	4	/* bmbt root in a fork: level, numrecs */
+#define XFSJ_INODES_PER_HOLEMASK_BIT 4	/* sparse inode chunk holemask */
+#define XFSJ_HOLEMASK_BITS	16
+#define XFSJ_REFC_COWFLAG	(1U << 31)	/* refcount start: CoW staging */
+#define XFSJ_SYMLINK_MAGIC	0x58534c4dU	/* XSLM */
+#define XFSJ_SYMLINK_MAXLEN	1024
+#define XFSJ_SYMLINK_MAPS	3	/* extents a remote symlink may use */
 #define XFSJ_BMBT_MAX_EXTLEN	((1ULL << 21) - 1)	/* blocks in one bmbt record */
 #define XFSJ_BMBT_REC_SIZE	16
 
