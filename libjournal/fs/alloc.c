@@ -25,16 +25,8 @@
 #include "ondisk/trans_resv.h"
 #include "fs/btree_priv.h"
 
-/* AGF field offsets (format.h's XFSJ_AGF_FIELDS). */
-#define AGF_LENGTH	12
-#define AGF_BNO_LEVEL	28
-#define AGF_CNT_LEVEL	32
-#define AGF_RMAP_LEVEL	36
-#define AGF_FLFIRST	40
-#define AGF_FLLAST	44
-#define AGF_FLCOUNT	48
-#define AGF_FREEBLKS	52
-#define AGF_LONGEST	56
+/* AGF field offsets, from the checked layout in format.h. */
+#define AGF(field)	XFSJ_AGF_OFF(field)
 
 /* AGFL blocks taken off a too-long freelist, to free afterwards. */
 struct pending {
@@ -115,18 +107,18 @@ static int alloc_get(struct ag *a, struct xfsj_btree_cur *cur,
 		     uint32_t *bno, uint32_t *len)
 {
 	union xfsj_btree_irec r;
-	uint32_t length = agf_get(a, AGF_LENGTH);
+	uint32_t length = agf_get(a, AGF(length));
 	int stat, err;
 
 	err = xfsj_btree_get_rec(cur, &r, &stat);
 	if (err)
 		return err;
 	if (!stat)
-		return corrupt(a, "free space btree", "cursor", AGF_LENGTH, 0);
+		return corrupt(a, "free space btree", "cursor", AGF(length), 0);
 	/* A record past the AG or empty would poison every later decision. */
 	if (!r.a.blockcount || r.a.startblock >= length ||
 	    r.a.blockcount > length - r.a.startblock)
-		return corrupt(a, "free space btree", "record", AGF_LENGTH,
+		return corrupt(a, "free space btree", "record", AGF(length),
 			       r.a.startblock);
 	*bno = r.a.startblock;
 	*len = r.a.blockcount;
@@ -155,7 +147,8 @@ static int alloc_insert(struct ag *a, struct xfsj_btree_cur *cur,
 	r.a.blockcount = len;
 	err = xfsj_btree_insert(cur, &r, &stat);
 	if (!err && stat != 1)
-		err = corrupt(a, "free space btree", "insert", AGF_LENGTH, bno);
+		err = corrupt(a, "free space btree", "insert", AGF(length),
+			      bno);
 	return err;
 }
 
@@ -164,7 +157,7 @@ static int alloc_delete(struct ag *a, struct xfsj_btree_cur *cur)
 	int stat, err = xfsj_btree_delete(cur, &stat);
 
 	if (!err && stat != 1)
-		err = corrupt(a, "free space btree", "delete", AGF_LENGTH, 0);
+		err = corrupt(a, "free space btree", "delete", AGF(length), 0);
 	return err;
 }
 
@@ -176,7 +169,7 @@ static int alloc_find(struct ag *a, struct xfsj_btree_cur *cur, uint32_t bno,
 
 	if (!err && stat != 1)
 		err = corrupt(a, "free space btree", "missing record",
-			      AGF_FREEBLKS, bno);
+			      AGF(freeblks), bno);
 	return err;
 }
 
@@ -195,17 +188,18 @@ static int set_longest(struct ag *a)
 		err = alloc_get(a, cur, &bno, &len);
 	xfsj_btree_cur_free(cur);
 	if (!err)
-		agf_set(a, AGF_LONGEST, len);
+		agf_set(a, AGF(longest), len);
 	return err;
 }
 
 static int update_counters(struct ag *a, int64_t delta)
 {
-	int64_t n = (int64_t)agf_get(a, AGF_FREEBLKS) + delta;
+	int64_t n = (int64_t)agf_get(a, AGF(freeblks)) + delta;
 
-	if (n < 0 || n > agf_get(a, AGF_LENGTH))
-		return corrupt(a, "AGF", "freeblks", AGF_FREEBLKS, (uint64_t)n);
-	agf_set(a, AGF_FREEBLKS, (uint32_t)n);
+	if (n < 0 || n > agf_get(a, AGF(length)))
+		return corrupt(a, "AGF", "freeblks", AGF(freeblks),
+			       (uint64_t)n);
+	agf_set(a, AGF(freeblks), (uint32_t)n);
 	return 0;
 }
 
@@ -223,7 +217,7 @@ static int fixup_trees(struct ag *a, struct xfsj_btree_cur *cnt,
 	int stat, err;
 
 	if (rbno < fbno || rlen > flen || rbno - fbno > flen - rlen)
-		return corrupt(a, "free space btree", "allocation", AGF_LENGTH,
+		return corrupt(a, "free space btree", "allocation", AGF(length),
 			       rbno);
 	if (!cnt_ok && (err = alloc_find(a, cnt, fbno, flen)))
 		return err;
@@ -250,14 +244,16 @@ static int fixup_trees(struct ag *a, struct xfsj_btree_cur *cnt,
 	if (nb1 != XFSJ_NULLAGBLOCK) {
 		err = alloc_lookup(cnt, XFSJ_LOOKUP_EQ, nb1, nl1, &stat);
 		if (!err && stat)
-			err = corrupt(a, "cntbt", "duplicate", AGF_LENGTH, nb1);
+			err = corrupt(a, "cntbt", "duplicate", AGF(length),
+				      nb1);
 		if (err || (err = alloc_insert(a, cnt, nb1, nl1)))
 			return err;
 	}
 	if (nb2 != XFSJ_NULLAGBLOCK) {
 		err = alloc_lookup(cnt, XFSJ_LOOKUP_EQ, nb2, nl2, &stat);
 		if (!err && stat)
-			err = corrupt(a, "cntbt", "duplicate", AGF_LENGTH, nb2);
+			err = corrupt(a, "cntbt", "duplicate", AGF(length),
+				      nb2);
 		if (err || (err = alloc_insert(a, cnt, nb2, nl2)))
 			return err;
 	}
@@ -270,7 +266,8 @@ static int fixup_trees(struct ag *a, struct xfsj_btree_cur *cnt,
 	if (nb2 != XFSJ_NULLAGBLOCK) {
 		err = alloc_lookup(bno_cur, XFSJ_LOOKUP_EQ, nb2, nl2, &stat);
 		if (!err && stat)
-			err = corrupt(a, "bnobt", "duplicate", AGF_LENGTH, nb2);
+			err = corrupt(a, "bnobt", "duplicate", AGF(length),
+				      nb2);
 		if (err || (err = alloc_insert(a, bno_cur, nb2, nl2)))
 			return err;
 	}
@@ -296,9 +293,9 @@ static uint8_t *agfl_slot(struct xfsj_buf *bp, unsigned int i)
  */
 static void agfl_reset_if_needed(struct ag *a)
 {
-	uint32_t first = agf_get(a, AGF_FLFIRST);
-	uint32_t last = agf_get(a, AGF_FLLAST);
-	uint32_t count = agf_get(a, AGF_FLCOUNT);
+	uint32_t first = agf_get(a, AGF(flfirst));
+	uint32_t last = agf_get(a, AGF(fllast));
+	uint32_t count = agf_get(a, AGF(flcount));
 	uint32_t size = agfl_slots(a), active;
 
 	if (first < size && last < size && count <= size) {
@@ -311,36 +308,36 @@ static void agfl_reset_if_needed(struct ag *a)
 		if (active == count)
 			return;
 	}
-	agf_set(a, AGF_FLFIRST, 0);
-	agf_set(a, AGF_FLLAST, size - 1);
-	agf_set(a, AGF_FLCOUNT, 0);
+	agf_set(a, AGF(flfirst), 0);
+	agf_set(a, AGF(fllast), size - 1);
+	agf_set(a, AGF(flcount), 0);
 }
 
 /* xfs_alloc_get_freelist; *bno is NULLAGBLOCK when the AGFL is empty. */
 static int get_freelist(struct ag *a, uint32_t *bno)
 {
 	struct xfsj_buf *agfl;
-	uint32_t first = agf_get(a, AGF_FLFIRST);
+	uint32_t first = agf_get(a, AGF(flfirst));
 	uint32_t size = agfl_slots(a), b;
 	int err;
 
 	*bno = XFSJ_NULLAGBLOCK;
-	if (!agf_get(a, AGF_FLCOUNT))
+	if (!agf_get(a, AGF(flcount)))
 		return 0;
 	if (first >= size)
-		return corrupt(a, "AGF", "flfirst", AGF_FLFIRST, first);
+		return corrupt(a, "AGF", "flfirst", AGF(flfirst), first);
 	err = xfsj_agfl_read(a->fs, a->agno, &agfl, a->f);
 	if (err)
 		return err;
 	b = xfsj_get_be32(agfl_slot(agfl, first));
 	/* Never hand out the AG headers or a block past the AG. */
-	if (b >= agf_get(a, AGF_LENGTH) ||
+	if (b >= agf_get(a, AGF(length)) ||
 	    b <= (uint32_t)((3ULL * a->sb->sectsize) >> a->sb->blocklog))
 		return xfsj_fault_set(a->f, XFSJ_E_CORRUPT, "AGFL", "bno",
 				      agf_byte(a, 0) + a->sb->sectsize * 2 +
 				      XFSJ_AGFL_HDR_SIZE + 4 * first, b);
-	agf_set(a, AGF_FLFIRST, first + 1 == size ? 0 : first + 1);
-	agf_set(a, AGF_FLCOUNT, agf_get(a, AGF_FLCOUNT) - 1);
+	agf_set(a, AGF(flfirst), first + 1 == size ? 0 : first + 1);
+	agf_set(a, AGF(flcount), agf_get(a, AGF(flcount)) - 1);
 	*bno = b;
 	return 0;
 }
@@ -349,21 +346,21 @@ static int get_freelist(struct ag *a, uint32_t *bno)
 static int put_freelist(struct ag *a, uint32_t bno)
 {
 	struct xfsj_buf *agfl;
-	uint32_t last = agf_get(a, AGF_FLLAST);
-	uint32_t count = agf_get(a, AGF_FLCOUNT);
+	uint32_t last = agf_get(a, AGF(fllast));
+	uint32_t count = agf_get(a, AGF(flcount));
 	uint32_t size = agfl_slots(a);
 	int err;
 
 	if (count >= size)
-		return corrupt(a, "AGF", "flcount", AGF_FLCOUNT, count);
+		return corrupt(a, "AGF", "flcount", AGF(flcount), count);
 	if (last >= size)
-		return corrupt(a, "AGF", "fllast", AGF_FLLAST, last);
+		return corrupt(a, "AGF", "fllast", AGF(fllast), last);
 	err = xfsj_agfl_read(a->fs, a->agno, &agfl, a->f);
 	if (err)
 		return err;
 	last = last + 1 == size ? 0 : last + 1;
-	agf_set(a, AGF_FLLAST, last);
-	agf_set(a, AGF_FLCOUNT, count + 1);
+	agf_set(a, AGF(fllast), last);
+	agf_set(a, AGF(flcount), count + 1);
 	xfsj_put_be32(agfl_slot(agfl, last), bno);
 	xfsj_buf_dirty(agfl);
 	return 0;
@@ -385,10 +382,10 @@ static unsigned int min_freelist(struct ag *a)
 	unsigned int n;
 
 	/* Linux 6.7's formula (xfsprogs 6.5 had one split per tree). */
-	n = split_blocks(agf_get(a, AGF_BNO_LEVEL), amax);
-	n += split_blocks(agf_get(a, AGF_CNT_LEVEL), amax);
+	n = split_blocks(agf_get(a, AGF(bno_level)), amax);
+	n += split_blocks(agf_get(a, AGF(cnt_level)), amax);
 	if (xfsj_fs_has(a->fs, XFSJ_RO_COMPAT_RMAPBT))
-		n += split_blocks(agf_get(a, AGF_RMAP_LEVEL),
+		n += split_blocks(agf_get(a, AGF(rmap_level)),
 				  xfsj_rmap_maxlevels(sb->blocksize,
 					sb->agblocks,
 					xfsj_fs_has(a->fs,
@@ -483,32 +480,32 @@ static int fix_freelist(struct ag *a, uint32_t minlen)
 	agfl_reset_if_needed(a);
 	need = min_freelist(a);
 	if (minlen) {
-		uint32_t fl = agf_get(a, AGF_FLCOUNT);
-		uint32_t longest = agf_get(a, AGF_LONGEST);
+		uint32_t fl = agf_get(a, AGF(flcount));
+		uint32_t longest = agf_get(a, AGF(longest));
 		uint32_t delta = need > fl ? need - fl : 0;
 		uint32_t usable;
 		int64_t avail;
 
 		usable = longest > delta ? longest - delta :
 			 (fl > 0 || longest > 0);
-		avail = (int64_t)agf_get(a, AGF_FREEBLKS) +
+		avail = (int64_t)agf_get(a, AGF(freeblks)) +
 			(fl < need ? fl : need) - need;
 		if (usable < minlen || avail < minlen)
 			return xfsj_fault_set(a->f, XFSJ_E_NOSPC, "AGF",
 					      "freeblks",
-					      agf_byte(a, AGF_FREEBLKS),
-					      agf_get(a, AGF_FREEBLKS));
+					      agf_byte(a, AGF(freeblks)),
+					      agf_get(a, AGF(freeblks)));
 	}
 
-	while (agf_get(a, AGF_FLCOUNT) > need) {
+	while (agf_get(a, AGF(flcount)) > need) {
 		if ((err = get_freelist(a, &bno)))
 			return err;
 		if ((err = pend_add(a, bno)))
 			return err;
 	}
 
-	while (agf_get(a, AGF_FLCOUNT) < need) {
-		err = alloc_by_size(a, need - agf_get(a, AGF_FLCOUNT), &bno,
+	while (agf_get(a, AGF(flcount)) < need) {
+		err = alloc_by_size(a, need - agf_get(a, AGF(flcount)), &bno,
 				    &len);
 		if (err)
 			return err;
@@ -517,8 +514,8 @@ static int fix_freelist(struct ag *a, uint32_t minlen)
 				break;
 			return xfsj_fault_set(a->f, XFSJ_E_NOSPC, "AGF",
 					      "flcount",
-					      agf_byte(a, AGF_FLCOUNT),
-					      agf_get(a, AGF_FLCOUNT));
+					      agf_byte(a, AGF(flcount)),
+					      agf_get(a, AGF(flcount)));
 		}
 		err = xfsj_rmap_alloc(a->fs, a->agno, bno, len, &own_ag, a->f);
 		if (!err)
@@ -787,7 +784,7 @@ static int alloc_near(struct ag *a, uint32_t want, uint32_t len,
 
 		err = alloc_lookup(cnt, XFSJ_LOOKUP_LE, UINT32_MAX, UINT32_MAX,
 				   &stat);
-		if (err || stat || len != 1 || !agf_get(a, AGF_FLCOUNT))
+		if (err || stat || len != 1 || !agf_get(a, AGF(flcount)))
 			goto out;
 		if ((err = get_freelist(a, bno)))
 			goto out;
@@ -853,7 +850,7 @@ static int free_ag_extent(struct ag *a, uint32_t bno, uint32_t len,
 			haveleft = 0;
 		} else if (ltbno + ltlen > bno) {
 			err = corrupt(a, "bnobt", "freeing free space",
-				      AGF_FREEBLKS, bno);
+				      AGF(freeblks), bno);
 			goto out;
 		}
 	}
@@ -866,7 +863,7 @@ static int free_ag_extent(struct ag *a, uint32_t bno, uint32_t len,
 			haveright = 0;
 		} else if (bno + len > gtbno) {
 			err = corrupt(a, "bnobt", "freeing free space",
-				      AGF_FREEBLKS, bno);
+				      AGF(freeblks), bno);
 			goto out;
 		}
 	}
@@ -884,7 +881,7 @@ static int free_ag_extent(struct ag *a, uint32_t bno, uint32_t len,
 			goto out;
 		if (!stat) {
 			err = corrupt(a, "bnobt", "left neighbour",
-				      AGF_FREEBLKS, ltbno);
+				      AGF(freeblks), ltbno);
 			goto out;
 		}
 		nbno = ltbno;
@@ -898,7 +895,7 @@ static int free_ag_extent(struct ag *a, uint32_t bno, uint32_t len,
 			goto out;
 		if (!stat) {
 			err = corrupt(a, "bnobt", "left neighbour",
-				      AGF_FREEBLKS, ltbno);
+				      AGF(freeblks), ltbno);
 			goto out;
 		}
 		nbno = ltbno;
@@ -924,7 +921,7 @@ static int free_ag_extent(struct ag *a, uint32_t bno, uint32_t len,
 	if ((err = alloc_lookup(cc, XFSJ_LOOKUP_EQ, nbno, nlen, &stat)))
 		goto out;
 	if (stat) {
-		err = corrupt(a, "cntbt", "duplicate", AGF_FREEBLKS, nbno);
+		err = corrupt(a, "cntbt", "duplicate", AGF(freeblks), nbno);
 		goto out;
 	}
 	if ((err = alloc_insert(a, cc, nbno, nlen)))
@@ -949,12 +946,12 @@ static const struct xfsj_owner own_null = { .owner = XFSJ_RMAP_OWN_NULL };
 
 static int range_ok(struct ag *a, uint32_t agbno, uint32_t len)
 {
-	uint32_t length = agf_get(a, AGF_LENGTH);
+	uint32_t length = agf_get(a, AGF(length));
 
 	if (!len || agbno >= a->sb->agblocks || agbno >= length ||
 	    len > length - agbno)
 		return xfsj_fault_set(a->f, XFSJ_E_CORRUPT, "extent", "agbno",
-				      agf_byte(a, AGF_LENGTH), agbno);
+				      agf_byte(a, AGF(length)), agbno);
 	return 0;
 }
 
@@ -1003,8 +1000,8 @@ int xfsj_alloc_extent(struct xfsj_fs *fs, uint32_t agno, uint32_t near,
 		err = alloc_near(&a, near, len, agbno, &from_fl);
 	if (!err && *agbno == XFSJ_NULLAGBLOCK)
 		err = xfsj_fault_set(f, XFSJ_E_NOSPC, "AGF", "longest",
-				     agf_byte(&a, AGF_LONGEST),
-				     agf_get(&a, AGF_LONGEST));
+				     agf_byte(&a, AGF(longest)),
+				     agf_get(&a, AGF(longest)));
 	/* As xfs_alloc_vextent_finish: the rmap, then the counters. */
 	if (!err && oi->owner != XFSJ_RMAP_OWN_NULL)
 		err = xfsj_rmap_alloc(fs, agno, *agbno, len, oi, f);
@@ -1094,7 +1091,7 @@ static int agfl_block_alloc(void *arg, struct xfsj_btree_cur *cur,
 		return err;
 	if (*agbno == XFSJ_NULLAGBLOCK)
 		return xfsj_fault_set(f, XFSJ_E_NOSPC, "AGF", "flcount",
-				      agf_byte(&a, AGF_FLCOUNT), 0);
+				      agf_byte(&a, AGF(flcount)), 0);
 	return 0;
 }
 

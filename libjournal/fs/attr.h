@@ -11,13 +11,6 @@
 
 #include "fs/iget.h"
 
-/* Namespace bits as stored in short-form and leaf entries. */
-#define XFSJ_ATTR_NS_ROOT	0x02
-#define XFSJ_ATTR_NS_SECURE	0x04
-#define XFSJ_ATTR_NS_PARENT	0x08
-#define XFSJ_ATTR_NS_MASK	(XFSJ_ATTR_NS_ROOT | XFSJ_ATTR_NS_SECURE | \
-				 XFSJ_ATTR_NS_PARENT)
-
 struct xfsj_attr_arg {
 	uint8_t ns;			/* XFSJ_ATTR_NS_* (0: user) */
 	const uint8_t *name;

@@ -17,7 +17,6 @@
 /* ---- dabtree: reading nodes ---- */
 
 #define DA_NODE_HDR	64	/* da3 block info, count, level, pad */
-#define DA_MAXDEPTH	5	/* XFS_DA_NODE_MAXDEPTH */
 
 /* A sibling chain longer than the fork has blocks must loop. */
 int xfsj_attr_chain_max(struct xfsj_attr_ctx *c, uint64_t *max,
@@ -82,7 +81,7 @@ int xfsj_attr_node_verify(struct xfsj_attr_ctx *c, const uint8_t *b,
 	if (count == 0 || count > (c->bs - DA_NODE_HDR) / 8)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "count",
 				      off + 56, count);
-	if (level == 0 || level > DA_MAXDEPTH)
+	if (level == 0 || level > XFSJ_ATTR_DA_MAXDEPTH)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "level",
 				      off + 58, level);
 	return 0;
@@ -110,7 +109,7 @@ int xfsj_attr_node_descend(struct xfsj_attr_ctx *c, uint32_t hash,
 	struct xfsj_buf *bp;
 	int err;
 
-	for (int depth = 0; depth <= DA_MAXDEPTH; depth++) {
+	for (int depth = 0; depth <= XFSJ_ATTR_DA_MAXDEPTH; depth++) {
 		const uint8_t *b;
 		uint32_t count, i = 0;
 
@@ -142,7 +141,7 @@ int xfsj_attr_node_descend(struct xfsj_attr_ctx *c, uint32_t hash,
 		lblk = xfsj_get_be32(b + DA_NODE_HDR + 8 * i + 4);
 	}
 	return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "level",
-			      c->ip->byte_off, DA_MAXDEPTH);
+			      c->ip->byte_off, XFSJ_ATTR_DA_MAXDEPTH);
 }
 
 /* ---- changing a dabtree (the kernel's xfs_da_btree.c rules) ---- */
@@ -604,7 +603,7 @@ static int root_split(struct xfsj_attr_ctx *c, struct xfsj_attr_pblk *root,
 	struct xfsj_buf *mb;
 	int err;
 
-	if (level >= DA_MAXDEPTH - 1)
+	if (level >= XFSJ_ATTR_DA_MAXDEPTH - 1)
 		return xfsj_fault_set(f, XFSJ_E_UNSUPP, "attr node",
 				      "level (tree at its maximum depth)",
 				      (root->bp->daddr << 9) + 58, level);

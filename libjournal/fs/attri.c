@@ -37,7 +37,6 @@
 
 #define NAME_MAX_LEN	255U		/* XATTR_NAME_MAX; MAXNAMELEN - 1 */
 #define VALUE_MAX_LEN	65536U		/* XATTR_SIZE_MAX */
-#define PPTR_VALUE_LEN	12U		/* be64 parent ino, be32 parent gen */
 #define FILTER_NS	(XFSJ_ATTR_NS_ROOT | XFSJ_ATTR_NS_SECURE | \
 			 XFSJ_ATTR_NS_PARENT)
 #define FILTER_MASK	(FILTER_NS | XFSJ_ATTRI_FILTER_INCOMPLETE)
@@ -148,7 +147,7 @@ static int check_format(const struct xfsj_fs *fs,
 		a->name_len = xfsj_get_le32(p + 28);
 		if (!pptr_fs)
 			return bad(pi, "op_flags (no parent pointers)", a->op, f);
-		if (a->value_len != PPTR_VALUE_LEN)
+		if (a->value_len != XFSJ_ATTR_PPTR_VALUE_LEN)
 			return bad(pi, "value_len", a->value_len, f);
 		if (!(a->filter & XFSJ_ATTR_NS_PARENT))
 			return bad(pi, "attr_filter", a->filter, f);
@@ -177,7 +176,7 @@ static int check_format(const struct xfsj_fs *fs,
 			return bad(pi, "op_flags (no parent pointers)", a->op, f);
 		if (a->new_name_len == 0 || a->new_name_len > NAME_MAX_LEN)
 			return bad(pi, "new_name_len", a->new_name_len, f);
-		if (a->value_len != PPTR_VALUE_LEN)
+		if (a->value_len != XFSJ_ATTR_PPTR_VALUE_LEN)
 			return bad(pi, "value_len", a->value_len, f);
 		if (!(a->filter & XFSJ_ATTR_NS_PARENT))
 			return bad(pi, "attr_filter", a->filter, f);

@@ -30,19 +30,6 @@
 
 struct xfsj_work;
 
-/* ATTRI operations (low byte of alfi_op_flags). */
-enum xfsj_attri_op {
-	XFSJ_ATTRI_OP_SET = 1,
-	XFSJ_ATTRI_OP_REMOVE = 2,
-	XFSJ_ATTRI_OP_REPLACE = 3,
-	XFSJ_ATTRI_OP_PPTR_SET = 4,
-	XFSJ_ATTRI_OP_PPTR_REMOVE = 5,
-	XFSJ_ATTRI_OP_PPTR_REPLACE = 6,
-};
-
-#define XFSJ_ATTRI_FMT_SIZE		40
-#define XFSJ_ATTRI_FILTER_INCOMPLETE	0x80U
-
 /* XMI flags. */
 #define XFSJ_XMI_ATTR_FORK		(1ULL << 0)
 #define XFSJ_XMI_SET_SIZES		(1ULL << 1)

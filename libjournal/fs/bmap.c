@@ -30,12 +30,7 @@
 
 #define LB(field)	XFSJ_LB_OFF(field)
 
-#define MAX_FILEOFF	XFSJ_MAX_FILEOFF
-#define MAXEXTLEN	XFSJ_BMBT_MAX_EXTLEN
-#define NULLFSBLOCK	XFSJ_NULLFSBLOCK
 #define REC_SIZE	XFSJ_BMBT_REC_SIZE
-#define BMDR_HDR	4
-#define DIFLAG_REALTIME	0x0001
 #define MAXLEVELS	XFSJ_BTREE_MAXLEVELS
 
 
@@ -124,7 +119,7 @@ static int fork_load(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 		bf->format = XFSJ_DINODE_FMT_EXTENTS;
 		return 0;
 	}
-	if (!attr && (di->flags & DIFLAG_REALTIME))
+	if (!attr && (di->flags & XFSJ_DIFLAG_REALTIME))
 		return xfsj_fault_set(f, XFSJ_E_UNSUPP, "inode",
 				      "realtime data fork", ip->byte_off + 90,
 				      di->flags);
@@ -195,9 +190,9 @@ static int write_btree(struct bm_fork *bf)
 			first[l][j] = l ? first[l - 1][pos] : pos;
 			put16(b->bp, d + LB(numrecs), (uint16_t)b->cnt);
 			put64(b->bp, d + LB(leftsib),
-			      j ? bf->t.lv[l][j - 1].fsbno : NULLFSBLOCK);
+			      j ? bf->t.lv[l][j - 1].fsbno : XFSJ_NULLFSBLOCK);
 			put64(b->bp, d + LB(rightsib), j + 1 < bf->t.nlv[l] ?
-			      bf->t.lv[l][j + 1].fsbno : NULLFSBLOCK);
+			      bf->t.lv[l][j + 1].fsbno : XFSJ_NULLFSBLOCK);
 			for (size_t i = 0; i < b->cnt; i++) {
 				if (l == 0) {
 					xfsj_bmbt_rec_encode(&bf->t.ext[pos + i],
@@ -226,9 +221,10 @@ static int write_btree(struct bm_fork *bf)
 		xfsj_put_be16(p, (uint16_t)bf->t.height);
 		xfsj_put_be16(p + 2, (uint16_t)bf->t.nlv[l]);
 		for (size_t j = 0; j < bf->t.nlv[l]; j++) {
-			xfsj_put_be64(p + BMDR_HDR + j * 8,
+			xfsj_put_be64(p + XFSJ_BMDR_HDR_SIZE + j * 8,
 				      bf->t.ext[first[l][j]].startoff);
-			xfsj_put_be64(p + BMDR_HDR + bf->t.dmaxr * 8U + j * 8,
+			xfsj_put_be64(p + XFSJ_BMDR_HDR_SIZE +
+				      bf->t.dmaxr * 8U + j * 8,
 				      bf->t.lv[l][j].fsbno);
 		}
 	}
@@ -375,7 +371,7 @@ static int new_block(struct bm_fork *bf, unsigned int level, uint64_t near,
 	memset(&h, 0, sizeof(h));
 	h.magic = XFSJ_BMAP_MAGIC;
 	h.level = (uint16_t)level;
-	h.leftsib = h.rightsib = NULLFSBLOCK;
+	h.leftsib = h.rightsib = XFSJ_NULLFSBLOCK;
 	h.blkno = xfsj_fsb_daddr(sb, b->fsbno);
 	memcpy(h.uuid, c.uuid, 16);
 	h.owner = bf->ip->ino;
@@ -720,11 +716,11 @@ static int map_hole(struct bm_fork *bf, const struct xfsj_bmbt_irec *nw,
 				      "mapping over an existing extent",
 				      bf->ip->byte_off, nw->startoff);
 	lc = left && contiguous(left, nw) &&
-	     left->blockcount + nw->blockcount <= MAXEXTLEN;
+	     left->blockcount + nw->blockcount <= XFSJ_BMBT_MAX_EXTLEN;
 	rc = right && contiguous(nw, right) &&
-	     nw->blockcount + right->blockcount <= MAXEXTLEN &&
+	     nw->blockcount + right->blockcount <= XFSJ_BMBT_MAX_EXTLEN &&
 	     (!lc || left->blockcount + nw->blockcount +
-		     right->blockcount <= MAXEXTLEN);
+		     right->blockcount <= XFSJ_BMBT_MAX_EXTLEN);
 	if (lc && rc) {
 		uint64_t total = left->blockcount + nw->blockcount +
 				 right->blockcount;
@@ -751,13 +747,13 @@ static int map_hole(struct bm_fork *bf, const struct xfsj_bmbt_irec *nw,
 static int check_rec(struct bm_fork *bf, const struct xfsj_bmbt_irec *r,
 		     struct xfsj_fault *f)
 {
-	if (r->blockcount > MAXEXTLEN)
+	if (r->blockcount > XFSJ_BMBT_MAX_EXTLEN)
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "blockcount",
 				      bf->ip->byte_off, r->blockcount);
 	if (!xfsj_fsbext_ok(bf->fs, r->startblock, r->blockcount))
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "startblock",
 				      bf->ip->byte_off, r->startblock);
-	if (r->startoff > MAX_FILEOFF || rec_end(r) > MAX_FILEOFF)
+	if (r->startoff > XFSJ_MAX_FILEOFF || rec_end(r) > XFSJ_MAX_FILEOFF)
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "startoff",
 				      bf->ip->byte_off, r->startoff);
 	return 0;
@@ -898,7 +894,7 @@ int xfsj_bmap_unmap(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 	*done = 0;
 	if (!len)
 		return 0;
-	if (off > MAX_FILEOFF || len > MAX_FILEOFF - off)
+	if (off > XFSJ_MAX_FILEOFF || len > XFSJ_MAX_FILEOFF - off)
 		return xfsj_fault_set(f, XFSJ_E_RANGE, "bmap", "startoff",
 				      ip->byte_off, off);
 	err = fork_load(fs, ip, whichfork, &bf, f);
@@ -953,7 +949,7 @@ int xfsj_bmap_alloc(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 	size_t k;
 	int err;
 
-	if (!len || len > MAXEXTLEN)
+	if (!len || len > XFSJ_BMBT_MAX_EXTLEN)
 		return xfsj_fault_set(f, XFSJ_E_INVAL, "allocation", "len", 0,
 				      len);
 	err = fork_load(fs, ip, whichfork, &bf, f);
@@ -1068,11 +1064,11 @@ int xfsj_bmap_finish(struct xfsj_fs *fs, const struct xfsj_work *w,
 	if (!xfsj_fsbext_ok(fs, w->fsbno, w->len))
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent",
 				      "startblock", 0, w->fsbno);
-	if (w->bmap.op == XFSJ_BMAP_MAP && w->len > MAXEXTLEN)
+	if (w->bmap.op == XFSJ_BMAP_MAP && w->len > XFSJ_BMBT_MAX_EXTLEN)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent", "len",
 				      0, w->len);
-	if (w->bmap.startoff > MAX_FILEOFF ||
-	    w->bmap.startoff + w->len > MAX_FILEOFF)
+	if (w->bmap.startoff > XFSJ_MAX_FILEOFF ||
+	    w->bmap.startoff + w->len > XFSJ_MAX_FILEOFF)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap intent",
 				      "startoff", 0, w->bmap.startoff);
 	err = xfsj_iget(fs, w->bmap.ino, true, &ip, f);

@@ -23,8 +23,6 @@
 #define LB(field)	XFSJ_LB_OFF(field)
 #define BMAP_MAGIC	(xfsj_btree_shape(XFSJ_BT_BMAP)->magic)
 #define REC_SIZE	XFSJ_BMBT_REC_SIZE
-#define BMDR_HDR	4
-#define NULLFSBLOCK	XFSJ_NULLFSBLOCK
 #define MAXLEVELS	XFSJ_BTREE_MAXLEVELS
 /* Log recovery walks what the disk holds: deeper than any real bmbt
  * (2^64 extents need fewer levels at 1 KiB blocks). */
@@ -164,8 +162,8 @@ static int walk_levels(const uint8_t *root, unsigned int dmaxr,
 	struct pendq cur = { NULL, 0, 0 }, next = { NULL, 0, 0 };
 	int err;
 
-	err = queue_children(&cur, root + BMDR_HDR, (size_t)dmaxr * 8, nroot,
-			     root_off + BMDR_HDR);
+	err = queue_children(&cur, root + XFSJ_BMDR_HDR_SIZE, (size_t)dmaxr * 8,
+			     nroot, root_off + XFSJ_BMDR_HDR_SIZE);
 	for (unsigned int level = height; !err && level-- > 0;) {
 		next.n = 0;
 		for (size_t i = 0; !err && i < cur.n; i++) {
@@ -371,7 +369,7 @@ static int check_header(struct fork_ctx *c, const struct xfsj_buf *bp,
 				 LB(numrecs), h.numrecs);
 	/* The sibling chain must match the order the tree gives. */
 	prev = bf->nlv[level] ? &bf->lv[level][bf->nlv[level] - 1] : NULL;
-	if (h.leftsib != (prev ? prev->fsbno : NULLFSBLOCK))
+	if (h.leftsib != (prev ? prev->fsbno : XFSJ_NULLFSBLOCK))
 		return bad_block(f, XFSJ_E_CORRUPT, "leftsib", daddr,
 				 LB(leftsib), h.leftsib);
 	if (prev && xfsj_get_be64(prev->bp->data + LB(rightsib)) != fsb)
@@ -446,7 +444,7 @@ static int check_chain_ends(const struct xfsj_bmbt_fork *bf,
 			continue;
 		b = &bf->lv[l][bf->nlv[l] - 1];
 		right = xfsj_get_be64(b->bp->data + LB(rightsib));
-		if (right != NULLFSBLOCK)
+		if (right != XFSJ_NULLFSBLOCK)
 			return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
 					 b->bp->daddr, LB(rightsib), right);
 	}
@@ -495,7 +493,8 @@ int xfsj_bmbt_fork_read(struct xfsj_fs *fs, const struct xfsj_iref *ip,
 	off = ip->byte_off + (uint64_t)(area - ip->dip);
 	bf->maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, xfsj_fs_sb(fs)->blocksize,
 				      true);
-	bf->dmaxr = size >= BMDR_HDR ? (size - BMDR_HDR) / 16 : 0;
+	bf->dmaxr = size >= XFSJ_BMDR_HDR_SIZE ?
+		    (size - XFSJ_BMDR_HDR_SIZE) / 16 : 0;
 	switch (format) {
 	case XFSJ_DINODE_FMT_EXTENTS:
 		if (c.want > size / REC_SIZE)
@@ -585,12 +584,12 @@ int xfsj_bmbt_walk_disk(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 	uint32_t level, nrecs, dmaxr;
 	int err;
 
-	if (rootsize < BMDR_HDR + 16)
+	if (rootsize < XFSJ_BMDR_HDR_SIZE + 16)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, rootname,
 				      "bmdr root size", 0, rootsize);
 	level = xfsj_get_be16(root);
 	nrecs = xfsj_get_be16(root + 2);
-	dmaxr = (rootsize - BMDR_HDR) / 16;
+	dmaxr = (rootsize - XFSJ_BMDR_HDR_SIZE) / 16;
 	if (!level || level > DISK_MAXLEVELS || nrecs > dmaxr)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, rootname, "bmdr root",
 				      0, level);

@@ -31,9 +31,6 @@
 #include "fs/btree.h"
 #include "fs/iget.h"
 
-/* Long-format block header field offsets, from the checked layout. */
-#define XFSJ_LB_OFF(field)	offsetof(struct xfsj_lblock_raw, field)
-
 static inline uint64_t xfsj_fsb_daddr(const struct xfsj_sb *sb,
 					 uint64_t fsb)
 {

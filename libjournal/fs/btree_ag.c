@@ -14,24 +14,10 @@
 
 #include "fs/btree_priv.h"
 
-/* Header field offsets (format.h lists them; the codecs check them). */
-#define AGF_ROOTS		16	/* bno, cnt, rmap roots */
-#define AGF_LEVELS		28	/* bno, cnt, rmap levels */
-#define AGF_LONGEST		56
-#define AGF_BTREEBLKS		60
-#define AGF_RMAP_BLOCKS		80
-#define AGF_REFCOUNT_BLOCKS	84
-#define AGF_REFCOUNT_ROOT	88
-#define AGF_REFCOUNT_LEVEL	92
-#define AGI_ROOT		20
-#define AGI_LEVEL		24
-#define AGI_FREE_ROOT		328
-#define AGI_FREE_LEVEL		332
-#define AGI_IBLOCKS		336
-#define AGI_FBLOCKS		340
+/* Header field offsets, from the checked layouts in format.h. */
+#define AGF(field)	XFSJ_AGF_OFF(field)
+#define AGI(field)	XFSJ_AGI_OFF(field)
 
-#define INODES_PER_CHUNK	64
-#define RMAP_OFF_MASK		((1ULL << 54) - 1)
 #define RMAP_OWN_NON_INODE	(1ULL << 63)
 
 static int cmp_u32(uint32_t a, uint32_t b)
@@ -119,12 +105,12 @@ static void agf_get_root(const struct xfsj_btree_cur *cur, uint32_t *root,
 	const uint8_t *d = cur->hdr->data;
 
 	if (cur->bt == XFSJ_BT_REFC) {
-		*root = xfsj_get_be32(d + AGF_REFCOUNT_ROOT);
-		*levels = xfsj_get_be32(d + AGF_REFCOUNT_LEVEL);
+		*root = xfsj_get_be32(d + AGF(refcount_root));
+		*levels = xfsj_get_be32(d + AGF(refcount_level));
 		return;
 	}
-	*root = xfsj_get_be32(d + AGF_ROOTS + 4 * agf_slot(cur->bt));
-	*levels = xfsj_get_be32(d + AGF_LEVELS + 4 * agf_slot(cur->bt));
+	*root = xfsj_get_be32(d + AGF(bno_root) + 4 * agf_slot(cur->bt));
+	*levels = xfsj_get_be32(d + AGF(bno_level) + 4 * agf_slot(cur->bt));
 }
 
 static void agf_set_root(struct xfsj_btree_cur *cur, uint32_t root, int inc)
@@ -132,18 +118,18 @@ static void agf_set_root(struct xfsj_btree_cur *cur, uint32_t root, int inc)
 	uint8_t *d = cur->hdr->data;
 
 	if (cur->bt == XFSJ_BT_REFC) {
-		xfsj_put_be32(d + AGF_REFCOUNT_ROOT, root);
-		hdr_add32(cur, AGF_REFCOUNT_LEVEL, inc);
+		xfsj_put_be32(d + AGF(refcount_root), root);
+		hdr_add32(cur, AGF(refcount_level), inc);
 		return;
 	}
-	xfsj_put_be32(d + AGF_ROOTS + 4 * agf_slot(cur->bt), root);
-	hdr_add32(cur, AGF_LEVELS + 4 * agf_slot(cur->bt), inc);
+	xfsj_put_be32(d + AGF(bno_root) + 4 * agf_slot(cur->bt), root);
+	hdr_add32(cur, AGF(bno_level) + 4 * agf_slot(cur->bt), inc);
 }
 
 /* bnobt and cntbt blocks come off the AGFL and count as btree blocks. */
 static void alloc_mod_blocks(struct xfsj_btree_cur *cur, int delta)
 {
-	hdr_add32(cur, AGF_BTREEBLKS, delta);
+	hdr_add32(cur, AGF(btreeblks), delta);
 }
 
 static void cnt_update_lastrec(struct xfsj_btree_cur *cur,
@@ -161,7 +147,7 @@ static void cnt_update_lastrec(struct xfsj_btree_cur *cur,
 		break;
 	case XFSJ_LASTREC_INSREC:
 		len = xfsj_get_be32(rec + 4);
-		if (len <= xfsj_get_be32(cur->hdr->data + AGF_LONGEST))
+		if (len <= xfsj_get_be32(cur->hdr->data + AGF(longest)))
 			return;
 		break;
 	default:
@@ -173,7 +159,7 @@ static void cnt_update_lastrec(struct xfsj_btree_cur *cur,
 					    (size_t)(numrecs - 1) * 8 + 4);
 		break;
 	}
-	xfsj_put_be32(cur->hdr->data + AGF_LONGEST, len);
+	xfsj_put_be32(cur->hdr->data + AGF(longest), len);
 	xfsj_buf_dirty(cur->hdr);
 }
 
@@ -208,7 +194,7 @@ static void ino_rec_decode(const struct xfsj_btree_cur *cur,
 		r->freecount = rec[7];
 	} else {
 		r->holemask = 0;
-		r->count = INODES_PER_CHUNK;
+		r->count = XFSJ_INODES_PER_CHUNK;
 		r->freecount = xfsj_get_be32(rec + 4);
 	}
 	r->free = xfsj_get_be64(rec + 8);
@@ -221,7 +207,7 @@ static void ino_key_from_rec(uint8_t *key, const uint8_t *rec)
 
 static void ino_high_key_from_rec(uint8_t *key, const uint8_t *rec)
 {
-	xfsj_put_be32(key, xfsj_get_be32(rec) + INODES_PER_CHUNK - 1);
+	xfsj_put_be32(key, xfsj_get_be32(rec) + XFSJ_INODES_PER_CHUNK - 1);
 }
 
 static int u32_key_cmp(const uint8_t *k1, const uint8_t *k2)
@@ -231,7 +217,7 @@ static int u32_key_cmp(const uint8_t *k1, const uint8_t *k2)
 
 static bool ino_recs_inorder(const uint8_t *r1, const uint8_t *r2)
 {
-	return (uint64_t)xfsj_get_be32(r1) + INODES_PER_CHUNK <=
+	return (uint64_t)xfsj_get_be32(r1) + XFSJ_INODES_PER_CHUNK <=
 	       xfsj_get_be32(r2);
 }
 
@@ -241,23 +227,24 @@ static void agi_get_root(const struct xfsj_btree_cur *cur, uint32_t *root,
 	const uint8_t *d = cur->hdr->data;
 	bool fino = cur->bt == XFSJ_BT_FINO;
 
-	*root = xfsj_get_be32(d + (fino ? AGI_FREE_ROOT : AGI_ROOT));
-	*levels = xfsj_get_be32(d + (fino ? AGI_FREE_LEVEL : AGI_LEVEL));
+	*root = xfsj_get_be32(d + (fino ? AGI(free_root) : AGI(root)));
+	*levels = xfsj_get_be32(d + (fino ? AGI(free_level) : AGI(level)));
 }
 
 static void agi_set_root(struct xfsj_btree_cur *cur, uint32_t root, int inc)
 {
 	bool fino = cur->bt == XFSJ_BT_FINO;
 
-	xfsj_put_be32(cur->hdr->data + (fino ? AGI_FREE_ROOT : AGI_ROOT), root);
-	hdr_add32(cur, fino ? AGI_FREE_LEVEL : AGI_LEVEL, inc);
+	xfsj_put_be32(cur->hdr->data + (fino ? AGI(free_root) : AGI(root)),
+		      root);
+	hdr_add32(cur, fino ? AGI(free_level) : AGI(level), inc);
 }
 
 static void ino_mod_blocks(struct xfsj_btree_cur *cur, int delta)
 {
 	if (!cur->inobtcnt)
 		return;
-	hdr_add32(cur, cur->bt == XFSJ_BT_FINO ? AGI_FBLOCKS : AGI_IBLOCKS,
+	hdr_add32(cur, cur->bt == XFSJ_BT_FINO ? AGI(fblocks) : AGI(iblocks),
 		  delta);
 }
 
@@ -309,7 +296,8 @@ static void rmap_high_key_from_rec(uint8_t *key, const uint8_t *rec)
 	xfsj_put_be32(key, xfsj_get_be32(rec) + adj);
 	xfsj_put_be64(key + 4, owner);
 	if (!(owner & RMAP_OWN_NON_INODE) && !(off & XFSJ_RMAP_OFF_BMBT_BLOCK))
-		off = ((off & RMAP_OFF_MASK) + adj) | (off & ~RMAP_OFF_MASK);
+		off = ((off & XFSJ_RMAP_OFF_MASK) + adj) |
+		      (off & ~XFSJ_RMAP_OFF_MASK);
 	xfsj_put_be64(key + 12, off);
 }
 
@@ -329,8 +317,8 @@ static int rmap_cmp(const uint8_t *k1, const uint8_t *k2)
 /* rmapbt blocks come off the AGFL too, and have their own counter. */
 static void rmap_mod_blocks(struct xfsj_btree_cur *cur, int delta)
 {
-	hdr_add32(cur, AGF_BTREEBLKS, delta);
-	hdr_add32(cur, AGF_RMAP_BLOCKS, delta);
+	hdr_add32(cur, AGF(btreeblks), delta);
+	hdr_add32(cur, AGF(rmap_blocks), delta);
 }
 
 /* ---- refcountbt ---- */
@@ -367,7 +355,7 @@ static void refc_high_key_from_rec(uint8_t *key, const uint8_t *rec)
 
 static void refc_mod_blocks(struct xfsj_btree_cur *cur, int delta)
 {
-	hdr_add32(cur, AGF_REFCOUNT_BLOCKS, delta);
+	hdr_add32(cur, AGF(refcount_blocks), delta);
 }
 
 static const struct xfsj_btree_ops tree_ops[] = {

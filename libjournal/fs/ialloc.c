@@ -14,14 +14,10 @@
 #include "fs/ialloc.h"
 #include "fs/iunlink.h"
 
-#define INODES_PER_CHUNK	64
-#define INODES_PER_HOLEMASK_BIT	4
-#define HOLEMASK_BITS		16
 #define ALL_FREE		(~0ULL)
 
 /* AGI fields changed here, by byte offset in the AGI sector. */
-#define AGI_COUNT_OFF		16
-#define AGI_FREECOUNT_OFF	28
+#define AGI(field)	XFSJ_AGI_OFF(field)
 
 int xfsj_ichunk_extents(const struct xfsj_sb *sb, uint32_t startino,
 			uint16_t holemask, xfsj_chunk_extent_fn fn, void *arg)
@@ -30,13 +26,13 @@ int xfsj_ichunk_extents(const struct xfsj_sb *sb, uint32_t startino,
 	unsigned int bit = 0;
 
 	if (!holemask) {
-		uint32_t len = (uint32_t)INODES_PER_CHUNK * sb->inodesize /
+		uint32_t len = (uint32_t)XFSJ_INODES_PER_CHUNK * sb->inodesize /
 			       sb->blocksize;
 
 		return fn(arg, sagbno, len ? len : 1);
 	}
 	/* Each run of clear holemask bits is one allocated extent. */
-	while (bit < HOLEMASK_BITS) {
+	while (bit < XFSJ_HOLEMASK_BITS) {
 		unsigned int end;
 		uint32_t first, last;
 		int err;
@@ -46,10 +42,11 @@ int xfsj_ichunk_extents(const struct xfsj_sb *sb, uint32_t startino,
 			continue;
 		}
 		end = bit;
-		while (end + 1 < HOLEMASK_BITS && !(holemask & (1U << (end + 1))))
+		while (end + 1 < XFSJ_HOLEMASK_BITS &&
+		       !(holemask & (1U << (end + 1))))
 			end++;
-		first = bit * INODES_PER_HOLEMASK_BIT;
-		last = (end + 1) * INODES_PER_HOLEMASK_BIT;
+		first = bit * XFSJ_INODES_PER_HOLEMASK_BIT;
+		last = (end + 1) * XFSJ_INODES_PER_HOLEMASK_BIT;
 		/* A block shared by inodes and a hole: no extent is right. */
 		if (first % sb->inopblock || last % sb->inopblock)
 			return -XFSJ_E_CORRUPT;
@@ -101,10 +98,10 @@ static unsigned int rec_inodes(const struct xfsj_inobt_rec *r)
 {
 	unsigned int holes = 0;
 
-	for (unsigned int b = 0; b < HOLEMASK_BITS; b++)
+	for (unsigned int b = 0; b < XFSJ_HOLEMASK_BITS; b++)
 		if (r->holemask & (1U << b))
 			holes++;
-	return INODES_PER_CHUNK - holes * INODES_PER_HOLEMASK_BIT;
+	return XFSJ_INODES_PER_CHUNK - holes * XFSJ_INODES_PER_HOLEMASK_BIT;
 }
 
 /* The inobt part: returns the updated record in @out. */
@@ -135,11 +132,11 @@ static int difree_inobt(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
 	if (err)
 		goto out;
 	off = agino - rec.i.startino;
-	if (off >= INODES_PER_CHUNK) {
+	if (off >= XFSJ_INODES_PER_CHUNK) {
 		err = inobt_bad(fs, agno, "inobt", "no record for inode", agino, f);
 		goto out;
 	}
-	if (rec.i.holemask & (1U << (off / INODES_PER_HOLEMASK_BIT))) {
+	if (rec.i.holemask & (1U << (off / XFSJ_INODES_PER_HOLEMASK_BIT))) {
 		err = inobt_bad(fs, agno, "inobt", "inode in a sparse hole",
 				agino, f);
 		goto out;
@@ -158,25 +155,25 @@ static int difree_inobt(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
 
 	if (rec.i.free == ALL_FREE && may_free_chunk) {
 		uint32_t n = rec.i.freecount;
-		uint32_t count = xfsj_get_be32(agi + AGI_COUNT_OFF);
-		uint32_t freecount = xfsj_get_be32(agi + AGI_FREECOUNT_OFF);
+		uint32_t count = xfsj_get_be32(agi + AGI(count));
+		uint32_t freecount = xfsj_get_be32(agi + AGI(freecount));
 
 		if (count < n || freecount < n - 1) {
 			err = inobt_bad(fs, agno, "AGI", "count", count, f);
 			goto out;
 		}
-		xfsj_put_be32(agi + AGI_COUNT_OFF, count - n);
-		xfsj_put_be32(agi + AGI_FREECOUNT_OFF, freecount - (n - 1));
+		xfsj_put_be32(agi + AGI(count), count - n);
+		xfsj_put_be32(agi + AGI(freecount), freecount - (n - 1));
 		xfsj_buf_dirty(agibp);
 		err = xfsj_btree_delete(cur, &stat);
 		if (!err && !stat)
 			err = inobt_bad(fs, agno, "inobt", "delete", agino, f);
 		*deleted = true;
 	} else {
-		uint32_t freecount = xfsj_get_be32(agi + AGI_FREECOUNT_OFF);
+		uint32_t freecount = xfsj_get_be32(agi + AGI(freecount));
 
 		err = xfsj_btree_update(cur, &rec);
-		xfsj_put_be32(agi + AGI_FREECOUNT_OFF, freecount + 1);
+		xfsj_put_be32(agi + AGI(freecount), freecount + 1);
 		xfsj_buf_dirty(agibp);
 		*deleted = false;
 	}
@@ -266,7 +263,8 @@ int xfsj_difree(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
 	 * them: its other chunks may still be in use.
 	 */
 	err = difree_inobt(fs, agno, agino, agibp,
-			   sb->inopblock <= INODES_PER_CHUNK, &ir, &deleted, f);
+			   sb->inopblock <= XFSJ_INODES_PER_CHUNK, &ir, &deleted,
+			   f);
 	if (err)
 		return err;
 	if (xfsj_fs_has(fs, XFSJ_RO_COMPAT_FINOBT)) {

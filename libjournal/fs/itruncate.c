@@ -13,7 +13,6 @@
 #include "fs/iget.h"
 #include "fs/itruncate.h"
 
-#define DIFLAG_REALTIME		0x0001
 /* Extents the kernel unmaps per truncate transaction. */
 #define ITRUNC_MAX_EXTENTS	2
 
@@ -257,7 +256,7 @@ int xfsj_inode_truncate_forks(struct xfsj_fs *fs, uint64_t ino,
 	fmt = ib.di.format;
 	had_extents = xfsj_dinode_nextents(&ib.di) > 0;
 	has_attr = ib.di.forkoff != 0;
-	if ((ib.di.flags & DIFLAG_REALTIME) && had_extents)
+	if ((ib.di.flags & XFSJ_DIFLAG_REALTIME) && had_extents)
 		return xfsj_fault_set(f, XFSJ_E_UNSUPP, "inode",
 				      "realtime data fork", ib.byte_off + 90,
 				      ib.di.flags);

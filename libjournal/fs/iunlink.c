@@ -17,8 +17,6 @@
 #include "fs/iunlink.h"
 
 #define BUCKETS			XFSJ_AGI_UNLINKED_BUCKETS
-#define AGI_UNLINKED_OFF	40
-#define DI_NEXT_UNLINKED_OFF	96
 
 /* ---- the unlinked lists ---- */
 
@@ -32,7 +30,7 @@ static uint64_t agi_off(const struct xfsj_fs *fs, uint32_t agno)
 static uint64_t bucket_off(const struct xfsj_fs *fs, uint32_t agno,
 			   unsigned int bucket)
 {
-	return agi_off(fs, agno) + AGI_UNLINKED_OFF + 4ULL * bucket;
+	return agi_off(fs, agno) + XFSJ_AGI_OFF(unlinked) + 4ULL * bucket;
 }
 
 int xfsj_iunlink_remove(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
@@ -51,7 +49,7 @@ int xfsj_iunlink_remove(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
 		return err;
 	/* No list is longer than the inodes the AG holds. */
 	limit = (uint64_t)xfsj_get_be32(agibp->data + 16) + 1;
-	cur = xfsj_get_be32(agibp->data + AGI_UNLINKED_OFF + 4 * bucket);
+	cur = xfsj_get_be32(agibp->data + XFSJ_AGI_OFF(unlinked) + 4 * bucket);
 	while (cur != XFSJ_NULLAGINO && cur != agino) {
 		struct xfsj_iref ib;
 
@@ -70,7 +68,7 @@ int xfsj_iunlink_remove(struct xfsj_fs *fs, uint32_t agno, uint32_t agino,
 		return 0;
 	*found = true;
 	if (prev == XFSJ_NULLAGINO) {
-		xfsj_put_be32(agibp->data + AGI_UNLINKED_OFF + 4 * bucket,
+		xfsj_put_be32(agibp->data + XFSJ_AGI_OFF(unlinked) + 4 * bucket,
 			      next);
 		xfsj_buf_dirty(agibp);
 	} else {
@@ -138,7 +136,7 @@ static int process_bucket(struct xfsj_fs *fs, uint32_t agno,
 	err = xfsj_agi_read(fs, agno, &agibp, f);
 	if (err)
 		return err;
-	cur = xfsj_get_be32(agibp->data + AGI_UNLINKED_OFF + 4 * bucket);
+	cur = xfsj_get_be32(agibp->data + XFSJ_AGI_OFF(unlinked) + 4 * bucket);
 	/* No list can be longer than the AG has inodes: that ends a loop. */
 	limit = (uint64_t)xfsj_fs_ag_blocks(fs, agno) << sb->inopblog;
 	while (cur != XFSJ_NULLAGINO) {
@@ -155,7 +153,7 @@ static int process_bucket(struct xfsj_fs *fs, uint32_t agno,
 		err = list_next_ok(fs, agno, bucket, cur, ptr_off, &ib, f);
 		if (err)
 			break;
-		ptr_off = ib.byte_off + DI_NEXT_UNLINKED_OFF;
+		ptr_off = ib.byte_off + XFSJ_DI_OFF(next_unlinked);
 		cur = ib.di.next_unlinked;
 		/*
 		 * Still linked: the kernel does not inactivate it, so it
@@ -188,7 +186,7 @@ static int process_bucket(struct xfsj_fs *fs, uint32_t agno,
 	err = xfsj_agi_read(fs, agno, &agibp, f);
 	if (err)
 		return err;
-	xfsj_put_be32(agibp->data + AGI_UNLINKED_OFF + 4 * bucket,
+	xfsj_put_be32(agibp->data + XFSJ_AGI_OFF(unlinked) + 4 * bucket,
 		      XFSJ_NULLAGINO);
 	xfsj_buf_dirty(agibp);
 	return 0;

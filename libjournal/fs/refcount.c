@@ -33,15 +33,12 @@
 #include "fs/btree.h"
 #include "fs/refcount.h"
 
-#define REFC_COWFLAG		(1U << 31)
-#define NULLAGBLOCK		UINT32_MAX
 /* A count that reached the maximum never changes again. */
 #define MAXREFCOUNT		UINT32_MAX
 #define MAXREFCEXTLEN		UINT32_MAX
 /* Reflink AGs stay below the CoW flag: at most 2^40 bytes of 1k blocks. */
 #define MAX_CRC_AG_BLOCKS	(1U << 30)
 /* Where refcount_root sits in the AGF, for fault reports. */
-#define AGF_REFC_ROOT_OFF	88
 
 enum domain { DOM_SHARED, DOM_COW };
 
@@ -68,8 +65,8 @@ struct rctx {
 
 static uint32_t encode_start(uint32_t bno, enum domain dom)
 {
-	bno &= ~REFC_COWFLAG;
-	return dom == DOM_COW ? bno | REFC_COWFLAG : bno;
+	bno &= ~XFSJ_REFC_COWFLAG;
+	return dom == DOM_COW ? bno | XFSJ_REFC_COWFLAG : bno;
 }
 
 static uint32_t rext_end(const struct rext *r)
@@ -79,13 +76,13 @@ static uint32_t rext_end(const struct rext *r)
 
 static bool rext_valid(const struct rext *r)
 {
-	return r->start != NULLAGBLOCK;
+	return r->start != XFSJ_NULLAGBLOCK;
 }
 
 static void rext_none(struct rext *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = NULLAGBLOCK;
+	r->start = XFSJ_NULLAGBLOCK;
 }
 
 /*
@@ -95,7 +92,7 @@ static void rext_none(struct rext *r)
 static uint64_t fault_off(const struct rctx *c)
 {
 	return (xfsj_agb_to_daddr(c->sb, c->agno, 0) << 9) + c->sb->sectsize +
-	       AGF_REFC_ROOT_OFF;
+	       XFSJ_AGF_OFF(refcount_root);
 }
 
 static int corrupt(const struct rctx *c, const char *field, uint64_t value)
@@ -159,8 +156,8 @@ static int lookup(struct rctx *c, enum xfsj_lookup dir, enum domain dom,
 static int rext_from_rec(const struct rctx *c, const struct xfsj_refc_rec *in,
 			 struct rext *r)
 {
-	r->dom = (in->startblock & REFC_COWFLAG) ? DOM_COW : DOM_SHARED;
-	r->start = in->startblock & ~REFC_COWFLAG;
+	r->dom = (in->startblock & XFSJ_REFC_COWFLAG) ? DOM_COW : DOM_SHARED;
+	r->start = in->startblock & ~XFSJ_REFC_COWFLAG;
 	r->len = in->blockcount;
 	r->refcount = in->refcount;
 	r->real = true;
@@ -869,7 +866,7 @@ int xfsj_refcount_recover_cow(struct xfsj_fs *fs, uint32_t agno,
 			      uint64_t *freed, struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	union xfsj_btree_irec lo = { .c = { REFC_COWFLAG, 0, 0 } };
+	union xfsj_btree_irec lo = { .c = { XFSJ_REFC_COWFLAG, 0, 0 } };
 	union xfsj_btree_irec hi = { .c = { UINT32_MAX, 0, 0 } };
 	struct cow_list l = { 0 };
 	struct rctx c;

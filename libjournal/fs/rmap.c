@@ -14,7 +14,6 @@
 #include "fs/rmap.h"
 
 #define RMAP_LEN_MAX	UINT32_MAX
-#define OFF_MASK	((1ULL << 54) - 1)
 
 /* A record in host form: the offset without its flag bits. */
 struct irec {
@@ -41,7 +40,7 @@ static void pack(const struct irec *i, union xfsj_btree_irec *r)
 	r->r.startblock = i->start;
 	r->r.blockcount = i->len;
 	r->r.owner = i->owner;
-	r->r.offset = (i->off & OFF_MASK) |
+	r->r.offset = (i->off & XFSJ_RMAP_OFF_MASK) |
 		      (i->attr ? XFSJ_RMAP_OFF_ATTR_FORK : 0) |
 		      (i->bmbt ? XFSJ_RMAP_OFF_BMBT_BLOCK : 0) |
 		      (i->unwritten ? XFSJ_RMAP_OFF_UNWRITTEN : 0);
@@ -52,7 +51,7 @@ static void unpack(const union xfsj_btree_irec *r, struct irec *i)
 	i->start = r->r.startblock;
 	i->len = r->r.blockcount;
 	i->owner = r->r.owner;
-	i->off = r->r.offset & OFF_MASK;
+	i->off = r->r.offset & XFSJ_RMAP_OFF_MASK;
 	i->attr = (r->r.offset & XFSJ_RMAP_OFF_ATTR_FORK) != 0;
 	i->bmbt = (r->r.offset & XFSJ_RMAP_OFF_BMBT_BLOCK) != 0;
 	i->unwritten = (r->r.offset & XFSJ_RMAP_OFF_UNWRITTEN) != 0;
@@ -937,7 +936,7 @@ static int finish_op(void *arg, struct xfsj_fault *f)
 	who.attr = w->rmap.attr_fork;
 	who.bmbt = w->rmap.bmbt_block;
 	who.off = non_inode(who.owner) || who.bmbt ? 0 :
-		  (w->rmap.offset & OFF_MASK);
+		  (w->rmap.offset & XFSJ_RMAP_OFF_MASK);
 	who.unwritten = w->rmap.unwritten;
 
 	switch (w->rmap.op) {

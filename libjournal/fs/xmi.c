@@ -77,7 +77,6 @@
 #include "fs/defer.h"
 #include "core/layout.h"
 
-#define MAX_FILEOFF	((1ULL << 54) - 1)
 #define HOLE		UINT64_MAX
 #define XMI_PARAMS	(XFSJ_XMI_ATTR_FORK | XFSJ_XMI_SET_SIZES | \
 			 XFSJ_XMI_INO1_WRITTEN)
@@ -86,7 +85,6 @@
 			 XFSJ_XMI_CLEAR_INO2_REFLINK | XFSJ_XMI_INO2_SHORTFORM)
 
 /* Remote symlink blocks (xfs_dsymlink_hdr): one header per buffer. */
-#define SYMLINK_MAGIC	0x58534c4dU	/* XSLM */
 #define SYMLINK_HDR	56
 #define SL_OFF_OFFSET	4
 #define SL_OFF_BYTES	8
@@ -94,8 +92,6 @@
 #define SL_OFF_UUID	16
 #define SL_OFF_OWNER	32
 #define SL_OFF_BLKNO	40
-#define SYMLINK_MAXLEN	1024
-#define SYMLINK_MAPS	3		/* XFS_SYMLINK_MAPS */
 
 static const char ITEM[] = "XMI log item";
 
@@ -116,7 +112,8 @@ static int bad(const struct xfsj_pending_intent *pi, const char *field,
 /* The kernel's xfs_verify_fileext: non-empty, inside the file offsets. */
 static bool fileext_ok(uint64_t off, uint64_t len)
 {
-	return len != 0 && off <= MAX_FILEOFF && len <= MAX_FILEOFF - off + 1;
+	return len != 0 && off <= XFSJ_MAX_FILEOFF &&
+	       len <= XFSJ_MAX_FILEOFF - off + 1;
 }
 
 static int decode(const struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
@@ -437,7 +434,7 @@ static int symlink_check(struct xstate *s, const struct xfsj_buf *bp,
 	if (!xfsj_cksum_ok(p, bp->len, SL_OFF_CRC))
 		return xfsj_fault_set(s->f, XFSJ_E_BADCRC, "symlink", "crc",
 				      where + SL_OFF_CRC, s->ip2->ino);
-	if (xfsj_get_be32(p) != SYMLINK_MAGIC)
+	if (xfsj_get_be32(p) != XFSJ_SYMLINK_MAGIC)
 		return xfsj_fault_set(s->f, XFSJ_E_BADMAGIC, "symlink",
 				      "magic", where, xfsj_get_be32(p));
 	xfsj_fs_vctx(s->fs, 0, &c);
@@ -449,7 +446,7 @@ static int symlink_check(struct xstate *s, const struct xfsj_buf *bp,
 				      where + SL_OFF_BLKNO,
 				      xfsj_get_be64(p + SL_OFF_BLKNO));
 	if ((uint64_t)xfsj_get_be32(p + SL_OFF_OFFSET) +
-	    xfsj_get_be32(p + SL_OFF_BYTES) >= SYMLINK_MAXLEN)
+	    xfsj_get_be32(p + SL_OFF_BYTES) >= XFSJ_SYMLINK_MAXLEN)
 		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "symlink",
 				      "offset + bytes", where + SL_OFF_OFFSET,
 				      xfsj_get_be32(p + SL_OFF_OFFSET));
@@ -472,7 +469,8 @@ static int symlink_check(struct xstate *s, const struct xfsj_buf *bp,
  */
 static int symlink_read(struct xstate *s, const struct xfsj_bmbt_irec *ext,
 			size_t n, uint8_t *buf, uint32_t len,
-			struct xfsj_buf *bps[SYMLINK_MAPS], unsigned int *nbp)
+			struct xfsj_buf *bps[XFSJ_SYMLINK_MAPS],
+			unsigned int *nbp)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(s->fs);
 	uint32_t space = sb->blocksize - SYMLINK_HDR;
@@ -481,7 +479,8 @@ static int symlink_read(struct xstate *s, const struct xfsj_bmbt_irec *ext,
 	int err;
 
 	*nbp = 0;
-	for (unsigned int i = 0; i < SYMLINK_MAPS && fblk < fsblocks; i++) {
+	for (unsigned int i = 0;
+	     i < XFSJ_SYMLINK_MAPS && fblk < fsblocks; i++) {
 		struct xfsj_bmbt_irec m;
 		struct xfsj_buf *bp;
 		uint64_t daddr;
@@ -527,11 +526,11 @@ static int symlink_truncate(struct xstate *s, size_t n)
 {
 	uint64_t done;
 
-	if (n > SYMLINK_MAPS)
+	if (n > XFSJ_SYMLINK_MAPS)
 		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "symlink",
 				      "extents (truncation not done)",
 				      s->ip2->byte_off, n);
-	return xfsj_bmap_unmap(s->fs, s->ip2, XFSJ_DATA_FORK, 0, MAX_FILEOFF,
+	return xfsj_bmap_unmap(s->fs, s->ip2, XFSJ_DATA_FORK, 0, XFSJ_MAX_FILEOFF,
 			       false, &done, s->f);
 }
 
@@ -542,7 +541,7 @@ static int symlink_truncate(struct xstate *s, size_t n)
 static int link_to_sf(struct xstate *s)
 {
 	struct xfsj_iref *ip = s->ip2;
-	struct xfsj_buf *bps[SYMLINK_MAPS];
+	struct xfsj_buf *bps[XFSJ_SYMLINK_MAPS];
 	struct xfsj_bmbt_irec *ext;
 	unsigned int nbp = 0;
 	uint32_t dsize, len;

@@ -12,14 +12,6 @@ static uint32_t round4(uint32_t n)
 	return (n + 3) & ~3U;
 }
 
-#define ATTR_OP_SET		1
-#define ATTR_OP_REMOVE		2
-#define ATTR_OP_REPLACE		3
-#define ATTR_OP_PPTR_SET	4
-#define ATTR_OP_PPTR_REMOVE	5
-#define ATTR_OP_PPTR_REPLACE	6
-#define ATTR_FILTER_PARENT	0x08
-
 static const uint8_t *attr_region(const struct xfsj_ritem *it,
 				  struct xfsj_item_info *in, int *idx,
 				  uint32_t want, const char *what)
@@ -52,15 +44,15 @@ static int dec_attri(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 	in->u.attr.op = in->u.attr.op_flags & 0xff;
 	in->u.attr.value_len = xlog_le32(p + 32);
 	in->u.attr.filter = xlog_le32(p + 36);
-	if (in->u.attr.op == ATTR_OP_PPTR_REPLACE) {
+	if (in->u.attr.op == XFSJ_ATTRI_OP_PPTR_REPLACE) {
 		in->u.attr.name_len = xlog_le16(p + 28);
 		in->u.attr.new_name_len = xlog_le16(p + 30);
 	} else {
 		in->u.attr.name_len = xlog_le32(p + 28);
 	}
-	in->u.attr.pptr = in->u.attr.op >= ATTR_OP_PPTR_SET &&
-			  in->u.attr.op <= ATTR_OP_PPTR_REPLACE;
-	if (!in->u.attr.op || in->u.attr.op > ATTR_OP_PPTR_REPLACE)
+	in->u.attr.pptr = in->u.attr.op >= XFSJ_ATTRI_OP_PPTR_SET &&
+			  in->u.attr.op <= XFSJ_ATTRI_OP_PPTR_REPLACE;
+	if (!in->u.attr.op || in->u.attr.op > XFSJ_ATTRI_OP_PPTR_REPLACE)
 		return ITEM_BAD(in, "ATTRI item", "alfi_op_flags", 24,
 				in->u.attr.op_flags);
 	if (in->u.attr.name_len > 0xffff || in->u.attr.value_len > 0x10000)
@@ -70,7 +62,7 @@ static int dec_attri(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 
 	in->u.attr.name = attr_region(it, in, &idx, in->u.attr.name_len,
 				      "name region");
-	if (in->u.attr.op == ATTR_OP_PPTR_REPLACE)
+	if (in->u.attr.op == XFSJ_ATTRI_OP_PPTR_REPLACE)
 		in->u.attr.new_name = attr_region(it, in, &idx,
 						  in->u.attr.new_name_len,
 						  "new name region");
@@ -78,13 +70,13 @@ static int dec_attri(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 		in->u.attr.value = attr_region(it, in, &idx,
 					       in->u.attr.value_len,
 					       "value region");
-	if (in->u.attr.op == ATTR_OP_PPTR_REPLACE && in->u.attr.value_len)
+	if (in->u.attr.op == XFSJ_ATTRI_OP_PPTR_REPLACE && in->u.attr.value_len)
 		in->u.attr.new_value = attr_region(it, in, &idx,
 						   in->u.attr.value_len,
 						   "new value region");
 	/* A parent pointer's value is the parent's inode and generation. */
-	if ((in->u.attr.filter & ATTR_FILTER_PARENT) &&
-	    in->u.attr.value_len == 12) {
+	if ((in->u.attr.filter & XFSJ_ATTR_NS_PARENT) &&
+	    in->u.attr.value_len == XFSJ_ATTR_PPTR_VALUE_LEN) {
 		if (in->u.attr.value) {
 			in->u.attr.parent_ino = xfsj_get_be64(in->u.attr.value);
 			in->u.attr.parent_gen =

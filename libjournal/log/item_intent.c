@@ -21,7 +21,6 @@
 #include "log/item_priv.h"
 
 #define FMT_HDR		16
-#define BUI_RT_FLAG	(1U << 29)	/* a realtime file's mapping */
 
 static int ext_count(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 		     const char *st, uint32_t *n)
@@ -181,7 +180,7 @@ static bool bui_touches(const struct xfsj_item_info *in,
 			const struct xfsj_fsgeo *g, uint64_t daddr,
 			int64_t agno)
 {
-	return ext_touches_but(in, g, daddr, agno, BUI_RT_FLAG);
+	return ext_touches_but(in, g, daddr, agno, XFSJ_BUI_REALTIME);
 }
 
 const struct xfsj_item_ops xlog_efi_ops = {

@@ -87,7 +87,8 @@ int xfsj_log_open(struct xfsj_io *io, struct xfsj_io *logio, unsigned int flags,
 		if (!logio) {
 			err = xfsj_fault_reason(f, XFSJ_FR_EXTLOG_NEEDED,
 				xfsj_fault_set(f, XFSJ_E_UNSUPP, "superblock",
-					       "sb_logstart", 48, 0));
+					       "sb_logstart",
+					       XFSJ_SB_OFF(logstart), 0));
 			goto fail;
 		}
 		l->io = logio;

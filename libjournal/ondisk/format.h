@@ -25,6 +25,16 @@
 #define XFSJ_NULLFSINO		UINT64_MAX
 #define XFSJ_NULLFSBLOCK	UINT64_MAX
 #define XFSJ_MAX_FILEOFF	((1ULL << 54) - 1)	/* largest file offset, blocks */
+/* The file offset bits of an rmap record's offset field. */
+#define XFSJ_RMAP_OFF_MASK	((1ULL << 54) - 1)
+#define XFSJ_INODES_PER_CHUNK	64	/* inodes in one inobt record */
+#define XFSJ_BMDR_HDR_SIZE	4	/* bmbt root in a fork: level, numrecs */
+#define XFSJ_INODES_PER_HOLEMASK_BIT 4	/* sparse inode chunk holemask */
+#define XFSJ_HOLEMASK_BITS	16
+#define XFSJ_REFC_COWFLAG	(1U << 31)	/* refcount start: CoW staging */
+#define XFSJ_SYMLINK_MAGIC	0x58534c4dU	/* XSLM */
+#define XFSJ_SYMLINK_MAXLEN	1024
+#define XFSJ_SYMLINK_MAPS	3	/* extents a remote symlink may use */
 #define XFSJ_BMBT_MAX_EXTLEN	((1ULL << 21) - 1)	/* blocks in one bmbt record */
 #define XFSJ_BMBT_REC_SIZE	16
 
@@ -138,6 +148,8 @@
 XFSJ_DECLARE_STRUCTS(xfsj_sb, XFSJ_SB_FIELDS);
 #define XFSJ_SB_CRC_OFF		224
 #define XFSJ_SB_DISK_SIZE	304
+/* Byte offset of superblock field @field (taken from the checked layout). */
+#define XFSJ_SB_OFF(field)	offsetof(struct xfsj_sb_raw, field)
 
 extern const struct xfsj_layout xfsj_sb_layout;
 
@@ -172,6 +184,7 @@ int xfsj_sb_verify(const void *buf, size_t len, uint64_t byte_off,
 XFSJ_DECLARE_STRUCTS(xfsj_agf, XFSJ_AGF_FIELDS);
 #define XFSJ_AGF_CRC_OFF	216
 #define XFSJ_AGF_DISK_SIZE	224
+#define XFSJ_AGF_OFF(field)	offsetof(struct xfsj_agf_raw, field)
 extern const struct xfsj_layout xfsj_agf_layout;
 
 /* ---- AGI ---- */
@@ -191,6 +204,7 @@ extern const struct xfsj_layout xfsj_agf_layout;
 XFSJ_DECLARE_STRUCTS(xfsj_agi, XFSJ_AGI_FIELDS);
 #define XFSJ_AGI_CRC_OFF	312
 #define XFSJ_AGI_DISK_SIZE	344
+#define XFSJ_AGI_OFF(field)	offsetof(struct xfsj_agi_raw, field)
 extern const struct xfsj_layout xfsj_agi_layout;
 
 /* ---- AGFL header; the block-number array follows at byte 36 ---- */
@@ -235,6 +249,7 @@ extern const struct xfsj_layout xfsj_sblock_layout;
 XFSJ_DECLARE_STRUCTS(xfsj_lblock, XFSJ_LBLOCK_FIELDS);
 #define XFSJ_LBLOCK_CRC_OFF	64
 #define XFSJ_LBLOCK_HDR_SIZE	72
+#define XFSJ_LB_OFF(field)	offsetof(struct xfsj_lblock_raw, field)
 extern const struct xfsj_layout xfsj_lblock_layout;
 
 /* ---- v3 inode core ---- */
@@ -261,6 +276,7 @@ extern const struct xfsj_layout xfsj_lblock_layout;
 XFSJ_DECLARE_STRUCTS(xfsj_dinode, XFSJ_DINODE_FIELDS);
 #define XFSJ_DINODE_CRC_OFF	100
 #define XFSJ_DINODE_CORE_SIZE	176
+#define XFSJ_DI_OFF(field)	offsetof(struct xfsj_dinode_raw, field)
 extern const struct xfsj_layout xfsj_dinode_layout;
 
 /* di_format / di_aformat */
@@ -273,11 +289,20 @@ enum {
 	XFSJ_DINODE_FMT_META_BTREE = 5,
 };
 
+#define XFSJ_DIFLAG_REALTIME	0x0001	/* data on the realtime device */
 #define XFSJ_DIFLAG_NEWRTBM	0x0004
 #define XFSJ_DIFLAG2_REFLINK	0x0002ULL
 #define XFSJ_DIFLAG2_COWEXTSIZE	0x0004ULL
 #define XFSJ_DIFLAG2_BIGTIME	0x0008ULL
 #define XFSJ_DIFLAG2_NREXT64	0x0010ULL
+
+/* Attribute namespace bits, as stored in short-form and leaf entries. */
+#define XFSJ_ATTR_NS_ROOT	0x02
+#define XFSJ_ATTR_NS_SECURE	0x04
+#define XFSJ_ATTR_NS_PARENT	0x08
+#define XFSJ_ATTR_NS_MASK	(XFSJ_ATTR_NS_ROOT | XFSJ_ATTR_NS_SECURE | \
+				 XFSJ_ATTR_NS_PARENT)
+#define XFSJ_ATTR_PPTR_VALUE_LEN 12U	/* be64 parent ino, be32 parent gen */
 
 /* Bigtime encoding: nanoseconds since 1901-12-13T20:45:52Z. */
 #define XFSJ_BIGTIME_EPOCH_OFFSET	(-(int64_t)INT32_MIN)

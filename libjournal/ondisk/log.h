@@ -30,6 +30,31 @@ enum {
 	XFSJ_LI_CUI_RT = 0x124e, XFSJ_LI_CUD_RT = 0x124f,
 };
 
+/* ATTRI operations (low byte of alfi_op_flags). */
+enum xfsj_attri_op {
+	XFSJ_ATTRI_OP_SET = 1,
+	XFSJ_ATTRI_OP_REMOVE = 2,
+	XFSJ_ATTRI_OP_REPLACE = 3,
+	XFSJ_ATTRI_OP_PPTR_SET = 4,
+	XFSJ_ATTRI_OP_PPTR_REMOVE = 5,
+	XFSJ_ATTRI_OP_PPTR_REPLACE = 6,
+};
+
+#define XFSJ_ATTRI_FMT_SIZE		40
+#define XFSJ_ATTRI_FILTER_INCOMPLETE	0x80U
+
+/* Intent extent flags: operation in the low byte, then flag bits. */
+#define XFSJ_RUI_TYPE_MASK	0xffU
+#define XFSJ_RUI_ATTR_FORK	(1U << 31)
+#define XFSJ_RUI_BMBT_BLOCK	(1U << 30)
+#define XFSJ_RUI_UNWRITTEN	(1U << 29)
+#define XFSJ_RUI_FLAGS		(XFSJ_RUI_TYPE_MASK | XFSJ_RUI_ATTR_FORK | \
+				 XFSJ_RUI_BMBT_BLOCK | XFSJ_RUI_UNWRITTEN)
+#define XFSJ_BUI_TYPE_MASK	0xffU
+#define XFSJ_BUI_ATTR_FORK	(1U << 31)
+#define XFSJ_BUI_UNWRITTEN	(1U << 30)
+#define XFSJ_BUI_REALTIME	(1U << 29)	/* a realtime file's mapping */
+
 /* buf log format flags */
 #define XFSJ_BLF_INODE_BUF	0x01
 #define XFSJ_BLF_CANCEL		0x02

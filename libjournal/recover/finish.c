@@ -161,13 +161,6 @@ int xrec_finish_efi(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 	return err;
 }
 
-#define RUI_TYPE_MASK		0xffU
-#define RUI_ATTR_FORK		(1U << 31)
-#define RUI_BMBT_BLOCK		(1U << 30)
-#define RUI_UNWRITTEN		(1U << 29)
-#define RUI_FLAGS		(RUI_TYPE_MASK | RUI_ATTR_FORK | \
-				 RUI_BMBT_BLOCK | RUI_UNWRITTEN)
-
 int xrec_finish_rui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 		    const struct xfsj_item_info *in)
 {
@@ -182,8 +175,8 @@ int xrec_finish_rui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 		uint32_t op;
 
 		xfsj_item_extent(in, i, &e);
-		op = e.flags & RUI_TYPE_MASK;
-		if ((e.flags & ~RUI_FLAGS) || op < 1 || op > 8)
+		op = e.flags & XFSJ_RUI_TYPE_MASK;
+		if ((e.flags & ~XFSJ_RUI_FLAGS) || op < 1 || op > 8)
 			return bad(c, st, pi, "flags", e.flags);
 		err = ext_entry(c, st, pi, in, i, &e);
 		if (!err)
@@ -195,9 +188,9 @@ int xrec_finish_rui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 		w.rmap.op = (enum xfsj_rmap_op)(op - 1);
 		w.rmap.owner = e.owner;
 		w.rmap.offset = e.offset;
-		w.rmap.attr_fork = e.flags & RUI_ATTR_FORK;
-		w.rmap.bmbt_block = e.flags & RUI_BMBT_BLOCK;
-		w.rmap.unwritten = e.flags & RUI_UNWRITTEN;
+		w.rmap.attr_fork = e.flags & XFSJ_RUI_ATTR_FORK;
+		w.rmap.bmbt_block = e.flags & XFSJ_RUI_BMBT_BLOCK;
+		w.rmap.unwritten = e.flags & XFSJ_RUI_UNWRITTEN;
 		err = xfsj_defer_add(c->fs, &w);
 	}
 	if (!err)
@@ -233,10 +226,6 @@ int xrec_finish_cui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 	return err;
 }
 
-#define BUI_TYPE_MASK		0xffU
-#define BUI_ATTR_FORK		(1U << 31)
-#define BUI_UNWRITTEN		(1U << 30)
-
 /* A BUI names one mapping of one inode (the kernel logs one per BUI). */
 int xrec_finish_bui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 		    const struct xfsj_item_info *in)
@@ -250,8 +239,9 @@ int xrec_finish_bui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 	if (err)
 		return err;
 	xfsj_item_extent(in, 0, &e);
-	op = e.flags & BUI_TYPE_MASK;
-	if ((e.flags & ~(BUI_TYPE_MASK | BUI_ATTR_FORK | BUI_UNWRITTEN)) ||
+	op = e.flags & XFSJ_BUI_TYPE_MASK;
+	if ((e.flags & ~(XFSJ_BUI_TYPE_MASK | XFSJ_BUI_ATTR_FORK |
+			 XFSJ_BUI_UNWRITTEN)) ||
 	    (op != XFSJ_BMAP_MAP && op != XFSJ_BMAP_UNMAP))
 		return bad(c, st, pi, "flags", e.flags);
 	err = ext_entry(c, st, pi, in, 0, &e);
@@ -264,8 +254,8 @@ int xrec_finish_bui(struct xrec_finish *c, const struct xfsj_pending_intent *pi,
 	w.bmap.op = (enum xfsj_bmap_op)op;
 	w.bmap.ino = e.owner;
 	w.bmap.startoff = e.offset;
-	w.bmap.attr_fork = e.flags & BUI_ATTR_FORK;
-	w.bmap.unwritten = e.flags & BUI_UNWRITTEN;
+	w.bmap.attr_fork = e.flags & XFSJ_BUI_ATTR_FORK;
+	w.bmap.unwritten = e.flags & XFSJ_BUI_UNWRITTEN;
 	c->st->bui++;
 	return xfsj_defer_add(c->fs, &w);
 }

@@ -84,7 +84,8 @@ static int open_devices(struct run *run, struct xfsj_io *io,
 	lg = xfsj_log_geom(run->st.log);
 	if (logio && !lg->external)
 		return stop(f, XFSJ_FR_LOG_NOT_EXTERNAL, XFSJ_E_INVAL,
-			    "superblock", "sb_logstart", 48, lg->sb.logstart);
+			    "superblock", "sb_logstart", XFSJ_SB_OFF(logstart),
+			    lg->sb.logstart);
 	run->io = io;
 	run->log_base = lg->dev_off;
 	if (logio) {
@@ -96,11 +97,13 @@ static int open_devices(struct run *run, struct xfsj_io *io,
 	}
 	if (lg->sb.features_incompat & ~XFSJ_INCOMPAT_ALL)
 		return stop(f, XFSJ_FR_FEATURES_UNKNOWN, XFSJ_E_UNSUPP,
-			    "superblock", "sb_features_incompat", 216,
+			    "superblock", "sb_features_incompat",
+			    XFSJ_SB_OFF(features_incompat),
 			    lg->sb.features_incompat);
 	if (lg->sb.features_log_incompat & ~XFSJ_LOG_INCOMPAT_XATTRS)
 		return stop(f, XFSJ_FR_FEATURES_UNKNOWN, XFSJ_E_UNSUPP,
-			    "superblock", "sb_features_log_incompat", 220,
+			    "superblock", "sb_features_log_incompat",
+			    XFSJ_SB_OFF(features_log_incompat),
 			    lg->sb.features_log_incompat);
 	return 0;
 }
