@@ -23,6 +23,11 @@
 #                  back to back, so checkpoints are small and many and
 #                  intents land in other checkpoints than their done
 #                  items; 0: checkpoints as large as the kernel makes them.
+#   CRASH_CHAINS   1: two more processes, tight loops of what the workers
+#                  make only now and then: xchgloop.pl's range clones, CoW
+#                  overwrites and range exchanges (CUI, BUI and XMI
+#                  chains) and renameloop.pl's renames (parent pointer
+#                  updates: ATTRI chains); default 0.
 #   CRASH_NEED     make_crash_image only: the name of a function that says
 #                  whether a log holds what the test needs, called as
 #                  `FN RAWLOG live|final` (RAWLOG: a copy of the log, as
@@ -40,6 +45,8 @@
 # The same seed gives the same sequence of operations; where the
 # shutdown lands depends on timing: a test that needs something of the
 # log says so with CRASH_NEED instead of hoping the workload wrote it.
+
+CRASHIMG_LOOPS=()
 
 # crashimg_mkfs DEV MKFS_OPTS
 crashimg_mkfs() {
@@ -139,12 +146,26 @@ crashimg_run() {
 		crashimg_syncer "$mnt" "$CRASHIMG_STOP" &
 		CRASHIMG_PIDS+=($!)
 	fi
+	CRASHIMG_LOOPS=()
+	if [ "${CRASH_CHAINS:-0}" = 1 ]; then
+		mkdir -p "$mnt/xr" "$mnt/rn"
+		perl "$(dirname "${BASH_SOURCE[0]}")/xchgloop.pl" "$mnt/xr" "$seed" 2>/dev/null &
+		CRASHIMG_LOOPS+=($!)
+		perl "$(dirname "${BASH_SOURCE[0]}")/renameloop.pl" "$mnt/rn" "$seed" 2>/dev/null &
+		CRASHIMG_LOOPS+=($!)
+	fi
 	sleep "$secs"
 }
 
 # crashimg_stop: tells the workers to stop and waits for them.
 crashimg_stop() {
 	touch "$CRASHIMG_STOP"
+	# The perl loops know no stop file: they are stopped by their pids.
+	if [ ${#CRASHIMG_LOOPS[@]} -gt 0 ]; then
+		kill "${CRASHIMG_LOOPS[@]}" 2>/dev/null
+		CRASHIMG_PIDS+=("${CRASHIMG_LOOPS[@]}")
+	fi
+	CRASHIMG_LOOPS=()
 	wait "${CRASHIMG_PIDS[@]}" 2>/dev/null
 	rm -f "$CRASHIMG_STOP"
 	CRASHIMG_PIDS=()
