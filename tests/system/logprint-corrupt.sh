@@ -578,6 +578,7 @@ cases_for_log() {
 	# or one bit of it wrong (CRC).  Recovery moves the head back to it.
 	# (need_log made a last record long enough.)
 	pick "$NREC"
+	[ "$RL" -gt 1024 ] || not_ok "$tag the last record has $RL bytes, though need_log asked for more than 1024"
 	fresh_copy
 	zero "$T_DIR/case.raw" $((RD + RL / 2 / 512 * 512)) $((RL - RL / 2 / 512 * 512))
 	run_case "$tag torn last record (block $RB, second half zeroed)" 0
