@@ -234,6 +234,17 @@ pick_mid() {
 	done
 }
 
+# pick_mid_fixable: as pick_mid, a record whose CRC the helper can make
+# valid again: not the one that wraps past the end of the log.
+pick_mid_fixable() {
+	local t
+	for ((t = 0; t < 20; t++)); do
+		pick_mid
+		[ $(((RB + RH) * 512 + RL)) -le "$LOGLEN" ] && return 0
+	done
+	return 1
+}
+
 # in_data OFF N: the N bytes at OFF lie in the picked record's data and
 # none is in the cycle stamp at the start of a block (whose real bytes
 # are in the header's cycle data, so that damaging it changes nothing).
@@ -361,7 +372,7 @@ fresh_copy() { cp "$BASE.raw" "$T_DIR/case.raw"; }
 # flags 9.
 
 cases_for_log() {
-	local tag=$1 i b o l k n expect
+	local tag=$1 i b o l k n t expect
 
 	# The pristine log reads without error.
 	run_one "$tag pristine" raw "$BASE.raw" 0
@@ -456,12 +467,18 @@ cases_for_log() {
 		[ $fix = 1 ] && sfx=", valid CRC"
 		[ $fix = 1 ] && [ "$CRC_OK" != 1 ] && break
 		for k in len-huge:2 len-past:2 len-zero:any clientid:any flags:any tid:any bits:any; do
-			fresh_copy; pick_mid
 			n=${k%%:*}
 			case $n in tid) i=0 ;; clientid) i=8 ;; flags) i=9 ;; *) i=4 ;; esac
-			o=$RANDOM
-			read -r o l <<< "$(op_field "$i" 4 "$o")"
-			[ -n "$o" ] || { echo "# $tag op-hdr $n: no op to damage in block $RB"; continue; }
+			# A record with an op whose field can be damaged
+			# (another one while the picked record has none).
+			for ((t = 0; t < 10; t++)); do
+				fresh_copy
+				if [ $fix = 1 ]; then pick_mid_fixable; else pick_mid; fi
+				o=$RANDOM
+				read -r o l <<< "$(op_field "$i" 4 "$o")"
+				[ -n "$o" ] && break
+			done
+			[ -n "$o" ] || { not_ok "$tag op-hdr $n: no op to damage in 10 records"; continue; }
 			case $n in
 			len-huge) put32 "$T_DIR/case.raw" $((o + 4)) 0xfffffff0 ;;
 			len-past) put32 "$T_DIR/case.raw" $((o + 4)) $((RL + 4096)) ;;
@@ -482,20 +499,26 @@ cases_for_log() {
 		# Item payloads: the format header (type, size, counts) and
 		# the region bytes, in several ops of a record.
 		for k in fmt-bits fmt-counts region-bits; do
-			fresh_copy; pick_mid
-			n=0 o=$RANDOM
-			while read -r o l; do
-				case $k in
-				fmt-bits) i=$((o + 12 + RANDOM % (l < 16 ? l : 16))); in_data "$i" 1 &&
-					flip "$T_DIR/case.raw" "$i" "$((RANDOM % 8))" && n=$((n + 1)) ;;
-				fmt-counts) [ "$l" -ge 8 ] && in_data $((o + 14)) 6 &&
-					put "$T_DIR/case.raw" $((o + 14)) ffffffffffff && n=$((n + 1)) ;;
-				region-bits) i=$((o + 12 + (RANDOM << 15 | RANDOM) % l)); in_data "$i" 1 &&
-					flip "$T_DIR/case.raw" "$i" "$((RANDOM % 8))" && n=$((n + 1)) ;;
-				esac
-				[ $n -ge 6 ] && break
-			done < <(ops_of "$o")
-			[ $n -gt 0 ] || { echo "# $tag payload $k: nothing to damage in block $RB"; continue; }
+			# (Another record while the picked one has nothing
+			# to damage.)
+			for ((t = 0; t < 10; t++)); do
+				fresh_copy
+				if [ $fix = 1 ]; then pick_mid_fixable; else pick_mid; fi
+				n=0 o=$RANDOM
+				while read -r o l; do
+					case $k in
+					fmt-bits) i=$((o + 12 + RANDOM % (l < 16 ? l : 16))); in_data "$i" 1 &&
+						flip "$T_DIR/case.raw" "$i" "$((RANDOM % 8))" && n=$((n + 1)) ;;
+					fmt-counts) [ "$l" -ge 8 ] && in_data $((o + 14)) 6 &&
+						put "$T_DIR/case.raw" $((o + 14)) ffffffffffff && n=$((n + 1)) ;;
+					region-bits) i=$((o + 12 + (RANDOM << 15 | RANDOM) % l)); in_data "$i" 1 &&
+						flip "$T_DIR/case.raw" "$i" "$((RANDOM % 8))" && n=$((n + 1)) ;;
+					esac
+					[ $n -ge 6 ] && break
+				done < <(ops_of "$o")
+				[ $n -gt 0 ] && break
+			done
+			[ $n -gt 0 ] || { not_ok "$tag payload $k: nothing to damage in 10 records"; continue; }
 			expect=2
 			if [ $fix = 1 ]; then
 				"$FIXCRC" "$T_DIR/case.raw" "$RB" || { echo "# $tag payload $k: CRC not fixable"; continue; }
@@ -505,7 +528,8 @@ cases_for_log() {
 		done
 
 		# Random bytes over up to 8 blocks of a record (cycle stamps kept).
-		fresh_copy; pick_mid
+		fresh_copy
+		if [ $fix = 1 ]; then pick_mid_fixable; else pick_mid; fi
 		n=$((RL / 512)); [ "$n" -gt 8 ] && n=8
 		for ((i = 0; i < n; i++)); do
 			o=$RANDOM
@@ -521,7 +545,7 @@ cases_for_log() {
 	# Headers behind a valid CRC: a length past the record, a huge op
 	# count, a huge h_size.
 	if [ "$CRC_OK" = 1 ]; then
-		fresh_copy; pick_mid
+		fresh_copy; pick_mid_fixable
 		put32 "$T_DIR/case.raw" $((RB * 512 + 12)) $((RL + 65536))
 		# If the longer record happens to end exactly where a later
 		# record starts, the log still reads as a chain of valid
@@ -532,11 +556,11 @@ cases_for_log() {
 			expect=any
 		"$FIXCRC" "$T_DIR/case.raw" "$RB" &&
 			run_case "$tag h_len past the record (block $RB, valid CRC)" "$expect"
-		fresh_copy; pick_mid
+		fresh_copy; pick_mid_fixable
 		put32 "$T_DIR/case.raw" $((RB * 512 + 40)) 0x7fffffff
 		"$FIXCRC" "$T_DIR/case.raw" "$RB" &&
 			run_case "$tag h_num_logops huge (block $RB, valid CRC)" any
-		fresh_copy; pick_mid
+		fresh_copy; pick_mid_fixable
 		put32 "$T_DIR/case.raw" $((RB * 512 + 320)) 0x40000000
 		"$FIXCRC" "$T_DIR/case.raw" "$RB" &&
 			run_case "$tag h_size 1 GiB (block $RB, valid CRC)" 2
@@ -546,7 +570,7 @@ cases_for_log() {
 	# data of one record, raw form only.
 	[ "$CRC_OK" = 1 ] || FUZZ=0
 	for ((k = 0; k < FUZZ; k++)); do
-		fresh_copy; pick_mid
+		fresh_copy; pick_mid_fixable
 		n=$((1 + RANDOM % 16))
 		for ((i = 0; i < n; i++)); do
 			data_off 1
