@@ -22,7 +22,10 @@
 # just before its workload: the log holds the new geometry, which the
 # replay must follow (new AGs' counters and work).  Then replays
 # killed at random points and run again must give the same bytes as an
-# uninterrupted replay.
+# uninterrupted replay (a kill that comes after the run ended is made
+# again, the run slowed down, so that each one interrupts a replay).
+# The counts of cases wanted are met by making more images until they
+# are (at most MAXTRIES), never by hoping a workload made them.
 #
 #   CASES=n (matched cases wanted, default 20, across every profile)
 #   FREE_CASES=n (of which with finished AG work, default 14)
@@ -263,13 +266,20 @@ for ((i = 0; i < KILLS && ${#replayed_imgs[@]} > 0; i++)); do
 	src=${replayed_imgs[i % ${#replayed_imgs[@]}]}
 	cp --sparse=always "$src" "$T_DIR/ref.img"
 	"$REPAIR" -r "$T_DIR/ref.redo" "$T_DIR/ref.img" >/dev/null 2>&1
-	cp --sparse=always "$src" "$T_DIR/int.img"
-	rm -f "$T_DIR/int.redo"
-	XFSJ_REPAIR_TEST_DELAY_US=2000 "$REPAIR" -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1 &
-	pid=$!
-	sleep "0.$((RANDOM % 60 + 1))"
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	# Killed at a random point of its first 0.6 s; when the run ended
+	# before the kill, again with slower writing (up to 3 times).
+	for delay in 2000 8000 32000; do
+		cp --sparse=always "$src" "$T_DIR/int.img"
+		rm -f "$T_DIR/int.redo"
+		XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1 &
+		pid=$!
+		sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.3f", (1 + r % 600) / 1000 }')"
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		krc=$?
+		[ $krc -eq 137 ] && break
+	done
+	check "replay $i killed before it ended (exit $krc)" test $krc -eq 137
 	"$REPAIR" -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1
 	rc=$?
 	check "interrupted replay $i (exit $rc) gives the same bytes" \

@@ -11,7 +11,9 @@
 #   - a second run and xfs_logprint see a clean log on A's log device;
 #   - one replay killed in the middle of writing and run again gives the
 #     same bytes on both devices as an uninterrupted one (one redo file
-#     covers both).
+#     covers both); the case is one whose replay writes enough blocks
+#     (more cases are made until one does), and the kill is repeated,
+#     with slower writing, until it lands before the replay ends.
 # And the refusals: without -l (the log is external), with -l on a
 # filesystem whose log is internal, with the log device of another
 # filesystem, and with the log device in use by a mounted filesystem.
@@ -105,8 +107,11 @@ lp_summary() {
 
 D=$T_DIR/d.img L=$T_DIR/l.img
 modes=(safe full inode free)
-replayed=0 kept=""
-for ((c = 0; c < CASES; c++)); do
+replayed=0 kept=0
+# CASES cases, and more (up to 4) while none was replayed or none wrote
+# enough blocks for the interruption test below (KEEP_BLOCKS).
+KEEP_BLOCKS=64
+for ((c = 0; c < CASES || ((replayed == 0 || kept == 0) && c < CASES + 4); c++)); do
 	seed=$((SEED + c))
 	mode=${modes[c % ${#modes[@]}]}
 	name="case seed=$seed $mode"
@@ -166,32 +171,47 @@ for ((c = 0; c < CASES; c++)); do
 	check "$name: xfs_repair -n -l finds nothing more than on the kernel's replay${extra:+: $(echo "$extra" | head -3 | tr '\n' ' ')}" \
 		test -z "$extra"
 	replayed=$((replayed + 1))
-	if [ -z "$kept" ]; then
+	# For the interruption test: a replay long enough to be killed in
+	# the middle of writing.
+	blocks=$(sed -n 's/.*replay done: \([0-9]*\) blocks.*/\1/p' <<< "$out")
+	if [ $kept = 0 ] && [ "${blocks:-0}" -ge "$KEEP_BLOCKS" ]; then
 		cp --sparse=always "$D" "$T_DIR/keep.img"
 		cp --sparse=always "$L" "$T_DIR/keep.log"
 		kept=1
 	fi
 done
-check "at least one case replayed and compared ($replayed of $CASES)" test $replayed -ge 1
+check "at least one case replayed and compared ($replayed of $c)" test $replayed -ge 1
+check "a replayed case wrote $KEEP_BLOCKS blocks or more, for the interruption test" test $kept = 1
 
 # A replay killed while writing, run again: the same bytes on both devices.
-if [ -n "$kept" ]; then
-	for x in ref int; do
-		cp --sparse=always "$T_DIR/keep.img" "$T_DIR/$x.img"
-		cp --sparse=always "$T_DIR/keep.log" "$T_DIR/$x.log"
-	done
+if [ $kept = 1 ]; then
+	cp --sparse=always "$T_DIR/keep.img" "$T_DIR/ref.img"
+	cp --sparse=always "$T_DIR/keep.log" "$T_DIR/ref.log"
 	"$REPAIR" -r "$T_DIR/ref.redo" -l "$T_DIR/ref.log" "$T_DIR/ref.img" > /dev/null 2>&1
-	XFSJ_REPAIR_TEST_DELAY_US=5000 "$REPAIR" -r "$T_DIR/int.redo" -l "$T_DIR/int.log" "$T_DIR/int.img" > /dev/null 2>&1 &
-	pid=$!
-	# Until the redo file is complete and being copied (or the run ended).
-	for ((i = 0; i < 200; i++)); do
-		grep -q XFSJDONE "$T_DIR/int.redo" 2> /dev/null && break
-		kill -0 "$pid" 2> /dev/null || break
-		sleep 0.05
+	# Killed once the redo file is complete and being copied; when the
+	# run ended before the kill landed, again with slower copying (up to
+	# 3 times).
+	for delay in 5000 20000 80000; do
+		cp --sparse=always "$T_DIR/keep.img" "$T_DIR/int.img"
+		cp --sparse=always "$T_DIR/keep.log" "$T_DIR/int.log"
+		rm -f "$T_DIR/int.redo"
+		XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" -r "$T_DIR/int.redo" -l "$T_DIR/int.log" "$T_DIR/int.img" > /dev/null 2>&1 &
+		pid=$!
+		for ((i = 0; i < 1200; i++)); do
+			grep -q XFSJDONE "$T_DIR/int.redo" 2> /dev/null && break
+			kill -0 "$pid" 2> /dev/null || break
+			sleep 0.05
+		done
+		sleep 0.02
+		kill -9 "$pid" 2> /dev/null
+		wait "$pid" 2> /dev/null
+		rc=$?
+		landed=0
+		[ $rc -eq 137 ] && grep -q XFSJDONE "$T_DIR/int.redo" 2> /dev/null && landed=1
+		[ $landed = 1 ] && break
+		echo "# the kill did not land while the redo file was copied (exit $rc, delay $delay us a block); again, slower"
 	done
-	sleep 0.02
-	kill -9 "$pid" 2> /dev/null
-	wait "$pid" 2> /dev/null
+	check "a replay killed while copying its redo file (exit $rc)" test $landed = 1
 	out=$("$REPAIR" -r "$T_DIR/int.redo" -l "$T_DIR/int.log" "$T_DIR/int.img" 2>&1)
 	check "interrupted while copying: the next run finishes from the redo file" \
 		grep -q "finished an interrupted replay" <<< "$out"

@@ -182,21 +182,7 @@ crash_workload() {
 	# pointer chain) that a shell cannot drive fast enough.
 	if [ "$mode" = inode ]; then
 		( while :; do sync -f "$dir"; sleep 0.01; done ) &
-		perl -e '
-			my ($d, $s) = @ARGV; srand($s);
-			# One file with 90 names: its parent pointers fill a
-			# leaf block, so every rename is a longer chain.
-			mkdir "$d/pa"; mkdir "$d/pb";
-			open(my $h, ">", "$d/pa/t"); close $h;
-			link("$d/pa/t", "$d/pa/l$_") for 0..89;
-			for (my $i = 0; ; $i++) {
-				my $k = $i % 90;
-				if (int($i / 90) % 2 == 0) {
-					rename("$d/pa/l$k", "$d/pb/m$k");
-				} else {
-					rename("$d/pb/m$k", "$d/pa/l$k");
-				}
-			}' "$dir" "$seed" &
+		perl "$(dirname "${BASH_SOURCE[0]}")/renameloop.pl" "$dir" "$seed" &
 		perl "$(dirname "${BASH_SOURCE[0]}")/xchgloop.pl" "$dir" "$seed" &
 	fi
 	while :; do

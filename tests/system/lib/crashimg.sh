@@ -23,9 +23,30 @@
 #                  back to back, so checkpoints are small and many and
 #                  intents land in other checkpoints than their done
 #                  items; 0: checkpoints as large as the kernel makes them.
+#   CRASH_CHAINS   1: two more processes, tight loops of what the workers
+#                  make only now and then: xchgloop.pl's range clones, CoW
+#                  overwrites and range exchanges (CUI, BUI and XMI
+#                  chains) and renameloop.pl's renames (parent pointer
+#                  updates: ATTRI chains); default 0.
+#   CRASH_NEED     make_crash_image only: the name of a function that says
+#                  whether a log holds what the test needs, called as
+#                  `FN RAWLOG live|final` (RAWLOG: a copy of the log, as
+#                  xfsj-logprint -C writes it; live: a copy taken while
+#                  the workload runs; final: the image's log after the
+#                  shutdown).  It returns 0 when the log will do, else
+#                  prints what the log lacks.  The workload then runs at
+#                  least WORKLOAD_SECONDS and goes on, the live log copied
+#                  and asked every second, until it holds (at most
+#                  CRASH_MAX_SECONDS, default 4 x WORKLOAD_SECONDS + 10);
+#                  a final log that lacks it is made again (new seeds),
+#                  up to CRASH_ATTEMPTS times (default 4), after which
+#                  make_crash_image fails, saying what the log lacked.
 # Empty MKFS_OPTS / MOUNT_OPTS mean the tool's / the kernel's defaults.
 # The same seed gives the same sequence of operations; where the
-# shutdown lands depends on timing.
+# shutdown lands depends on timing: a test that needs something of the
+# log says so with CRASH_NEED instead of hoping the workload wrote it.
+
+CRASHIMG_LOOPS=()
 
 # crashimg_mkfs DEV MKFS_OPTS
 crashimg_mkfs() {
@@ -125,31 +146,101 @@ crashimg_run() {
 		crashimg_syncer "$mnt" "$CRASHIMG_STOP" &
 		CRASHIMG_PIDS+=($!)
 	fi
+	CRASHIMG_LOOPS=()
+	if [ "${CRASH_CHAINS:-0}" = 1 ]; then
+		mkdir -p "$mnt/xr" "$mnt/rn"
+		perl "$(dirname "${BASH_SOURCE[0]}")/xchgloop.pl" "$mnt/xr" "$seed" 2>/dev/null &
+		CRASHIMG_LOOPS+=($!)
+		perl "$(dirname "${BASH_SOURCE[0]}")/renameloop.pl" "$mnt/rn" "$seed" 2>/dev/null &
+		CRASHIMG_LOOPS+=($!)
+	fi
 	sleep "$secs"
 }
 
 # crashimg_stop: tells the workers to stop and waits for them.
 crashimg_stop() {
 	touch "$CRASHIMG_STOP"
+	# The perl loops know no stop file: they are stopped by their pids.
+	if [ ${#CRASHIMG_LOOPS[@]} -gt 0 ]; then
+		kill "${CRASHIMG_LOOPS[@]}" 2>/dev/null
+		CRASHIMG_PIDS+=("${CRASHIMG_LOOPS[@]}")
+	fi
+	CRASHIMG_LOOPS=()
 	wait "${CRASHIMG_PIDS[@]}" 2>/dev/null
 	rm -f "$CRASHIMG_STOP"
 	CRASHIMG_PIDS=()
 }
 
+# crashimg_copy_log IMG RAW: the log of the filesystem in IMG (also while
+# it is mounted through a loop device: the loop device writes through
+# the file's page cache) to RAW; CRASHIMG_LOG ("byte-offset length")
+# says where it is.
+crashimg_copy_log() {
+	dd if="$1" of="$2" bs=1M iflag=skip_bytes,count_bytes \
+		skip="${CRASHIMG_LOG% *}" count="${CRASHIMG_LOG#* }" status=none
+}
+
+# crashimg_locate_log IMG: sets CRASHIMG_LOG from a just formatted IMG.
+crashimg_locate_log() {
+	local s
+	s=$("${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}" --json --summary "$1" 2>/dev/null) || return 1
+	CRASHIMG_LOG="$(($(grep -o '"log_daddr":[0-9]*' <<< "$s" | cut -d: -f2) * 512)) $(($(grep -o '"log_length":[0-9]*' <<< "$s" | cut -d: -f2) * 512))"
+	[ "${CRASHIMG_LOG#* }" -gt 0 ]
+}
+
+# crashimg_wait IMG SECONDS: lets the workload run SECONDS, then, with
+# CRASH_NEED, until the live log holds what the test needs (or
+# CRASH_MAX_SECONDS have passed).
+crashimg_wait() {
+	local img=$1 secs=$2 max t0=$SECONDS raw=$T_DIR/crashimg.live.raw
+	sleep "$secs"
+	[ -n "${CRASH_NEED:-}" ] || return 0
+	max=${CRASH_MAX_SECONDS:-$(awk -v s="$secs" 'BEGIN { printf "%d", 4 * s + 10 }')}
+	while :; do
+		crashimg_copy_log "$img" "$raw"
+		"$CRASH_NEED" "$raw" live > "$T_DIR/crashimg.need" 2>&1 && break
+		[ $((SECONDS - t0)) -ge "$max" ] && break
+		sleep 1
+	done
+	rm -f "$raw"
+}
+
 # make_crash_image IMG SIZE MKFS_OPTS MOUNT_OPTS WORKLOAD_SECONDS
 make_crash_image() {
-	local img=$1 size=$2 mkopts=$3 mopts=$4 secs=$5 dev mnt
-	mnt=$(mktemp -d "$T_DIR/crashmnt.XXXXXX")
-	rm -f "$img"
-	truncate -s "$size" "$img" || return 1
-	dev=$(attach_loop "$img") || return 1
-	crashimg_mkfs "$dev" "$mkopts" || { detach_loop "$dev"; return 1; }
-	crashimg_run "$dev" "$mnt" "$mopts" "$secs" || { detach_loop "$dev"; return 1; }
-	xfs_io -x -c "shutdown -f" "$mnt"
-	crashimg_stop
-	t_umount "$mnt" || return 1
-	detach_loop "$dev"
-	rmdir "$mnt"
+	local img=$1 size=$2 mkopts=$3 mopts=$4 secs=$5 dev mnt attempt
+	local seed=${CRASH_SEED:-1} tries=${CRASH_ATTEMPTS:-4}
+	[ -n "${CRASH_NEED:-}" ] || tries=1
+	for ((attempt = 1; attempt <= tries; attempt++)); do
+		mnt=$(mktemp -d "$T_DIR/crashmnt.XXXXXX")
+		rm -f "$img"
+		truncate -s "$size" "$img" || return 1
+		dev=$(attach_loop "$img") || return 1
+		crashimg_mkfs "$dev" "$mkopts" || { detach_loop "$dev"; return 1; }
+		if [ -n "${CRASH_NEED:-}" ] && ! crashimg_locate_log "$img"; then
+			echo "crashimg: cannot find the log of $img" >&2
+			detach_loop "$dev"
+			return 1
+		fi
+		CRASH_SEED=$((seed + (attempt - 1) * 1000)) \
+			crashimg_run "$dev" "$mnt" "$mopts" 0 || { detach_loop "$dev"; return 1; }
+		crashimg_wait "$img" "$secs"
+		xfs_io -x -c "shutdown -f" "$mnt"
+		crashimg_stop
+		t_umount "$mnt" || return 1
+		detach_loop "$dev"
+		rmdir "$mnt"
+		[ -n "${CRASH_NEED:-}" ] || return 0
+		crashimg_copy_log "$img" "$T_DIR/crashimg.final.raw"
+		if "$CRASH_NEED" "$T_DIR/crashimg.final.raw" final > "$T_DIR/crashimg.need" 2>&1; then
+			rm -f "$T_DIR/crashimg.final.raw"
+			[ "$attempt" -gt 1 ] && echo "# crashimg: $(basename "$img"): attempt $attempt made the log the test needs"
+			return 0
+		fi
+		echo "# crashimg: $(basename "$img"): attempt $attempt: the log lacks what the test needs: $(head -c 300 "$T_DIR/crashimg.need" | tr '\n' ' ')"
+	done
+	rm -f "$T_DIR/crashimg.final.raw"
+	echo "crashimg: $(basename "$img"): after $tries attempts the log still lacks what the test needs: $(head -c 300 "$T_DIR/crashimg.need" | tr '\n' ' ')" >&2
+	return 1
 }
 
 # make_clean_image IMG SIZE MKFS_OPTS MOUNT_OPTS WORKLOAD_SECONDS
