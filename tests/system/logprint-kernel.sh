@@ -277,11 +277,16 @@ profile() {
 			# headers whose data wraps past the physical end of the
 			# log, though -t and the kernel read it.  Its records up
 			# to there must be ours, in order, and ours go on to the
-			# head.
+			# head.  The last two it lists before the error are left
+			# out: on one CI image it listed a record at 130911 that
+			# neither -t nor we saw in place of ours at 131064 (same
+			# tail, length and ops), its error path reading past the
+			# end; the -t comparisons above cover those transactions.
 			n=$(records_text "$o.r$ver" | grep -c .)
-			echo "# note: $name: xfs_logprint $ver's default view stops at a wrapped record with extended headers ($n records)"
-			if diff <(records_text "$o.r$ver") <(records_json "$o.xrjson" | head -n "$n") > "$T_DIR/d.rec"; then
-				ok "$name: the $n records xfs_logprint $ver lists before its wrapped-record error equal ours"
+			m=$((n > 2 ? n - 2 : 0))
+			echo "# note: $name: xfs_logprint $ver's default view stops at a wrapped record with extended headers ($n records; the first $m compared)"
+			if diff <(records_text "$o.r$ver" | head -n "$m") <(records_json "$o.xrjson" | head -n "$m") > "$T_DIR/d.rec"; then
+				ok "$name: the first $m of the $n records xfs_logprint $ver lists before its wrapped-record error equal ours"
 			else
 				not_ok "$name: records before xfs_logprint $ver's wrapped-record error differ (< xfs_logprint, > xfsj)"
 				head -10 "$T_DIR/d.rec" | sed 's/^/#  /'
