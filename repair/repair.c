@@ -10,21 +10,29 @@
  * left, the stats, and how it ended, mapped to the documented exit codes.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "xfsj/check.h"
+#include "xfsj/fs.h"
 #include "xfsj/logread.h"
 #include "xfsj/ondisk.h"
 #include "xfsj/replay.h"
+#include "repair.h"
 
 /* Exit codes (documented in xfsj-repair.8 and --help). */
 enum {
-	EXIT_CLEAN = 0,		/* clean log, or replay done */
-	EXIT_ERROR = 1,		/* usage, I/O, corrupt or unsupported log */
-	EXIT_DIRTY = 2,		/* -n: the log is dirty and would be replayed */
+	EXIT_CLEAN = 0,		/* clean log, or replay done; -n: no problems */
+	EXIT_PROBLEMS = 1,	/* -n: problems found (as xfs_repair -n) */
+	EXIT_DIRTY = 2,		/* -n: the log is dirty and would be replayed;
+				 * the replayed filesystem checks clean */
 	EXIT_LEFTOVER = 4,	/* work left this version cannot finish */
+	EXIT_ERROR = 8,		/* could not check or replay: usage, I/O,
+				 * corrupt or unsupported log, a feature this
+				 * version cannot check */
 };
 
 struct opts {
@@ -34,7 +42,11 @@ struct opts {
 	bool nomodify;
 	bool verbose;
 	bool force_progress;
+	bool json;
 };
+
+/* Where the human-readable lines go: stderr when stdout is JSON Lines. */
+static FILE *txt;
 
 /* What the callbacks need to word the replay as it goes. */
 struct run {
@@ -125,21 +137,21 @@ static void show_leftover(void *arg, const struct xfsj_leftover *l)
 	if (!run->o->verbose)
 		return;
 	if (l->kind == XFSJ_LEFT_INTENT)
-		printf("  pending %s id 0x%llx logged at lsn %u:%u\n",
+		fprintf(txt, "  pending %s id 0x%llx logged at lsn %u:%u\n",
 		       intent_name(l->type), (unsigned long long)l->id,
 		       xfsj_lsn_cycle(l->lsn), xfsj_lsn_block(l->lsn));
 	else if (l->kind == XFSJ_LEFT_UNLINKED)
-		printf("  unlinked inodes: AG %u bucket %u starts at agino %u\n",
+		fprintf(txt, "  unlinked inodes: AG %u bucket %u starts at agino %u\n",
 		       l->agno, l->bucket, l->agino);
 	else
-		printf("  CoW staging extents to free in AG %u (from agbno %u)\n",
+		fprintf(txt, "  CoW staging extents to free in AG %u (from agbno %u)\n",
 		       l->agno, l->agino);
 }
 
 static void print_stats(void *arg, const struct xfsj_recover_stats *st)
 {
 	(void)arg;
-	printf("replayed %llu transactions: %llu buffers (%llu skipped as already on disk, %llu cancelled), "
+	fprintf(txt, "replayed %llu transactions: %llu buffers (%llu skipped as already on disk, %llu cancelled), "
 	       "%llu inodes (%llu skipped), %llu inode chunks created; %llu intents, %llu done\n",
 	       (unsigned long long)st->trans,
 	       (unsigned long long)st->bufs_replayed,
@@ -151,7 +163,7 @@ static void print_stats(void *arg, const struct xfsj_recover_stats *st)
 	       (unsigned long long)st->intents,
 	       (unsigned long long)st->intents_done);
 	if (st->owner_items)
-		printf("owner changes (extent swaps): %llu inode items, %llu bmap btree blocks given their new owner, %llu passed over (rewritten later in the log)\n",
+		fprintf(txt, "owner changes (extent swaps): %llu inode items, %llu bmap btree blocks given their new owner, %llu passed over (rewritten later in the log)\n",
 		       (unsigned long long)st->owner_items,
 		       (unsigned long long)st->owners_changed,
 		       (unsigned long long)st->owners_passed);
@@ -160,7 +172,7 @@ static void print_stats(void *arg, const struct xfsj_recover_stats *st)
 static void print_finished(void *arg, const struct xfsj_finish_stats *st)
 {
 	(void)arg;
-	printf("finished %llu EFI, %llu RUI, %llu CUI, %llu BUI, %llu ATTRI and %llu XMI intents (%llu extents, %llu work items); "
+	fprintf(txt, "finished %llu EFI, %llu RUI, %llu CUI, %llu BUI, %llu ATTRI and %llu XMI intents (%llu extents, %llu work items); "
 	       "%llu unlinked inodes (%llu freed, %llu blocks, %llu inode chunks); %llu CoW staging extents freed\n",
 	       (unsigned long long)st->efi, (unsigned long long)st->rui,
 	       (unsigned long long)st->cui, (unsigned long long)st->bui,
@@ -171,7 +183,7 @@ static void print_finished(void *arg, const struct xfsj_finish_stats *st)
 	       (unsigned long long)st->iul.blocks, (unsigned long long)st->iul.chunks,
 	       (unsigned long long)st->cow);
 	if (st->iul.buckets_cleared)
-		printf("warning: %llu unlinked list(s) could not be walked to the end "
+		fprintf(txt, "warning: %llu unlinked list(s) could not be walked to the end "
 		       "(first: AG %u bucket %u: %s %s at byte %llu: %s); emptied as the "
 		       "kernel does, the inodes left on them stay allocated: run xfs_repair "
 		       "to reclaim them\n",
@@ -185,14 +197,14 @@ static void print_finished(void *arg, const struct xfsj_finish_stats *st)
 static void print_redo_finished(void *arg, const char *path, uint64_t pages)
 {
 	(void)arg;
-	printf("finished an interrupted replay from %s (%llu blocks of 4 KiB)\n",
+	fprintf(txt, "finished an interrupted replay from %s (%llu blocks of 4 KiB)\n",
 	       path, (unsigned long long)pages);
 }
 
 static void print_redo_waiting(void *arg, const char *path)
 {
 	(void)arg;
-	printf("an interrupted replay is waiting in %s; run without -n to finish it\n",
+	fprintf(txt, "an interrupted replay is waiting in %s; run without -n to finish it\n",
 	       path);
 }
 
@@ -202,10 +214,10 @@ static void print_log_found(void *arg, const struct xfsj_log_ht *ht,
 	struct run *run = arg;
 
 	if (!dirty)
-		printf("%s: log is clean (head %u:%u), nothing to replay\n",
+		fprintf(txt, "%s: log is clean (head %u:%u), nothing to replay\n",
 		       run->o->device, ht->cycle, ht->head_blk);
 	else
-		printf("%s: dirty log: tail %u, head %u:%u%s\n", run->o->device,
+		fprintf(txt, "%s: dirty log: tail %u, head %u:%u%s\n", run->o->device,
 		       ht->tail_blk, ht->cycle, ht->head_blk,
 		       ht->torn ? " (torn records at the head discarded)" : "");
 }
@@ -259,13 +271,13 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 			dev, r->ht.bad_blk, r->ht.tail_blk, r->ht.head_blk);
 		break;
 	case XFSJ_FR_INTENT_UNSUPP:
-		printf("%s: the log leaves pending %s intents that this version cannot finish yet; "
+		fprintf(txt, "%s: the log leaves pending %s intents that this version cannot finish yet; "
 		       "nothing was written%s\n", dev, intent_name(r->intent_type),
 		       o->verbose ? "" : " (-v lists the work left)");
 		return EXIT_LEFTOVER;
 	case XFSJ_FR_WORK_UNSUPP:
 		/* Nothing is written: the kernel can still finish it. */
-		printf("%s: the log leaves work this version cannot finish yet (%s %s); "
+		fprintf(txt, "%s: the log leaves work this version cannot finish yet (%s %s); "
 		       "nothing was written\n", dev,
 		       f->structure ? f->structure : "?", f->field ? f->field : "");
 		return EXIT_LEFTOVER;
@@ -322,20 +334,29 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		.page = page_hook,
 	};
 	struct xfsj_replay_result r;
+	struct xfsj_replay *keep = NULL;
 	uint64_t t0 = now_ms();
-	int err;
+	int err, ret;
 
-	err = xfsj_replay(dataio, logio, &ro, &cb, &r, NULL);
+	err = xfsj_replay(dataio, logio, &ro, &cb, &r,
+			  o->nomodify ? &keep : NULL);
 	if (err)
 		return print_failure(o, &r, err);
+	if (o->nomodify) {
+		if (r.dirty)
+			fprintf(txt, "%s: would write %llu blocks of 4 KiB and a clean log (no modify); checking the replayed filesystem\n",
+				o->device, (unsigned long long)r.pages);
+		ret = check_replayed(o->device, keep, r.dirty ?
+			xfsj_lsn(r.ht.cycle, r.ht.head_blk) : 0, o->json,
+			run.progress, txt);
+		xfsj_replay_free(keep);
+		if (ret == CHECK_CLEAN)
+			return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
+		return ret == CHECK_PROBLEMS ? EXIT_PROBLEMS : EXIT_ERROR;
+	}
 	if (!r.dirty)
 		return EXIT_CLEAN;
-	if (o->nomodify) {
-		printf("%s: would write %llu blocks of 4 KiB and a clean log (no modify)\n",
-		       o->device, (unsigned long long)r.pages);
-		return EXIT_DIRTY;
-	}
-	printf("%s: replay done: %llu blocks of 4 KiB written, log clean, %.3f s\n",
+	fprintf(txt, "%s: replay done: %llu blocks of 4 KiB written, log clean, %.3f s\n",
 	       o->device, (unsigned long long)r.pages, (now_ms() - t0) / 1000.0);
 	return EXIT_CLEAN;
 }
@@ -346,15 +367,23 @@ int main(int argc, char **argv)
 	struct xfsj_io *io, *logio = NULL;
 	int c, err, ret;
 
-	while ((c = getopt(argc, argv, "nl:r:vPVh")) != -1) {
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	txt = stdout;
+	while ((c = getopt_long(argc, argv, "nl:r:vPVh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'j': o.json = true; txt = stderr; break;
 		case 'n': o.nomodify = true; break;
 		case 'l': o.logdev = optarg; break;
 		case 'r': o.redo = optarg; break;
 		case 'v': o.verbose = true; break;
 		case 'P': o.force_progress = true; break;
 		case 'V':
-			printf("xfsj-repair version %s\n", PACKAGE_VERSION);
+			fprintf(txt, "xfsj-repair version %s\n", PACKAGE_VERSION);
 			return EXIT_CLEAN;
 		case 'h':
 			usage(stdout);

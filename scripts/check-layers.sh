@@ -7,6 +7,8 @@
 #   fs        the modification layer: buffer cache, btrees, allocation,
 #             inodes, forks, attributes, deferred work
 #   recover   replay, leftover work, the redo file: the replay pipeline
+#   check     the offline checker: phases over fs, the problem table
+#             (beside recover: neither uses the other)
 #   mkfs      geometry policy and writing a new filesystem
 #
 # A file may include headers of its own layer and of the layers below it
@@ -21,10 +23,10 @@
 set -u
 MAXLINES=${MAXLINES:-1500}
 
-declare -A RANK=([core]=0 [ondisk]=1 [log]=2 [fs]=3 [recover]=4 [mkfs]=2)
+declare -A RANK=([core]=0 [ondisk]=1 [log]=2 [fs]=3 [recover]=4 [check]=4 [mkfs]=2)
 declare -A PUBLIC=([errors]=core [io]=core [ondisk]=ondisk [logread]=log
 	[fs]=fs [recover]=recover [redo]=recover [finish]=recover
-	[replay]=recover [geometry]=mkfs [newfs]=mkfs)
+	[replay]=recover [check]=check [geometry]=mkfs [newfs]=mkfs)
 
 # may FROM TO: may a file of layer FROM include a header of layer TO?
 may() {

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The offline checker: one read-only pass over every metadata structure of
+ * a filesystem opened through xfsj/fs.h (after xfsj_replay() has replayed
+ * a dirty log into its overlay, so a dirty filesystem is checked as the
+ * kernel's mount would leave it).
+ *
+ * What it finds is reported through a callback, one struct xfsj_problem
+ * per finding, each naming a row of the problem table: a stable code, a
+ * severity, the structure, a message template and the fix the repair will
+ * apply.  The library formats a problem into a string on request
+ * (xfsj_problem_format) but never prints.
+ */
+#ifndef XFSJ_CHECK_H
+#define XFSJ_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xfsj/errors.h"
+#include "xfsj/fs.h"
+
+enum xfsj_sev {
+	XFSJ_SEV_CORRUPT,	/* the structure is wrong: the kernel may
+				 * refuse it or misbehave */
+	XFSJ_SEV_XCORRUPT,	/* two structures disagree (a cross-check) */
+	XFSJ_SEV_WARN,		/* legal but suspicious (a preen would tidy
+				 * it; xfs_repair -n stays quiet) */
+	XFSJ_SEV_INFO,		/* not a problem: what was seen */
+};
+
+/* The fix the repair will apply for a problem (issue 13 applies them). */
+enum xfsj_fix {
+	XFSJ_FIX_NONE,		/* report only */
+	XFSJ_FIX_FIELD,		/* set the field to the expected value */
+	XFSJ_FIX_SB_FROM_SECONDARY, /* rewrite from the agreeing secondaries */
+	XFSJ_FIX_AG_HEADER,	/* rebuild the AG header */
+	XFSJ_FIX_REBUILD_BTREE,	/* rebuild the AG btree from the scan */
+	XFSJ_FIX_REBUILD_BMBT,	/* rebuild the fork's mapping */
+	XFSJ_FIX_CLEAR_INODE,	/* free the inode */
+	XFSJ_FIX_CLEAR_FORK,	/* drop the damaged mappings of the fork */
+	XFSJ_FIX_SALVAGE_DIR,	/* rebuild the directory from the entries
+				 * that survive */
+	XFSJ_FIX_CLEAR_ENTRY,	/* remove one directory entry */
+	XFSJ_FIX_SALVAGE_ATTR,	/* rebuild the attribute fork from the
+				 * attributes that survive */
+	XFSJ_FIX_NLINK,		/* set the link count to the entries */
+	XFSJ_FIX_RECONNECT,	/* link the inode into lost+found */
+	XFSJ_FIX_PPTR,		/* add or remove the parent pointer */
+	XFSJ_FIX_FREE_SPACE,	/* give leaked blocks back to free space */
+	XFSJ_FIX_COUNTERS,	/* recompute the summary counters */
+	XFSJ_FIX_UNLINKED,	/* clear the unlinked list */
+	XFSJ_FIX__COUNT
+};
+
+/*
+ * A row of the problem table.  @msg is a template: {ag} {agbno} {ino}
+ * {fsbno} {off} {field} {expected} {found} {name} {count} are replaced by
+ * the problem's typed fields (absent ones print as "?").
+ */
+struct xfsj_problem_def {
+	const char *code;	/* stable dotted name: "agf.freeblks" */
+	uint32_t num;		/* 0xPPnnnn: PP the phase, nnnn the row */
+	enum xfsj_sev sev;
+	const char *structure;	/* "superblock", "AGF", "inode", ... */
+	const char *msg;
+	enum xfsj_fix fix;
+};
+
+/* Which typed fields of a problem are set. */
+enum {
+	XFSJ_PF_AG	= 1 << 0,
+	XFSJ_PF_AGBNO	= 1 << 1,
+	XFSJ_PF_INO	= 1 << 2,
+	XFSJ_PF_FSBNO	= 1 << 3,
+	XFSJ_PF_OFF	= 1 << 4,
+	XFSJ_PF_EXPECTED = 1 << 5,
+	XFSJ_PF_FOUND	= 1 << 6,
+	XFSJ_PF_COUNT	= 1 << 7,
+};
+
+struct xfsj_problem {
+	const struct xfsj_problem_def *def;
+	unsigned int has;	/* XFSJ_PF_* */
+	uint32_t agno;
+	uint32_t agbno;
+	uint64_t ino;
+	uint64_t fsbno;
+	uint64_t off;		/* byte offset in a block, file or
+				 * directory offset, record index: the
+				 * template says which */
+	uint64_t expected, found, count;
+	const char *field;	/* on-disk field name, or NULL */
+	const char *name;	/* a directory entry or attribute name */
+	size_t namelen;		/* (may hold any byte but '/' and NUL) */
+};
+
+/* Progress phases, in the order they run. */
+enum xfsj_check_phase {
+	XFSJ_CK_SB,		/* superblocks */
+	XFSJ_CK_AG,		/* AG headers and AG btrees, per AG */
+	XFSJ_CK_INODES,		/* inode chunks, cores and forks, per AG */
+	XFSJ_CK_SPACE,		/* the ownership map against the btrees */
+	XFSJ_CK_NAMES,		/* links, reachability, parent pointers */
+	XFSJ_CK_COUNTERS,	/* summary counters */
+	XFSJ_CK__PHASES
+};
+
+struct xfsj_check_cb {
+	void *arg;
+	void (*problem)(void *arg, const struct xfsj_problem *p);
+	/* @done of @total units (AGs, or 1 of 1) of @phase. */
+	void (*progress)(void *arg, enum xfsj_check_phase phase,
+			 uint64_t done, uint64_t total);
+};
+
+struct xfsj_check_opts {
+	/* 0: the cache's default bound (xfsj/fs.h). */
+	uint64_t cache_bytes;
+};
+
+struct xfsj_check_result {
+	uint64_t problems;		/* reported, all severities but INFO */
+	uint64_t by_sev[XFSJ_SEV_INFO + 1];
+	uint64_t inodes;		/* in use, checked */
+	uint64_t dirs, attr_forks, extents, btree_blocks;
+	uint64_t peak_state_bytes;	/* the checker's own tables */
+	/*
+	 * Why it stopped, when it could not check (a nonzero return):
+	 * an I/O error, or a feature it cannot check (-XFSJ_E_UNSUPP,
+	 * @fault names it).
+	 */
+	struct xfsj_fault fault;
+};
+
+/*
+ * Check the filesystem behind @fs.  Returns 0 when the check ran to the
+ * end (whatever it found: see @res->problems), or a negative XFSJ_E_* when
+ * it could not (an I/O error, an unsupported feature).
+ */
+int xfsj_check(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
+	       const struct xfsj_check_cb *cb, struct xfsj_check_result *res);
+
+/* The problem table, all rows: for --list-problems and the man page. */
+size_t xfsj_problem_count(void);
+const struct xfsj_problem_def *xfsj_problem_nth(size_t i);
+const struct xfsj_problem_def *xfsj_problem_by_code(const char *code);
+const char *xfsj_sev_name(enum xfsj_sev s);
+const char *xfsj_fix_name(enum xfsj_fix f);
+const char *xfsj_check_phase_name(enum xfsj_check_phase p);
+
+/*
+ * Fill @buf with the problem's message (its template expanded; a name is
+ * escaped to printable ASCII).  Returns the length it needed, as
+ * snprintf does.
+ */
+size_t xfsj_problem_format(const struct xfsj_problem *p, char *buf,
+			   size_t len);
+
+#endif

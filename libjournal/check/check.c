@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The checker's driver: the phases in order, the shared tables, reporting.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check_priv.h"
+
+void xck_vec_init(struct xck_vec *v, size_t esz)
+{
+	v->v = NULL;
+	v->n = 0;
+	v->cap = 0;
+	v->esz = esz;
+}
+
+static void account(struct xck *ck, int64_t delta)
+{
+	ck->state_bytes += delta;
+	if (ck->state_bytes > ck->res->peak_state_bytes)
+		ck->res->peak_state_bytes = ck->state_bytes;
+}
+
+int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e)
+{
+	if (v->n == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 64;
+		void *nv = realloc(v->v, ncap * v->esz);
+
+		if (!nv)
+			return -XFSJ_E_NOMEM;
+		account(ck, (int64_t)((ncap - v->cap) * v->esz));
+		v->v = nv;
+		v->cap = ncap;
+	}
+	memcpy((char *)v->v + v->n * v->esz, e, v->esz);
+	v->n++;
+	return 0;
+}
+
+void xck_vec_free(struct xck *ck, struct xck_vec *v)
+{
+	account(ck, -(int64_t)(v->cap * v->esz));
+	free(v->v);
+	v->v = NULL;
+	v->n = v->cap = 0;
+}
+
+void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *))
+{
+	if (v->n > 1)
+		qsort(v->v, v->n, v->esz, cmp);
+}
+
+void xck_report(struct xck *ck, const struct xfsj_problem *p)
+{
+	enum xfsj_sev s = p->def->sev;
+
+	ck->res->by_sev[s]++;
+	if (s != XFSJ_SEV_INFO)
+		ck->res->problems++;
+	if (ck->cb && ck->cb->problem)
+		ck->cb->problem(ck->cb->arg, p);
+}
+
+void xck_progress(struct xck *ck, enum xfsj_check_phase ph, uint64_t done,
+		  uint64_t total)
+{
+	if (ck->cb && ck->cb->progress)
+		ck->cb->progress(ck->cb->arg, ph, done, total);
+}
+
+int xck_claim(struct xck *ck, uint32_t agno, uint32_t agbno, uint32_t len,
+	      uint64_t owner, uint64_t offset)
+{
+	struct xfsj_rmap_rec r = {
+		.startblock = agbno,
+		.blockcount = len,
+		.owner = owner,
+		.offset = offset,
+	};
+
+	if (agno >= ck->agcount)
+		return 0;
+	return xck_vec_push(ck, &ck->ags[agno].claims, &r);
+}
+
+bool xck_ino_valid(const struct xck *ck, uint64_t ino)
+{
+	const struct xfsj_sb *sb = ck->sb;
+	uint32_t agno = xfsj_ino_agno(sb, ino);
+	uint32_t agino = xfsj_ino_agino(sb, ino);
+	uint32_t agbno;
+
+	if (agno >= ck->agcount || ino == 0 || ino == XFSJ_NULLFSINO)
+		return false;
+	if (xfsj_agino_to_ino(sb, agno, agino) != ino)
+		return false;
+	agbno = agino >> sb->inopblog;
+	/* The headers fill the first blocks; none holds inodes. */
+	if (agbno == 0 || agbno >= ck->ags[agno].agblocks)
+		return false;
+	return true;
+}
+
+static int chunk_cmp_key(const void *key, const void *elt)
+{
+	uint32_t agino = *(const uint32_t *)key;
+	const struct xck_chunk *c = elt;
+
+	if (agino < c->rec.startino)
+		return -1;
+	if (agino >= c->rec.startino + XFSJ_INODES_PER_CHUNK)
+		return 1;
+	return 0;
+}
+
+struct xck_inode *xck_inode_find(struct xck *ck, uint64_t ino,
+				 struct xck_chunk **chunk)
+{
+	uint32_t agno = xfsj_ino_agno(ck->sb, ino);
+	uint32_t agino = xfsj_ino_agino(ck->sb, ino);
+	struct xck_chunk *c;
+
+	if (chunk)
+		*chunk = NULL;
+	if (agno >= ck->agcount)
+		return NULL;
+	c = bsearch(&agino, ck->ags[agno].chunks.v, ck->ags[agno].chunks.n,
+		    sizeof(*c), chunk_cmp_key);
+	if (!c)
+		return NULL;
+	if (chunk)
+		*chunk = c;
+	if (!c->ino)
+		return NULL;
+	return &c->ino[agino - c->rec.startino];
+}
+
+static void free_ag(struct xck *ck, struct xck_ag *ag)
+{
+	size_t i;
+
+	for (i = 0; i < ag->chunks.n; i++) {
+		struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
+
+		if (c->ino) {
+			free(c->ino);
+			ck->state_bytes -= XFSJ_INODES_PER_CHUNK *
+					   sizeof(struct xck_inode);
+		}
+	}
+	xck_vec_free(ck, &ag->claims);
+	xck_vec_free(ck, &ag->bno_free);
+	xck_vec_free(ck, &ag->cnt_free);
+	xck_vec_free(ck, &ag->rmaps);
+	xck_vec_free(ck, &ag->refcs);
+	xck_vec_free(ck, &ag->chunks);
+	xck_vec_free(ck, &ag->fino);
+	free(ag->agfl);
+}
+
+static void init_ag(struct xck *ck, struct xck_ag *ag, uint32_t agno)
+{
+	memset(ag, 0, sizeof(*ag));
+	ag->agno = agno;
+	ag->agblocks = xfsj_fs_ag_blocks(ck->fs, agno);
+	xck_vec_init(&ag->claims, sizeof(struct xfsj_rmap_rec));
+	xck_vec_init(&ag->bno_free, sizeof(struct xfsj_alloc_rec));
+	xck_vec_init(&ag->cnt_free, sizeof(struct xfsj_alloc_rec));
+	xck_vec_init(&ag->rmaps, sizeof(struct xfsj_rmap_rec));
+	xck_vec_init(&ag->refcs, sizeof(struct xfsj_refc_rec));
+	xck_vec_init(&ag->chunks, sizeof(struct xck_chunk));
+	xck_vec_init(&ag->fino, sizeof(struct xfsj_inobt_rec));
+}
+
+/* The per-AG phases, run for every AG before the next phase starts. */
+struct ag_phase {
+	enum xfsj_check_phase ph;
+	int (*fn)(struct xck *ck, struct xck_ag *ag);
+};
+
+static int run_ag_headers(struct xck *ck, struct xck_ag *ag)
+{
+	int err = xck_ag_headers(ck, ag);
+
+	return err ? err : xck_ag_btrees(ck, ag);
+}
+
+static const struct ag_phase ag_phases[] = {
+	{ XFSJ_CK_AG, run_ag_headers },
+	{ XFSJ_CK_INODES, xck_inodes },
+	{ XFSJ_CK_SPACE, xck_space },
+};
+
+int xfsj_check(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
+	       const struct xfsj_check_cb *cb, struct xfsj_check_result *res)
+{
+	struct xck ck = {
+		.fs = fs,
+		.sb = xfsj_fs_sb(fs),
+		.cb = cb,
+		.res = res,
+	};
+	size_t p;
+	uint32_t agno;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (o && o->cache_bytes)
+		xfsj_fs_set_cache_bound(fs, o->cache_bytes);
+	xck_vec_init(&ck.dirents, sizeof(struct xck_dirent));
+	xck_vec_init(&ck.pptrs, sizeof(struct xck_pptr));
+
+	xck_progress(&ck, XFSJ_CK_SB, 0, 1);
+	err = xck_sb(&ck);
+	if (err)
+		goto out_nofree;
+	xck_progress(&ck, XFSJ_CK_SB, 1, 1);
+
+	ck.agcount = ck.sb->agcount;
+	ck.ags = calloc(ck.agcount, sizeof(*ck.ags));
+	if (!ck.ags) {
+		err = -XFSJ_E_NOMEM;
+		goto out_nofree;
+	}
+	account(&ck, (int64_t)ck.agcount * sizeof(*ck.ags));
+	for (agno = 0; agno < ck.agcount; agno++)
+		init_ag(&ck, &ck.ags[agno], agno);
+
+	for (p = 0; p < sizeof(ag_phases) / sizeof(ag_phases[0]); p++) {
+		for (agno = 0; agno < ck.agcount; agno++) {
+			xck_progress(&ck, ag_phases[p].ph, agno, ck.agcount);
+			err = ag_phases[p].fn(&ck, &ck.ags[agno]);
+			if (err)
+				goto out;
+			/* Nothing of this phase needs its buffers kept. */
+			xfsj_fs_release_kept(fs);
+		}
+		xck_progress(&ck, ag_phases[p].ph, ck.agcount, ck.agcount);
+	}
+
+	xck_progress(&ck, XFSJ_CK_NAMES, 0, 1);
+	err = xck_names(&ck);
+	if (err)
+		goto out;
+	xck_progress(&ck, XFSJ_CK_NAMES, 1, 1);
+	xck_progress(&ck, XFSJ_CK_COUNTERS, 0, 1);
+	err = xck_counters(&ck);
+	if (err)
+		goto out;
+	xck_progress(&ck, XFSJ_CK_COUNTERS, 1, 1);
+out:
+	for (agno = 0; agno < ck.agcount; agno++)
+		free_ag(&ck, &ck.ags[agno]);
+	free(ck.ags);
+out_nofree:
+	xck_vec_free(&ck, &ck.dirents);
+	xck_vec_free(&ck, &ck.pptrs);
+	if (err && !res->fault.err)
+		res->fault.err = err;
+	return err;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The checker's shared state.  The phases run in order (check.c):
+ *
+ *   sb.c        superblocks: the primary, every secondary, features
+ *   agheaders.c AGF, AGI, AGFL of one AG
+ *   agbtree.c   the AG btrees of one AG: structure, records; fills the
+ *               AG's tables (free extents, inode chunks, rmaps, refcounts)
+ *               and claims the btree blocks
+ *   inodes.c    every inode of the AG's chunks: the core, the forks
+ *               (forks.c: extent lists and bmbt, claims the blocks),
+ *               directories (dir*.c), attributes (attr.c), symlinks
+ *   space.c     per AG: the claims against the free space btrees, the
+ *               rmapbt and the refcountbt; leaks; AGF/AGI counters
+ *   names.c     link counts, reachability, loops, unlinked lists, parent
+ *               pointers against directory entries
+ *   counters.c  the superblock's summary counters
+ *
+ * A phase reports what it finds through xck_report() and keeps going; it
+ * returns nonzero only when the check cannot go on (out of memory, an I/O
+ * error on the device, an unsupported feature).
+ *
+ * Memory: the tables hold fixed-size records (the claims 24 bytes per
+ * extent, 24 bytes per inode in use or free in a chunk, 24 bytes per
+ * directory entry and per parent pointer); buffers go through the fs
+ * layer's bounded cache with counted references.
+ */
+#ifndef XFSJ_CHECK_PRIV_H
+#define XFSJ_CHECK_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xfsj/check.h"
+#include "xfsj/fs.h"
+#include "xfsj/ondisk.h"
+#include "ondisk/format.h"
+
+struct xck;
+
+/* ---- a growable array whose bytes are counted in the check's state ---- */
+struct xck_vec {
+	void *v;
+	size_t n, cap;
+	size_t esz;		/* set by xck_vec_init */
+};
+
+void xck_vec_init(struct xck_vec *v, size_t esz);
+/* Append a copy of @e; -XFSJ_E_NOMEM. */
+int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e);
+void xck_vec_free(struct xck *ck, struct xck_vec *v);
+static inline void *xck_vec_at(const struct xck_vec *v, size_t i)
+{
+	return (char *)v->v + i * v->esz;
+}
+void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *));
+
+/* ---- what is known of one inode ---- */
+enum {
+	XCK_I_INUSE	= 1 << 0,	/* the core is in use (mode != 0) */
+	XCK_I_BAD	= 1 << 1,	/* the core failed its checks */
+	XCK_I_REACHED	= 1 << 2,	/* reachable from the root */
+	XCK_I_INDIR	= 1 << 3,	/* named by some directory entry */
+	XCK_I_META	= 1 << 4,	/* named by the superblock (quota,
+					 * realtime, metadir) */
+	XCK_I_SCANNED	= 1 << 5,	/* the inode phase saw this slot */
+	XCK_I_UNLINKED	= 1 << 6,	/* on an AGI unlinked list */
+};
+
+struct xck_inode {
+	uint64_t parent;	/* directories: their ".." (NULLFSINO) */
+	uint32_t nlink;		/* the core's link count */
+	uint32_t refs;		/* entries naming it, "." and ".." too */
+	uint32_t gen;		/* the core's generation (parent ptrs) */
+	uint8_t ftype;		/* XFSJ_FT_* from the mode; 0: free */
+	uint8_t flags;		/* XCK_I_* */
+	uint16_t pad;
+};
+
+/* An inobt record, with the state of its 64 inodes once scanned. */
+struct xck_chunk {
+	struct xfsj_inobt_rec rec;
+	struct xck_inode *ino;	/* XFSJ_INODES_PER_CHUNK, or NULL */
+};
+
+/* ---- one AG ---- */
+struct xck_ag {
+	uint32_t agno;
+	uint32_t agblocks;	/* of this AG (the last may be short) */
+	bool agf_ok, agi_ok, agfl_ok;	/* decoded and usable */
+	struct xfsj_agf agf;
+	struct xfsj_agi agi;
+	uint32_t *agfl;		/* the live AGFL entries, in list order */
+	uint32_t agfl_n;
+
+	/*
+	 * Every use of a block seen, as rmap records (owner, offset and
+	 * flags as the rmapbt would hold them): AG headers, btree blocks,
+	 * AGFL blocks, inode chunks, the log, fork extents and bmbt blocks.
+	 */
+	struct xck_vec claims;		/* struct xfsj_rmap_rec */
+	struct xck_vec bno_free;	/* struct xfsj_alloc_rec, bnobt */
+	struct xck_vec cnt_free;	/* struct xfsj_alloc_rec, cntbt */
+	struct xck_vec rmaps;		/* struct xfsj_rmap_rec, rmapbt */
+	struct xck_vec refcs;		/* struct xfsj_refc_rec, refcountbt */
+	struct xck_vec chunks;		/* struct xck_chunk, by startino */
+	struct xck_vec fino;		/* struct xfsj_inobt_rec, finobt */
+	uint64_t btblocks[XFSJ_BT__COUNT];	/* blocks of each tree */
+	/*
+	 * The tree was walked whole and its records are trustworthy
+	 * enough to compare against (a damaged tree is reported once, not
+	 * again by every cross-check).
+	 */
+	bool tree_ok[XFSJ_BT__COUNT];
+};
+
+/* ---- parent pointers and directory entries, for names.c ---- */
+struct xck_dirent {
+	uint64_t dir;		/* the directory holding the entry */
+	uint64_t child;
+	uint32_t namehash;	/* xfsj_da_hashname of the name */
+	uint8_t namelen;
+	uint8_t ftype;
+	uint16_t pad;
+};
+
+struct xck_pptr {
+	uint64_t child;		/* the inode whose attribute it is */
+	uint64_t parent;
+	uint32_t namehash;
+	uint32_t parent_gen;
+	uint8_t namelen;
+	uint8_t pad[7];
+};
+
+/* ---- the check ---- */
+struct xck {
+	struct xfsj_fs *fs;
+	const struct xfsj_sb *sb;
+	const struct xfsj_check_cb *cb;
+	struct xfsj_check_result *res;
+	struct xck_ag *ags;
+	uint32_t agcount;
+	struct xck_vec dirents;		/* struct xck_dirent */
+	struct xck_vec pptrs;		/* struct xck_pptr */
+	uint64_t state_bytes;		/* the tables' bytes now */
+	/* Totals the per-AG phases add up for counters.c. */
+	uint64_t icount, ifree, fdblocks;
+};
+
+/* ---- reporting ---- */
+void xck_report(struct xck *ck, const struct xfsj_problem *p);
+void xck_progress(struct xck *ck, enum xfsj_check_phase ph, uint64_t done,
+		  uint64_t total);
+
+/* A phase's rows of the problem table (problem.c lists them all). */
+struct xck_table {
+	const struct xfsj_problem_def *rows;
+	size_t n;
+};
+extern const struct xck_table xck_sb_table, xck_agh_table, xck_agbt_table,
+	xck_inode_table, xck_fork_table, xck_dir_table, xck_attr_table,
+	xck_space_table, xck_names_table, xck_counters_table;
+
+/* ---- inode lookup ---- */
+/*
+ * The state of inode @ino, or NULL when no inobt record covers it (or its
+ * chunk has not been scanned yet).  @chunk, if not NULL, gets its chunk.
+ */
+struct xck_inode *xck_inode_find(struct xck *ck, uint64_t ino,
+				 struct xck_chunk **chunk);
+/* Is @ino a possible inode number (inside an AG, not in a header)? */
+bool xck_ino_valid(const struct xck *ck, uint64_t ino);
+
+/* ---- an inode being checked, as the content checkers see it ---- */
+struct xck_icheck {
+	uint64_t ino;
+	const uint8_t *dip;		/* the raw inode, inodesize bytes */
+	struct xfsj_dinode di;
+	struct xck_inode *st;
+	/* Each fork's checked mappings, by file offset (extents and bmbt
+	 * forks alike); mappings that failed their checks are left out. */
+	struct xfsj_bmbt_irec *map[2];
+	size_t nmap[2];
+	/* Each fork's literal area in the inode. */
+	const uint8_t *fork[2];
+	uint32_t forksize[2];
+};
+
+/*
+ * Read @nblocks filesystem blocks of fork @whichfork from file offset
+ * @fileoff (pieces may be discontiguous on disk) into a fresh buffer the
+ * caller frees.  Returns 0, 1 when part of the range is a hole or unmapped
+ * (*out NULL), or a negative XFSJ_E_* on an I/O error.
+ */
+int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
+		  uint64_t fileoff, uint32_t nblocks, uint8_t **out);
+/* The mapping of @fileoff in the fork, or NULL (a hole). */
+const struct xfsj_bmbt_irec *xck_fork_lookup(const struct xck_icheck *ic,
+					     int whichfork, uint64_t fileoff);
+
+/* ---- the phases ---- */
+int xck_sb(struct xck *ck);
+int xck_ag_headers(struct xck *ck, struct xck_ag *ag);
+int xck_ag_btrees(struct xck *ck, struct xck_ag *ag);
+int xck_inodes(struct xck *ck, struct xck_ag *ag);
+/* forks.c: check both forks of @ic, fill its maps, claim the blocks. */
+int xck_forks(struct xck *ck, struct xck_icheck *ic);
+void xck_forks_free(struct xck_icheck *ic);
+/* Content of one in-use inode, after xck_forks. */
+int xck_dir(struct xck *ck, struct xck_icheck *ic);
+int xck_attr(struct xck *ck, struct xck_icheck *ic);
+int xck_space(struct xck *ck, struct xck_ag *ag);
+int xck_names(struct xck *ck);
+int xck_counters(struct xck *ck);
+
+/* Add a claim to the AG of @agno (an rmap record as seen). */
+int xck_claim(struct xck *ck, uint32_t agno, uint32_t agbno, uint32_t len,
+	      uint64_t owner, uint64_t offset);
+
+#endif

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsj-repair -n: run the checker over the replayed filesystem and word
+ * what it finds, as text or JSON Lines, with progress on a terminal.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "xfsj/check.h"
+#include "xfsj/fs.h"
+#include "repair.h"
+
+struct out {
+	const char *dev;
+	bool json;
+	bool progress;
+	bool progress_shown;
+	uint64_t last_ms;
+	FILE *txt;
+};
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped. */
+static void json_str(FILE *f, const char *s, size_t n)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void clear_progress(struct out *o)
+{
+	if (o->progress_shown) {
+		fputs("\r\033[K", stderr);
+		o->progress_shown = false;
+	}
+}
+
+static void on_problem(void *arg, const struct xfsj_problem *p)
+{
+	struct out *o = arg;
+	char msg[512];
+
+	xfsj_problem_format(p, msg, sizeof(msg));
+	clear_progress(o);
+	if (!o->json) {
+		printf("%s: %s\n", p->def->code, msg);
+		return;
+	}
+	printf("{\"code\":\"%s\",\"num\":\"0x%06" PRIx32 "\",\"severity\":\"%s\","
+	       "\"structure\":\"%s\",\"fix\":\"%s\"",
+	       p->def->code, p->def->num, xfsj_sev_name(p->def->sev),
+	       p->def->structure, xfsj_fix_name(p->def->fix));
+	if (p->has & XFSJ_PF_AG)
+		printf(",\"ag\":%" PRIu32, p->agno);
+	if (p->has & XFSJ_PF_AGBNO)
+		printf(",\"agbno\":%" PRIu32, p->agbno);
+	if (p->has & XFSJ_PF_INO)
+		printf(",\"ino\":%" PRIu64, p->ino);
+	if (p->has & XFSJ_PF_FSBNO)
+		printf(",\"fsbno\":%" PRIu64, p->fsbno);
+	if (p->has & XFSJ_PF_OFF)
+		printf(",\"off\":%" PRIu64, p->off);
+	if (p->field) {
+		printf(",\"field\":");
+		json_str(stdout, p->field, strlen(p->field));
+	}
+	if (p->has & XFSJ_PF_EXPECTED)
+		printf(",\"expected\":%" PRIu64, p->expected);
+	if (p->has & XFSJ_PF_FOUND)
+		printf(",\"found\":%" PRIu64, p->found);
+	if (p->has & XFSJ_PF_COUNT)
+		printf(",\"count\":%" PRIu64, p->count);
+	if (p->name) {
+		printf(",\"name\":");
+		json_str(stdout, p->name, p->namelen);
+	}
+	printf(",\"message\":");
+	json_str(stdout, msg, strlen(msg));
+	printf("}\n");
+}
+
+static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
+			uint64_t total)
+{
+	struct out *o = arg;
+	uint64_t t;
+
+	if (!o->progress)
+		return;
+	t = ms_now();
+	if (done != total && t - o->last_ms < 200)
+		return;
+	o->last_ms = t;
+	fprintf(stderr, "\r\033[Kxfsj-repair: checking %s: %" PRIu64 "/%" PRIu64,
+		xfsj_check_phase_name(ph), done, total);
+	o->progress_shown = true;
+}
+
+enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
+				  uint64_t lsn, bool json, bool progress,
+				  FILE *txt)
+{
+	struct out o = {
+		.dev = dev, .json = json, .progress = progress, .txt = txt,
+	};
+	const struct xfsj_check_cb cb = {
+		.arg = &o,
+		.problem = on_problem,
+		.progress = on_progress,
+	};
+	struct xfsj_check_result res;
+	struct xfsj_fs *fs;
+	int err;
+
+	err = xfsj_fs_open(xfsj_replay_overlay(keep), xfsj_replay_sb(keep),
+			   lsn, &fs);
+	if (err) {
+		fprintf(stderr, "xfsj-repair: %s: cannot check: %s\n", dev,
+			xfsj_strerror(err));
+		return CHECK_FAILED;
+	}
+	err = xfsj_check(fs, NULL, &cb, &res);
+	xfsj_fs_close(fs);
+	clear_progress(&o);
+	if (err) {
+		const struct xfsj_fault *f = &res.fault;
+
+		if (f->structure)
+			fprintf(stderr, "xfsj-repair: %s: cannot check: %s %s at byte %" PRIu64 ": %s\n",
+				dev, f->structure, f->field ? f->field : "",
+				f->offset, xfsj_strerror(err));
+		else
+			fprintf(stderr, "xfsj-repair: %s: cannot check: %s\n",
+				dev, xfsj_strerror(err));
+		if (json)
+			printf("{\"summary\":true,\"checked\":false,\"error\":\"%s\"}\n",
+			       xfsj_errname(err));
+		return CHECK_FAILED;
+	}
+	if (json)
+		printf("{\"summary\":true,\"checked\":true,\"problems\":%" PRIu64
+		       ",\"corrupt\":%" PRIu64 ",\"xcorrupt\":%" PRIu64
+		       ",\"warnings\":%" PRIu64 ",\"inodes\":%" PRIu64
+		       ",\"extents\":%" PRIu64 ",\"state_bytes\":%" PRIu64 "}\n",
+		       res.problems, res.by_sev[XFSJ_SEV_CORRUPT],
+		       res.by_sev[XFSJ_SEV_XCORRUPT], res.by_sev[XFSJ_SEV_WARN],
+		       res.inodes, res.extents, res.peak_state_bytes);
+	else
+		fprintf(txt, "%s: checked %" PRIu64 " inodes, %" PRIu64
+			" extents: %" PRIu64 " problem%s found\n", dev,
+			res.inodes, res.extents, res.problems,
+			res.problems == 1 ? "" : "s");
+	return res.problems ? CHECK_PROBLEMS : CHECK_CLEAN;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* xfsj-repair's parts: the replay (repair.c) and the check's wording. */
+#ifndef XFSJ_REPAIR_H
+#define XFSJ_REPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "xfsj/replay.h"
+
+enum check_outcome { CHECK_CLEAN, CHECK_PROBLEMS, CHECK_FAILED };
+
+/*
+ * Check the filesystem the replay @keep left in its overlay (@lsn: the
+ * replay's head, or 0 after a clean log): one line per problem on stdout
+ * (JSON Lines with @json, then a summary object), progress on stderr when
+ * @progress, other words on @txt.
+ */
+enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
+				  uint64_t lsn, bool json, bool progress,
+				  FILE *txt);
+
+#endif
