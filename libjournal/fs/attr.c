@@ -38,14 +38,6 @@
 #define MINDBTPTRS	3
 #define MINABTPTRS	2
 #define DEV_FORK_SIZE	8	/* roundup(sizeof(xfs_dev_t), 8) */
-/* Remote value block header (struct xfs_attr3_rmt_hdr). */
-#define RMT_OFF_OFFSET	4
-#define RMT_OFF_BYTES	8
-#define RMT_OFF_CRC	12
-#define RMT_OFF_UUID	16
-#define RMT_OFF_OWNER	32
-#define RMT_OFF_BLKNO	40
-#define RMT_OFF_LSN	48
 
 /* ---- hashes ---- */
 
@@ -320,10 +312,11 @@ int xfsj_attr_rmt_set(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		      struct xfsj_fault *f)
 {
 	uint32_t bs = xfsj_fs_sb(fs)->blocksize;
-	uint32_t space = bs - XFSJ_ATTR3_RMT_HDR_SIZE;
+	uint32_t space = bs - XFSJ_RMT_HDR_SIZE;
 	uint32_t nblk = xfsj_attr_rmt_blocks(bs, len);
 	uint64_t off, fsb;
 	uint32_t done = 0;
+	struct xfsj_rmt_hdr hdr;
 	struct xfsj_vctx c;
 	int err;
 
@@ -350,16 +343,16 @@ int xfsj_attr_rmt_set(struct xfsj_fs *fs, struct xfsj_iref *ip,
 					      daddr << 9, ip->ino);
 		p = bp->data;
 		memset(p, 0, bs);
-		xfsj_put_be32(p, XFSJ_ATTR3_RMT_MAGIC);
-		xfsj_put_be32(p + RMT_OFF_OFFSET, done);
-		xfsj_put_be32(p + RMT_OFF_BYTES, cnt);
-		memcpy(p + RMT_OFF_UUID, c.uuid, 16);
-		xfsj_put_be64(p + RMT_OFF_OWNER, ip->ino);
-		xfsj_put_be64(p + RMT_OFF_BLKNO, daddr);
+		hdr = (struct xfsj_rmt_hdr){
+			.magic = XFSJ_ATTR_RMT_MAGIC, .offset = done,
+			.bytes = cnt, .owner = ip->ino, .blkno = daddr,
+		};
+		memcpy(hdr.uuid, c.uuid, 16);
 		/* The kernel's "no LSN" (NULLCOMMITLSN) for remote blocks. */
-		xfsj_put_be64(p + RMT_OFF_LSN, UINT64_MAX);
-		memcpy(p + XFSJ_ATTR3_RMT_HDR_SIZE, value + done, cnt);
-		xfsj_cksum_update(p, bs, RMT_OFF_CRC);
+		hdr.lsn = UINT64_MAX;
+		xfsj_rmt_hdr_encode(&hdr, p);
+		memcpy(p + XFSJ_RMT_HDR_SIZE, value + done, cnt);
+		xfsj_cksum_update(p, bs, XFSJ_RMT_OFF(crc));
 		xfsj_buf_dirty(bp);
 		done += cnt;
 	}
@@ -372,9 +365,10 @@ int xfsj_attr_rmt_get(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		      struct xfsj_fault *f)
 {
 	uint32_t bs = xfsj_fs_sb(fs)->blocksize;
-	uint32_t space = bs - XFSJ_ATTR3_RMT_HDR_SIZE;
+	uint32_t space = bs - XFSJ_RMT_HDR_SIZE;
 	uint32_t nblk = xfsj_attr_rmt_blocks(bs, len);
 	uint32_t done = 0;
+	struct xfsj_rmt_hdr hdr;
 	struct xfsj_vctx c;
 	int err;
 
@@ -394,24 +388,19 @@ int xfsj_attr_rmt_get(struct xfsj_fs *fs, struct xfsj_iref *ip,
 			return xfsj_fault_set(f, err, "attr remote", "read",
 					      daddr << 9, ip->ino);
 		p = bp->data;
-		if (!xfsj_cksum_ok(p, bs, RMT_OFF_CRC))
-			return xfsj_fault_set(f, XFSJ_E_BADCRC, "attr remote",
-					      "crc", (daddr << 9) + RMT_OFF_CRC,
-					      ip->ino);
-		if (xfsj_get_be32(p) != XFSJ_ATTR3_RMT_MAGIC)
-			return xfsj_fault_set(f, XFSJ_E_BADMAGIC,
-					      "attr remote", "magic",
-					      daddr << 9, xfsj_get_be32(p));
-		if (memcmp(p + RMT_OFF_UUID, c.uuid, 16) ||
-		    xfsj_get_be64(p + RMT_OFF_BLKNO) != daddr ||
-		    xfsj_get_be64(p + RMT_OFF_OWNER) != ip->ino ||
-		    xfsj_get_be32(p + RMT_OFF_OFFSET) != done ||
-		    xfsj_get_be32(p + RMT_OFF_BYTES) != cnt)
+		err = xfsj_rmt_hdr_verify(p, bs, XFSJ_ATTR_RMT_MAGIC, c.uuid,
+					  daddr, XFSJ_ATTR_RMT_LIMIT,
+					  "attr remote", f);
+		if (err)
+			return err;
+		xfsj_rmt_hdr_decode(p, &hdr);
+		if (hdr.owner != ip->ino || hdr.offset != done ||
+		    hdr.bytes != cnt)
 			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote",
 					      "header (owner/blkno/offset)",
 					      daddr << 9, ip->ino);
 		if (value)
-			memcpy(value + done, p + XFSJ_ATTR3_RMT_HDR_SIZE, cnt);
+			memcpy(value + done, p + XFSJ_RMT_HDR_SIZE, cnt);
 		done += cnt;
 	}
 	return 0;

@@ -85,9 +85,7 @@ int xfsj_attr_list(struct xfsj_fs *fs, struct xfsj_iref *ip, xfsj_attr_fn fn,
 #define XFSJ_ATTR_FLAG_INCOMPLETE	0x80
 #define XFSJ_ATTR3_LEAF_MAGIC		0x3beeU
 #define XFSJ_DA3_NODE_MAGIC		0x3ebeU
-#define XFSJ_ATTR3_RMT_MAGIC		0x5841524dU
 #define XFSJ_ATTR3_LEAF_HDR_SIZE	80
-#define XFSJ_ATTR3_RMT_HDR_SIZE		56
 #define XFSJ_ATTR_LEAF_ENTRY_SIZE	8
 #define XFSJ_ATTR_SF_HDR_SIZE		4
 #define XFSJ_ATTR_SF_ENTRY_HDR		3

@@ -127,7 +127,7 @@ static uint32_t entsize_at(const uint8_t *blk, uint32_t i)
 
 uint32_t xfsj_attr_rmt_blocks(uint32_t blocksize, uint32_t valuelen)
 {
-	uint32_t space = blocksize - XFSJ_ATTR3_RMT_HDR_SIZE;
+	uint32_t space = blocksize - XFSJ_RMT_HDR_SIZE;
 
 	return (valuelen + space - 1) / space;
 }

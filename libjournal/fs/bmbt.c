@@ -24,10 +24,6 @@
 #define BMAP_MAGIC	(xfsj_btree_shape(XFSJ_BT_BMAP)->magic)
 #define REC_SIZE	XFSJ_BMBT_REC_SIZE
 #define MAXLEVELS	XFSJ_BTREE_MAXLEVELS
-/* Log recovery walks what the disk holds: deeper than any real bmbt
- * (2^64 extents need fewer levels at 1 KiB blocks). */
-#define DISK_MAXLEVELS	12
-
 
 /* ---- the engine's ops row ---- */
 
@@ -590,7 +586,7 @@ int xfsj_bmbt_walk_disk(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 	level = xfsj_get_be16(root);
 	nrecs = xfsj_get_be16(root + 2);
 	dmaxr = (rootsize - XFSJ_BMDR_HDR_SIZE) / 16;
-	if (!level || level > DISK_MAXLEVELS || nrecs > dmaxr)
+	if (!level || level > XFSJ_BMBT_DISK_MAXLEVELS || nrecs > dmaxr)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, rootname, "bmdr root",
 				      0, level);
 	c.buf = malloc(sb->blocksize);

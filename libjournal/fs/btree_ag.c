@@ -18,7 +18,6 @@
 #define AGF(field)	XFSJ_AGF_OFF(field)
 #define AGI(field)	XFSJ_AGI_OFF(field)
 
-#define RMAP_OWN_NON_INODE	(1ULL << 63)
 
 static int cmp_u32(uint32_t a, uint32_t b)
 {
@@ -295,7 +294,7 @@ static void rmap_high_key_from_rec(uint8_t *key, const uint8_t *rec)
 
 	xfsj_put_be32(key, xfsj_get_be32(rec) + adj);
 	xfsj_put_be64(key + 4, owner);
-	if (!(owner & RMAP_OWN_NON_INODE) && !(off & XFSJ_RMAP_OFF_BMBT_BLOCK))
+	if (!(owner & XFSJ_RMAP_OWN_NON_INODE) && !(off & XFSJ_RMAP_OFF_BMBT_BLOCK))
 		off = ((off & XFSJ_RMAP_OFF_MASK) + adj) |
 		      (off & ~XFSJ_RMAP_OFF_MASK);
 	xfsj_put_be64(key + 12, off);

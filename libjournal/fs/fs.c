@@ -83,11 +83,7 @@ void xfsj_fs_vctx(const struct xfsj_fs *fs, uint32_t agno,
 	const struct xfsj_sb *sb = &fs->sb;
 
 	memset(c, 0, sizeof(*c));
-	/* Metadata carries the meta_uuid when the user changed the uuid. */
-	if (sb->features_incompat & XFSJ_INCOMPAT_META_UUID)
-		memcpy(c->uuid, sb->meta_uuid, 16);
-	else
-		memcpy(c->uuid, sb->uuid, 16);
+	memcpy(c->uuid, xfsj_meta_fs_uuid(sb), 16);
 	c->sectsize = sb->sectsize;
 	c->blocksize = sb->blocksize;
 	c->inodesize = sb->inodesize;

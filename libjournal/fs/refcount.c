@@ -33,11 +33,6 @@
 #include "fs/btree.h"
 #include "fs/refcount.h"
 
-/* A count that reached the maximum never changes again. */
-#define MAXREFCOUNT		UINT32_MAX
-#define MAXREFCEXTLEN		UINT32_MAX
-/* Reflink AGs stay below the CoW flag: at most 2^40 bytes of 1k blocks. */
-#define MAX_CRC_AG_BLOCKS	(1U << 30)
 /* Where refcount_root sits in the AGF, for fault reports. */
 
 enum domain { DOM_SHARED, DOM_COW };
@@ -382,8 +377,8 @@ static int find_right(struct rctx *c, enum domain dom, uint32_t bno,
 
 static uint32_t new_count(const struct rext *r, int adj)
 {
-	if (r->refcount == MAXREFCOUNT)
-		return MAXREFCOUNT;
+	if (r->refcount == XFSJ_REFC_MAX_COUNT)
+		return XFSJ_REFC_MAX_COUNT;
 	return r->refcount + (uint32_t)adj;
 }
 
@@ -400,7 +395,7 @@ static bool want_center(const struct rext *left, const struct rext *cleft,
 	if (left->refcount != n || right->refcount != n)
 		return false;
 	*total = (uint64_t)left->len + cleft->len + right->len;
-	return *total < MAXREFCEXTLEN;
+	return *total < XFSJ_REFC_MAX_EXTLEN;
 }
 
 static bool want_side(const struct rext *outer, const struct rext *inner,
@@ -410,7 +405,7 @@ static bool want_side(const struct rext *outer, const struct rext *inner,
 		return false;
 	if (outer->refcount != new_count(inner, adj))
 		return false;
-	return (uint64_t)outer->len + inner->len < MAXREFCEXTLEN;
+	return (uint64_t)outer->len + inner->len < XFSJ_REFC_MAX_EXTLEN;
 }
 
 /* left, the one-piece range and right become one record. */
@@ -582,7 +577,7 @@ static int adjust_middle(struct rctx *c, uint32_t bno, uint32_t len, int adj)
 		/* The splits left no record reaching past the range. */
 		if (!ext.len || ext.len > len)
 			return corrupt(c, "blockcount", ext.len);
-		if (ext.refcount != MAXREFCOUNT) {
+		if (ext.refcount != XFSJ_REFC_MAX_COUNT) {
 			ext.refcount += (uint32_t)adj;
 			if (ext.refcount == 1) {
 				/* One owner left: no record at all. */
@@ -875,7 +870,7 @@ int xfsj_refcount_recover_cow(struct xfsj_fs *fs, uint32_t agno,
 	*freed = 0;
 	if (!xfsj_fs_has(fs, XFSJ_RO_COMPAT_REFLINK))
 		return 0;
-	if (sb->agblocks > MAX_CRC_AG_BLOCKS)
+	if (sb->agblocks > XFSJ_REFC_MAX_AG_BLOCKS)
 		return xfsj_fault_set(f, XFSJ_E_UNSUPP, "superblock",
 				      "agblocks", 84, sb->agblocks);
 	/* Gather first: nothing may change the tree under the query. */

@@ -13,7 +13,6 @@
 
 #include "fs/rmap.h"
 
-#define RMAP_LEN_MAX	UINT32_MAX
 
 /* A record in host form: the offset without its flag bits. */
 struct irec {
@@ -218,7 +217,7 @@ static int rmap_map(struct rctx *c, uint32_t bno, uint32_t len,
 		lt.len += len;
 		if (have_gt && bno + len == gt.start &&
 		    (io || who->off + len == gt.off) &&
-		    (uint64_t)lt.len + gt.len <= RMAP_LEN_MAX) {
+		    (uint64_t)lt.len + gt.len <= XFSJ_RMAP_LEN_MAX) {
 			lt.len += gt.len;
 			if ((err = delete_here(c)))
 				return err;
@@ -587,7 +586,7 @@ static int rmap_convert(struct rctx *c, uint32_t bno, uint32_t len,
 			state |= RC;
 	}
 	if ((state & (LF | LC | RF | RC)) == (LF | LC | RF | RC) &&
-	    (uint64_t)left.len + len + right.len > RMAP_LEN_MAX)
+	    (uint64_t)left.len + len + right.len > XFSJ_RMAP_LEN_MAX)
 		state &= ~RC;
 	/* Only neighbours of a filled end can touch the range. */
 	if (!(state & LF))
@@ -741,7 +740,7 @@ static int rmap_convert_shared(struct rctx *c, uint32_t bno, uint32_t len,
 			state |= RC;
 	}
 	if ((state & (LF | LC | RF | RC)) == (LF | LC | RF | RC) &&
-	    (uint64_t)left.len + len + right.len > RMAP_LEN_MAX)
+	    (uint64_t)left.len + len + right.len > XFSJ_RMAP_LEN_MAX)
 		state &= ~RC;
 	if (!(state & LF))
 		state &= ~LC;

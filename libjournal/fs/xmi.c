@@ -85,13 +85,6 @@
 			 XFSJ_XMI_CLEAR_INO2_REFLINK | XFSJ_XMI_INO2_SHORTFORM)
 
 /* Remote symlink blocks (xfs_dsymlink_hdr): one header per buffer. */
-#define SYMLINK_HDR	56
-#define SL_OFF_OFFSET	4
-#define SL_OFF_BYTES	8
-#define SL_OFF_CRC	12
-#define SL_OFF_UUID	16
-#define SL_OFF_OWNER	32
-#define SL_OFF_BLKNO	40
 
 static const char ITEM[] = "XMI log item";
 
@@ -427,35 +420,22 @@ static uint64_t fsb_to_daddr(const struct xfsj_sb *sb, uint64_t fsb)
 static int symlink_check(struct xstate *s, const struct xfsj_buf *bp,
 			 uint32_t offset, uint32_t cnt)
 {
-	const uint8_t *p = bp->data;
-	uint64_t where = bp->daddr << 9;
+	uint64_t where = bp->daddr << XFSJ_BBSHIFT;
+	struct xfsj_rmt_hdr h;
 	struct xfsj_vctx c;
+	int err;
 
-	if (!xfsj_cksum_ok(p, bp->len, SL_OFF_CRC))
-		return xfsj_fault_set(s->f, XFSJ_E_BADCRC, "symlink", "crc",
-				      where + SL_OFF_CRC, s->ip2->ino);
-	if (xfsj_get_be32(p) != XFSJ_SYMLINK_MAGIC)
-		return xfsj_fault_set(s->f, XFSJ_E_BADMAGIC, "symlink",
-				      "magic", where, xfsj_get_be32(p));
 	xfsj_fs_vctx(s->fs, 0, &c);
-	if (memcmp(p + SL_OFF_UUID, c.uuid, 16))
-		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "symlink", "uuid",
-				      where + SL_OFF_UUID, 0);
-	if (xfsj_get_be64(p + SL_OFF_BLKNO) != bp->daddr)
-		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "symlink", "blkno",
-				      where + SL_OFF_BLKNO,
-				      xfsj_get_be64(p + SL_OFF_BLKNO));
-	if ((uint64_t)xfsj_get_be32(p + SL_OFF_OFFSET) +
-	    xfsj_get_be32(p + SL_OFF_BYTES) >= XFSJ_SYMLINK_MAXLEN)
-		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "symlink",
-				      "offset + bytes", where + SL_OFF_OFFSET,
-				      xfsj_get_be32(p + SL_OFF_OFFSET));
-	if (xfsj_get_be64(p + SL_OFF_OWNER) == 0)
+	err = xfsj_rmt_hdr_verify(bp->data, bp->len, XFSJ_SYMLINK_MAGIC,
+				  c.uuid, bp->daddr, XFSJ_SYMLINK_MAXLEN,
+				  "symlink", s->f);
+	if (err)
+		return err;
+	xfsj_rmt_hdr_decode(bp->data, &h);
+	if (h.owner == 0)
 		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "symlink", "owner",
-				      where + SL_OFF_OWNER, 0);
-	if (xfsj_get_be32(p + SL_OFF_OFFSET) != offset ||
-	    xfsj_get_be32(p + SL_OFF_BYTES) != cnt ||
-	    xfsj_get_be64(p + SL_OFF_OWNER) != s->ip2->ino)
+				      where + XFSJ_RMT_OFF(owner), 0);
+	if (h.offset != offset || h.bytes != cnt || h.owner != s->ip2->ino)
 		return xfsj_fault_set(s->f, XFSJ_E_CORRUPT, "symlink",
 				      "header (offset/bytes/owner)", where,
 				      s->ip2->ino);
@@ -473,7 +453,7 @@ static int symlink_read(struct xstate *s, const struct xfsj_bmbt_irec *ext,
 			unsigned int *nbp)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(s->fs);
-	uint32_t space = sb->blocksize - SYMLINK_HDR;
+	uint32_t space = sb->blocksize - XFSJ_RMT_HDR_SIZE;
 	uint64_t fsblocks = (len + space - 1) / space, fblk = 0;
 	uint32_t offset = 0;
 	int err;
@@ -498,13 +478,13 @@ static int symlink_read(struct xstate *s, const struct xfsj_bmbt_irec *ext,
 			return xfsj_fault_set(s->f, err, "symlink", "read",
 					      daddr << 9, s->ip2->ino);
 		bps[(*nbp)++] = bp;
-		cnt = bytes - SYMLINK_HDR;
+		cnt = bytes - XFSJ_RMT_HDR_SIZE;
 		if (cnt > len - offset)
 			cnt = len - offset;
 		err = symlink_check(s, bp, offset, cnt);
 		if (err)
 			return err;
-		memcpy(buf + offset, bp->data + SYMLINK_HDR, cnt);
+		memcpy(buf + offset, bp->data + XFSJ_RMT_HDR_SIZE, cnt);
 		offset += cnt;
 		fblk += m.blockcount;
 	}

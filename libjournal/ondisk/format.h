@@ -37,6 +37,20 @@
 #define XFSJ_SYMLINK_MAPS	3	/* extents a remote symlink may use */
 #define XFSJ_BMBT_MAX_EXTLEN	((1ULL << 21) - 1)	/* blocks in one bmbt record */
 #define XFSJ_BMBT_REC_SIZE	16
+#define XFSJ_BMBT_DISK_MAXLEVELS 12	/* a bmbt level on disk is below this */
+/* Extents a fork may count: small counters, and large ones (nrext64). */
+#define XFSJ_MAX_DATA_EXTENTS_SMALL	((UINT64_C(1) << 31) - 1)
+#define XFSJ_MAX_ATTR_EXTENTS_SMALL	((UINT64_C(1) << 15) - 1)
+#define XFSJ_MAX_DATA_EXTENTS_LARGE	((UINT64_C(1) << 48) - 1)
+#define XFSJ_MAX_ATTR_EXTENTS_LARGE	((UINT64_C(1) << 32) - 1)
+/* A refcount that reached the maximum never changes again. */
+#define XFSJ_REFC_MAX_COUNT	UINT32_MAX
+#define XFSJ_REFC_MAX_EXTLEN	UINT32_MAX
+/* Reflink AGs stay below the CoW flag: at most 2^40 bytes of 1k blocks. */
+#define XFSJ_REFC_MAX_AG_BLOCKS	(1U << 30)
+#define XFSJ_RMAP_LEN_MAX	UINT32_MAX	/* blocks in one rmap record */
+/* Owners with this bit set are special (XFSJ_RMAP_OWN_*), not inodes. */
+#define XFSJ_RMAP_OWN_NON_INODE	(1ULL << 63)
 
 /* ---- magic numbers ---- */
 #define XFSJ_SB_MAGIC		0x58465342U	/* XFSB */
@@ -251,6 +265,37 @@ XFSJ_DECLARE_STRUCTS(xfsj_lblock, XFSJ_LBLOCK_FIELDS);
 #define XFSJ_LBLOCK_HDR_SIZE	72
 #define XFSJ_LB_OFF(field)	offsetof(struct xfsj_lblock_raw, field)
 extern const struct xfsj_layout xfsj_lblock_layout;
+
+/*
+ * ---- remote block header: remote attribute values (XARM) and remote
+ * symlink targets (XSLM) share it ----
+ */
+#define XFSJ_RMT_FIELDS(F, P)						\
+	F(U32, magic, 0)	F(U32, offset, 4)			\
+	F(U32, bytes, 8)	F(CRC, crc, 12)				\
+	F(UUID, uuid, 16)	F(U64, owner, 32)			\
+	F(U64, blkno, 40)	F(U64, lsn, 48)
+
+XFSJ_DECLARE_STRUCTS(xfsj_rmt_hdr, XFSJ_RMT_FIELDS);
+#define XFSJ_RMT_HDR_SIZE	56
+#define XFSJ_RMT_OFF(field)	offsetof(struct xfsj_rmt_hdr_raw, field)
+#define XFSJ_ATTR_RMT_MAGIC	0x5841524dU	/* XARM */
+/* A remote value's offset + bytes stays below this (values <= 64 KiB). */
+#define XFSJ_ATTR_RMT_LIMIT	(65536U + 1)
+extern const struct xfsj_layout xfsj_rmt_hdr_layout;
+
+void xfsj_rmt_hdr_decode(const void *buf, struct xfsj_rmt_hdr *h);
+/* Encode the header at the start of @buf (the CRC is left to the caller). */
+void xfsj_rmt_hdr_encode(const struct xfsj_rmt_hdr *h, void *buf);
+/*
+ * The checks every remote block passes on its own (@len bytes at device
+ * address @daddr, in 512-byte units): CRC, @magic, @uuid, blkno, bytes
+ * inside the block, and offset + bytes below @limit.  Faults name
+ * @structure.
+ */
+int xfsj_rmt_hdr_verify(const void *buf, size_t len, uint32_t magic,
+			const uint8_t *uuid, uint64_t daddr, uint32_t limit,
+			const char *structure, struct xfsj_fault *f);
 
 /* ---- v3 inode core ---- */
 #define XFSJ_DINODE_FIELDS(F, P)					\

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "xfsj/errors.h"
+#include "ondisk/format.h"
 #include "ondisk/trans_resv.h"
 
 /* On-disk and log record sizes the formulas are built from (bytes). */
@@ -65,11 +66,6 @@ enum {
 	LC_ATTRRM = 3,
 };
 
-/* Maximum extent counts per fork, small and large (nrext64) counters. */
-#define DATA_EXTENTS_SMALL	((UINT64_C(1) << 31) - 1)
-#define ATTR_EXTENTS_SMALL	((UINT64_C(1) << 15) - 1)
-#define DATA_EXTENTS_LARGE	((UINT64_C(1) << 48) - 1)
-#define ATTR_EXTENTS_LARGE	((UINT64_C(1) << 32) - 1)
 
 static const char *const resv_names[XFSJ_TR_NR] = {
 	[XFSJ_TR_WRITE] = "write",
@@ -274,10 +270,12 @@ unsigned int xfsj_bmbt_maxlevels(uint32_t blocksize, bool attr_fork,
 		return 0;
 	per_block = (blocksize - LBLOCK_HDR) / 16 / 2;
 	if (attr_fork) {
-		blocks = nrext64 ? ATTR_EXTENTS_LARGE : ATTR_EXTENTS_SMALL;
+		blocks = nrext64 ? XFSJ_MAX_ATTR_EXTENTS_LARGE :
+				 XFSJ_MAX_ATTR_EXTENTS_SMALL;
 		root_recs = 2;
 	} else {
-		blocks = nrext64 ? DATA_EXTENTS_LARGE : DATA_EXTENTS_SMALL;
+		blocks = nrext64 ? XFSJ_MAX_DATA_EXTENTS_LARGE :
+				 XFSJ_MAX_DATA_EXTENTS_SMALL;
 		root_recs = 3;
 	}
 	blocks = div_up(blocks, per_block);
