@@ -1,7 +1,8 @@
 #!/bin/bash
 # Benchmark: the offline check.  `xfsj-repair -n` against `xfs_repair -n`
 # (xfsprogs 6.13) on the same image in the same run: wall time and peak
-# RSS (/usr/bin/time), warm cache (one run of each first, then the median
+# RSS (/usr/bin/time; CPU time, user and system, is shown too: less noisy
+# on a shared machine), warm cache (one run of each first, then the median
 # of REPS) and cold cache (the page cache dropped before every run,
 # median of REPS).  Prints the ratios ours / theirs (below 1.0: xfsj is
 # faster or smaller); the target is a time ratio of at most 0.5 with a
@@ -29,7 +30,9 @@
 #   BENCH_INODES=n (default 1000000)   a quick run: BENCH_INODES=100000
 #   REPS=n (default 3)   THREADS=n (the workload's threads, default 2)
 #   SCALING=0: skip the tenth-size image
-#   CACHE_MIB=n: also time xfsj-repair -n -m n (the buffer cache bound)
+#   CACHE_MIB=n: run xfsj-repair -n with -m n (its buffer cache bound)
+#   BOUNDS="16 64 256": after the comparison, one run of xfsj-repair -n -m
+#   at each of these bounds (MiB): how the peak RSS follows the bound
 # Output: stdout only.
 source "$(dirname "$0")/../tests/system/lib/common.sh"
 need_root
@@ -81,15 +84,16 @@ image() {
 	echo "$img"
 }
 
-# run_one OUT CMD...: one timed run; prints "ns kib rc", stdout into OUT
+# run_one OUT CMD...: one timed run; prints "ns kib rc cpu_ms", stdout
+# into OUT (cpu: user + system, all threads)
 run_one() {
 	local out=$1 t0 t1 rc
 	shift
 	t0=$(date +%s%N)
-	/usr/bin/time -f %M -o "$T_DIR/rss" "$@" > "$out" 2> "$T_DIR/err"
+	/usr/bin/time -f "%M %U %S" -o "$T_DIR/rss" "$@" > "$out" 2> "$T_DIR/err"
 	rc=$?
 	t1=$(date +%s%N)
-	echo "$((t1 - t0)) $(tail -1 "$T_DIR/rss") $rc"
+	echo "$((t1 - t0)) $(tail -1 "$T_DIR/rss" | awk '{ printf "%d", $1 }') $rc $(tail -1 "$T_DIR/rss" | awk '{ printf "%d", ($2 + $3) * 1000 }')"
 }
 
 cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
@@ -99,10 +103,10 @@ jnum() { tail -1 "$1" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"; }
 
 # compare LABEL IMG: the timed runs of both tools, warm and cold
 compare() {
-	local label=$1 img=$2 mode i ns kib rc
-	local -a ot or tt tr
+	local label=$1 img=$2 mode i ns kib rc cpu
+	local -a ot or oc tt tr tc
 	for mode in warm cold; do
-		ot=() or=() tt=() tr=()
+		ot=() or=() oc=() tt=() tr=() tc=()
 		if [ "$mode" = warm ]; then
 			run_one /dev/null "$REPAIR" -n "$img" > /dev/null
 			run_one /dev/null "$XFSPROGS613/xfs_repair" -n "$img" > /dev/null
@@ -112,20 +116,21 @@ compare() {
 			for who in $((i % 2)) $((1 - i % 2)); do
 				[ "$mode" = cold ] && cold
 				if [ "$who" = 0 ]; then
-					read -r ns kib rc <<< "$(run_one "$T_DIR/ours.json" "$REPAIR" -n --json "$img")"
-					ot+=("$ns") or+=("$kib")
+					read -r ns kib rc cpu <<< "$(run_one "$T_DIR/ours.json" "$REPAIR" -n ${CACHE_MIB:+-m "$CACHE_MIB"} --json "$img")"
+					ot+=("$ns") or+=("$kib") oc+=("$cpu")
 					[ "$rc" = 0 ] || ORC=$rc
 				else
-					read -r ns kib rc <<< "$(run_one "$T_DIR/theirs.txt" "$XFSPROGS613/xfs_repair" -n "$img")"
-					tt+=("$ns") tr+=("$kib")
+					read -r ns kib rc cpu <<< "$(run_one "$T_DIR/theirs.txt" "$XFSPROGS613/xfs_repair" -n "$img")"
+					tt+=("$ns") tr+=("$kib") tc+=("$cpu")
 					[ "$rc" = 0 ] || TRC=$rc
 				fi
 			done
 		done
 		awk -v l="$label, $mode cache" -v o="$(median "${ot[@]}")" -v t="$(median "${tt[@]}")" \
-			-v om="$(maxof "${or[@]}")" -v tm="$(maxof "${tr[@]}")" -v n="$REPS" 'BEGIN {
-			printf "%s (median of %d): xfsj-repair -n %.3f s %.1f MiB, xfs_repair -n %.3f s %.1f MiB; ratio (xfsj / xfs_repair) time %.3f, memory %.3f%s\n",
-				l, n, o / 1e9, om / 1024, t / 1e9, tm / 1024, o / t, om / tm,
+			-v om="$(maxof "${or[@]}")" -v tm="$(maxof "${tr[@]}")" -v n="$REPS" \
+			-v oc="$(median "${oc[@]}")" -v tc="$(median "${tc[@]}")" 'BEGIN {
+			printf "%s (median of %d): xfsj-repair -n %.3f s (cpu %.3f s) %.1f MiB, xfs_repair -n %.3f s (cpu %.3f s) %.1f MiB; ratio (xfsj / xfs_repair) time %.3f, cpu %.3f, memory %.3f%s\n",
+				l, n, o / 1e9, oc / 1e3, om / 1024, t / 1e9, tc / 1e3, tm / 1024, o / t, (tc ? oc / tc : 0), om / tm,
 				(o / t <= 0.5 && om <= tm) ? "" : "  [target 0.5 / 1.0 not met]" }'
 		eval "${label//[^a-z0-9]/_}_${mode}_rss=$(maxof "${or[@]}")"
 	done
@@ -151,11 +156,12 @@ echo "# check benchmark: $(basename "$REPAIR") $("$REPAIR" -V | awk '{ print $NF
 BIG=$(image "$INODES") || { echo "bench/check: cannot make the image"; exit 1; }
 cat "$T_DIR/notes" 2>/dev/null; rm -f "$T_DIR/notes"
 compare big "$BIG"
-if [ -n "${CACHE_MIB:-}" ]; then
-	read -r ns kib rc <<< "$(run_one "$T_DIR/m.json" "$REPAIR" -n -m "$CACHE_MIB" --json "$BIG")"
-	awk -v m="$CACHE_MIB" -v o="$ns" -v r="$kib" -v rc="$rc" 'BEGIN {
-		printf "big, warm cache, -m %d: xfsj-repair -n %.3f s %.1f MiB (exit %d)\n", m, o / 1e9, r / 1024, rc }'
-fi
+# The buffer cache bound (-m): peak RSS and time of one warm run at each.
+for m in ${BOUNDS:-16 64 256}; do
+	read -r ns kib rc cpu <<< "$(run_one "$T_DIR/m.json" "$REPAIR" -n -m "$m" --json "$BIG")"
+	awk -v m="$m" -v o="$ns" -v r="$kib" -v rc="$rc" -v c="$cpu" 'BEGIN {
+		printf "big, warm cache, xfsj-repair -n -m %d: %.3f s (cpu %.3f s) peak RSS %.1f MiB (exit %d)\n", m, o / 1e9, c / 1e3, r / 1024, rc }'
+done
 state big "$big_warm_rss"
 if [ "$SCALING" = 1 ]; then
 	SMALL=$(image $((INODES / 10))) || { echo "bench/check: cannot make the small image"; exit 1; }
