@@ -148,7 +148,7 @@ state() {
 	local j="$T_DIR/$1.json"
 	awk -v l="$1" -v i="$(jnum "$j" inodes)" -v e="$(jnum "$j" extents)" \
 		-v s="$(jnum "$j" state_bytes)" -v r="$2" 'BEGIN {
-		printf "%s: %d inodes, %d extents; checker tables %.1f MiB = %.1f bytes per inode, %.1f per extent; peak RSS %.1f MiB = %.1f bytes per inode\n",
+		printf "%s: %d inodes, %d extents; checker tables %.1f MiB = %.1f bytes per inode (all tables / inodes; / extents: %.1f); peak RSS %.1f MiB = %.1f bytes per inode\n",
 			l, i, e, s / 1048576, (i ? s / i : 0), (e ? s / e : 0), r / 1024, (i ? r * 1024 / i : 0) }'
 }
 
@@ -173,8 +173,10 @@ if [ "$SCALING" = 1 ]; then
 		-v bs="$(jnum "$jb" state_bytes)" -v ss="$(jnum "$js" state_bytes)" \
 		-v br="$big_warm_rss" -v sr="$small_warm_rss" 'BEGIN {
 		m = (br - sr) * 1024 / (bi - si)
-		printf "scaling: inodes x%.2f, checker tables x%.2f, peak RSS x%.2f; RSS per added inode %.1f bytes (tables per inode %.1f); fixed part %.1f MiB\n",
-			bi / si, bs / ss, br / sr, m, bs / bi, (sr * 1024 - m * si) / 1048576 }'
+		printf "scaling: inodes x%.2f, checker tables x%.2f, peak RSS x%.2f; RSS per added inode %.1f bytes (tables per inode %.1f)\n",
+			bi / si, bs / ss, br / sr, m, bs / bi
+		printf "scaling: peak RSS beyond the checker tables (buffer cache, program, overlay): %.1f MiB at %d inodes, %.1f MiB at %d (x%.2f)\n",
+			(sr * 1024 - ss) / 1048576, si, (br * 1024 - bs) / 1048576, bi, (br * 1024 - bs) / (sr * 1024 - ss) }'
 fi
 if [ "${CLEAN_CACHE:-0}" = 1 ]; then
 	rm -f "$BIG" "${SMALL:-}"

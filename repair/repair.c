@@ -429,7 +429,7 @@ int main(int argc, char **argv)
 		list_problems(o.json, stdout);
 		return EXIT_CLEAN;
 	}
-	if (optind != argc - 1) {
+	if (o.list_problems || optind != argc - 1) {
 		usage(stderr);
 		return EXIT_ERROR;
 	}
