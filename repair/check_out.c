@@ -119,8 +119,9 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool progress,
-				  FILE *txt)
+				  uint64_t cache_bytes, FILE *txt)
 {
+	const struct xfsj_check_opts copts = { .cache_bytes = cache_bytes };
 	struct out o = {
 		.dev = dev, .json = json, .progress = progress, .txt = txt,
 	};
@@ -140,7 +141,7 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 			xfsj_strerror(err));
 		return CHECK_FAILED;
 	}
-	err = xfsj_check(fs, NULL, &cb, &res);
+	err = xfsj_check(fs, &copts, &cb, &res);
 	xfsj_fs_close(fs);
 	clear_progress(&o);
 	if (err) {
@@ -172,4 +173,32 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 			res.inodes, res.extents, res.problems,
 			res.problems == 1 ? "" : "s");
 	return res.problems ? CHECK_PROBLEMS : CHECK_CLEAN;
+}
+
+void list_problems(bool json, FILE *f)
+{
+	size_t i, n = xfsj_problem_count();
+
+	if (!json)
+		fprintf(f, "%-8s  %-28s  %-8s  %-20s  %-20s  %s\n", "number",
+			"code", "severity", "structure", "fix", "message");
+	for (i = 0; i < n; i++) {
+		const struct xfsj_problem_def *d = xfsj_problem_nth(i);
+
+		if (!json) {
+			fprintf(f, "0x%06" PRIx32 "  %-28s  %-8s  %-20s  %-20s  %s\n",
+				d->num, d->code, xfsj_sev_name(d->sev),
+				d->structure, xfsj_fix_name(d->fix), d->msg);
+			continue;
+		}
+		fprintf(f, "{\"num\":\"0x%06" PRIx32 "\",\"code\":", d->num);
+		json_str(f, d->code, strlen(d->code));
+		fprintf(f, ",\"severity\":\"%s\",\"structure\":",
+			xfsj_sev_name(d->sev));
+		json_str(f, d->structure, strlen(d->structure));
+		fprintf(f, ",\"fix\":\"%s\",\"message\":",
+			xfsj_fix_name(d->fix));
+		json_str(f, d->msg, strlen(d->msg));
+		fputs("}\n", f);
+	}
 }

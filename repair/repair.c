@@ -43,6 +43,8 @@ struct opts {
 	bool verbose;
 	bool force_progress;
 	bool json;
+	bool list_problems;
+	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
 };
 
 /* Where the human-readable lines go: stderr when stdout is JSON Lines. */
@@ -59,26 +61,41 @@ struct run {
 static void usage(FILE *out)
 {
 	fputs(
-"Usage: xfsj-repair [-n] [-v] [-l LOGDEV] [-r REDOFILE] device\n"
+"Usage: xfsj-repair [-n] [-v] [-P] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE] device\n"
+"       xfsj-repair --list-problems [--json]\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
 "log recovery does, finish the work it leaves (pending EFI, RUI, CUI, BUI,\n"
 "ATTRI and XMI intents, unlinked inodes, CoW staging extents) and leave a\n"
-"clean log.\n"
+"clean log.  With -n, check every metadata structure of the filesystem the\n"
+"replay leaves.\n"
 "\n"
-"  -n            no modify: replay in memory and report what would change;\n"
-"                the device is never opened for writing\n"
+"  -n            no modify: replay a dirty log in memory, then check the\n"
+"                result (superblocks, AG headers and btrees, inodes, forks,\n"
+"                directories, attributes, ownership of every block, links,\n"
+"                counters) and print one line per problem; the device is\n"
+"                never opened for writing\n"
+"  --json        with -n: JSON Lines on stdout, one object per problem\n"
+"                (code, num, severity, structure, fix, where and what, message)\n"
+"                and a final summary object; other words go to stderr\n"
+"  -m MiB        with -n: bound the check's buffer cache to MiB mebibytes\n"
+"                (default 64); the checker's own tables come on top\n"
 "  -l LOGDEV     the external log device of a filesystem made with one\n"
 "  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
 "                replay is written there and synced before the device is\n"
 "                touched, so a killed run finishes when run again\n"
 "  -v            verbose: list every piece of leftover work before finishing it\n"
 "  -P            show progress even when not on a terminal\n"
+"  --list-problems  print the problem table (number, code, severity,\n"
+"                structure, fix, message template; JSON Lines with --json)\n"
 "  -V            print the version and exit\n"
 "\n"
-"Exit status: 0 clean log or replay done; 1 error (usage, I/O, corrupt or\n"
-"unsupported log); 2 with -n: the log is dirty and would be replayed;\n"
+"Exit status: 0 clean log or replay done; -n: no problems found.\n"
+"1 -n: problems found (as xfs_repair -n).\n"
+"2 -n: the log is dirty; the filesystem its replay leaves checks clean.\n"
 "4 the log leaves work in a form this version cannot finish yet (for example\n"
-"an attribute fork in node format): nothing was written.\n", out);
+"  an attribute fork in node format): nothing was written.\n"
+"8 could not replay or check: usage, I/O error, corrupt or unsupported log,\n"
+"  a feature this version cannot check.\n", out);
 }
 
 static uint64_t now_ms(void)
@@ -348,7 +365,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 				o->device, (unsigned long long)r.pages);
 		ret = check_replayed(o->device, keep, r.dirty ?
 			xfsj_lsn(r.ht.cycle, r.ht.head_blk) : 0, o->json,
-			run.progress, txt);
+			run.progress, o->cache_bytes, txt);
 		xfsj_replay_free(keep);
 		if (ret == CHECK_CLEAN)
 			return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
@@ -366,16 +383,31 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct xfsj_io *io, *logio = NULL;
 	int c, err, ret;
+	char *end;
+	unsigned long long mib;
 
+	enum { OPT_LIST_PROBLEMS = 256 };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "list-problems", no_argument, NULL, OPT_LIST_PROBLEMS },
 		{ NULL, 0, NULL, 0 },
 	};
 
 	txt = stdout;
-	while ((c = getopt_long(argc, argv, "nl:r:vPVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nl:m:r:vPVh", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_LIST_PROBLEMS: o.list_problems = true; break;
+		case 'm':
+			mib = strtoull(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || !mib ||
+			    mib > (UINT64_MAX >> 20)) {
+				fprintf(stderr, "xfsj-repair: -m %s: not a size in MiB\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			o.cache_bytes = (uint64_t)mib << 20;
+			break;
 		case 'j': o.json = true; txt = stderr; break;
 		case 'n': o.nomodify = true; break;
 		case 'l': o.logdev = optarg; break;
@@ -393,7 +425,11 @@ int main(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	if (optind != argc - 1) {
+	if (o.list_problems && optind == argc) {
+		list_problems(o.json, stdout);
+		return EXIT_CLEAN;
+	}
+	if (o.list_problems || optind != argc - 1) {
 		usage(stderr);
 		return EXIT_ERROR;
 	}

@@ -15,10 +15,14 @@ enum check_outcome { CHECK_CLEAN, CHECK_PROBLEMS, CHECK_FAILED };
  * Check the filesystem the replay @keep left in its overlay (@lsn: the
  * replay's head, or 0 after a clean log): one line per problem on stdout
  * (JSON Lines with @json, then a summary object), progress on stderr when
- * @progress, other words on @txt.
+ * @progress, other words on @txt.  @cache_bytes bounds the buffer cache
+ * (0: the library's default).
  */
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool progress,
-				  FILE *txt);
+				  uint64_t cache_bytes, FILE *txt);
+
+/* --list-problems: the problem table, one row a line (JSON Lines). */
+void list_problems(bool json, FILE *f);
 
 #endif

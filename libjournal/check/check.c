@@ -104,6 +104,16 @@ bool xck_ino_valid(const struct xck *ck, uint64_t ino)
 	return true;
 }
 
+void xck_release_buffers(struct xck *ck)
+{
+	struct xfsj_cache_stats st;
+
+	xfsj_fs_cache_stats(ck->fs, &st);
+	/* A quarter over the bound: each walk of the cache frees as much. */
+	if (st.bytes > st.bound && st.bytes - st.bound > st.bound / 4)
+		xfsj_fs_release_kept(ck->fs);
+}
+
 static int chunk_cmp_key(const void *key, const void *elt)
 {
 	uint32_t agino = *(const uint32_t *)key;

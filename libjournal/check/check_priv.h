@@ -215,6 +215,15 @@ int xck_space(struct xck *ck, struct xck_ag *ag);
 int xck_names(struct xck *ck);
 int xck_counters(struct xck *ck);
 
+/*
+ * Between two units of a scan (an inode chunk): the buffers the lookups
+ * without a reference kept (xfsj_iget, the btree cursors) become
+ * evictable when the cache is well over its bound, so that the scan's
+ * memory stays inside the bound (xfsj_check_opts.cache_bytes) however
+ * big the AG.  Nothing read before the call may be used after it.
+ */
+void xck_release_buffers(struct xck *ck);
+
 /* Add a claim to the AG of @agno (an rmap record as seen). */
 int xck_claim(struct xck *ck, uint32_t agno, uint32_t agbno, uint32_t len,
 	      uint64_t owner, uint64_t offset);

@@ -63,10 +63,9 @@ static int check_inode(struct xck *ck, struct xck_ag *ag, uint64_t ino,
 			.field = f.field ? f.field : "core", .found = f.value });
 		return 0;
 	}
-	if (ip.di.mode == 0) {
-		xfsj_iput(ck->fs, &ip, false);
+	/* (read-only: no xfsj_iput, which would dirty and pin the buffer) */
+	if (ip.di.mode == 0)
 		return 0;
-	}
 	st->flags |= XCK_I_INUSE;
 	st->ftype = mode_ftype(ip.di.mode);
 	st->nlink = ip.di.nlink;
@@ -84,7 +83,6 @@ static int check_inode(struct xck *ck, struct xck_ag *ag, uint64_t ino,
 	if (!err && ic.di.forkoff)
 		err = xck_attr(ck, &ic);
 	xck_forks_free(&ic);
-	xfsj_iput(ck->fs, &ip, false);
 	return err;
 }
 
@@ -115,6 +113,7 @@ int xck_inodes(struct xck *ck, struct xck_ag *ag)
 			if (err)
 				return err;
 		}
+		xck_release_buffers(ck);
 	}
 	return 0;
 }

@@ -109,7 +109,9 @@ static void put(struct out *o, const char *s, size_t n)
 {
 	size_t room = o->used < o->len ? o->len - o->used : 0;
 
-	memcpy(o->buf + o->used, s, n < room ? n : room);
+	/* (no room: @buf may be NULL, as with snprintf(NULL, 0)) */
+	if (room)
+		memcpy(o->buf + o->used, s, n < room ? n : room);
 	o->used += n;
 }
 
