@@ -10,6 +10,7 @@
 #define XFSJ_ATTR_H
 
 #include "fs/iget.h"
+#include "ondisk/attr_layout.h"
 
 struct xfsj_attr_arg {
 	uint8_t ns;			/* XFSJ_ATTR_NS_* (0: user) */
@@ -107,6 +108,16 @@ struct xfsj_attr_lent {
 	uint32_t entsize;	/* bytes of the name structure */
 };
 
+/* A leaf block's header, decoded (firstused 0 read as 64 KiB). */
+struct xfsj_attr_leaf_hdr {
+	uint32_t count, usedbytes, firstused;
+	uint8_t holes;
+	struct { uint32_t base, size; } map[XFSJ_ALEAF_MAPSIZE];
+};
+
+void xfsj_attr_leaf_hdr_get(const uint8_t *blk, uint32_t blksize,
+			    struct xfsj_attr_leaf_hdr *h);
+
 uint32_t xfsj_attr_hash(const struct xfsj_attr_arg *a);
 /* Name, namespace and (parent pointers) value equal; INCOMPLETE only in recovery. */
 bool xfsj_attr_match(const struct xfsj_attr_arg *a, uint8_t flags,
@@ -162,6 +173,14 @@ int xfsj_attr_bmap(struct xfsj_fs *fs, struct xfsj_iref *ip, uint64_t lblk,
 int xfsj_attr_rmt_set(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		      const uint8_t *value, uint32_t len, uint32_t *lblk,
 		      struct xfsj_fault *f);
+/*
+ * Check remote value block @p (one filesystem block at @daddr) of inode
+ * @ino holding bytes [@offset, @offset + @bytes) of a value: crc, magic,
+ * uuid, owner, blkno, offset and bytes.  The fault names the field.
+ */
+int xfsj_attr_rmt_verify(const uint8_t *p, uint32_t blocksize,
+			 const uint8_t *uuid, uint64_t ino, uint64_t daddr,
+			 uint32_t offset, uint32_t bytes, struct xfsj_fault *f);
 int xfsj_attr_rmt_get(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		      uint32_t lblk, uint8_t *value, uint32_t len,
 		      struct xfsj_fault *f);
