@@ -520,35 +520,35 @@ static int check_node(struct bw *b, const uint8_t *blk, uint32_t dablk,
 	for (uint32_t i = 0; i < count; i++) {
 		const uint8_t *e = blk + NHDR + (size_t)i * NENT;
 		uint32_t hv = xfsj_get_be32(e), before = xfsj_get_be32(e + 4);
-		uint32_t child;
-		bool ok;
+		uint32_t child = hv;
+		bool ok = false;
 
-		setf(b, "btree[%u].hashval", i);
-		if (i && hv < prev)
-			xck_attr_report(b->w, AT_NODE_HASHORDER,
-					has | XFSJ_PF_OFF,
-					&(struct xfsj_problem){
-						.off = dablk, .expected = prev,
-						.found = hv });
-		prev = hv;
-		*highest = hv;
 		setf(b, "btree[%u].before", i);
 		if (before == 0) {
 			blk_report(b, AT_NODE_BEFORE, dablk, XFSJ_PF_FOUND, 0,
 				   before);
 			broken(b, level - 1);
-			continue;
+		} else {
+			err = visit(b, before, level - 1, &child, &ok);
+			if (err)
+				return err;
 		}
-		err = visit(b, before, level - 1, &child, &ok);
-		if (err)
-			return err;
 		setf(b, "btree[%u].hashval", i);
+		/* A wrong hash is blamed once, not again by the order. */
 		if (ok && child != hv)
 			xck_attr_report(b->w, AT_NODE_HASHVAL,
 					has | XFSJ_PF_OFF,
 					&(struct xfsj_problem){
 						.off = dablk, .expected = child,
 						.found = hv });
+		else if (i && hv < prev)
+			xck_attr_report(b->w, AT_NODE_HASHORDER,
+					has | XFSJ_PF_OFF,
+					&(struct xfsj_problem){
+						.off = dablk, .expected = prev,
+						.found = hv });
+		prev = ok ? child : hv;
+		*highest = prev;
 	}
 	return 0;
 }
