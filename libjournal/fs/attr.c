@@ -372,6 +372,17 @@ int xfsj_attr_rmt_verify(const uint8_t *p, uint32_t blocksize,
 			 uint32_t offset, uint32_t bytes, struct xfsj_fault *f)
 {
 	uint64_t where = daddr << 9;
+	const struct {
+		const char *field;
+		uint32_t off;
+		bool wide;
+		uint64_t want;
+	} hdr[] = {
+		{ "owner", RMT_OFF_OWNER, true, ino },
+		{ "blkno", RMT_OFF_BLKNO, true, daddr },
+		{ "offset", RMT_OFF_OFFSET, false, offset },
+		{ "bytes", RMT_OFF_BYTES, false, bytes },
+	};
 
 	if (!xfsj_cksum_ok(p, blocksize, RMT_OFF_CRC))
 		return xfsj_fault_set(f, XFSJ_E_BADCRC, "attr remote", "crc",
@@ -382,22 +393,15 @@ int xfsj_attr_rmt_verify(const uint8_t *p, uint32_t blocksize,
 	if (memcmp(p + RMT_OFF_UUID, uuid, 16))
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote", "uuid",
 				      where + RMT_OFF_UUID, 0);
-	if (xfsj_get_be64(p + RMT_OFF_OWNER) != ino)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote",
-				      "owner", where + RMT_OFF_OWNER,
-				      xfsj_get_be64(p + RMT_OFF_OWNER));
-	if (xfsj_get_be64(p + RMT_OFF_BLKNO) != daddr)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote",
-				      "blkno", where + RMT_OFF_BLKNO,
-				      xfsj_get_be64(p + RMT_OFF_BLKNO));
-	if (xfsj_get_be32(p + RMT_OFF_OFFSET) != offset)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote",
-				      "offset", where + RMT_OFF_OFFSET,
-				      xfsj_get_be32(p + RMT_OFF_OFFSET));
-	if (xfsj_get_be32(p + RMT_OFF_BYTES) != bytes)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote",
-				      "bytes", where + RMT_OFF_BYTES,
-				      xfsj_get_be32(p + RMT_OFF_BYTES));
+	for (size_t i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
+		uint64_t v = hdr[i].wide ? xfsj_get_be64(p + hdr[i].off) :
+					   xfsj_get_be32(p + hdr[i].off);
+
+		if (v != hdr[i].want)
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote",
+					      hdr[i].field, where + hdr[i].off,
+					      v);
+	}
 	return 0;
 }
 
