@@ -657,9 +657,11 @@ int xck_attr_blocks(struct xck_aw *w)
 	uint64_t total = 0;
 	int err;
 
-	/* An extents fork with no extents: the kernel copes with that. */
-	if (n == 0 && ic->di.aformat == XFSJ_DINODE_FMT_EXTENTS &&
-	    xfsj_dinode_anextents(&ic->di) == 0)
+	/*
+	 * Nothing mapped: an extents fork with no extents (the kernel copes
+	 * with that), or a mapping forks.c could not read and reported.
+	 */
+	if (n == 0)
 		return 0;
 	b = calloc(1, sizeof(*b));
 	if (!b)
