@@ -159,8 +159,8 @@ const struct xfsj_problem_def xck_attr_rows[AT__N] = {
 		SALVAGE_ATTR),
 	[AT_RMT_HEADER] = ROW("attr.rmt.header", 0x060504, CORRUPT,
 		"attr remote value", "inode {ino}: attribute {name}: remote "
-		"value block {off} (fsbno {fsbno}): {field} is wrong "
-		"({found})", SALVAGE_ATTR),
+		"value block {off} (fsbno {fsbno}): {field} is wrong",
+		SALVAGE_ATTR),
 	[AT_NODE_COUNT] = ROW("attr.node.count", 0x060601, CORRUPT,
 		"attr node", "inode {ino}: attr block {off}: {field} {found}, "
 		"expected 1 to {expected}", SALVAGE_ATTR),

@@ -63,6 +63,7 @@ struct bw {
 	uint8_t *bytes;		/* a leaf's bytes in use, one bit each */
 	struct level lv[MAXDEPTH + 1];
 	uint64_t total, visits;
+	int err;		/* an I/O error or no memory, kept */
 	bool have_last;
 	uint32_t lasthash;	/* the last good hash, across leaves */
 	/* The good entries of hash runhash so far: duplicates. */
@@ -89,15 +90,25 @@ static void blk_report(struct bw *b, int row, uint32_t dablk,
 
 enum { CL_OK, CL_MISSING, CL_SHARED };
 
+/* The disk block of fork block @dablk, if mapped. */
+static bool claim_peek(struct bw *b, uint32_t dablk, uint64_t *fsbno)
+{
+	const struct xfsj_bmbt_irec *m;
+
+	m = xck_fork_lookup(b->ic, XFSJ_ATTR_FORK, dablk);
+	if (m)
+		*fsbno = m->startblock + (dablk - m->startoff);
+	return m != NULL;
+}
+
 static int claim(struct bw *b, uint32_t dablk, uint64_t *fsbno)
 {
 	const struct xfsj_bmbt_irec *m;
 	uint64_t rank;
 
-	m = xck_fork_lookup(b->ic, XFSJ_ATTR_FORK, dablk);
-	if (!m)
+	if (!claim_peek(b, dablk, fsbno))
 		return CL_MISSING;
-	*fsbno = m->startblock + (dablk - m->startoff);
+	m = xck_fork_lookup(b->ic, XFSJ_ATTR_FORK, dablk);
 	/* Untracked (a hostile fork): no more visits than blocks. */
 	if (!b->seen) {
 		if (++b->visits <= b->total)
@@ -221,50 +232,64 @@ static void broken(struct bw *b, int level)
 
 /* ---- remote values ---- */
 
-static void check_rmt(struct bw *b, const struct xck_aent *e,
-		      uint32_t valueblk)
+/*
+ * Each block of the value mapped and used once; then the blocks read as
+ * the kernel reads a value (fs/attr.c: each header's CRC, magic, uuid,
+ * owner, blkno, and the part of the value it holds), the first bad one
+ * reported.
+ */
+static int check_rmt(struct bw *b, const struct xck_aent *e,
+		     uint32_t valueblk)
 {
-	uint32_t space = b->bs - XFSJ_ATTR3_RMT_HDR_SIZE;
 	uint32_t nblk = xfsj_attr_rmt_blocks(b->bs, e->valuelen);
 	const struct xfsj_sb *sb = b->w->ck->sb;
+	struct xfsj_iref ip = { .ino = b->ic->ino, .dip = (uint8_t *)b->ic->dip,
+				.di = b->ic->di };
 	struct xfsj_problem p = { .name = (const char *)e->name,
 				  .namelen = e->namelen };
+	struct xfsj_fault f = { 0 };
+	unsigned int has = XFSJ_PF_OFF;
+	uint64_t fsbno = 0;
+	int err;
 
 	for (uint32_t k = 0; k < nblk; k++) {
-		uint32_t part = k * space, bytes = e->valuelen - part;
-		struct xfsj_fault f = { 0 };
-		uint64_t fsbno = 0;
-		uint8_t *buf;
-		int err;
-
 		p.off = (uint64_t)valueblk + k;
-		if (p.off > UINT32_MAX ||
-		    claim(b, (uint32_t)p.off, &fsbno) == CL_MISSING) {
+		if (p.off > UINT32_MAX) {
 			xck_attr_report(b->w, AT_RMT_MISSING, XFSJ_PF_OFF, &p);
-			return;
+			return 0;
 		}
-		err = xck_fork_read(b->w->ck, b->ic, XFSJ_ATTR_FORK, p.off, 1,
-				    &buf);
-		if (err) {
-			if (err == 1)
-				xck_attr_report(b->w, AT_RMT_MISSING,
-						XFSJ_PF_OFF, &p);
-			return;
+		switch (claim(b, (uint32_t)p.off, &fsbno)) {
+		case CL_MISSING:
+			xck_attr_report(b->w, AT_RMT_MISSING, XFSJ_PF_OFF, &p);
+			return 0;
+		case CL_SHARED:
+			return 0;
 		}
-		if (bytes > space)
-			bytes = space;
-		if (xfsj_attr_rmt_verify(buf, b->bs, b->w->uuid, b->ic->ino,
-					 xfsj_fsb_daddr(sb, fsbno), part,
-					 bytes, &f)) {
-			snprintf(b->w->field, sizeof(b->w->field), "%s",
-				 f.field ? f.field : "header");
-			p.fsbno = fsbno;
-			p.found = f.value;
-			xck_attr_report(b->w, AT_RMT_HEADER, XFSJ_PF_OFF |
-					XFSJ_PF_FSBNO | XFSJ_PF_FOUND, &p);
-		}
-		free(buf);
 	}
+	err = xfsj_attr_rmt_get(b->w->ck->fs, &ip, valueblk, NULL,
+				e->valuelen, &f);
+	if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
+		return err;
+	if (!err)
+		return 0;
+	/* The block the fault is in (its byte address names it). */
+	p.off = valueblk;
+	for (uint32_t k = 0; k < nblk; k++) {
+		uint64_t at;
+
+		claim_peek(b, valueblk + k, &fsbno);
+		at = xfsj_fsb_daddr(sb, fsbno) << 9;
+		if (f.offset >= at && f.offset < at + b->bs) {
+			p.off = valueblk + k;
+			p.fsbno = fsbno;
+			has |= XFSJ_PF_FSBNO;
+			break;
+		}
+	}
+	snprintf(b->w->field, sizeof(b->w->field), "%s",
+		 f.field ? f.field : "header");
+	xck_attr_report(b->w, AT_RMT_HEADER, has, &p);
+	return 0;
 }
 
 /* ---- leaf blocks ---- */
@@ -412,7 +437,10 @@ static bool check_lent(struct bw *b, const uint8_t *blk, uint32_t dablk,
 					XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, &q);
 		} else if (ns != XFSJ_ATTR_NS_PARENT) {
 			setf(b, "nvlist[%u].valueblk", i);
-			check_rmt(b, &e, le.valueblk);
+			int err = check_rmt(b, &e, le.valueblk);
+
+			if (err && !b->err)
+				b->err = err;
 		}
 	}
 	if (ok) {
@@ -687,6 +715,8 @@ int xck_attr_blocks(struct xck_aw *w)
 			goto out;
 	}
 	err = walk_root(b);
+	if (!err)
+		err = b->err;
 out:
 	free(b->prefix);
 	free(b->bytes);

@@ -39,13 +39,13 @@
 #define MINABTPTRS	2
 #define DEV_FORK_SIZE	8	/* roundup(sizeof(xfs_dev_t), 8) */
 /* Remote value block header (struct xfs_attr3_rmt_hdr). */
-#define RMT_OFF_OFFSET	XFSJ_ARMT_OFF_OFFSET
-#define RMT_OFF_BYTES	XFSJ_ARMT_OFF_BYTES
-#define RMT_OFF_CRC	XFSJ_ARMT_OFF_CRC
-#define RMT_OFF_UUID	XFSJ_ARMT_OFF_UUID
-#define RMT_OFF_OWNER	XFSJ_ARMT_OFF_OWNER
-#define RMT_OFF_BLKNO	XFSJ_ARMT_OFF_BLKNO
-#define RMT_OFF_LSN	XFSJ_ARMT_OFF_LSN
+#define RMT_OFF_OFFSET	4
+#define RMT_OFF_BYTES	8
+#define RMT_OFF_CRC	12
+#define RMT_OFF_UUID	16
+#define RMT_OFF_OWNER	32
+#define RMT_OFF_BLKNO	40
+#define RMT_OFF_LSN	48
 
 /* ---- hashes ---- */
 
@@ -367,44 +367,6 @@ int xfsj_attr_rmt_set(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	return 0;
 }
 
-int xfsj_attr_rmt_verify(const uint8_t *p, uint32_t blocksize,
-			 const uint8_t *uuid, uint64_t ino, uint64_t daddr,
-			 uint32_t offset, uint32_t bytes, struct xfsj_fault *f)
-{
-	uint64_t where = daddr << 9;
-	const struct {
-		const char *field;
-		uint32_t off;
-		bool wide;
-		uint64_t want;
-	} hdr[] = {
-		{ "owner", RMT_OFF_OWNER, true, ino },
-		{ "blkno", RMT_OFF_BLKNO, true, daddr },
-		{ "offset", RMT_OFF_OFFSET, false, offset },
-		{ "bytes", RMT_OFF_BYTES, false, bytes },
-	};
-
-	if (!xfsj_cksum_ok(p, blocksize, RMT_OFF_CRC))
-		return xfsj_fault_set(f, XFSJ_E_BADCRC, "attr remote", "crc",
-				      where + RMT_OFF_CRC, ino);
-	if (xfsj_get_be32(p) != XFSJ_ATTR3_RMT_MAGIC)
-		return xfsj_fault_set(f, XFSJ_E_BADMAGIC, "attr remote",
-				      "magic", where, xfsj_get_be32(p));
-	if (memcmp(p + RMT_OFF_UUID, uuid, 16))
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote", "uuid",
-				      where + RMT_OFF_UUID, 0);
-	for (size_t i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
-		uint64_t v = hdr[i].wide ? xfsj_get_be64(p + hdr[i].off) :
-					   xfsj_get_be32(p + hdr[i].off);
-
-		if (v != hdr[i].want)
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote",
-					      hdr[i].field, where + hdr[i].off,
-					      v);
-	}
-	return 0;
-}
-
 int xfsj_attr_rmt_get(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		      uint32_t lblk, uint8_t *value, uint32_t len,
 		      struct xfsj_fault *f)
@@ -432,10 +394,22 @@ int xfsj_attr_rmt_get(struct xfsj_fs *fs, struct xfsj_iref *ip,
 			return xfsj_fault_set(f, err, "attr remote", "read",
 					      daddr << 9, ip->ino);
 		p = bp->data;
-		err = xfsj_attr_rmt_verify(p, bs, c.uuid, ip->ino, daddr,
-					   done, cnt, f);
-		if (err)
-			return err;
+		if (!xfsj_cksum_ok(p, bs, RMT_OFF_CRC))
+			return xfsj_fault_set(f, XFSJ_E_BADCRC, "attr remote",
+					      "crc", (daddr << 9) + RMT_OFF_CRC,
+					      ip->ino);
+		if (xfsj_get_be32(p) != XFSJ_ATTR3_RMT_MAGIC)
+			return xfsj_fault_set(f, XFSJ_E_BADMAGIC,
+					      "attr remote", "magic",
+					      daddr << 9, xfsj_get_be32(p));
+		if (memcmp(p + RMT_OFF_UUID, c.uuid, 16) ||
+		    xfsj_get_be64(p + RMT_OFF_BLKNO) != daddr ||
+		    xfsj_get_be64(p + RMT_OFF_OWNER) != ip->ino ||
+		    xfsj_get_be32(p + RMT_OFF_OFFSET) != done ||
+		    xfsj_get_be32(p + RMT_OFF_BYTES) != cnt)
+			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr remote",
+					      "header (owner/blkno/offset)",
+					      daddr << 9, ip->ino);
 		if (value)
 			memcpy(value + done, p + XFSJ_ATTR3_RMT_HDR_SIZE, cnt);
 		done += cnt;

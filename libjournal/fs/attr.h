@@ -173,14 +173,6 @@ int xfsj_attr_bmap(struct xfsj_fs *fs, struct xfsj_iref *ip, uint64_t lblk,
 int xfsj_attr_rmt_set(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		      const uint8_t *value, uint32_t len, uint32_t *lblk,
 		      struct xfsj_fault *f);
-/*
- * Check remote value block @p (one filesystem block at @daddr) of inode
- * @ino holding bytes [@offset, @offset + @bytes) of a value: crc, magic,
- * uuid, owner, blkno, offset and bytes.  The fault names the field.
- */
-int xfsj_attr_rmt_verify(const uint8_t *p, uint32_t blocksize,
-			 const uint8_t *uuid, uint64_t ino, uint64_t daddr,
-			 uint32_t offset, uint32_t bytes, struct xfsj_fault *f);
 int xfsj_attr_rmt_get(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		      uint32_t lblk, uint8_t *value, uint32_t len,
 		      struct xfsj_fault *f);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Byte offsets of the attribute fork's block headers on a v5 filesystem,
- * shared by the log replay's attribute code (fs/attr*.c) and the checker
- * (check/attr*.c).  All fields are big-endian.
+ * Byte offsets of the attribute fork's leaf and node block headers on a
+ * v5 filesystem, shared by the log replay's attribute code (fs/attr*.c)
+ * and the checker (check/attr*.c).  All fields are big-endian.
  *
  * Every leaf and node block starts with the da3 block info
  * (struct xfs_da3_blkinfo):
@@ -16,10 +16,6 @@
  * free map of three {base, size} (be16), padded to 80 bytes; a node
  * (struct xfs_da3_node_hdr) with count and level (be16), pad to 64, then
  * {hashval, before} (be32) per child.
- *
- * A remote value block (struct xfs_attr3_rmt_hdr): magic (be32), offset
- * and bytes of the value it holds (be32), crc, uuid, owner (be64), blkno
- * (be64 daddr), lsn; 56 bytes, then the value's bytes.
  */
 #ifndef XFSJ_ONDISK_ATTR_LAYOUT_H
 #define XFSJ_ONDISK_ATTR_LAYOUT_H
@@ -45,12 +41,5 @@
 #define XFSJ_DA3_NODE_HDR_SIZE		64
 #define XFSJ_DA3_NODE_ENTRY_SIZE	8
 
-#define XFSJ_ARMT_OFF_OFFSET		4
-#define XFSJ_ARMT_OFF_BYTES		8
-#define XFSJ_ARMT_OFF_CRC		12
-#define XFSJ_ARMT_OFF_UUID		16
-#define XFSJ_ARMT_OFF_OWNER		32
-#define XFSJ_ARMT_OFF_BLKNO		40
-#define XFSJ_ARMT_OFF_LSN		48
 
 #endif

@@ -23,6 +23,9 @@
 
 #define MB	(1ULL << 20)
 #define MAXP	64
+/* Remote value block header: where its offset and CRC are. */
+#define RMT_OFFSET	4
+#define RMT_CRC		12
 
 struct seen {
 	int n;
@@ -236,10 +239,10 @@ START_TEST(test_node_and_remote)
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	populate(&fx, ino);
 	b = ablock(&fx, ino[3], 2, &bp);
-	ck_assert_uint_eq(xfsj_get_be32(b), XFSJ_ATTR3_RMT_MAGIC);
-	xfsj_put_be32(b + XFSJ_ARMT_OFF_OFFSET, 7);
-	recrc(&fx, b, XFSJ_ARMT_OFF_CRC);
-	expect_one(&fx, "attr.rmt.header", "offset");
+	ck_assert_uint_eq(xfsj_get_be32(b), 0x5841524dU);	/* XARM */
+	xfsj_put_be32(b + RMT_OFFSET, 7);
+	recrc(&fx, b, RMT_CRC);
+	expect_one(&fx, "attr.rmt.header", "header (owner/blkno/offset)");
 	fs_fixture_free(&fx);
 }
 END_TEST
@@ -304,7 +307,7 @@ START_TEST(test_hostile)
 
 			b[at] = (uint8_t)rand_r(&seed);
 		}
-		recrc(&fx, b, round % 3 == 2 ? XFSJ_ARMT_OFF_CRC :
+		recrc(&fx, b, round % 3 == 2 ? RMT_CRC :
 			      XFSJ_DA3_OFF_CRC);
 		run_check(&fx, &s, &res);
 		b = ablock(&fx, which, round % 3 == 2 ? 1 : 0, &bp);
