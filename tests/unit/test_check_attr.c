@@ -100,12 +100,16 @@ static void set(struct fs_fixture *fx, struct xfsj_iref *ip, const char *name,
 	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, ip, &fx->f), 0);
 }
 
-/* Slots 9..12: short form, leaf, node, remote value. */
-static void populate(struct fs_fixture *fx, uint64_t ino[4])
+/*
+ * A filesystem of @bs-byte blocks with files in slots 9..12: a short-form,
+ * a leaf, a node and a remote-value attribute fork.
+ */
+static void populate(struct fs_fixture *fx, uint32_t bs, uint64_t ino[4])
 {
 	struct xfsj_iref ip;
 	char name[32];
 
+	fs_fixture_make(fx, 64 * MB, bs, 2, true, false);
 	ino[0] = make_file(fx, 9, &ip);
 	set(fx, &ip, "one", 3);
 	set(fx, &ip, "two", 5);
@@ -160,8 +164,7 @@ START_TEST(test_clean)
 	struct seen s;
 	uint64_t ino[4];
 
-	fs_fixture_make(&fx, 64 * MB, _i ? 1024 : 4096, 2, true, false);
-	populate(&fx, ino);
+	populate(&fx, _i ? 1024 : 4096, ino);
 	run_check(&fx, &s, &res);
 	ck_assert_int_eq(s.n, 0);
 	ck_assert_uint_eq(res.attr_forks, 4);
@@ -169,80 +172,84 @@ START_TEST(test_clean)
 }
 END_TEST
 
-START_TEST(test_leaf_fields)
-{
-	struct fs_fixture fx;
-	struct xfsj_buf *bp;
-	uint64_t ino[4];
-	uint8_t *b;
+/*
+ * One field of one block damaged at a time (and put back): the file
+ * (0..3 as populate() makes them), its attribute fork block, the byte
+ * offset and width of the field, what is added to it (@set: written
+ * instead), where the block's CRC is, and the one problem expected.
+ */
+static const struct poke {
+	int file;
+	uint32_t lblk, off, width;
+	uint64_t delta;
+	bool set;
+	uint32_t crc;
+	const char *code, *field;
+} pokes[] = {
+	{ 1, 0, 80 + 3 * 8, 4, 1, false, XFSJ_DA3_OFF_CRC,
+	  "attr.leaf.hashval", "entries[3].hashval" },
+	{ 1, 0, 80 + 5 * 8 + 6, 1, XFSJ_ATTR_FLAG_INCOMPLETE, false,
+	  XFSJ_DA3_OFF_CRC, "attr.incomplete", "entries[5]" },
+	{ 1, 0, XFSJ_ALEAF_OFF_USED, 2, 4, false, XFSJ_DA3_OFF_CRC,
+	  "attr.leaf.usedbytes", "hdr.usedbytes" },
+	{ 1, 0, XFSJ_DA3_OFF_OWNER, 8, 1, false, XFSJ_DA3_OFF_CRC,
+	  "attr.blk.owner", "hdr.info.owner" },
+	/* freemap[1] = [80, 8): over the entry table. */
+	{ 1, 0, XFSJ_ALEAF_OFF_FREEMAP + 4, 4, 80 << 16 | 8, true,
+	  XFSJ_DA3_OFF_CRC, "attr.leaf.freemap_used", "hdr.freemap[1].size" },
+	{ 2, 0, 64 + 8, 4, 1, false, XFSJ_DA3_OFF_CRC,
+	  "attr.node.hashval", "btree[1].hashval" },
+	{ 2, 0, 64 + 12, 4, 0, true, XFSJ_DA3_OFF_CRC,
+	  "attr.node.before", "btree[1].before" },
+	{ 3, 2, RMT_OFFSET, 4, 7, true, RMT_CRC,
+	  "attr.rmt.header", "header (owner/blkno/offset)" },
+};
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	populate(&fx, ino);
-	/* A hash that is not the name's. */
-	b = ablock(&fx, ino[1], 0, &bp);
-	xfsj_put_be32(b + 80 + 3 * 8, xfsj_get_be32(b + 80 + 3 * 8) + 1);
-	recrc(&fx, b, XFSJ_DA3_OFF_CRC);
-	expect_one(&fx, "attr.leaf.hashval", "entries[3].hashval");
-	b = ablock(&fx, ino[1], 0, &bp);
-	xfsj_put_be32(b + 80 + 3 * 8, xfsj_get_be32(b + 80 + 3 * 8) - 1);
-	/* An entry left INCOMPLETE. */
-	b[80 + 5 * 8 + 6] |= XFSJ_ATTR_FLAG_INCOMPLETE;
-	recrc(&fx, b, XFSJ_DA3_OFF_CRC);
-	expect_one(&fx, "attr.incomplete", "entries[5]");
-	b = ablock(&fx, ino[1], 0, &bp);
-	b[80 + 5 * 8 + 6] &= ~XFSJ_ATTR_FLAG_INCOMPLETE;
-	/* usedbytes, then the owner. */
-	xfsj_put_be16(b + XFSJ_ALEAF_OFF_USED,
-		      xfsj_get_be16(b + XFSJ_ALEAF_OFF_USED) + 4);
-	recrc(&fx, b, XFSJ_DA3_OFF_CRC);
-	expect_one(&fx, "attr.leaf.usedbytes", "hdr.usedbytes");
-	b = ablock(&fx, ino[1], 0, &bp);
-	xfsj_put_be16(b + XFSJ_ALEAF_OFF_USED,
-		      xfsj_get_be16(b + XFSJ_ALEAF_OFF_USED) - 4);
-	xfsj_put_be64(b + XFSJ_DA3_OFF_OWNER, ino[0]);
-	recrc(&fx, b, XFSJ_DA3_OFF_CRC);
-	expect_one(&fx, "attr.blk.owner", "hdr.info.owner");
-	b = ablock(&fx, ino[1], 0, &bp);
-	xfsj_put_be64(b + XFSJ_DA3_OFF_OWNER, ino[1]);
-	/* A free region over the entry table. */
-	xfsj_put_be16(b + XFSJ_ALEAF_OFF_FREEMAP + 4, 80);
-	xfsj_put_be16(b + XFSJ_ALEAF_OFF_FREEMAP + 6, 8);
-	recrc(&fx, b, XFSJ_DA3_OFF_CRC);
-	expect_one(&fx, "attr.leaf.freemap_used", "hdr.freemap[1].size");
-	fs_fixture_free(&fx);
+static uint64_t get_n(const uint8_t *p, uint32_t width)
+{
+	switch (width) {
+	case 1: return p[0];
+	case 2: return xfsj_get_be16(p);
+	case 4: return xfsj_get_be32(p);
+	default: return xfsj_get_be64(p);
+	}
 }
-END_TEST
 
-START_TEST(test_node_and_remote)
+static void put_n(uint8_t *p, uint32_t width, uint64_t v)
 {
+	switch (width) {
+	case 1: p[0] = (uint8_t)v; break;
+	case 2: xfsj_put_be16(p, (uint16_t)v); break;
+	case 4: xfsj_put_be32(p, (uint32_t)v); break;
+	default: xfsj_put_be64(p, v); break;
+	}
+}
+
+START_TEST(test_fields)
+{
+	const struct poke *k = &pokes[_i];
 	struct fs_fixture fx;
 	struct xfsj_buf *bp;
-	uint64_t ino[4];
+	uint64_t ino[4], old;
 	uint8_t *b;
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	populate(&fx, ino);
-	b = ablock(&fx, ino[2], 0, &bp);
-	ck_assert_uint_eq(xfsj_get_be16(b + XFSJ_DA3_OFF_MAGIC),
-			  XFSJ_DA3_NODE_MAGIC);
-	/* The second child's hash, then its pointer. */
-	xfsj_put_be32(b + 64 + 8, xfsj_get_be32(b + 64 + 8) + 1);
-	recrc(&fx, b, XFSJ_DA3_OFF_CRC);
-	expect_one(&fx, "attr.node.hashval", "btree[1].hashval");
-	b = ablock(&fx, ino[2], 0, &bp);
-	xfsj_put_be32(b + 64 + 8, xfsj_get_be32(b + 64 + 8) - 1);
-	xfsj_put_be32(b + 64 + 12, 0);
-	recrc(&fx, b, XFSJ_DA3_OFF_CRC);
-	expect_one(&fx, "attr.node.before", "btree[1].before");
-	fs_fixture_free(&fx);
+	populate(&fx, 4096, ino);
+	b = ablock(&fx, ino[k->file], k->lblk, &bp);
+	old = get_n(b + k->off, k->width);
+	put_n(b + k->off, k->width, k->set ? k->delta : old + k->delta);
+	recrc(&fx, b, k->crc);
+	expect_one(&fx, k->code, k->field);
+	/* Put back, the check is clean again. */
+	b = ablock(&fx, ino[k->file], k->lblk, &bp);
+	put_n(b + k->off, k->width, old);
+	recrc(&fx, b, k->crc);
+	{
+		struct xfsj_check_result res;
+		struct seen s;
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	populate(&fx, ino);
-	b = ablock(&fx, ino[3], 2, &bp);
-	ck_assert_uint_eq(xfsj_get_be32(b), 0x5841524dU);	/* XARM */
-	xfsj_put_be32(b + RMT_OFFSET, 7);
-	recrc(&fx, b, RMT_CRC);
-	expect_one(&fx, "attr.rmt.header", "header (owner/blkno/offset)");
+		run_check(&fx, &s, &res);
+		ck_assert_int_eq(s.n, 0);
+	}
 	fs_fixture_free(&fx);
 }
 END_TEST
@@ -255,8 +262,7 @@ START_TEST(test_short_form)
 	uint32_t size;
 	uint8_t *p;
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	populate(&fx, ino);
+	populate(&fx, 4096, ino);
 	ck_assert_int_eq(xfsj_iget(fx.fs, ino[0], false, &ip, &fx.f), 0);
 	ck_assert_uint_eq(ip.di.aformat, XFSJ_DINODE_FMT_LOCAL);
 	p = xfsj_ifork(fx.fs, &ip, XFSJ_ATTR_FORK, &size);
@@ -293,8 +299,7 @@ START_TEST(test_hostile)
 	struct seen s;
 	uint8_t *b, *save;
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	populate(&fx, ino);
+	populate(&fx, 4096, ino);
 	save = malloc(4096);
 	ck_assert_ptr_nonnull(save);
 	for (int round = 0; round < 40; round++) {
@@ -325,8 +330,8 @@ Suite *check_attr_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_clean, 0, 2);
-	tcase_add_test(tc, test_leaf_fields);
-	tcase_add_test(tc, test_node_and_remote);
+	tcase_add_loop_test(tc, test_fields, 0,
+			    (int)(sizeof(pokes) / sizeof(pokes[0])));
 	tcase_add_test(tc, test_short_form);
 	tcase_add_loop_test(tc, test_hostile, 0, 2);
 	suite_add_tcase(s, tc);
