@@ -10,6 +10,7 @@
 #define XFSJ_ATTR_H
 
 #include "fs/iget.h"
+#include "ondisk/attr_layout.h"
 
 struct xfsj_attr_arg {
 	uint8_t ns;			/* XFSJ_ATTR_NS_* (0: user) */
@@ -104,6 +105,16 @@ struct xfsj_attr_lent {
 	uint32_t valueblk;	/* remote: first block of the value */
 	uint32_t entsize;	/* bytes of the name structure */
 };
+
+/* A leaf block's header, decoded (firstused 0 read as 64 KiB). */
+struct xfsj_attr_leaf_hdr {
+	uint32_t count, usedbytes, firstused;
+	uint8_t holes;
+	struct { uint32_t base, size; } map[XFSJ_ALEAF_MAPSIZE];
+};
+
+void xfsj_attr_leaf_hdr_get(const uint8_t *blk, uint32_t blksize,
+			    struct xfsj_attr_leaf_hdr *h);
 
 uint32_t xfsj_attr_hash(const struct xfsj_attr_arg *a);
 /* Name, namespace and (parent pointers) value equal; INCOMPLETE only in recovery. */

@@ -33,27 +33,22 @@
 
 #define HDR		XFSJ_ATTR3_LEAF_HDR_SIZE
 #define ENT		XFSJ_ATTR_LEAF_ENTRY_SIZE
-#define MAPSIZE		3
-#define OFF_MAGIC	8
-#define OFF_CRC		12
-#define OFF_BLKNO	16
-#define OFF_UUID	32
-#define OFF_OWNER	48
-#define OFF_COUNT	56
-#define OFF_USED	58
-#define OFF_FIRSTUSED	60
-#define OFF_HOLES	62
-#define OFF_FREEMAP	64
+#define MAPSIZE		XFSJ_ALEAF_MAPSIZE
+#define OFF_MAGIC	XFSJ_DA3_OFF_MAGIC
+#define OFF_CRC		XFSJ_DA3_OFF_CRC
+#define OFF_BLKNO	XFSJ_DA3_OFF_BLKNO
+#define OFF_UUID	XFSJ_DA3_OFF_UUID
+#define OFF_OWNER	XFSJ_DA3_OFF_OWNER
+#define OFF_COUNT	XFSJ_ALEAF_OFF_COUNT
+#define OFF_USED	XFSJ_ALEAF_OFF_USED
+#define OFF_FIRSTUSED	XFSJ_ALEAF_OFF_FIRSTUSED
+#define OFF_HOLES	XFSJ_ALEAF_OFF_HOLES
+#define OFF_FREEMAP	XFSJ_ALEAF_OFF_FREEMAP
 #define FLAGS_KNOWN	(XFSJ_ATTR_FLAG_LOCAL | XFSJ_ATTR_NS_MASK | \
 			 XFSJ_ATTR_FLAG_INCOMPLETE)
 
-struct lhdr {
-	uint32_t count, usedbytes, firstused;
-	uint8_t holes;
-	struct { uint32_t base, size; } map[MAPSIZE];
-};
-
-static void hdr_get(const uint8_t *blk, uint32_t blksize, struct lhdr *h)
+void xfsj_attr_leaf_hdr_get(const uint8_t *blk, uint32_t blksize,
+			    struct xfsj_attr_leaf_hdr *h)
 {
 	h->count = xfsj_get_be16(blk + OFF_COUNT);
 	h->usedbytes = xfsj_get_be16(blk + OFF_USED);
@@ -68,7 +63,7 @@ static void hdr_get(const uint8_t *blk, uint32_t blksize, struct lhdr *h)
 	}
 }
 
-static void hdr_put(uint8_t *blk, const struct lhdr *h)
+static void hdr_put(uint8_t *blk, const struct xfsj_attr_leaf_hdr *h)
 {
 	xfsj_put_be16(blk + OFF_COUNT, (uint16_t)h->count);
 	xfsj_put_be16(blk + OFF_USED, (uint16_t)h->usedbytes);
@@ -186,7 +181,8 @@ static int span_cmp(const void *a, const void *b)
 }
 
 static int verify_entry(const uint8_t *blk, uint32_t blksize,
-			const struct lhdr *h, uint32_t i, uint32_t *lasthash,
+			const struct xfsj_attr_leaf_hdr *h, uint32_t i,
+			uint32_t *lasthash,
 			struct name_span *span, uint64_t daddr,
 			struct xfsj_fault *f)
 {
@@ -252,7 +248,8 @@ static int verify_entry(const uint8_t *blk, uint32_t blksize,
  * is): a compaction or a join repacks the names into the space these
  * promise, so a block that lies here would be written past its start.
  */
-static int verify_names(const struct lhdr *h, struct name_span *spans,
+static int verify_names(const struct xfsj_attr_leaf_hdr *h,
+			struct name_span *spans,
 			uint64_t daddr, struct xfsj_fault *f)
 {
 	uint32_t used = 0;
@@ -277,7 +274,7 @@ int xfsj_attr_leaf_verify(struct xfsj_fs *fs, uint64_t ino,
 	uint32_t lasthash = 0;
 	struct name_span *spans;
 	struct xfsj_vctx c;
-	struct lhdr h;
+	struct xfsj_attr_leaf_hdr h;
 	int err = 0;
 
 	if (!xfsj_cksum_ok(blk, blksize, OFF_CRC))
@@ -296,7 +293,7 @@ int xfsj_attr_leaf_verify(struct xfsj_fs *fs, uint64_t ino,
 	if (xfsj_get_be64(blk + OFF_OWNER) != ino)
 		return leaf_bad(f, "owner", daddr, OFF_OWNER,
 				xfsj_get_be64(blk + OFF_OWNER));
-	hdr_get(blk, blksize, &h);
+	xfsj_attr_leaf_hdr_get(blk, blksize, &h);
 	if (h.firstused > blksize || h.firstused < HDR)
 		return leaf_bad(f, "firstused", daddr, OFF_FIRSTUSED,
 				h.firstused);
@@ -337,7 +334,7 @@ void xfsj_attr_leaf_init(struct xfsj_fs *fs, uint64_t ino, uint8_t *blk,
 {
 	uint32_t blksize = xfsj_fs_sb(fs)->blocksize;
 	struct xfsj_vctx c;
-	struct lhdr h;
+	struct xfsj_attr_leaf_hdr h;
 
 	memset(blk, 0, blksize);
 	xfsj_put_be16(blk + OFF_MAGIC, XFSJ_ATTR3_LEAF_MAGIC);
@@ -385,7 +382,7 @@ void xfsj_attr_leaf_lookup(const uint8_t *blk, uint32_t blksize,
 
 /* ---- insertion ---- */
 
-static void add_work(uint8_t *blk, struct lhdr *h,
+static void add_work(uint8_t *blk, struct xfsj_attr_leaf_hdr *h,
 		     const struct xfsj_attr_arg *a, uint32_t hash,
 		     uint32_t index, int mapi, uint32_t entsize, bool local)
 {
@@ -448,10 +445,11 @@ static void add_work(uint8_t *blk, struct lhdr *h,
 }
 
 /* Repack every entry in order at the end of the block (kernel compact). */
-static int compact(uint8_t *blk, uint32_t blksize, struct lhdr *h)
+static int compact(uint8_t *blk, uint32_t blksize,
+		   struct xfsj_attr_leaf_hdr *h)
 {
 	uint8_t *src = malloc(blksize);
-	struct lhdr s = *h;
+	struct xfsj_attr_leaf_hdr s = *h;
 
 	if (!src)
 		return -XFSJ_E_NOMEM;
@@ -486,14 +484,14 @@ int xfsj_attr_leaf_add(uint8_t *blk, uint32_t blksize,
 		       const struct xfsj_attr_arg *a, uint32_t hash,
 		       uint32_t index, bool *nospc, bool *remote)
 {
-	struct lhdr h;
+	struct xfsj_attr_leaf_hdr h;
 	uint32_t tablesize, sum = 0, tmp;
 	bool local;
 	uint32_t entsize = newentsize(a, blksize, &local);
 
 	*nospc = false;
 	*remote = !local;
-	hdr_get(blk, blksize, &h);
+	xfsj_attr_leaf_hdr_get(blk, blksize, &h);
 	/* First fit, trying the free map from its last region down. */
 	tablesize = (h.count + 1) * ENT + HDR;
 	for (int i = MAPSIZE - 1; i >= 0; i--) {
@@ -545,7 +543,7 @@ void xfsj_attr_leaf_set_rmt(uint8_t *blk, uint32_t blksize, uint32_t index,
 
 bool xfsj_attr_leaf_remove(uint8_t *blk, uint32_t blksize, uint32_t index)
 {
-	struct lhdr h;
+	struct xfsj_attr_leaf_hdr h;
 	uint8_t *e = ent_ptr(blk, index);
 	uint32_t nameidx = xfsj_get_be16(e + 4);
 	uint32_t entsize = entsize_at(blk, index);
@@ -553,7 +551,7 @@ bool xfsj_attr_leaf_remove(uint8_t *blk, uint32_t blksize, uint32_t index)
 	int before = -1, after = -1, smallest = MAPSIZE - 1;
 	bool was_first;
 
-	hdr_get(blk, blksize, &h);
+	xfsj_attr_leaf_hdr_get(blk, blksize, &h);
 	/*
 	 * Walk the free map: grow the region bordering the entry table by
 	 * the slot that goes away, note regions adjacent to the freed name,
@@ -631,8 +629,9 @@ uint32_t xfsj_attr_leaf_used(const uint8_t *blk)
 /* ---- splitting a leaf (the kernel's rebalance onto an empty leaf) ---- */
 
 /* The kernel's xfs_attr3_leaf_moveents, step for step. */
-static void moveents(uint8_t *ls, struct lhdr *hs, uint32_t start_s,
-		     uint8_t *ld, struct lhdr *hd, uint32_t start_d,
+static void moveents(uint8_t *ls, struct xfsj_attr_leaf_hdr *hs,
+		     uint32_t start_s, uint8_t *ld,
+		     struct xfsj_attr_leaf_hdr *hd, uint32_t start_d,
 		     uint32_t count)
 {
 	if (count == 0)
@@ -681,8 +680,10 @@ static uint32_t iabs(int64_t x)
  * the first leaf so both halves carry about the same bytes, counting
  * the new entry at @index.  Returns whether the new entry stays.
  */
-static bool figure_balance(const uint8_t *l1, const struct lhdr *h1,
-			   const uint8_t *l2, const struct lhdr *h2,
+static bool figure_balance(const uint8_t *l1,
+			   const struct xfsj_attr_leaf_hdr *h1,
+			   const uint8_t *l2,
+			   const struct xfsj_attr_leaf_hdr *h2,
 			   uint32_t blksize, uint32_t index, uint32_t newsize,
 			   uint32_t *countp, uint32_t *usedp)
 {
@@ -726,14 +727,14 @@ int xfsj_attr_leaf_rebalance(uint8_t *l1, uint8_t *l2, uint32_t blksize,
 			     const struct xfsj_attr_arg *a, uint32_t index,
 			     bool *inleaf, uint32_t *newindex)
 {
-	struct lhdr h1, h2;
+	struct xfsj_attr_leaf_hdr h1, h2;
 	uint32_t count, totallen;
 	bool local;
 	uint32_t newsize = newentsize(a, blksize, &local);
 	int err;
 
-	hdr_get(l1, blksize, &h1);
-	hdr_get(l2, blksize, &h2);
+	xfsj_attr_leaf_hdr_get(l1, blksize, &h1);
+	xfsj_attr_leaf_hdr_get(l2, blksize, &h2);
 	*inleaf = figure_balance(l1, &h1, l2, &h2, blksize, index, newsize,
 				 &count, &totallen);
 	if (count < h1.count) {
@@ -764,12 +765,12 @@ int xfsj_attr_leaf_rebalance(uint8_t *l1, uint8_t *l2, uint32_t blksize,
 
 int xfsj_attr_leaf_unbalance(uint8_t *drop, uint8_t *save, uint32_t blksize)
 {
-	struct lhdr hd, hs, ht;
+	struct xfsj_attr_leaf_hdr hd, hs, ht;
 	bool before = xfsj_attr_leaf_order(save, drop);
 	uint8_t *tmp;
 
-	hdr_get(drop, blksize, &hd);
-	hdr_get(save, blksize, &hs);
+	xfsj_attr_leaf_hdr_get(drop, blksize, &hd);
+	xfsj_attr_leaf_hdr_get(save, blksize, &hs);
 	if (!hs.holes) {
 		/* Room at one end of the survivor for the dropped entries. */
 		moveents(drop, &hd, 0, save, &hs, before ? 0 : hs.count,

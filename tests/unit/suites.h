@@ -45,6 +45,7 @@
 	X(finish_suite)		\
 	X(attr_leaf_suite)	\
 	X(attr_node_suite)	\
+	X(check_attr_suite)	\
 	X(xmi_suite)		\
 	X(check_problem_suite)	\
 	X(replay_suite)
