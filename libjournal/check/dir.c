@@ -98,6 +98,9 @@ const struct xfsj_problem_def xck_dir_rows[DIR__N] = {
 	R(DIR_STRAY, "dir.stray", 0x05001a, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: block at directory offset {off} is not "
 	  "part of the directory's {field}"),
+	R(DIR_SF_OFFSET, "dir.sf.offset", 0x05001b, XFSJ_FIX_SALVAGE_DIR,
+	  "directory inode {ino}: short-form {field}: {expected}, found "
+	  "{found}"),
 };
 const struct xck_table xck_dir_table = { xck_dir_rows, DIR__N };
 
@@ -212,14 +215,33 @@ bool xck_dir_hdr_check(struct xck_dctx *d, uint64_t db, const uint8_t *b,
 struct sf_walk {
 	struct xck_dctx *d;
 	unsigned int idx;
+	uint32_t next;		/* the lowest offset the entry may have */
+	bool bad_off;
 	int err;
 };
+
+/* Where "." and ".." end in a v5 block: the first entry's offset. */
+#define SF_FIRST_OFFSET	(XFSJ_DIR3_HDR_SIZE + 2 * 16)
 
 static int sf_entry(const struct xfsj_dirent *e, void *arg)
 {
 	struct sf_walk *w = arg;
+	/* The entry's offset field sits just before its name. */
+	uint32_t off = xfsj_get_be16((const uint8_t *)e->name - 2);
 
 	w->idx++;
+	/*
+	 * Each entry keeps the offset it would have in a block: at or past
+	 * the end of the one before (the kernel's xfs_dir2_sf_verify).
+	 */
+	if (off < w->next && !w->bad_off) {
+		w->bad_off = true;
+		xck_dir_report(w->d, DIR_SF_OFFSET,
+			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, 0,
+			       "entry offset (the least it may be)", w->next,
+			       off);
+	}
+	w->next = off + xfsj_dir2_data_entsize(e->namelen, w->d->ftype);
 	/* The offsets the short form keeps are those of a block; the
 	 * entry's index stands in for its place. */
 	w->err = xck_dir_add_dent(w->d, e->ino, (const uint8_t *)e->name,
@@ -230,7 +252,7 @@ static int sf_entry(const struct xfsj_dirent *e, void *arg)
 static int check_sf(struct xck_dctx *d)
 {
 	struct xck_icheck *ic = d->ic;
-	struct sf_walk w = { .d = d };
+	struct sf_walk w = { .d = d, .next = SF_FIRST_OFFSET };
 	struct xfsj_fault f = { 0 };
 	uint64_t parent = XFSJ_NULLFSINO;
 	int err;
@@ -257,6 +279,20 @@ static int check_sf(struct xck_dctx *d)
 			.ino = ic->ino, .off = f.offset,
 			.field = f.field ? f.field : "header",
 			.found = f.value });
+	/*
+	 * The entries must fit one block with their leaf entries and tail,
+	 * or the kernel could not turn the short form into a block (it
+	 * converts before an entry would not fit: xfs_dir2_sf_addname).
+	 */
+	if (!err && !w.bad_off &&
+	    w.next + (w.idx + 2) * XFSJ_DIR2_LEAF_ENT_SIZE +
+	    XFSJ_DIR2_BLOCK_TAIL > d->dirblksize)
+		xck_dir_report(d, DIR_SF_OFFSET,
+			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, 0,
+			       "end of the last entry (the most it may be)",
+			       d->dirblksize - (w.idx + 2) *
+			       XFSJ_DIR2_LEAF_ENT_SIZE - XFSJ_DIR2_BLOCK_TAIL,
+			       w.next);
 	/* ".." is the header's parent; it goes in second place. */
 	err = xck_dir_add_dent(d, parent, (const uint8_t *)"..", 2,
 			       XFSJ_FT_DIR, 2);

@@ -37,6 +37,7 @@ enum {
 	DIR_FREE_HDR,
 	DIR_SIZE,
 	DIR_STRAY,
+	DIR_SF_OFFSET,
 	DIR__N
 };
 extern const struct xfsj_problem_def xck_dir_rows[DIR__N];
