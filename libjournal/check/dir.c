@@ -114,6 +114,13 @@ void xck_dir_report(struct xck_dctx *d, int row, unsigned int has,
 		.expected = expected, .found = found });
 }
 
+void xck_dir_blk_field(struct xck_dctx *d, int row, uint64_t db,
+		       const char *field, uint64_t expected, uint64_t found)
+{
+	xck_dir_report(d, row, XFSJ_PF_OFF | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
+		       db << d->dirblkbytelog, field, expected, found);
+}
+
 int xck_dir_add_dent(struct xck_dctx *d, uint64_t ino, const uint8_t *name,
 		     uint8_t namelen, uint8_t ftype, uint32_t addr)
 {

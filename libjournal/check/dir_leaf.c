@@ -47,13 +47,8 @@ uint32_t xck_dir_leaf_ents(struct xck_dctx *d, uint64_t db,
 	return prev;
 }
 
-static void leaf_field(struct xck_dctx *d, uint64_t db, const char *field,
-		       uint64_t expected, uint64_t found)
-{
-	xck_dir_report(d, DIR_LEAF_FIELD, XFSJ_PF_OFF | XFSJ_PF_EXPECTED |
-		       XFSJ_PF_FOUND, db << d->dirblkbytelog, field, expected,
-		       found);
-}
+#define leaf_field(d, db, field, expected, found) \
+	xck_dir_blk_field(d, DIR_LEAF_FIELD, db, field, expected, found)
 
 /* A leaf's entries from byte 64 up to @end; false when they do not fit. */
 static bool leaf_body(struct xck_dctx *d, uint64_t db, const uint8_t *b,
@@ -196,13 +191,8 @@ static bool see(struct node_walk *w, uint64_t db, int *err)
 	return true;
 }
 
-static void node_field(struct xck_dctx *d, uint64_t db, const char *field,
-		       uint64_t expected, uint64_t found)
-{
-	xck_dir_report(d, DIR_NODE, XFSJ_PF_OFF | XFSJ_PF_EXPECTED |
-		       XFSJ_PF_FOUND, db << d->dirblkbytelog, field, expected,
-		       found);
-}
+#define node_field(d, db, field, expected, found) \
+	xck_dir_blk_field(d, DIR_NODE, db, field, expected, found)
 
 /*
  * Visit the node or leafn block @db, at @level (-1: the root, either).

@@ -96,6 +96,9 @@ struct xck_dctx {
 void xck_dir_report(struct xck_dctx *d, int row, unsigned int has,
 		    uint64_t off, const char *field, uint64_t expected,
 		    uint64_t found);
+/* Report @field of the block at directory block @db: @expected, @found. */
+void xck_dir_blk_field(struct xck_dctx *d, int row, uint64_t db,
+		       const char *field, uint64_t expected, uint64_t found);
 /* Record one entry (its name copied). */
 int xck_dir_add_dent(struct xck_dctx *d, uint64_t ino, const uint8_t *name,
 		     uint8_t namelen, uint8_t ftype, uint32_t addr);

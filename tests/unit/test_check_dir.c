@@ -150,6 +150,13 @@ static void write_block(struct env *e, const uint8_t *b)
 	xfsj_buf_rele(e->fx.fs, bp);
 }
 
+static void check_once(struct env *e)
+{
+	memset(&e->got, 0, sizeof(e->got));
+	e->ck.dirents.n = 0;
+	ck_assert_int_eq(xck_dir(&e->ck, &e->ic), 0);
+}
+
 static void run_block(struct env *e, const uint8_t *b)
 {
 	write_block(e, b);
@@ -160,9 +167,7 @@ static void run_block(struct env *e, const uint8_t *b)
 	e->ic.di.size = e->bs;
 	e->ic.map[0] = &e->map;
 	e->ic.nmap[0] = 1;
-	memset(&e->got, 0, sizeof(e->got));
-	e->ck.dirents.n = 0;
-	ck_assert_int_eq(xck_dir(&e->ck, &e->ic), 0);
+	check_once(e);
 }
 
 START_TEST(block_clean)
@@ -293,9 +298,7 @@ static void run_sf(struct env *e, uint64_t parent, const struct xfsj_dirent *d,
 	e->ic.di.size = (uint64_t)len;
 	e->ic.fork[0] = fork;
 	e->ic.forksize[0] = 336;
-	memset(&e->got, 0, sizeof(e->got));
-	e->ck.dirents.n = 0;
-	ck_assert_int_eq(xck_dir(&e->ck, &e->ic), 0);
+	check_once(e);
 }
 
 START_TEST(short_form)
