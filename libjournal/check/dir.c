@@ -444,7 +444,11 @@ static int store_dirents(struct xck_dctx *d)
 		};
 		int err;
 
-		if (!xck_ino_valid(d->ck, e[i].ino))
+		/* An invalid number or a "." naming another inode is
+		 * reported here and links nothing. */
+		if (!xck_ino_valid(d->ck, e[i].ino) ||
+		    (e[i].namelen == 1 && d->names[e[i].nameoff] == '.' &&
+		     e[i].ino != d->ic->ino))
 			continue;
 		if (e[i].namelen == 2 && !memcmp(d->names + e[i].nameoff,
 						 "..", 2) &&

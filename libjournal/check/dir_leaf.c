@@ -283,7 +283,11 @@ out:
 	return ok;
 }
 
-/* Each level's blocks, left to right, link to their neighbours. */
+/*
+ * Each level's blocks, left to right, link to their neighbours; the ends
+ * link to nothing, so the root has no siblings (xfs_repair -n lets a root
+ * with a sibling pass; the kernel's online scrub of a dabtree does not).
+ */
 static void check_siblings(struct node_walk *w)
 {
 	const struct sib *s = w->sibs.v;
