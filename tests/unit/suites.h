@@ -48,6 +48,7 @@
 	X(check_attr_suite)	\
 	X(xmi_suite)		\
 	X(check_problem_suite)	\
+	X(check_dir_suite)	\
 	X(replay_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Directory data blocks and the single block of a block-format directory:
+ * the header, the items tiling the data area (entries and unused regions,
+ * each tagged with its own offset, no two unused regions side by side),
+ * the bestfree table (the three largest unused regions, largest first),
+ * and for the single block its leaf entries and tail.  The rules are the
+ * kernel's data block checks (xfs_dir3_data_check, the block verifier).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/dir_priv.h"
+
+struct data_walk {
+	struct xck_dctx *d;
+	uint64_t db;
+	const uint8_t *b;
+	struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE];
+	uint16_t top[XFSJ_DIR2_BEST_FREE];	/* largest regions seen */
+	unsigned int matched;			/* bf entries found */
+	bool lastfree;
+};
+
+static uint64_t doff(const struct data_walk *w, uint32_t off)
+{
+	return (w->db << w->d->dirblkbytelog) + off;
+}
+
+static void unused_item(struct data_walk *w, const struct xfsj_dir2_item *it)
+{
+	struct xck_dctx *d = w->d;
+	unsigned int i;
+	uint16_t len = (uint16_t)it->len;
+
+	if (it->tag != it->off)
+		xck_dir_report(d, DIR_UNUSED, XFSJ_PF_OFF | XFSJ_PF_FOUND,
+			       doff(w, it->off), "tag", 0, it->tag);
+	if (w->lastfree)
+		xck_dir_report(d, DIR_UNUSED, XFSJ_PF_OFF | XFSJ_PF_FOUND,
+			       doff(w, it->off), "after another unused region",
+			       0, it->len);
+	for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++)
+		if (!(w->matched & 1U << i) && w->bf[i].offset == it->off &&
+		    w->bf[i].length == len) {
+			w->matched |= 1U << i;
+			break;
+		}
+	for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++)
+		if (len > w->top[i]) {
+			memmove(&w->top[i + 1], &w->top[i],
+				(XFSJ_DIR2_BEST_FREE - 1 - i) *
+				sizeof(w->top[0]));
+			w->top[i] = len;
+			break;
+		}
+}
+
+static int entry_item(struct data_walk *w, const struct xfsj_dir2_item *it)
+{
+	struct xck_dctx *d = w->d;
+
+	if (it->tag != it->off)
+		xck_dir_report(d, DIR_ENTRY, XFSJ_PF_OFF | XFSJ_PF_FOUND,
+			       doff(w, it->off), "tag", 0, it->tag);
+	if (memchr(it->name, '/', it->namelen) ||
+	    memchr(it->name, 0, it->namelen))
+		xck_report(d->ck, &(struct xfsj_problem){
+			.def = &xck_dir_rows[DIR_ENT_NAME],
+			.has = XFSJ_PF_INO | XFSJ_PF_OFF, .ino = d->ic->ino,
+			.off = doff(w, it->off), .field = "a '/' or NUL",
+			.name = (const char *)it->name,
+			.namelen = it->namelen });
+	if (it->ftype >= XFSJ_FT__MAX)
+		xck_report(d->ck, &(struct xfsj_problem){
+			.def = &xck_dir_rows[DIR_ENT_FTYPE],
+			.has = XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND,
+			.ino = d->ic->ino, .off = doff(w, it->off),
+			.found = it->ftype, .name = (const char *)it->name,
+			.namelen = it->namelen });
+	return xck_dir_add_dent(d, it->ino, it->name, it->namelen, it->ftype,
+				xfsj_dir2_dataptr(d->dirblkbytelog, w->db,
+						  it->off));
+}
+
+/* The table against the regions seen (the kernel's rules, as a whole:
+ * lengths are the three largest, each entry names its region). */
+static void check_bestfree(struct data_walk *w)
+{
+	static const char *const fl[] = { "bestfree[0].length",
+		"bestfree[1].length", "bestfree[2].length" };
+	static const char *const fo[] = { "bestfree[0].offset",
+		"bestfree[1].offset", "bestfree[2].offset" };
+	unsigned int has = XFSJ_PF_OFF | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND;
+
+	for (unsigned int i = 0; i < XFSJ_DIR2_BEST_FREE; i++) {
+		const struct xfsj_dir2_bestfree *f = &w->bf[i];
+
+		if (f->length != w->top[i])
+			xck_dir_report(w->d, DIR_BESTFREE, has, doff(w, 0),
+				       fl[i], w->top[i], f->length);
+		else if (f->length && !(w->matched & 1U << i))
+			xck_dir_report(w->d, DIR_BESTFREE, XFSJ_PF_OFF |
+				       XFSJ_PF_FOUND, doff(w, 0), fo[i], 0,
+				       f->offset);
+		else if (!f->length && f->offset)
+			xck_dir_report(w->d, DIR_BESTFREE, has, doff(w, 0),
+				       fo[i], 0, f->offset);
+	}
+}
+
+/* The single block's tail and leaf entries; returns the data area's end. */
+static uint32_t block_tail(struct data_walk *w, uint32_t *count,
+			   uint32_t *stale)
+{
+	struct xck_dctx *d = w->d;
+	uint32_t bs = d->dirblksize;
+	uint32_t max = (bs - XFSJ_DIR3_HDR_SIZE - XFSJ_DIR2_BLOCK_TAIL) /
+		       XFSJ_DIR2_LEAF_ENT_SIZE;
+
+	*count = xfsj_get_be32(w->b + bs - 8);
+	*stale = xfsj_get_be32(w->b + bs - 4);
+	if (*count > max) {
+		xck_dir_report(d, DIR_LEAF_FIELD, XFSJ_PF_OFF |
+			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, doff(w, 0),
+			       "block tail count", max, *count);
+		d->leaves_ok = false;
+		*count = 0;
+	}
+	return bs - XFSJ_DIR2_BLOCK_TAIL - *count * XFSJ_DIR2_LEAF_ENT_SIZE;
+}
+
+int xck_dir_data(struct xck_dctx *d, uint64_t db)
+{
+	struct data_walk w = { .d = d, .db = db };
+	struct xck_best bst = { .db = db, .best = XCK_BEST_UNKNOWN };
+	struct xfsj_dir3_hdr h;
+	uint32_t off = XFSJ_DIR3_HDR_SIZE, end = d->dirblksize;
+	uint32_t count = 0, stale = 0;
+	uint64_t daddr = 0;
+	uint8_t *b;
+	int err;
+
+	b = xck_dir_read(d, db, &daddr, &err);
+	if (!b) {
+		if (d->isblock)
+			d->leaves_ok = false;
+		return err ? err : xck_vec_push(d->ck, &d->bests, &bst);
+	}
+	w.b = b;
+	xfsj_dir3_data_hdr_decode(b, &h);
+	if (!xck_dir_hdr_check(d, db, b, &h, d->isblock ?
+			       XFSJ_DIR3_BLOCK_MAGIC : XFSJ_DIR3_DATA_MAGIC,
+			       daddr)) {
+		if (d->isblock)
+			d->leaves_ok = false;
+		free(b);
+		return xck_vec_push(d->ck, &d->bests, &bst);
+	}
+	xfsj_dir3_bestfree_get(b, w.bf);
+	if (d->isblock)
+		end = block_tail(&w, &count, &stale);
+	bst.walked = true;
+	while (off < end) {
+		struct xfsj_dir2_item it;
+		const char *field = NULL;
+
+		if (xfsj_dir2_data_item(b, off, end, d->ftype, &it, &field)) {
+			xck_dir_report(d, it.unused ? DIR_UNUSED : DIR_ENTRY,
+				       XFSJ_PF_OFF | XFSJ_PF_FOUND,
+				       doff(&w, off), field, 0,
+				       it.unused ? it.len : it.namelen);
+			bst.walked = false;
+			break;
+		}
+		if (it.unused) {
+			unused_item(&w, &it);
+		} else {
+			err = entry_item(&w, &it);
+			if (err)
+				goto out;
+		}
+		w.lastfree = it.unused;
+		off += it.len;
+	}
+	if (bst.walked) {
+		check_bestfree(&w);
+		bst.best = w.bf[0].length;
+	}
+	if (d->isblock) {
+		uint32_t nstale = 0;
+
+		xck_dir_leaf_ents(d, db, b + end, count, &nstale, &err);
+		if (err)
+			goto out;
+		if (nstale != stale)
+			xck_dir_report(d, DIR_LEAF_FIELD, XFSJ_PF_OFF |
+				       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
+				       doff(&w, 0), "block tail stale",
+				       nstale, stale);
+	}
+	err = xck_vec_push(d->ck, &d->bests, &bst);
+out:
+	free(b);
+	return err;
+}
