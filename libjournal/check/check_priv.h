@@ -147,7 +147,11 @@ struct xck {
 	uint64_t state_bytes;		/* the tables' bytes now */
 	/* Totals the per-AG phases add up for counters.c. */
 	uint64_t icount, ifree, fdblocks;
+	/* XCK_TOTAL_*: a total some AG could not count (space_counters.c) */
+	unsigned int totals_unknown;
 };
+
+enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };
 
 /* ---- reporting ---- */
 void xck_report(struct xck *ck, const struct xfsj_problem *p);
