@@ -219,6 +219,12 @@ int xck_space(struct xck *ck, struct xck_ag *ag);
 int xck_names(struct xck *ck);
 int xck_counters(struct xck *ck);
 
+/*
+ * Were every AG's inode chunks found (AGI and inobt read whole)?  If not,
+ * the inodes' claims and entries are not all known (space.c).
+ */
+bool xck_inodes_complete(const struct xck *ck);
+
 /* Add a claim to the AG of @agno (an rmap record as seen). */
 int xck_claim(struct xck *ck, uint32_t agno, uint32_t agbno, uint32_t len,
 	      uint64_t owner, uint64_t offset);

@@ -96,6 +96,7 @@ struct names {
 	struct xck *ck;
 	uint32_t hash_dot, hash_dotdot;
 	bool ftype, pptr;
+	bool complete;			/* xck_inodes_complete */
 	uint64_t root, metaroot;	/* NULLFSINO: none */
 	struct xck_vec queue;		/* uint64_t: directories to walk */
 };
@@ -186,6 +187,14 @@ static void entry_target_bad(struct names *nm, const struct xck_dirent *e)
 	if (!xck_ino_valid(ck, e->child))
 		return;		/* the directory check names the number */
 	st = xck_inode_find(ck, e->child, &c);
+	if (!c && !nm->complete) {
+		uint32_t agno = xfsj_ino_agno(ck->sb, e->child);
+
+		/* Its chunk may be in an inobt that could not be read. */
+		if (!ck->ags[agno].agi_ok ||
+		    !ck->ags[agno].tree_ok[XFSJ_BT_INO])
+			return;
+	}
 	if (st && (st->flags & XCK_I_BAD))
 		return;		/* the inode was reported */
 	if (!c)
@@ -664,6 +673,7 @@ int xck_names(struct xck *ck)
 		.hash_dotdot = xfsj_da_hashname((const uint8_t *)"..", 2),
 		.ftype = xfsj_fs_has_incompat(ck->fs, XFSJ_INCOMPAT_FTYPE),
 		.pptr = xfsj_fs_has_incompat(ck->fs, XFSJ_INCOMPAT_PARENT),
+		.complete = xck_inodes_complete(ck),
 		.root = ck->sb->rootino,
 		.metaroot = xfsj_fs_has_incompat(ck->fs, XFSJ_INCOMPAT_METADIR) ?
 			    ck->sb->metadirino : XFSJ_NULLFSINO,
@@ -683,6 +693,12 @@ int xck_names(struct xck *ck)
 
 	xck_vec_sort(&ck->dirents, dirent_by_child);
 	count_entries(&nm);
+	/*
+	 * Inodes not found (an AGI or inobt not read whole) may hold entries
+	 * and parent pointers: the counts and the tree are not known then.
+	 */
+	if (!nm.complete)
+		goto out;
 	link_counts(&nm);
 	for (i = 0, named_any = false; i < ck->dirents.n && !named_any; i++)
 		named_any = !is_dotish(&nm,

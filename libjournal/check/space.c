@@ -487,20 +487,28 @@ static void rmap_canonical(struct xck_vec *v)
 }
 
 /* Is record @r of a kind whose claims are made (see xck_space)? */
-static bool rmap_comparable(const struct xfsj_rmap_rec *r, bool meta,
-			    bool bmbt)
+struct rmap_kinds {
+	bool meta;	/* metadata owners */
+	bool inodes;	/* inode owners (every inode was scanned) */
+	bool bmbt;	/* bmbt blocks */
+};
+
+static bool rmap_comparable(const struct xfsj_rmap_rec *r,
+			    const struct rmap_kinds *k)
 {
 	if (!owner_is_inode(r->owner))
-		return meta;
-	return bmbt || !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK);
+		return k->meta;
+	if (!k->inodes)
+		return false;
+	return k->bmbt || !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK);
 }
 
 /*
- * Records of a kind nobody claims (@meta: metadata owners, @bmbt: bmbt
- * blocks) are left out on both sides.
+ * Records of a kind whose claims are not all made are left out on both
+ * sides.
  */
-static void rmap_compare(struct xck *ck, struct xck_ag *ag, bool meta,
-			 bool bmbt)
+static void rmap_compare(struct xck *ck, struct xck_ag *ag,
+			 const struct rmap_kinds *k)
 {
 	const struct xfsj_rmap_rec *a, *b;
 	size_t i = 0, j = 0;
@@ -513,11 +521,11 @@ static void rmap_compare(struct xck *ck, struct xck_ag *ag, bool meta,
 	while (i < ag->claims.n || j < ag->rmaps.n) {
 		int c;
 
-		if (i < ag->claims.n && !rmap_comparable(&a[i], meta, bmbt)) {
+		if (i < ag->claims.n && !rmap_comparable(&a[i], k)) {
 			i++;
 			continue;
 		}
-		if (j < ag->rmaps.n && !rmap_comparable(&b[j], meta, bmbt)) {
+		if (j < ag->rmaps.n && !rmap_comparable(&b[j], k)) {
 			j++;
 			continue;
 		}
@@ -646,6 +654,16 @@ static int refc_split(struct xck *ck, struct xck_ag *ag,
 
 /* ---- the phase ---- */
 
+bool xck_inodes_complete(const struct xck *ck)
+{
+	uint32_t agno;
+
+	for (agno = 0; agno < ck->agcount; agno++)
+		if (!ck->ags[agno].agi_ok || !ck->ags[agno].tree_ok[XFSJ_BT_INO])
+			return false;
+	return true;
+}
+
 /*
  * Are the claims of the AG's metadata made?  The AG headers (OWN_FS) and
  * the inode btree roots (OWN_INOBT) are in every AG, so a build whose
@@ -698,7 +716,7 @@ static bool claims_complete(struct xck *ck, const struct xck_ag *ag)
 	};
 	size_t i;
 
-	if (!ag->agf_ok || !ag->agi_ok || !ag->agfl_ok)
+	if (!ag->agf_ok || !ag->agfl_ok || !xck_inodes_complete(ck))
 		return false;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if ((!t[i].feat || xfsj_fs_has(ck->fs, t[i].feat)) &&
@@ -758,11 +776,18 @@ int xck_space(struct xck *ck, struct xck_ag *ag)
 	if (err)
 		goto out;
 
-	if (refc)
+	/* Sharing and owners are only known when every inode was seen. */
+	if (refc && xck_inodes_complete(ck))
 		refcount_compare(ck, ag, &sw.shared, &disk_shared);
 	if (xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) && ag->agf_ok &&
-	    ag->tree_ok[XFSJ_BT_RMAP])
-		rmap_compare(ck, ag, meta, bmbt_claimed(ck));
+	    ag->tree_ok[XFSJ_BT_RMAP]) {
+		struct rmap_kinds k = {
+			.meta = meta, .inodes = xck_inodes_complete(ck),
+			.bmbt = bmbt_claimed(ck),
+		};
+
+		rmap_compare(ck, ag, &k);
+	}
 out:
 	xck_vec_free(ck, &sw.shared);
 	xck_vec_free(ck, &disk_shared);
