@@ -222,9 +222,9 @@ static int refc_by_start(const void *pa, const void *pb)
 /* ---- the free space, as one sorted list of disjoint extents ---- */
 
 /*
- * Sort @v by start and fold overlapping records into one, reporting the
- * blocks two records hold.  Records past the AG are cut at its end (the
- * btree walk reported them).
+ * Fold the overlapping records of @v (sorted by start) into one,
+ * reporting the blocks two records hold.  Records past the AG are cut at
+ * its end (the btree walk reported them).
  */
 static void free_normalize(struct xck *ck, const struct xck_ag *ag,
 			   struct xck_vec *v, const char *tree)
@@ -232,7 +232,6 @@ static void free_normalize(struct xck *ck, const struct xck_ag *ag,
 	struct xfsj_alloc_rec *r = v->v;
 	size_t i, n = 0;
 
-	xck_vec_sort(v, alloc_by_start);
 	for (i = 0; i < v->n; i++) {
 		uint32_t s = r[i].startblock;
 		uint64_t e = (uint64_t)s + r[i].blockcount;
@@ -750,20 +749,19 @@ int xck_space(struct xck *ck, struct xck_ag *ag)
 	if (err)
 		goto out;
 
+	/* The two trees' records as they are, then cut to the AG. */
+	xck_vec_sort(&ag->bno_free, alloc_by_start);
+	xck_vec_sort(&ag->cnt_free, alloc_by_start);
+	if (ag->agf_ok && ag->tree_ok[XFSJ_BT_BNO] && ag->tree_ok[XFSJ_BT_CNT])
+		free_trees_compare(ck, ag, &ag->bno_free, &ag->cnt_free);
 	if (ag->agf_ok && ag->tree_ok[XFSJ_BT_BNO]) {
 		free_normalize(ck, ag, &ag->bno_free, "bnobt");
 		sw.free = &ag->bno_free;
 		sw.free_tree = "bnobt";
-	}
-	if (ag->agf_ok && ag->tree_ok[XFSJ_BT_CNT]) {
+	} else if (ag->agf_ok && ag->tree_ok[XFSJ_BT_CNT]) {
 		free_normalize(ck, ag, &ag->cnt_free, "cntbt");
-		if (!sw.free) {
-			sw.free = &ag->cnt_free;
-			sw.free_tree = "cntbt";
-		} else {
-			free_trees_compare(ck, ag, &ag->bno_free,
-					   &ag->cnt_free);
-		}
+		sw.free = &ag->cnt_free;
+		sw.free_tree = "cntbt";
 	}
 	meta = metadata_claimed(ag);
 	sw.leaks = sw.free && meta && claims_complete(ck, ag);
