@@ -102,13 +102,20 @@ static void setup(struct tcheck *t)
 
 	ag->agno = 0;
 	ag->agblocks = xfsj_fs_ag_blocks(t->fx.fs, 0);
-	xck_vec_init(&ag->claims, sizeof(struct xfsj_rmap_rec));
-	xck_vec_init(&ag->bno_free, sizeof(struct xfsj_alloc_rec));
-	xck_vec_init(&ag->cnt_free, sizeof(struct xfsj_alloc_rec));
-	xck_vec_init(&ag->rmaps, sizeof(struct xfsj_rmap_rec));
-	xck_vec_init(&ag->refcs, sizeof(struct xfsj_refc_rec));
-	xck_vec_init(&ag->chunks, sizeof(struct xck_chunk));
-	xck_vec_init(&ag->fino, sizeof(struct xfsj_inobt_rec));
+	{
+		const struct { struct xck_vec *v; size_t esz; } tab[] = {
+			{ &ag->claims, sizeof(struct xfsj_rmap_rec) },
+			{ &ag->rmaps, sizeof(struct xfsj_rmap_rec) },
+			{ &ag->bno_free, sizeof(struct xfsj_alloc_rec) },
+			{ &ag->cnt_free, sizeof(struct xfsj_alloc_rec) },
+			{ &ag->refcs, sizeof(struct xfsj_refc_rec) },
+			{ &ag->chunks, sizeof(struct xck_chunk) },
+			{ &ag->fino, sizeof(struct xfsj_inobt_rec) },
+		};
+
+		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+			xck_vec_init(tab[i].v, tab[i].esz);
+	}
 	ag->agf_ok = ag->agi_ok = ag->agfl_ok = true;
 	for (int bt = 0; bt < XFSJ_BT__COUNT; bt++) {
 		ag->tree_ok[bt] = true;
@@ -165,15 +172,16 @@ static void teardown(struct tcheck *t)
 
 	for (size_t i = 0; i < ag->chunks.n; i++)
 		free(((struct xck_chunk *)xck_vec_at(&ag->chunks, i))->ino);
-	xck_vec_free(&t->ck, &ag->claims);
-	xck_vec_free(&t->ck, &ag->bno_free);
-	xck_vec_free(&t->ck, &ag->cnt_free);
-	xck_vec_free(&t->ck, &ag->rmaps);
-	xck_vec_free(&t->ck, &ag->refcs);
-	xck_vec_free(&t->ck, &ag->chunks);
-	xck_vec_free(&t->ck, &ag->fino);
-	xck_vec_free(&t->ck, &t->ck.dirents);
-	xck_vec_free(&t->ck, &t->ck.pptrs);
+	{
+		struct xck_vec *const tab[] = {
+			&ag->claims, &ag->rmaps, &ag->bno_free, &ag->cnt_free,
+			&ag->refcs, &ag->chunks, &ag->fino, &t->ck.dirents,
+			&t->ck.pptrs,
+		};
+
+		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+			xck_vec_free(&t->ck, tab[i]);
+	}
 	fs_fixture_free(&t->fx);
 }
 
