@@ -149,6 +149,8 @@ struct xck {
 	uint64_t icount, ifree, fdblocks;
 	/* XCK_TOTAL_*: a total some AG could not count (space_counters.c) */
 	unsigned int totals_unknown;
+	/* space.c: are bmbt blocks claimed?  0 not known yet, 1 no, 2 yes */
+	uint8_t bmbt_claims;
 };
 
 enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };

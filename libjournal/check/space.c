@@ -699,22 +699,29 @@ static bool metadata_claimed(const struct xck_ag *ag)
 	return fs && inobt;
 }
 
-/* Does any AG hold a claim of a bmbt block (are they claimed at all)? */
-static bool bmbt_claimed(const struct xck *ck)
+/*
+ * Does any AG hold a claim of a bmbt block (are they claimed at all)?
+ * Asked before the first AG's claims are changed, once.
+ */
+static bool bmbt_claimed(struct xck *ck)
 {
 	uint32_t agno;
 	size_t i;
 
-	for (agno = 0; agno < ck->agcount; agno++) {
+	for (agno = 0; agno < ck->agcount && !ck->bmbt_claims; agno++) {
 		const struct xck_vec *v = &ck->ags[agno].claims;
 		const struct xfsj_rmap_rec *r = v->v;
 
 		for (i = 0; i < v->n; i++)
 			if (owner_is_inode(r[i].owner) &&
-			    (r[i].offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
-				return true;
+			    (r[i].offset & XFSJ_RMAP_OFF_BMBT_BLOCK)) {
+				ck->bmbt_claims = 2;
+				break;
+			}
 	}
-	return false;
+	if (!ck->bmbt_claims)
+		ck->bmbt_claims = 1;
+	return ck->bmbt_claims == 2;
 }
 
 /*
@@ -756,6 +763,7 @@ int xck_space(struct xck *ck, struct xck_ag *ag)
 
 	xck_vec_init(&sw.shared, sizeof(struct xfsj_refc_rec));
 	xck_vec_init(&disk_shared, sizeof(struct xfsj_refc_rec));
+	bmbt_claimed(ck);
 
 	/* Counters first: they read the trees as the btree walk left them. */
 	xck_space_counters(ck, ag, &rows[SP_AGF_COUNTER],
@@ -798,7 +806,7 @@ int xck_space(struct xck *ck, struct xck_ag *ag)
 	    ag->tree_ok[XFSJ_BT_RMAP]) {
 		struct rmap_kinds k = {
 			.meta = meta, .inodes = xck_inodes_complete(ck),
-			.bmbt = bmbt_claimed(ck),
+			.bmbt = ck->bmbt_claims == 2,
 		};
 
 		rmap_compare(ck, ag, &k);
