@@ -147,7 +147,13 @@ struct xck {
 	uint64_t state_bytes;		/* the tables' bytes now */
 	/* Totals the per-AG phases add up for counters.c. */
 	uint64_t icount, ifree, fdblocks;
+	/* XCK_TOTAL_*: a total some AG could not count (space_counters.c) */
+	unsigned int totals_unknown;
+	/* space.c: are bmbt blocks claimed?  0 not known yet, 1 no, 2 yes */
+	uint8_t bmbt_claims;
 };
+
+enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };
 
 /* ---- reporting ---- */
 void xck_report(struct xck *ck, const struct xfsj_problem *p);
@@ -223,6 +229,12 @@ int xck_counters(struct xck *ck);
  * big the AG.  Nothing read before the call may be used after it.
  */
 void xck_release_buffers(struct xck *ck);
+
+/*
+ * Were every AG's inode chunks found (AGI and inobt read whole)?  If not,
+ * the inodes' claims and entries are not all known (space.c).
+ */
+bool xck_inodes_complete(const struct xck *ck);
 
 /* Add a claim to the AG of @agno (an rmap record as seen). */
 int xck_claim(struct xck *ck, uint32_t agno, uint32_t agbno, uint32_t len,

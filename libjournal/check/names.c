@@ -1,11 +1,713 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* SKELETON: to be written (see check_priv.h for this phase's job). */
-#include "check/check_priv.h"
+/*
+ * The namespace, once every directory and attribute fork is read: the
+ * directory entries (ck->dirents, "." and ".." included) against the
+ * inodes they name, the inodes against the entries naming them.
+ *
+ *   - every entry names an inode in use, with the file type of its mode;
+ *   - every inode's link count is the number of entries naming it ("."
+ *     counts for the directory itself, ".." for the parent);
+ *   - a directory is named by one entry (besides its "." and its
+ *     children's ".."), and its ".." names the directory holding it;
+ *   - every inode in use is reachable from the root directory (metadata
+ *     inodes from the metadata directory, or named by the superblock), or
+ *     is on an AGI unlinked list; directories not reachable that name one
+ *     another in a ring are a loop;
+ *   - an AGI unlinked list holds inodes in use with no links, each in the
+ *     bucket of its number, once;
+ *   - with parent pointers, every entry but "." and ".." has the parent
+ *     pointer (child, parent, name) on its child and every parent pointer
+ *     has its entry, with the parent's generation.
+ *
+ * Everything is a sort and a merge: the entries sorted by child meet the
+ * inode table (chunks by start) and the parent pointers; sorted by
+ * directory they drive the walk from the root.
+ */
+#include <stdlib.h>
+#include <string.h>
 
-const struct xck_table xck_names_table = { 0 };
+#include "check/check_priv.h"
+#include "fs/attr.h"
+
+enum {
+	NM_ENTRY_FREE, NM_FTYPE, NM_NLINK, NM_MULTI_PARENT, NM_DOTDOT,
+	NM_ROOT, NM_DISCONNECTED, NM_LOOP, NM_UNLINKED_BAD,
+	NM_UNLINKED_NLINK, NM_UNLINKED_PENDING, NM_PPTR_MISSING,
+	NM_PPTR_EXTRA, NM_PPTR_GEN, NM__N
+};
+
+static const struct xfsj_problem_def rows[NM__N] = {
+	[NM_ENTRY_FREE] = { "dirent.target", 0x080001, XFSJ_SEV_XCORRUPT,
+		"directory",
+		"directory {ino}: an entry (name hash {xfound}) names inode {expected}, which is {field}",
+		XFSJ_FIX_CLEAR_ENTRY },
+	[NM_FTYPE] = { "dirent.ftype", 0x080002, XFSJ_SEV_XCORRUPT,
+		"directory",
+		"directory {ino}: the entry naming inode {off} has file type {found}, its mode says {expected}",
+		XFSJ_FIX_FIELD },
+	[NM_NLINK] = { "inode.nlink", 0x080003, XFSJ_SEV_XCORRUPT, "inode",
+		"inode {ino}: link count {found}, but {expected} entries name it",
+		XFSJ_FIX_NLINK },
+	[NM_MULTI_PARENT] = { "dir.parents", 0x080004, XFSJ_SEV_XCORRUPT,
+		"directory",
+		"directory {ino} is named by {count} entries, one of them in directory {off}",
+		XFSJ_FIX_CLEAR_ENTRY },
+	[NM_DOTDOT] = { "dir.dotdot", 0x080005, XFSJ_SEV_XCORRUPT, "directory",
+		"directory {ino}: '..' names {found}, but directory {expected} holds it",
+		XFSJ_FIX_FIELD },
+	[NM_ROOT] = { "dir.root", 0x080006, XFSJ_SEV_CORRUPT, "directory",
+		"root directory {ino} is {field}", XFSJ_FIX_RECONNECT },
+	[NM_DISCONNECTED] = { "inode.disconnected", 0x080007,
+		XFSJ_SEV_XCORRUPT, "inode",
+		"inode {ino} is in use but no directory entry reachable from the root names it",
+		XFSJ_FIX_RECONNECT },
+	[NM_LOOP] = { "dir.loop", 0x080008, XFSJ_SEV_XCORRUPT, "directory",
+		"directory {ino} is in a loop of directories not reachable from the root",
+		XFSJ_FIX_RECONNECT },
+	[NM_UNLINKED_BAD] = { "agi.unlinked_list", 0x080009,
+		XFSJ_SEV_CORRUPT, "AGI",
+		"AG {ag} unlinked bucket {off}: inode {ino} {field}",
+		XFSJ_FIX_UNLINKED },
+	[NM_UNLINKED_NLINK] = { "inode.unlinked_nlink", 0x08000a,
+		XFSJ_SEV_XCORRUPT, "inode",
+		"inode {ino} is on an AGI unlinked list but has {found} links",
+		XFSJ_FIX_UNLINKED },
+	/* The kernel frees them at mount; xfs_repair -n reports them. */
+	[NM_UNLINKED_PENDING] = { "agi.unlinked_pending", 0x08000b,
+		XFSJ_SEV_WARN, "AGI",
+		"AG {ag} unlinked bucket {off} holds {count} unlinked inodes from inode {ino}",
+		XFSJ_FIX_UNLINKED },
+	[NM_PPTR_MISSING] = { "pptr.missing", 0x08000c, XFSJ_SEV_XCORRUPT,
+		"parent pointer",
+		"inode {ino} has no parent pointer for its entry (name hash {xfound}) in directory {off}",
+		XFSJ_FIX_PPTR },
+	[NM_PPTR_EXTRA] = { "pptr.extra", 0x08000d, XFSJ_SEV_XCORRUPT,
+		"parent pointer",
+		"inode {ino} has a parent pointer (name hash {xfound}) to directory {off}, which has no such entry",
+		XFSJ_FIX_PPTR },
+	[NM_PPTR_GEN] = { "pptr.gen", 0x08000e, XFSJ_SEV_XCORRUPT,
+		"parent pointer",
+		"inode {ino}: parent pointer to directory {off} has generation {found}, the directory's is {expected}",
+		XFSJ_FIX_PPTR },
+};
+const struct xck_table xck_names_table = { rows, NM__N };
+
+struct names {
+	struct xck *ck;
+	uint32_t hash_dot, hash_dotdot;
+	bool ftype, pptr;
+	bool complete;			/* xck_inodes_complete */
+	uint64_t root, metaroot;	/* NULLFSINO: none */
+	struct xck_vec queue;		/* uint64_t: directories to walk */
+};
+
+static bool is_dot(const struct names *nm, const struct xck_dirent *e)
+{
+	return e->namelen == 1 && e->namehash == nm->hash_dot;
+}
+
+static bool is_dotdot(const struct names *nm, const struct xck_dirent *e)
+{
+	return e->namelen == 2 && e->namehash == nm->hash_dotdot;
+}
+
+static bool is_dotish(const struct names *nm, const struct xck_dirent *e)
+{
+	return is_dot(nm, e) || is_dotdot(nm, e);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int dirent_by_child(const void *pa, const void *pb)
+{
+	const struct xck_dirent *a = pa, *b = pb;
+	int c = cmp_u64(a->child, b->child);
+
+	if (!c)
+		c = cmp_u64(a->dir, b->dir);
+	if (!c)
+		c = cmp_u64(a->namehash, b->namehash);
+	return c ? c : cmp_u64(a->namelen, b->namelen);
+}
+
+static int dirent_by_dir(const void *pa, const void *pb)
+{
+	const struct xck_dirent *a = pa, *b = pb;
+	int c = cmp_u64(a->dir, b->dir);
+
+	return c ? c : cmp_u64(a->child, b->child);
+}
+
+static int pptr_by_child(const void *pa, const void *pb)
+{
+	const struct xck_pptr *a = pa, *b = pb;
+	int c = cmp_u64(a->child, b->child);
+
+	if (!c)
+		c = cmp_u64(a->parent, b->parent);
+	if (!c)
+		c = cmp_u64(a->namehash, b->namehash);
+	return c ? c : cmp_u64(a->namelen, b->namelen);
+}
+
+/* The state of an inode in use and sound, or NULL. */
+static struct xck_inode *live(struct xck *ck, uint64_t ino)
+{
+	struct xck_inode *st = xck_inode_find(ck, ino, NULL);
+
+	if (!st || (st->flags & (XCK_I_INUSE | XCK_I_BAD)) != XCK_I_INUSE)
+		return NULL;
+	return st;
+}
+
+/* Is @ino named by the superblock (quota, realtime, metadata root)? */
+static bool sb_named(const struct xck *ck, uint64_t ino)
+{
+	const struct xfsj_sb *sb = ck->sb;
+
+	return ino == sb->uquotino || ino == sb->gquotino ||
+	       ino == sb->pquotino || ino == sb->rbmino ||
+	       ino == sb->rsumino ||
+	       (xfsj_fs_has_incompat(ck->fs, XFSJ_INCOMPAT_METADIR) &&
+		ino == sb->metadirino);
+}
+
+/* ---- pass 1: the entries naming each inode ---- */
+
+static void entry_target_bad(struct names *nm, const struct xck_dirent *e)
+{
+	struct xck *ck = nm->ck;
+	struct xck_chunk *c;
+	struct xck_inode *st;
+	const char *what;
+
+	if (!xck_ino_valid(ck, e->child))
+		return;		/* the directory check names the number */
+	st = xck_inode_find(ck, e->child, &c);
+	if (!c && !nm->complete) {
+		uint32_t agno = xfsj_ino_agno(ck->sb, e->child);
+
+		/* Its chunk may be in an inobt that could not be read. */
+		if (!ck->ags[agno].agi_ok ||
+		    !ck->ags[agno].tree_ok[XFSJ_BT_INO])
+			return;
+	}
+	if (st && (st->flags & XCK_I_BAD))
+		return;		/* the inode was reported */
+	if (!c)
+		what = "not in any inode chunk";
+	else if (!st || !(st->flags & XCK_I_SCANNED))
+		what = "in a sparse chunk's hole";
+	else
+		what = "free";
+	xck_report(ck, &(struct xfsj_problem){
+		.def = &rows[NM_ENTRY_FREE],
+		.has = XFSJ_PF_INO | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
+		.ino = e->dir, .expected = e->child, .found = e->namehash,
+		.field = what });
+}
+
+/* The entries @e[0..n) all name one inode. */
+static void child_group(struct names *nm, const struct xck_dirent *e,
+			size_t n)
+{
+	struct xck *ck = nm->ck;
+	struct xck_inode *st = live(ck, e[0].child);
+	const struct xck_dirent *holder = NULL;
+	uint32_t named = 0;
+	size_t i;
+
+	if (!st) {
+		for (i = 0; i < n; i++)
+			entry_target_bad(nm, &e[i]);
+		return;
+	}
+	st->refs = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	for (i = 0; i < n; i++) {
+		if (is_dotish(nm, &e[i]))
+			continue;
+		named++;
+		if (!holder)
+			holder = &e[i];
+		if (nm->ftype && e[i].ftype != st->ftype)
+			xck_report(ck, &(struct xfsj_problem){
+				.def = &rows[NM_FTYPE],
+				.has = XFSJ_PF_INO | XFSJ_PF_OFF |
+				       XFSJ_PF_FOUND | XFSJ_PF_EXPECTED,
+				.ino = e[i].dir, .off = e[i].child,
+				.found = e[i].ftype, .expected = st->ftype });
+	}
+	if (named)
+		st->flags |= XCK_I_INDIR;
+	if (st->ftype != XFSJ_FT_DIR || !holder)
+		return;
+	if (named > 1 || e[0].child == nm->root) {
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[NM_MULTI_PARENT],
+			.has = XFSJ_PF_INO | XFSJ_PF_COUNT | XFSJ_PF_OFF,
+			.ino = e[0].child, .off = holder->dir,
+			.count = named + (e[0].child == nm->root) });
+	} else if (st->parent != XFSJ_NULLFSINO &&
+		   st->parent != holder->dir) {
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[NM_DOTDOT],
+			.has = XFSJ_PF_INO | XFSJ_PF_FOUND | XFSJ_PF_EXPECTED,
+			.ino = e[0].child, .found = st->parent,
+			.expected = holder->dir });
+	}
+}
+
+static void count_entries(struct names *nm)
+{
+	const struct xck_dirent *e = nm->ck->dirents.v;
+	size_t n = nm->ck->dirents.n, i, j;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && e[j].child == e[i].child; j++)
+			;
+		child_group(nm, &e[i], j - i);
+	}
+}
+
+/* ---- parent pointers against the entries (both sorted by child) ---- */
+
+static void pptr_report(struct xck *ck, int row, uint64_t child,
+			uint64_t parent, uint32_t hash)
+{
+	xck_report(ck, &(struct xfsj_problem){
+		.def = &rows[row], .has = XFSJ_PF_INO | XFSJ_PF_OFF |
+					  XFSJ_PF_FOUND,
+		.ino = child, .off = parent, .found = hash });
+}
+
+static int pptr_vs_entry(const struct xck_pptr *p, const struct xck_dirent *e)
+{
+	int c = cmp_u64(p->child, e->child);
+
+	if (!c)
+		c = cmp_u64(p->parent, e->dir);
+	if (!c)
+		c = cmp_u64(p->namehash, e->namehash);
+	return c ? c : cmp_u64(p->namelen, e->namelen);
+}
+
+static void pptr_gen(struct xck *ck, const struct xck_pptr *p)
+{
+	const struct xck_inode *dst = live(ck, p->parent);
+
+	if (dst && dst->gen != p->parent_gen)
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[NM_PPTR_GEN],
+			.has = XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND |
+			       XFSJ_PF_EXPECTED,
+			.ino = p->child, .off = p->parent,
+			.found = p->parent_gen, .expected = dst->gen });
+}
+
+static void pptr_compare(struct names *nm)
+{
+	struct xck *ck = nm->ck;
+	const struct xck_dirent *e = ck->dirents.v;
+	const struct xck_pptr *p;
+	size_t i = 0, j = 0, ne = ck->dirents.n;
+
+	xck_vec_sort(&ck->pptrs, pptr_by_child);
+	p = ck->pptrs.v;
+	while (i < ne || j < ck->pptrs.n) {
+		int c;
+
+		if (i < ne && is_dotish(nm, &e[i])) {
+			i++;
+			continue;
+		}
+		c = i >= ne ? -1 : j >= ck->pptrs.n ? 1 :
+		    pptr_vs_entry(&p[j], &e[i]);
+		if (c < 0) {
+			/* A parent pointer on an inode gone bad or free is
+			 * that inode's problem. */
+			if (live(ck, p[j].child))
+				pptr_report(ck, NM_PPTR_EXTRA, p[j].child,
+					    p[j].parent, p[j].namehash);
+			j++;
+		} else if (c > 0) {
+			if (live(ck, e[i].child))
+				pptr_report(ck, NM_PPTR_MISSING, e[i].child,
+					    e[i].dir, e[i].namehash);
+			i++;
+		} else {
+			pptr_gen(ck, &p[j]);
+			i++;
+			j++;
+		}
+	}
+}
+
+/* ---- the AGI unlinked lists ---- */
+
+static int next_unlinked(struct xck *ck, uint32_t agno, uint32_t agino,
+			 uint32_t *next)
+{
+	const struct xfsj_sb *sb = ck->sb;
+	struct xfsj_buf *bp;
+	uint32_t in_block = agino & ((1U << sb->inopblog) - 1);
+	int err;
+
+	err = xfsj_buf_read_ref(ck->fs, xfsj_agb_to_daddr(sb, agno,
+				agino >> sb->inopblog), sb->blocksize, &bp);
+	if (err)
+		return err;
+	*next = xfsj_get_be32(bp->data + (size_t)in_block * sb->inodesize +
+			      XFSJ_DI_OFF(next_unlinked));
+	xfsj_buf_rele(ck->fs, bp);
+	return 0;
+}
+
+static void unlinked_bad(struct xck *ck, uint32_t agno, uint32_t bucket,
+			 uint64_t ino, const char *what)
+{
+	xck_report(ck, &(struct xfsj_problem){
+		.def = &rows[NM_UNLINKED_BAD],
+		.has = XFSJ_PF_AG | XFSJ_PF_OFF | XFSJ_PF_INO,
+		.agno = agno, .off = bucket, .ino = ino, .field = what });
+}
+
+static int unlinked_bucket(struct xck *ck, struct xck_ag *ag, uint32_t b)
+{
+	uint32_t agino = ag->agi.unlinked[b];
+	uint64_t first = xfsj_agino_to_ino(ck->sb, ag->agno, agino), n = 0;
+	bool wrong_bucket = false;
+	int err = 0;
+
+	while (agino != XFSJ_NULLAGINO) {
+		uint64_t ino = xfsj_agino_to_ino(ck->sb, ag->agno, agino);
+		struct xck_inode *st;
+
+		if (!xck_ino_valid(ck, ino)) {
+			unlinked_bad(ck, ag->agno, b, ino,
+				     "is not a valid inode number");
+			break;
+		}
+		st = xck_inode_find(ck, ino, NULL);
+		if (!st || !(st->flags & XCK_I_SCANNED)) {
+			unlinked_bad(ck, ag->agno, b, ino,
+				     "is not in any inode chunk");
+			break;
+		}
+		if (st->flags & XCK_I_UNLINKED) {
+			unlinked_bad(ck, ag->agno, b, ino,
+				     "is on an unlinked list twice (a loop)");
+			break;
+		}
+		if (!(st->flags & XCK_I_INUSE)) {
+			if (!(st->flags & XCK_I_BAD))
+				unlinked_bad(ck, ag->agno, b, ino, "is free");
+			break;
+		}
+		st->flags |= XCK_I_UNLINKED;
+		n++;
+		if (agino % XFSJ_AGI_UNLINKED_BUCKETS != b && !wrong_bucket) {
+			unlinked_bad(ck, ag->agno, b, ino,
+				     "belongs in another bucket");
+			wrong_bucket = true;
+		}
+		if (st->nlink)
+			xck_report(ck, &(struct xfsj_problem){
+				.def = &rows[NM_UNLINKED_NLINK],
+				.has = XFSJ_PF_INO | XFSJ_PF_FOUND,
+				.ino = ino, .found = st->nlink });
+		err = next_unlinked(ck, ag->agno, agino, &agino);
+		if (err)
+			return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ?
+			       err : 0;
+	}
+	if (n)
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[NM_UNLINKED_PENDING],
+			.has = XFSJ_PF_AG | XFSJ_PF_OFF | XFSJ_PF_INO |
+			       XFSJ_PF_COUNT,
+			.agno = ag->agno, .off = b, .ino = first, .count = n });
+	return 0;
+}
+
+static int unlinked_lists(struct xck *ck)
+{
+	uint32_t agno, b;
+	int err = 0;
+
+	for (agno = 0; agno < ck->agcount && !err; agno++) {
+		struct xck_ag *ag = &ck->ags[agno];
+
+		if (!ag->agi_ok)
+			continue;
+		for (b = 0; b < XFSJ_AGI_UNLINKED_BUCKETS && !err; b++)
+			err = unlinked_bucket(ck, ag, b);
+	}
+	return err;
+}
+
+/* ---- reachability (the entries sorted by directory) ---- */
+
+static size_t first_entry_of(const struct xck_vec *v, uint64_t dir)
+{
+	const struct xck_dirent *e = v->v;
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].dir < dir)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Mark everything reachable from @start (in use) as reached. */
+static int walk_from(struct names *nm, uint64_t start)
+{
+	struct xck *ck = nm->ck;
+	const struct xck_dirent *e = ck->dirents.v;
+	struct xck_inode *st = live(ck, start);
+	size_t head = 0;
+	int err;
+
+	if (!st || (st->flags & XCK_I_REACHED))
+		return 0;
+	st->flags |= XCK_I_REACHED;
+	if (st->ftype != XFSJ_FT_DIR)
+		return 0;
+	nm->queue.n = 0;
+	err = xck_vec_push(ck, &nm->queue, &start);
+	while (!err && head < nm->queue.n) {
+		uint64_t dir = *(uint64_t *)xck_vec_at(&nm->queue, head++);
+		size_t i;
+
+		for (i = first_entry_of(&ck->dirents, dir);
+		     !err && i < ck->dirents.n && e[i].dir == dir; i++) {
+			struct xck_inode *cst;
+
+			if (is_dotish(nm, &e[i]))
+				continue;
+			cst = live(ck, e[i].child);
+			if (!cst || (cst->flags & XCK_I_REACHED))
+				continue;
+			cst->flags |= XCK_I_REACHED;
+			if (cst->ftype == XFSJ_FT_DIR)
+				err = xck_vec_push(ck, &nm->queue,
+						   &e[i].child);
+		}
+	}
+	return err;
+}
+
+/*
+ * Does following ".." from directory @ino (not reached) come back round
+ * without reaching the root's tree?  Floyd's tortoise and hare over the
+ * parent function, bounded by the number of inodes.
+ */
+static uint64_t parent_of_unreached(struct xck *ck, uint64_t ino)
+{
+	struct xck_inode *st = live(ck, ino);
+
+	if (!st || st->ftype != XFSJ_FT_DIR || (st->flags & XCK_I_REACHED))
+		return XFSJ_NULLFSINO;
+	return st->parent;
+}
+
+static bool in_loop(struct xck *ck, uint64_t ino)
+{
+	uint64_t slow = ino, fast = ino, bound = ck->res->inodes + 2;
+
+	while (bound--) {
+		slow = parent_of_unreached(ck, slow);
+		fast = parent_of_unreached(ck, fast);
+		if (fast != XFSJ_NULLFSINO)
+			fast = parent_of_unreached(ck, fast);
+		if (slow == XFSJ_NULLFSINO || fast == XFSJ_NULLFSINO)
+			return false;
+		if (slow == fast)
+			return true;
+	}
+	return false;
+}
+
+/* Should an inode in use that is not reached be reported? */
+static bool must_be_reached(const struct names *nm, uint64_t ino,
+			    const struct xck_inode *st)
+{
+	return (st->flags & (XCK_I_INUSE | XCK_I_BAD | XCK_I_REACHED |
+			     XCK_I_META | XCK_I_UNLINKED)) == XCK_I_INUSE &&
+	       !sb_named(nm->ck, ino);
+}
+
+/*
+ * Pass @pass over every inode not reached: 0 reports those no entry
+ * names (the tops of what is cut off), 1 the directories in loops and
+ * what else is left.  Each report walks from the inode, so a tree cut off
+ * is reported once, at its top.
+ */
+static int unreached_pass(struct names *nm, int pass)
+{
+	struct xck *ck = nm->ck;
+	uint32_t agno;
+	size_t i;
+	int err = 0;
+
+	for (agno = 0; agno < ck->agcount && !err; agno++) {
+		struct xck_ag *ag = &ck->ags[agno];
+
+		for (i = 0; i < ag->chunks.n && !err; i++) {
+			struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
+			unsigned int k;
+
+			for (k = 0; c->ino && k < XFSJ_INODES_PER_CHUNK &&
+				    !err; k++) {
+				uint64_t ino = xfsj_agino_to_ino(ck->sb, agno,
+						c->rec.startino + k);
+				int row = NM_DISCONNECTED;
+
+				if (!must_be_reached(nm, ino, &c->ino[k]))
+					continue;
+				if (pass == 0 &&
+				    (c->ino[k].flags & XCK_I_INDIR))
+					continue;
+				if (pass == 1 && in_loop(ck, ino))
+					row = NM_LOOP;
+				xck_report(ck, &(struct xfsj_problem){
+					.def = &rows[row], .has = XFSJ_PF_INO,
+					.ino = ino });
+				err = walk_from(nm, ino);
+			}
+		}
+	}
+	return err;
+}
+
+static bool root_ok(struct names *nm)
+{
+	struct xck *ck = nm->ck;
+	const struct xck_inode *st = xck_inode_find(ck, nm->root, NULL);
+	const char *what = NULL;
+
+	if (!st || !(st->flags & XCK_I_SCANNED))
+		what = "not in any inode chunk";
+	else if (st->flags & XCK_I_BAD)
+		return false;	/* reported with the inode */
+	else if (!(st->flags & XCK_I_INUSE))
+		what = "free";
+	else if (st->ftype != XFSJ_FT_DIR)
+		what = "not a directory";
+	if (what)
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[NM_ROOT], .has = XFSJ_PF_INO,
+			.ino = nm->root, .field = what });
+	return !what;
+}
+
+static int reachability(struct names *nm)
+{
+	struct xck *ck = nm->ck;
+	int err;
+
+	if (!root_ok(nm))
+		return 0;	/* everything would be cut off: say it once */
+	xck_vec_sort(&ck->dirents, dirent_by_dir);
+	err = walk_from(nm, nm->root);
+	if (!err && nm->metaroot != XFSJ_NULLFSINO)
+		err = walk_from(nm, nm->metaroot);
+	if (!err)
+		err = unreached_pass(nm, 0);
+	if (!err)
+		err = unreached_pass(nm, 1);
+	return err;
+}
+
+/* ---- link counts ---- */
+
+static void link_counts(struct names *nm)
+{
+	struct xck *ck = nm->ck;
+	uint32_t agno;
+	size_t i;
+	unsigned int k;
+
+	for (agno = 0; agno < ck->agcount; agno++) {
+		struct xck_ag *ag = &ck->ags[agno];
+
+		for (i = 0; i < ag->chunks.n; i++) {
+			struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
+
+			for (k = 0; c->ino && k < XFSJ_INODES_PER_CHUNK; k++) {
+				const struct xck_inode *st = &c->ino[k];
+				uint64_t ino = xfsj_agino_to_ino(ck->sb, agno,
+						c->rec.startino + k);
+
+				if ((st->flags & (XCK_I_INUSE | XCK_I_BAD |
+						  XCK_I_META)) != XCK_I_INUSE ||
+				    st->nlink == st->refs)
+					continue;
+				/* Metadata inodes outside a metadata
+				 * directory have one link and no entry. */
+				if (!st->refs && sb_named(ck, ino))
+					continue;
+				xck_report(ck, &(struct xfsj_problem){
+					.def = &rows[NM_NLINK],
+					.has = XFSJ_PF_INO | XFSJ_PF_FOUND |
+					       XFSJ_PF_EXPECTED,
+					.ino = ino, .found = st->nlink,
+					.expected = st->refs });
+			}
+		}
+	}
+}
 
 int xck_names(struct xck *ck)
 {
-	(void)ck;
-	return 0;
+	struct names nm = {
+		.ck = ck,
+		.hash_dot = xfsj_da_hashname((const uint8_t *)".", 1),
+		.hash_dotdot = xfsj_da_hashname((const uint8_t *)"..", 2),
+		.ftype = xfsj_fs_has_incompat(ck->fs, XFSJ_INCOMPAT_FTYPE),
+		.pptr = xfsj_fs_has_incompat(ck->fs, XFSJ_INCOMPAT_PARENT),
+		.complete = xck_inodes_complete(ck),
+		.root = ck->sb->rootino,
+		.metaroot = xfsj_fs_has_incompat(ck->fs, XFSJ_INCOMPAT_METADIR) ?
+			    ck->sb->metadirino : XFSJ_NULLFSINO,
+	};
+	bool named_any;
+	size_t i;
+	int err;
+
+	xck_vec_init(&nm.queue, sizeof(uint64_t));
+	err = unlinked_lists(ck);
+	/*
+	 * Every directory holds "." and "..": no entry at all means the
+	 * directories were not read, and nothing below can be judged.
+	 */
+	if (err || !ck->dirents.n)
+		goto out;
+
+	xck_vec_sort(&ck->dirents, dirent_by_child);
+	count_entries(&nm);
+	/*
+	 * Inodes not found (an AGI or inobt not read whole) may hold entries
+	 * and parent pointers: the counts and the tree are not known then.
+	 */
+	if (!nm.complete)
+		goto out;
+	link_counts(&nm);
+	for (i = 0, named_any = false; i < ck->dirents.n && !named_any; i++)
+		named_any = !is_dotish(&nm,
+				       xck_vec_at(&ck->dirents, i));
+	/* No parent pointer at all beside entries: attributes not read. */
+	if (nm.pptr && (ck->pptrs.n || !named_any))
+		pptr_compare(&nm);
+	err = reachability(&nm);
+out:
+	xck_vec_free(ck, &nm.queue);
+	return err;
 }

@@ -49,6 +49,7 @@
 	X(xmi_suite)		\
 	X(check_problem_suite)	\
 	X(check_dir_suite)	\
+	X(check_space_suite)	\
 	X(replay_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
