@@ -159,46 +159,51 @@ int agbt_key_cmp(const struct agbt_key *x, const struct agbt_key *y)
 	return 0;
 }
 
-/* ---- blocks already reached in this walk: an open-addressed set ---- */
-struct seen {
-	uint32_t *slot;		/* agbno + 1; 0 = empty */
-	size_t cap, n;
-};
-
-static size_t seen_hash(uint32_t v, size_t cap)
+bool agbt_key_same(const struct agbt_key *x, const struct agbt_key *y)
 {
-	return (size_t)((v * 0x9e3779b1U) & (uint32_t)(cap - 1));
+	return !agbt_key_cmp(x, y) && x->flags == y->flags;
 }
 
-/* Add @agbno: 1 when it was there already, 0 when added, or -NOMEM. */
+/*
+ * ---- blocks already reached in this walk ----
+ * A bitmap of the AG's blocks in pages of 32768 bits, a page allocated
+ * when a block in it is first reached: btree blocks cluster, so a walk
+ * touches few pages.
+ */
+#define SEEN_PAGE_SHIFT	15
+#define SEEN_PAGE_BYTES	((1U << SEEN_PAGE_SHIFT) / 8)
+
+struct seen {
+	uint8_t **page;
+	uint32_t npages;
+};
+
+static int seen_init(struct seen *s, uint32_t agblocks)
+{
+	s->npages = (uint32_t)(((uint64_t)agblocks + (1U << SEEN_PAGE_SHIFT) -
+				1) >> SEEN_PAGE_SHIFT);
+	s->page = calloc(s->npages ? s->npages : 1, sizeof(*s->page));
+	return s->page ? 0 : -XFSJ_E_NOMEM;
+}
+
+static void seen_free(struct seen *s)
+{
+	for (uint32_t i = 0; s->page && i < s->npages; i++)
+		free(s->page[i]);
+	free(s->page);
+}
+
+/* Mark @agbno (inside the AG): 1 when it was marked already, 0, -NOMEM. */
 static int seen_add(struct seen *s, uint32_t agbno)
 {
-	size_t i;
+	uint8_t **pg = &s->page[agbno >> SEEN_PAGE_SHIFT];
+	uint32_t bit = agbno & ((1U << SEEN_PAGE_SHIFT) - 1);
 
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 256, j;
-		uint32_t *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return -XFSJ_E_NOMEM;
-		for (j = 0; j < s->cap; j++) {
-			if (!s->slot[j])
-				continue;
-			i = seen_hash(s->slot[j] - 1, ncap);
-			while (ns[i])
-				i = (i + 1) & (ncap - 1);
-			ns[i] = s->slot[j];
-		}
-		free(s->slot);
-		s->slot = ns;
-		s->cap = ncap;
-	}
-	for (i = seen_hash(agbno, s->cap); s->slot[i];
-	     i = (i + 1) & (s->cap - 1))
-		if (s->slot[i] == agbno + 1)
-			return 1;
-	s->slot[i] = agbno + 1;
-	s->n++;
+	if (!*pg && !(*pg = calloc(1, SEEN_PAGE_BYTES)))
+		return -XFSJ_E_NOMEM;
+	if ((*pg)[bit / 8] & (1U << (bit % 8)))
+		return 1;
+	(*pg)[bit / 8] |= (uint8_t)(1U << (bit % 8));
 	return 0;
 }
 
@@ -404,9 +409,9 @@ static int walk_node(struct walk *k, const uint8_t *data, uint32_t agbno,
 			continue;
 		k->w.rec_i = i;
 		k->w.rec_agbno = agbno;
-		if (agbt_key_cmp(&key, &clo))
+		if (!agbt_key_same(&key, &clo))
 			agbt_say(&k->w, AGBT_KEY, 0, 0, 0, true);
-		if (overlap && agbt_key_cmp(&hkey, &chi))
+		if (overlap && !agbt_key_same(&hkey, &chi))
 			agbt_say(&k->w, AGBT_HIGH_KEY, 0, 0, 0, true);
 	}
 	return 0;
@@ -592,7 +597,10 @@ static int walk_tree(struct xck *ck, struct xck_ag *ag, enum xfsj_btnum bt,
 			.found = root, .field = k.w.s->name });
 		return 0;
 	}
-	err = walk_block(&k, root, (int)height - 1, true, &lo, &hi, &have);
+	err = seen_init(&k.seen, ag->agblocks);
+	if (!err)
+		err = walk_block(&k, root, (int)height - 1, true, &lo, &hi,
+				 &have);
 	/* The last block of each level has no right sibling. */
 	for (l = 0; !err && l < (int)height; l++)
 		if (k.sib[l] == SIB_KNOWN && k.prev_right[l] != XFSJ_NULLAGBLOCK)
@@ -600,7 +608,7 @@ static int walk_tree(struct xck *ck, struct xck_ag *ag, enum xfsj_btnum bt,
 				  XFSJ_NULLAGBLOCK, k.prev_right[l]);
 	if (!err && k.ops->done)
 		err = k.ops->done(&k.w);
-	free(k.seen.slot);
+	seen_free(&k.seen);
 	if (!err)
 		ag->tree_ok[bt] = !k.w.bad;
 	return err;

@@ -26,13 +26,18 @@ enum {
  * A key in host form, compared as the tree orders its keys: (a, b, c) in
  * turn.  bnobt: a = start; cntbt: a = length, b = start; inobt/finobt:
  * a = startino; refcountbt: a = the start as stored (CoW flag included);
- * rmapbt: a = start, b = owner, c = file offset without the flag bits.
+ * rmapbt: a = start, b = owner, c = file offset without the flag bits,
+ * which are in @flags (the attr fork and bmbt block ones: keys never
+ * carry the unwritten flag) and take no part in the order.
  */
 struct agbt_key {
 	uint64_t a, b, c;
+	uint64_t flags;
 };
 
 int agbt_key_cmp(const struct agbt_key *x, const struct agbt_key *y);
+/* The same key, flags included. */
+bool agbt_key_same(const struct agbt_key *x, const struct agbt_key *y);
 
 /* The walk of one tree. */
 struct agbt_walk {

@@ -344,10 +344,13 @@ static bool rmap_meta_owner(uint64_t owner)
 
 static void rmap_key(const uint8_t *p, struct agbt_key *k)
 {
+	uint64_t off = xfsj_get_be64(p + 12);
+
 	*k = (struct agbt_key){
 		.a = xfsj_get_be32(p),
 		.b = xfsj_get_be64(p + 4),
-		.c = xfsj_get_be64(p + 12) & XFSJ_RMAP_OFF_MASK,
+		.c = off & XFSJ_RMAP_OFF_MASK,
+		.flags = off & ~XFSJ_RMAP_OFF_MASK,
 	};
 }
 
@@ -360,8 +363,12 @@ static void rmap_rec_keys(const void *block, unsigned int i,
 
 	xfsj_rmap_rec_get(block, i, &r);
 	adj = r.blockcount - 1;
-	*lo = (struct agbt_key){ .a = r.startblock, .b = r.owner,
-				 .c = r.offset & XFSJ_RMAP_OFF_MASK };
+	*lo = (struct agbt_key){
+		.a = r.startblock, .b = r.owner,
+		.c = r.offset & XFSJ_RMAP_OFF_MASK,
+		.flags = r.offset & ~(XFSJ_RMAP_OFF_MASK |
+				      XFSJ_RMAP_OFF_UNWRITTEN),
+	};
 	*hi = *lo;
 	hi->a = (uint32_t)(r.startblock + adj);
 	if (!rmap_meta_owner(r.owner) &&
@@ -452,10 +459,11 @@ static bool rmap_in_order(struct agbt_walk *w, const struct xfsj_rmap_rec *r)
 	if (!(w->ck->sb->features_ro_compat & XFSJ_RO_COMPAT_REFLINK))
 		return r->startblock >= (uint64_t)l->startblock +
 					l->blockcount;
-	kl = (struct agbt_key){ l->startblock, l->owner,
-				l->offset & ~XFSJ_RMAP_OFF_UNWRITTEN };
-	kr = (struct agbt_key){ r->startblock, r->owner,
-				r->offset & ~XFSJ_RMAP_OFF_UNWRITTEN };
+	/* The kernel's order: the fork and bmbt flags count, as high bits. */
+	kl = (struct agbt_key){ .a = l->startblock, .b = l->owner,
+				.c = l->offset & ~XFSJ_RMAP_OFF_UNWRITTEN };
+	kr = (struct agbt_key){ .a = r->startblock, .b = r->owner,
+				.c = r->offset & ~XFSJ_RMAP_OFF_UNWRITTEN };
 	return agbt_key_cmp(&kl, &kr) < 0;
 }
 
