@@ -132,7 +132,7 @@ enum damage {
 	D_ROOT_MAGIC, D_KEY, D_LEAF_RIGHTSIB, D_LEAF_LEFTSIB, D_PTR_TWICE,
 	D_PTR_HEADER, D_LEVEL, D_OWNER, D_BLKNO, D_REC_OVERLAP, D_REC_ZERO,
 	D_CNT_ORDER, D_RMAP_HIGHKEY, D_RMAP_OWNER, D_RMAP_MERGE,
-	D_INO_FREECOUNT, D_UNDERFULL, D__N
+	D_INO_FREECOUNT, D_UNDERFULL, D_INO_HOLES, D_FINO_DIFFERS, D__N
 };
 
 static const struct {
@@ -156,6 +156,8 @@ static const struct {
 	[D_RMAP_MERGE] = { XFSJ_BT_RMAP, "rmapbt.merge" },
 	[D_INO_FREECOUNT] = { XFSJ_BT_INO, "inobt.freecount" },
 	[D_UNDERFULL] = { XFSJ_BT_BNO, "btree.numrecs_min" },
+	[D_INO_HOLES] = { XFSJ_BT_INO, "inobt.holes" },
+	[D_FINO_DIFFERS] = { XFSJ_BT_FINO, "finobt.differs" },
 };
 
 static void damage(struct fs_fixture *fx, enum damage d)
@@ -231,10 +233,18 @@ static void damage(struct fs_fixture *fx, enum damage d)
 					     xfsj_get_be32(b));
 		break;
 	case D_INO_FREECOUNT:
+	case D_INO_HOLES:
+	case D_FINO_DIFFERS:
 		ck_assert_int_eq(xfsj_agi_read(fx->fs, 0, &ibp, &fx->f), 0);
 		xfsj_agi_decode(ibp->data, &agi);
-		b = block(fx, agi.root, &rbp) + s->hdrlen;
-		b[7] ^= 1;	/* the freecount's low byte, either format */
+		b = block(fx, d == D_FINO_DIFFERS ? agi.free_root : agi.root,
+			  &rbp) + s->hdrlen;
+		if (d == D_INO_FREECOUNT)
+			b[7] ^= 1;	/* the freecount's low byte */
+		else if (d == D_INO_HOLES)	/* inodes in use made holes */
+			xfsj_put_be16(b + 4, 0x0001);
+		else			/* the last inode in use */
+			b[15] &= 0x7f;
 		break;
 	case D_UNDERFULL:
 		b = block(fx, leaf, &rbp);
