@@ -350,7 +350,11 @@ static void rmap_key(const uint8_t *p, struct agbt_key *k)
 		.a = xfsj_get_be32(p),
 		.b = xfsj_get_be64(p + 4),
 		.c = off & XFSJ_RMAP_OFF_MASK,
-		.flags = off & ~XFSJ_RMAP_OFF_MASK,
+		/*
+		 * Kernels before the fix copied the unwritten flag into
+		 * keys; xfs_repair -n only logs it, so it is ignored here.
+		 */
+		.flags = off & ~(XFSJ_RMAP_OFF_MASK | XFSJ_RMAP_OFF_UNWRITTEN),
 	};
 }
 
