@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The records of the AG btrees, tree by tree: each is checked on its own
+ * and against the record before it in the tree, then collected into the
+ * AG's tables (free extents, inode chunks, rmaps, refcounts) for the
+ * cross-checks of the later phases.  Inode chunks are claimed here.
+ *
+ * The rules are xfs_repair's (repair/scan.c) and the kernel's record
+ * checks (xfs_*_check_irec, the btrees' recs_inorder); where one is
+ * stricter the comment names it.
+ */
+#include <stdlib.h>
+
+#include "check/agbtree.h"
+
+#define EF	(XFSJ_PF_EXPECTED | XFSJ_PF_FOUND)
+
+static void say(struct agbt_walk *w, int row, uint64_t expected,
+		uint64_t found)
+{
+	agbt_say(w, row, EF, expected, found, true);
+}
+
+/* Start and length of an extent record; false when either is bad. */
+static bool extent_ok(struct agbt_walk *w, uint32_t start, uint32_t len)
+{
+	if (!agbt_agbno_ok(w, start)) {
+		say(w, AGBT_REC_START, 0, start);
+		return false;
+	}
+	if (len == 0 || (uint64_t)start + len > w->ag->agblocks) {
+		say(w, AGBT_REC_LEN, 0, len);
+		return false;
+	}
+	return true;
+}
+
+/* ---- bnobt, cntbt ---- */
+static void bno_key(const uint8_t *p, struct agbt_key *k)
+{
+	*k = (struct agbt_key){ .a = xfsj_get_be32(p) };
+}
+
+static void cnt_key(const uint8_t *p, struct agbt_key *k)
+{
+	*k = (struct agbt_key){ .a = xfsj_get_be32(p + 4),
+				.b = xfsj_get_be32(p) };
+}
+
+static void bno_rec_keys(const void *block, unsigned int i,
+			 struct agbt_key *lo, struct agbt_key *hi)
+{
+	struct xfsj_alloc_rec r;
+
+	xfsj_alloc_rec_get(block, i, &r);
+	*lo = (struct agbt_key){ .a = r.startblock };
+	*hi = *lo;
+}
+
+static void cnt_rec_keys(const void *block, unsigned int i,
+			 struct agbt_key *lo, struct agbt_key *hi)
+{
+	struct xfsj_alloc_rec r;
+
+	xfsj_alloc_rec_get(block, i, &r);
+	*lo = (struct agbt_key){ .a = r.blockcount, .b = r.startblock };
+	*hi = *lo;
+}
+
+/*
+ * Free extents: inside the AG, sorted by start without overlap (bnobt),
+ * by length then start (cntbt: xfs_repair checks only the lengths, the
+ * kernel's order is both).  Adjacent extents are legal, as xfs_repair
+ * has it.
+ */
+static int alloc_rec(struct agbt_walk *w, const void *block, unsigned int i)
+{
+	struct xfsj_alloc_rec r, *l = &w->last.a;
+	bool bno = w->bt == XFSJ_BT_BNO;
+
+	xfsj_alloc_rec_get(block, i, &r);
+	if (!extent_ok(w, r.startblock, r.blockcount))
+		return 0;
+	if (w->have_last &&
+	    (bno ? r.startblock < (uint64_t)l->startblock + l->blockcount :
+		   (r.blockcount < l->blockcount ||
+		    (r.blockcount == l->blockcount &&
+		     r.startblock <= l->startblock)))) {
+		say(w, AGBT_REC_ORDER, 0, r.startblock);
+		return 0;
+	}
+	w->have_last = true;
+	*l = r;
+	return xck_vec_push(w->ck, bno ? &w->ag->bno_free : &w->ag->cnt_free,
+			    &r);
+}
+
+/* ---- inobt, finobt ---- */
+static void ino_key(const uint8_t *p, struct agbt_key *k)
+{
+	*k = (struct agbt_key){ .a = xfsj_get_be32(p) };
+}
+
+static bool sparse_fs(const struct agbt_walk *w)
+{
+	return w->ck->sb->features_incompat & XFSJ_INCOMPAT_SPINODES;
+}
+
+static void ino_rec_keys(const void *block, unsigned int i,
+			 struct agbt_key *lo, struct agbt_key *hi)
+{
+	/* The start inode comes first in both record formats. */
+	*lo = (struct agbt_key){
+		.a = xfsj_get_be32((const uint8_t *)block +
+				   XFSJ_SBLOCK_HDR_SIZE + (size_t)i * 16) };
+	*hi = *lo;
+}
+
+/* The inodes of a chunk that are holes (sparse chunks), one bit each. */
+static uint64_t hole_bits(uint16_t holemask)
+{
+	uint64_t holes = 0;
+
+	for (unsigned int j = 0; j < XFSJ_HOLEMASK_BITS; j++)
+		if (holemask & (1U << j))
+			holes |= 0xfULL << (j * XFSJ_INODES_PER_HOLEMASK_BIT);
+	return holes;
+}
+
+static unsigned int popcount64(uint64_t v)
+{
+	unsigned int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/* The blocks where inode chunks may be: cluster-aligned past the AGFL. */
+static uint32_t ichunk_align(const struct agbt_walk *w)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+
+	if ((sb->versionnum & XFSJ_SB_VERSION_ALIGNBIT) && sb->inoalignmt)
+		return sb->inoalignmt;
+	return 1;
+}
+
+/*
+ * The placement of a chunk: its first inode aligned (at the start of a
+ * block, or of a 64-inode group in a block that holds more; on the
+ * inode alignment when the filesystem has one) and all 64 inodes among
+ * the AG's possible inodes.  False when the record cannot be used.
+ */
+static bool chunk_placed(struct agbt_walk *w, uint32_t startino)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	uint32_t align = ichunk_align(w), first, last, agbno;
+	uint32_t inopb = sb->inopblock;
+
+	agbno = startino >> sb->inopblog;
+	if (startino == 0 ||
+	    (inopb <= XFSJ_INODES_PER_CHUNK ? startino & (inopb - 1) :
+					      startino % XFSJ_INODES_PER_CHUNK) ||
+	    agbno % align) {
+		say(w, INOBT_ALIGN, 0, startino);
+		return false;
+	}
+	/* xfs_agino_range: whole aligned clusters past the AGFL. */
+	first = (w->first_agbno + align - 1) / align * align;
+	last = w->ag->agblocks / align * align;
+	if (agbno < first ||
+	    (uint64_t)startino + XFSJ_INODES_PER_CHUNK >
+	    ((uint64_t)last << sb->inopblog)) {
+		say(w, INOBT_RANGE, 0, startino);
+		return false;
+	}
+	return true;
+}
+
+/* The counts of a record against its masks (both trees). */
+static void chunk_counts(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
+{
+	uint64_t holes = hole_bits(r->holemask);
+	unsigned int nfree = popcount64(r->free & ~holes);
+
+	if ((r->free & holes) != holes)
+		say(w, INOBT_HOLES, r->holemask, r->free);
+	if (r->freecount != nfree)
+		say(w, INOBT_FREECOUNT, nfree, r->freecount);
+	if (sparse_fs(w) &&
+	    r->count != XFSJ_INODES_PER_CHUNK - popcount64(holes))
+		say(w, INOBT_COUNT, XFSJ_INODES_PER_CHUNK - popcount64(holes),
+		    r->count);
+}
+
+static bool chunk_in_order(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
+{
+	if (w->have_last &&
+	    r->startino < (uint64_t)w->last.i.startino +
+			  XFSJ_INODES_PER_CHUNK) {
+		say(w, AGBT_REC_ORDER, 0, r->startino);
+		return false;
+	}
+	w->have_last = true;
+	w->last.i = *r;
+	return true;
+}
+
+/* Claim the blocks of a chunk that hold inodes (not sparse holes). */
+static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	uint32_t inopb = sb->inopblock, agbno = r->startino >> sb->inopblog;
+	uint64_t present = ~hole_bits(r->holemask), mask;
+	uint32_t nblocks, j, run = 0;
+	int err = 0;
+
+	if (inopb >= XFSJ_INODES_PER_CHUNK) {
+		/* Several chunks share the block: claim it once. */
+		if (agbno == w->last_iblock)
+			return 0;
+		w->last_iblock = agbno;
+		return xck_claim(w->ck, w->ag->agno, agbno, 1,
+				 XFSJ_RMAP_OWN_INODES, 0);
+	}
+	nblocks = XFSJ_INODES_PER_CHUNK / inopb;
+	mask = (1ULL << inopb) - 1;
+	for (j = 0; j <= nblocks && !err; j++) {
+		if (j < nblocks && ((present >> (j * inopb)) & mask)) {
+			run++;
+			continue;
+		}
+		if (run)
+			err = xck_claim(w->ck, w->ag->agno, agbno + j - run,
+					run, XFSJ_RMAP_OWN_INODES, 0);
+		run = 0;
+	}
+	return err;
+}
+
+static int inobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
+{
+	struct xck_chunk ch = { .ino = NULL };
+	int err;
+
+	xfsj_inobt_rec_get(block, i, &ch.rec, sparse_fs(w));
+	if (!chunk_placed(w, ch.rec.startino))
+		return 0;
+	chunk_counts(w, &ch.rec);
+	if (!chunk_in_order(w, &ch.rec))
+		return 0;
+	err = claim_chunk(w, &ch.rec);
+	return err ? err : xck_vec_push(w->ck, &w->ag->chunks, &ch);
+}
+
+static int chunk_cmp(const void *key, const void *elt)
+{
+	uint32_t k = *(const uint32_t *)key;
+	const struct xck_chunk *c = elt;
+
+	return k < c->rec.startino ? -1 : k > c->rec.startino;
+}
+
+static int fino_cmp(const void *key, const void *elt)
+{
+	uint32_t k = *(const uint32_t *)key;
+	const struct xfsj_inobt_rec *r = elt;
+
+	return k < r->startino ? -1 : k > r->startino;
+}
+
+static unsigned int chunk_nfree(const struct xfsj_inobt_rec *r)
+{
+	return popcount64(r->free & ~hole_bits(r->holemask));
+}
+
+/*
+ * The finobt holds exactly the inobt's records that have free inodes,
+ * each as the inobt has it (xfs_repair: "undiscovered finobt record",
+ * "finobt record with no free inodes"; a difference in the masks makes
+ * it suspect).  Compared only against a sound inobt.
+ */
+static int finobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
+{
+	struct xck_ag *ag = w->ag;
+	struct xfsj_inobt_rec r;
+	const struct xck_chunk *c;
+
+	xfsj_inobt_rec_get(block, i, &r, sparse_fs(w));
+	if (!chunk_placed(w, r.startino))
+		return 0;
+	chunk_counts(w, &r);
+	if (chunk_nfree(&r) == 0)
+		say(w, FINOBT_NOFREE, 0, r.startino);
+	if (ag->tree_ok[XFSJ_BT_INO]) {
+		c = bsearch(&r.startino, ag->chunks.v, ag->chunks.n,
+			    sizeof(*c), chunk_cmp);
+		if (!c)
+			say(w, FINOBT_UNKNOWN, 0, r.startino);
+		else if (c->rec.holemask != r.holemask ||
+			 c->rec.count != r.count ||
+			 c->rec.freecount != r.freecount ||
+			 c->rec.free != r.free)
+			say(w, FINOBT_DIFFERS, 0, r.startino);
+	}
+	if (!chunk_in_order(w, &r))
+		return 0;
+	return xck_vec_push(w->ck, &ag->fino, &r);
+}
+
+/* Every inobt chunk with a free inode has its finobt record. */
+static int finobt_done(struct agbt_walk *w)
+{
+	struct xck_ag *ag = w->ag;
+	size_t n;
+
+	if (!ag->tree_ok[XFSJ_BT_INO] || w->bad)
+		return 0;
+	for (n = 0; n < ag->chunks.n; n++) {
+		const struct xck_chunk *c = xck_vec_at(&ag->chunks, n);
+
+		if (chunk_nfree(&c->rec) == 0 ||
+		    bsearch(&c->rec.startino, ag->fino.v, ag->fino.n,
+			    sizeof(struct xfsj_inobt_rec), fino_cmp))
+			continue;
+		w->rec_agbno = ag->agi.free_root;
+		agbt_say(w, FINOBT_MISSING, XFSJ_PF_FOUND, 0,
+			 c->rec.startino, false);
+	}
+	return 0;
+}
+
+/* ---- rmapbt ---- */
+#define RMAP_FLAGS	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK | \
+			 XFSJ_RMAP_OFF_UNWRITTEN)
+/* The lowest metadata owner xfs_repair accepts (OWN_COW). */
+#define RMAP_OWN_LOWEST	XFSJ_RMAP_OWN_COW
+
+static bool rmap_meta_owner(uint64_t owner)
+{
+	return owner >> 63;
+}
+
+static void rmap_key(const uint8_t *p, struct agbt_key *k)
+{
+	uint64_t off = xfsj_get_be64(p + 12);
+
+	*k = (struct agbt_key){
+		.a = xfsj_get_be32(p),
+		.b = xfsj_get_be64(p + 4),
+		.c = off & XFSJ_RMAP_OFF_MASK,
+		/*
+		 * Kernels before the fix copied the unwritten flag into
+		 * keys; xfs_repair -n only logs it, so it is ignored here.
+		 */
+		.flags = off & ~(XFSJ_RMAP_OFF_MASK | XFSJ_RMAP_OFF_UNWRITTEN),
+	};
+}
+
+/* Low key: where the record starts; high key: its last block. */
+static void rmap_rec_keys(const void *block, unsigned int i,
+			  struct agbt_key *lo, struct agbt_key *hi)
+{
+	struct xfsj_rmap_rec r;
+	uint32_t adj;
+
+	xfsj_rmap_rec_get(block, i, &r);
+	adj = r.blockcount - 1;
+	*lo = (struct agbt_key){
+		.a = r.startblock, .b = r.owner,
+		.c = r.offset & XFSJ_RMAP_OFF_MASK,
+		.flags = r.offset & ~(XFSJ_RMAP_OFF_MASK |
+				      XFSJ_RMAP_OFF_UNWRITTEN),
+	};
+	*hi = *lo;
+	hi->a = (uint32_t)(r.startblock + adj);
+	if (!rmap_meta_owner(r.owner) &&
+	    !(r.offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+		hi->c = (lo->c + adj) & XFSJ_RMAP_OFF_MASK;
+}
+
+/*
+ * The record's fields (the kernel's xfs_rmap_check_irec; xfs_repair's
+ * scan checks a subset).  False when the record cannot be used.
+ */
+static bool rmap_fields_ok(struct agbt_walk *w, const struct xfsj_rmap_rec *r)
+{
+	const uint32_t agfl_block = w->first_agbno - 1;
+	uint64_t flags = r->offset & ~XFSJ_RMAP_OFF_MASK;
+	uint64_t off = r->offset & XFSJ_RMAP_OFF_MASK;
+	bool meta = rmap_meta_owner(r->owner), ok = true;
+
+	if (flags & ~RMAP_FLAGS) {
+		say(w, RMAPBT_FLAGS, 0, r->offset);
+		return false;
+	}
+	/* Only the static metadata's record covers the headers. */
+	if (r->startblock <= agfl_block &&
+	    (r->owner != XFSJ_RMAP_OWN_FS ||
+	     r->blockcount != agfl_block + 1)) {
+		say(w, AGBT_REC_START, 0, r->startblock);
+		return false;
+	}
+	if (r->blockcount == 0 ||
+	    (uint64_t)r->startblock + r->blockcount > w->ag->agblocks) {
+		say(w, AGBT_REC_LEN, 0, r->blockcount);
+		return false;
+	}
+	if (meta ? r->owner < RMAP_OWN_LOWEST || r->owner > XFSJ_RMAP_OWN_FS :
+		   !xck_ino_valid(w->ck, r->owner)) {
+		say(w, RMAPBT_OWNER, 0, r->owner);
+		ok = false;
+	}
+	if (meta && r->offset) {
+		say(w, RMAPBT_META, r->owner, r->offset);
+		ok = false;
+	}
+	if (!meta && (((flags & XFSJ_RMAP_OFF_UNWRITTEN) &&
+		       (flags & ~XFSJ_RMAP_OFF_UNWRITTEN)) ||
+		      ((flags & XFSJ_RMAP_OFF_BMBT_BLOCK) && off))) {
+		say(w, RMAPBT_FLAGMIX, 0, r->offset);
+		ok = false;
+	}
+	if (!meta && !(flags & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
+	    off + r->blockcount - 1 > XFSJ_MAX_FILEOFF) {
+		say(w, RMAPBT_FILEOFF, 0, off);
+		ok = false;
+	}
+	return ok;
+}
+
+/* xfs_repair's rule: the kernel never leaves two records it could join. */
+static bool rmap_mergeable(const struct xfsj_rmap_rec *p,
+			   const struct xfsj_rmap_rec *r)
+{
+	if (p->owner != r->owner ||
+	    (uint64_t)p->startblock + p->blockcount != r->startblock ||
+	    (uint64_t)p->blockcount + r->blockcount > UINT32_MAX)
+		return false;
+	if (rmap_meta_owner(r->owner))
+		return true;
+	if ((p->offset & ~XFSJ_RMAP_OFF_MASK) !=
+	    (r->offset & ~XFSJ_RMAP_OFF_MASK))
+		return false;
+	if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK)
+		return true;
+	return (p->offset & XFSJ_RMAP_OFF_MASK) + p->blockcount ==
+	       (r->offset & XFSJ_RMAP_OFF_MASK);
+}
+
+/*
+ * Order: with reflink by (start, owner, offset), records may overlap;
+ * without it no two records overlap.
+ */
+static bool rmap_in_order(struct agbt_walk *w, const struct xfsj_rmap_rec *r)
+{
+	const struct xfsj_rmap_rec *l = &w->last.r;
+	struct agbt_key kl, kr;
+
+	if (!w->have_last)
+		return true;
+	if (!(w->ck->sb->features_ro_compat & XFSJ_RO_COMPAT_REFLINK))
+		return r->startblock >= (uint64_t)l->startblock +
+					l->blockcount;
+	/* The kernel's order: the fork and bmbt flags count, as high bits. */
+	kl = (struct agbt_key){ .a = l->startblock, .b = l->owner,
+				.c = l->offset & ~XFSJ_RMAP_OFF_UNWRITTEN };
+	kr = (struct agbt_key){ .a = r->startblock, .b = r->owner,
+				.c = r->offset & ~XFSJ_RMAP_OFF_UNWRITTEN };
+	return agbt_key_cmp(&kl, &kr) < 0;
+}
+
+static int rmap_rec(struct agbt_walk *w, const void *block, unsigned int i)
+{
+	struct xfsj_rmap_rec r;
+	bool ok;
+
+	xfsj_rmap_rec_get(block, i, &r);
+	if (!rmap_fields_ok(w, &r))
+		return 0;
+	ok = rmap_in_order(w, &r);
+	if (!ok) {
+		say(w, AGBT_REC_ORDER, 0, r.startblock);
+	} else {
+		w->have_last = true;
+		w->last.r = r;
+	}
+	if (w->have_merged && rmap_mergeable(&w->merged.r, &r)) {
+		say(w, RMAPBT_MERGE, 0, r.startblock);
+		w->merged.r.blockcount += r.blockcount;
+	} else {
+		w->have_merged = true;
+		w->merged.r = r;
+	}
+	return ok ? xck_vec_push(w->ck, &w->ag->rmaps, &r) : 0;
+}
+
+/* ---- refcountbt ---- */
+static void refc_rec_keys(const void *block, unsigned int i,
+			  struct agbt_key *lo, struct agbt_key *hi)
+{
+	struct xfsj_refc_rec r;
+
+	xfsj_refc_rec_get(block, i, &r);
+	*lo = (struct agbt_key){ .a = r.startblock };
+	*hi = *lo;
+}
+
+/*
+ * Shared extents have a refcount of 2 or more; CoW staging extents (the
+ * start's top bit) exactly 1.  Sorted by the start as stored (so the CoW
+ * domain follows the shared one), no overlap, and no two neighbours of
+ * one domain with the same count (xfs_repair: "should be merged").
+ */
+static int refc_rec(struct agbt_walk *w, const void *block, unsigned int i)
+{
+	struct xfsj_refc_rec r, *l = &w->last.c, *m = &w->merged.c;
+	bool cow;
+	uint32_t agb;
+
+	xfsj_refc_rec_get(block, i, &r);
+	cow = r.startblock & XFSJ_REFC_COWFLAG;
+	agb = r.startblock & ~XFSJ_REFC_COWFLAG;
+	if (cow && r.refcount != 1)
+		say(w, REFCBT_COW, 1, r.refcount);
+	if (!cow && r.refcount < 2)
+		say(w, REFCBT_COUNT, 2, r.refcount);
+	if (!extent_ok(w, agb, r.blockcount))
+		return 0;
+	if (w->have_last &&
+	    r.startblock < (uint64_t)l->startblock + l->blockcount) {
+		say(w, AGBT_REC_ORDER, 0, agb);
+	} else {
+		w->have_last = true;
+		*l = r;
+	}
+	if (w->have_merged &&
+	    (m->startblock & XFSJ_REFC_COWFLAG) == (r.startblock &
+						   XFSJ_REFC_COWFLAG) &&
+	    (uint64_t)m->startblock + m->blockcount == r.startblock &&
+	    m->refcount == r.refcount) {
+		say(w, REFCBT_MERGE, 0, agb);
+		m->blockcount += r.blockcount;
+	} else {
+		w->have_merged = true;
+		*m = r;
+	}
+	return xck_vec_push(w->ck, &w->ag->refcs, &r);
+}
+
+static const struct agbt_ops ops[XFSJ_BT__COUNT] = {
+	[XFSJ_BT_BNO] = { bno_key, bno_rec_keys, alloc_rec, NULL },
+	[XFSJ_BT_CNT] = { cnt_key, cnt_rec_keys, alloc_rec, NULL },
+	[XFSJ_BT_INO] = { ino_key, ino_rec_keys, inobt_rec, NULL },
+	[XFSJ_BT_FINO] = { ino_key, ino_rec_keys, finobt_rec, finobt_done },
+	[XFSJ_BT_RMAP] = { rmap_key, rmap_rec_keys, rmap_rec, NULL },
+	[XFSJ_BT_REFC] = { bno_key, refc_rec_keys, refc_rec, NULL },
+};
+
+const struct agbt_ops *agbt_ops(enum xfsj_btnum bt)
+{
+	return &ops[bt];
+}

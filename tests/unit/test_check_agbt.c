@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The checker's AG btree walk (check/agbtree.c): a small filesystem whose
+ * free space is fragmented (every other block of a run freed) so that the
+ * bnobt, cntbt and rmapbt have two levels, checked clean, then damaged
+ * one field at a time the way fstests' fuzzers do, each damage found by
+ * the rule it breaks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/alloc.h"
+#include "fs_fixture.h"
+#include "suites.h"
+#include "xfsj/check.h"
+
+#define BS	1024
+#define NALLOC	600
+
+struct seen {
+	char codes[64][32];
+	unsigned int n;
+	unsigned int ours;	/* phase 03 problems */
+};
+
+static void on_problem(void *arg, const struct xfsj_problem *p)
+{
+	struct seen *s = arg;
+
+	if (p->def->num >> 16 != 3)
+		return;
+	s->ours++;
+	if (s->n < 64)
+		strncpy(s->codes[s->n++], p->def->code, 31);
+}
+
+static bool saw(const struct seen *s, const char *code)
+{
+	for (unsigned int i = 0; i < s->n; i++)
+		if (!strcmp(s->codes[i], code))
+			return true;
+	return false;
+}
+
+static void check(struct fs_fixture *fx, struct seen *s,
+		  struct xfsj_check_result *res)
+{
+	struct xfsj_check_cb cb = { .arg = s, .problem = on_problem };
+
+	memset(s, 0, sizeof(*s));
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, &cb, res), 0);
+}
+
+/* A filesystem with every other block of a long run allocated. */
+static void make_fragmented(struct fs_fixture *fx)
+{
+	uint64_t ino;
+	uint32_t agbno[NALLOC];
+	unsigned int i;
+
+	fs_fixture_make(fx, 64ULL << 20, BS, 2, true, true);
+	ino = fx->sb.rootino;
+	for (i = 0; i < NALLOC; i++) {
+		struct xfsj_owner oi = { .owner = ino, .offset = i };
+
+		ck_assert_int_eq(xfsj_alloc_extent(fx->fs, 0, 0, 1, &oi,
+						   &agbno[i], &fx->f), 0);
+	}
+	for (i = 0; i < NALLOC; i += 2) {
+		struct xfsj_owner oi = { .owner = ino, .offset = i };
+
+		ck_assert_int_eq(xfsj_free_extent(fx->fs, 0, agbno[i], 1, &oi,
+						  &fx->f), 0);
+	}
+	fs_fixture_reopen(fx);
+}
+
+static void agf(struct fs_fixture *fx, struct xfsj_agf *a)
+{
+	struct xfsj_buf *bp;
+
+	ck_assert_int_eq(xfsj_agf_read(fx->fs, 0, &bp, &fx->f), 0);
+	xfsj_agf_decode(bp->data, a);
+}
+
+static uint8_t *block(struct fs_fixture *fx, uint32_t agbno,
+		      struct xfsj_buf **bp)
+{
+	ck_assert_int_eq(xfsj_buf_read(fx->fs,
+				       xfsj_agb_to_daddr(&fx->sb, 0, agbno),
+				       BS, bp), 0);
+	return (*bp)->data;
+}
+
+/* Write the change back (the flush recomputes the CRC) and reopen. */
+static void commit(struct fs_fixture *fx, struct xfsj_buf *bp)
+{
+	xfsj_buf_dirty(bp);
+	fs_fixture_reopen(fx);
+}
+
+static uint32_t node_ptr(const uint8_t *b, enum xfsj_btnum bt, unsigned int i)
+{
+	const struct xfsj_btree_shape *s = xfsj_btree_shape(bt);
+
+	return xfsj_get_be32(b + s->hdrlen +
+			     xfsj_btree_maxrecs(bt, BS, false) * s->keylen +
+			     4 * i);
+}
+
+START_TEST(test_clean_two_levels)
+{
+	struct fs_fixture fx;
+	struct xfsj_check_result res;
+	struct xfsj_agf a;
+	struct seen s;
+
+	make_fragmented(&fx);
+	agf(&fx, &a);
+	ck_assert_uint_ge(a.bno_level, 2);
+	ck_assert_uint_ge(a.cnt_level, 2);
+	ck_assert_uint_ge(a.rmap_level, 2);
+	check(&fx, &s, &res);
+	ck_assert_msg(s.ours == 0, "first: %s", s.n ? s.codes[0] : "");
+	ck_assert_uint_gt(res.btree_blocks, 8);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* One damage per run: what it breaks, and the code that must say so. */
+enum damage {
+	D_ROOT_MAGIC, D_KEY, D_LEAF_RIGHTSIB, D_LEAF_LEFTSIB, D_PTR_TWICE,
+	D_PTR_HEADER, D_LEVEL, D_OWNER, D_BLKNO, D_REC_OVERLAP, D_REC_ZERO,
+	D_CNT_ORDER, D_RMAP_HIGHKEY, D_RMAP_OWNER, D_RMAP_MERGE,
+	D_INO_FREECOUNT, D_UNDERFULL, D_INO_HOLES, D_FINO_DIFFERS, D__N
+};
+
+static const struct {
+	enum xfsj_btnum bt;
+	const char *code;
+} want[D__N] = {
+	[D_ROOT_MAGIC] = { XFSJ_BT_BNO, "btree.magic" },
+	[D_KEY] = { XFSJ_BT_BNO, "btree.key" },
+	[D_LEAF_RIGHTSIB] = { XFSJ_BT_BNO, "btree.rightsib" },
+	[D_LEAF_LEFTSIB] = { XFSJ_BT_CNT, "btree.leftsib" },
+	[D_PTR_TWICE] = { XFSJ_BT_BNO, "btree.twice" },
+	[D_PTR_HEADER] = { XFSJ_BT_CNT, "btree.ptr" },
+	[D_LEVEL] = { XFSJ_BT_BNO, "btree.level" },
+	[D_OWNER] = { XFSJ_BT_RMAP, "btree.owner" },
+	[D_BLKNO] = { XFSJ_BT_CNT, "btree.blkno" },
+	[D_REC_OVERLAP] = { XFSJ_BT_BNO, "btree.rec_order" },
+	[D_REC_ZERO] = { XFSJ_BT_BNO, "btree.rec_len" },
+	[D_CNT_ORDER] = { XFSJ_BT_CNT, "btree.rec_order" },
+	[D_RMAP_HIGHKEY] = { XFSJ_BT_RMAP, "btree.high_key" },
+	[D_RMAP_OWNER] = { XFSJ_BT_RMAP, "rmapbt.owner" },
+	[D_RMAP_MERGE] = { XFSJ_BT_RMAP, "rmapbt.merge" },
+	[D_INO_FREECOUNT] = { XFSJ_BT_INO, "inobt.freecount" },
+	[D_UNDERFULL] = { XFSJ_BT_BNO, "btree.numrecs_min" },
+	[D_INO_HOLES] = { XFSJ_BT_INO, "inobt.holes" },
+	[D_FINO_DIFFERS] = { XFSJ_BT_FINO, "finobt.differs" },
+};
+
+static void damage(struct fs_fixture *fx, enum damage d)
+{
+	const struct xfsj_btree_shape *s = xfsj_btree_shape(want[d].bt);
+	struct xfsj_agf a;
+	struct xfsj_buf *rbp;
+	uint32_t root, leaf, n;
+	uint8_t *b, *r;
+	struct xfsj_buf *ibp;
+	struct xfsj_agi agi;
+
+	agf(fx, &a);
+	root = want[d].bt == XFSJ_BT_BNO ? a.bno_root :
+	       want[d].bt == XFSJ_BT_CNT ? a.cnt_root : a.rmap_root;
+	r = block(fx, root, &rbp);
+	leaf = node_ptr(r, want[d].bt, 0);
+	b = r + s->hdrlen;	/* the root's keys, or the leaf's records */
+	switch (d) {
+	case D_ROOT_MAGIC:
+		xfsj_put_be32(r, 0x12345678);
+		break;
+	case D_KEY:
+		xfsj_put_be32(b + s->keylen, xfsj_get_be32(b + s->keylen) + 1);
+		break;
+	case D_LEAF_RIGHTSIB:
+	case D_LEAF_LEFTSIB:
+		b = block(fx, leaf, &rbp);
+		xfsj_put_be32(b + (d == D_LEAF_RIGHTSIB ? 12 : 8), 5000);
+		break;
+	case D_PTR_TWICE:
+		xfsj_put_be32(r + s->hdrlen + xfsj_btree_maxrecs(want[d].bt,
+			      BS, false) * s->keylen + 4, leaf);
+		break;
+	case D_PTR_HEADER:
+		xfsj_put_be32(r + s->hdrlen + xfsj_btree_maxrecs(want[d].bt,
+			      BS, false) * s->keylen, 1);
+		break;
+	case D_LEVEL:
+		xfsj_put_be16(r + 4, 5);
+		break;
+	case D_OWNER:
+		xfsj_put_be32(r + 48, 1);
+		break;
+	case D_BLKNO:
+		xfsj_put_be64(r + 16, 8);
+		break;
+	case D_REC_OVERLAP:
+	case D_REC_ZERO:
+	case D_CNT_ORDER:
+		b = block(fx, leaf, &rbp) + s->hdrlen;
+		if (d == D_REC_ZERO)
+			xfsj_put_be32(b + 12, 0);	/* rec 1 length */
+		else if (d == D_CNT_ORDER)		/* rec 1 start */
+			xfsj_put_be32(b + 8, xfsj_get_be32(b));
+		else					/* rec 0 length */
+			xfsj_put_be32(b + 4, 1000);
+		break;
+	case D_RMAP_HIGHKEY:
+		/* The first child's high key. */
+		xfsj_put_be32(b + 20, xfsj_get_be32(b + 20) + 1);
+		break;
+	case D_RMAP_OWNER:
+	case D_RMAP_MERGE:
+		b = block(fx, leaf, &rbp);
+		/* The static metadata comes first: take the last two. */
+		n = xfsj_get_be16(b + 6);
+		b += s->hdrlen + 24 * (n - 2);
+		if (d == D_RMAP_OWNER)
+			xfsj_put_be64(b + 24 + 8, 1ULL << 40);
+		else	/* reach the next record: they should be one */
+			xfsj_put_be32(b + 4, xfsj_get_be32(b + 24) -
+					     xfsj_get_be32(b));
+		break;
+	case D_INO_FREECOUNT:
+	case D_INO_HOLES:
+	case D_FINO_DIFFERS:
+		ck_assert_int_eq(xfsj_agi_read(fx->fs, 0, &ibp, &fx->f), 0);
+		xfsj_agi_decode(ibp->data, &agi);
+		b = block(fx, d == D_FINO_DIFFERS ? agi.free_root : agi.root,
+			  &rbp) + s->hdrlen;
+		if (d == D_INO_FREECOUNT)
+			b[7] ^= 1;	/* the freecount's low byte */
+		else if (d == D_INO_HOLES)	/* inodes in use made holes */
+			xfsj_put_be16(b + 4, 0x0001);
+		else			/* the last inode in use */
+			b[15] &= 0x7f;
+		break;
+	case D_UNDERFULL:
+		b = block(fx, leaf, &rbp);
+		xfsj_put_be16(b + 6, 3);
+		break;
+	default:
+		break;
+	}
+	commit(fx, rbp);
+}
+
+START_TEST(test_damage)
+{
+	struct fs_fixture fx;
+	struct xfsj_check_result res;
+	struct seen s;
+
+	make_fragmented(&fx);
+	damage(&fx, (enum damage)_i);
+	check(&fx, &s, &res);
+	ck_assert_msg(saw(&s, want[_i].code), "damage %d: want %s, saw %u%s%s",
+		      _i, want[_i].code, s.n, s.n ? ", first " : "",
+		      s.n ? s.codes[0] : "");
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+Suite *check_agbt_suite(void)
+{
+	Suite *s = suite_create("check_agbt");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_clean_two_levels);
+	tcase_add_loop_test(tc, test_damage, 0, D__N);
+	suite_add_tcase(s, tc);
+	return s;
+}
