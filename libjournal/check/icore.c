@@ -272,6 +272,10 @@ static void check_flags(struct xck *ck, const struct xck_icheck *ic)
 	else if ((fl & DF_EXTSIZE) && !reg)
 		xck_ino_report(ck, INO_FLAGS, ic->ino, "flags",
 			       fl & ~DF_EXTSIZE, fl);
+	else if ((fl & XFSJ_DIFLAG_NEWRTBM) && ic->ino != ck->sb->rbmino)
+		/* The realtime bitmap's format flag (xfs_repair's rule). */
+		xck_ino_report(ck, INO_FLAGS, ic->ino, "flags",
+			       fl & ~XFSJ_DIFLAG_NEWRTBM, fl);
 	else if ((fl & XFSJ_DIFLAG_REALTIME) && (ck->sb->rblocks == 0 || !reg))
 		/* No realtime device: nothing can live on it. */
 		xck_ino_report(ck, INO_FLAGS, ic->ino, "flags",

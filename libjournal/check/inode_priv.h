@@ -39,6 +39,7 @@ enum {
 	INO_NSEC,
 	INO_TIME,
 	INO_NEXT_UNLINKED,
+	INO_NEXT_ORPHAN,
 	INO_META,
 	/* content: symlinks and device nodes (symlink.c) */
 	INO_SL_LOCAL,

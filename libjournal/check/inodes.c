@@ -97,6 +97,9 @@ const struct xfsj_problem_def xck_inode_rows[INO__N] = {
 	[INO_NEXT_UNLINKED] = R("inode.next_unlinked", 0x040019,
 		"inode {ino}: next_unlinked {xfound} names no inode of its "
 		"AG", XFSJ_FIX_UNLINKED),
+	[INO_NEXT_ORPHAN] = R("inode.next_orphan", 0x04001b,
+		"inode {ino}: has a next_unlinked successor but is on no "
+		"unlinked list", XFSJ_FIX_UNLINKED),
 	[INO_META] = R("inode.meta", 0x04001a,
 		"inode {ino}: the superblock names it but its {field} is "
 		"{xfound}", XFSJ_FIX_CLEAR_INODE),
@@ -140,18 +143,22 @@ static bool in_hole(const struct xck_chunk *c, unsigned int k)
 	return c->rec.holemask & (1U << (k / XFSJ_INODES_PER_HOLEMASK_BIT));
 }
 
-/* Mark agino @agino of this AG as on an unlinked list (if it can be). */
-static void mark_unlinked(struct xck *ck, const struct xck_ag *ag,
+/*
+ * Mark agino @agino of this AG as on an unlinked list; false when no
+ * chunk holds it.
+ */
+static bool mark_unlinked(struct xck *ck, const struct xck_ag *ag,
 			  uint32_t agino)
 {
 	struct xck_inode *st;
 
 	if (agino == XFSJ_NULLAGINO)
-		return;
+		return true;
 	st = xck_inode_find(ck, xfsj_agino_to_ino(ck->sb, ag->agno, agino),
 			    NULL);
 	if (st)
 		st->flags |= XCK_I_UNLINKED;
+	return st != NULL;
 }
 
 /* Content of an inode in use whose core is sound. */
@@ -170,7 +177,8 @@ static int check_content(struct xck *ck, struct xck_icheck *ic)
 }
 
 static int check_slot(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
-		      unsigned int k, const uint8_t *dip)
+		      unsigned int k, const uint8_t *dip,
+		      struct xck_vec *linked)
 {
 	struct xck_inode *st = &c->ino[k];
 	bool ifree = c->rec.free >> k & 1;
@@ -200,8 +208,18 @@ static int check_slot(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 	st->nlink = ic.di.nlink;
 	st->gen = ic.di.gen;
 	ck->res->inodes++;
-	if (ic.di.next_unlinked != XFSJ_NULLAGINO)
-		mark_unlinked(ck, ag, ic.di.next_unlinked);
+	if (ic.di.next_unlinked != XFSJ_NULLAGINO) {
+		int err = xck_vec_push(ck, linked, &ic.ino);
+
+		if (err)
+			return err;
+		if (!mark_unlinked(ck, ag, ic.di.next_unlinked) &&
+		    xck_ino_valid(ck, xfsj_agino_to_ino(ck->sb, ag->agno,
+						       ic.di.next_unlinked)))
+			xck_ino_report(ck, INO_NEXT_UNLINKED, ic.ino,
+				       "next_unlinked", XFSJ_NULLAGINO,
+				       ic.di.next_unlinked);
+	}
 	if (!xck_icore(ck, &ic)) {
 		st->flags |= XCK_I_BAD;
 		return 0;
@@ -257,7 +275,8 @@ static void readahead_chunk(struct xck *ck, struct xck_ag *ag, size_t i)
 	(void)xfsj_buf_readahead(ck->fs, ra, n);
 }
 
-static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c)
+static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
+		      struct xck_vec *linked)
 {
 	const struct xfsj_sb *sb = ck->sb;
 	struct xfsj_buf *bp = NULL;
@@ -290,14 +309,20 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c)
 			cur = agbno;
 		}
 		err = check_slot(ck, ag, c, k,
-				 bp->data + slot * sb->inodesize);
+				 bp->data + slot * sb->inodesize, linked);
 	}
 	xfsj_buf_rele(ck->fs, bp);
 	return err;
 }
 
-/* In use with no links: only an inode on an unlinked list may be. */
-static void check_orphans(struct xck *ck, struct xck_ag *ag)
+/*
+ * The unlinked lists, once every slot is scanned: an inode in use with no
+ * links must be on one (or the kernel never frees it), and an inode with
+ * a successor must be on one too (a pointer from nowhere: xfs_repair
+ * clears it); the successor must be an inode of a chunk.
+ */
+static void check_unlinked(struct xck *ck, struct xck_ag *ag,
+			   const struct xck_vec *linked)
 {
 	size_t i;
 	unsigned int k;
@@ -317,10 +342,19 @@ static void check_orphans(struct xck *ck, struct xck_ag *ag)
 					"nlink", 1, 0);
 		}
 	}
+	for (i = 0; i < linked->n; i++) {
+		uint64_t ino = *(const uint64_t *)xck_vec_at(linked, i);
+		const struct xck_inode *st = xck_inode_find(ck, ino, NULL);
+
+		if (st && !(st->flags & XCK_I_UNLINKED))
+			xck_ino_report(ck, INO_NEXT_ORPHAN, ino,
+				       "next_unlinked", XFSJ_NULLAGINO, 0);
+	}
 }
 
 int xck_inodes(struct xck *ck, struct xck_ag *ag)
 {
+	struct xck_vec linked;	/* inodes with a successor, by number */
 	size_t i;
 	unsigned int k;
 	int err;
@@ -340,15 +374,16 @@ int xck_inodes(struct xck *ck, struct xck_ag *ag)
 	}
 	if (ag->agi_ok)
 		for (k = 0; k < XFSJ_AGI_UNLINKED_BUCKETS; k++)
-			mark_unlinked(ck, ag, ag->agi.unlinked[k]);
+			(void)mark_unlinked(ck, ag, ag->agi.unlinked[k]);
 
+	xck_vec_init(&linked, sizeof(uint64_t));
 	readahead_chunk(ck, ag, 0);
-	for (i = 0; i < ag->chunks.n; i++) {
+	for (i = 0, err = 0; i < ag->chunks.n && !err; i++) {
 		readahead_chunk(ck, ag, i + 1);
-		err = scan_chunk(ck, ag, xck_vec_at(&ag->chunks, i));
-		if (err)
-			return err;
+		err = scan_chunk(ck, ag, xck_vec_at(&ag->chunks, i), &linked);
 	}
-	check_orphans(ck, ag);
-	return 0;
+	if (!err)
+		check_unlinked(ck, ag, &linked);
+	xck_vec_free(ck, &linked);
+	return err;
 }

@@ -46,6 +46,7 @@
 	X(attr_leaf_suite)	\
 	X(attr_node_suite)	\
 	X(xmi_suite)		\
+	X(check_inodes_suite)	\
 	X(replay_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
