@@ -41,6 +41,7 @@ enum {
 	FORK_BLK_DUP,
 	FORK_NEXTENTS,
 	FORK_NBLOCKS,
+	FORK_TOO_FEW,
 	FORK__N
 };
 
@@ -98,6 +99,10 @@ static const struct xfsj_problem_def rows[FORK__N] = {
 	[FORK_NBLOCKS] = R("fork.nblocks", 0x04010f,
 		"inode {ino}: nblocks is {found}, the forks and their bmbt "
 		"blocks take {expected}", XFSJ_FIX_FIELD),
+	[FORK_TOO_FEW] = R("fork.btree_too_few", 0x040110,
+		"inode {ino}: {field} fork is a btree of {found} mappings, "
+		"which fit in the inode (a btree holds at least {expected})",
+		XFSJ_FIX_REBUILD_BMBT),
 };
 #undef R
 const struct xck_table xck_fork_table = { rows, FORK__N };
@@ -483,8 +488,10 @@ static int walk_extents(struct fwalk *w, uint64_t nrecs)
 	int err;
 
 	/* icore.c reported a count the fork cannot hold. */
-	if (nrecs > room)
+	if (nrecs > room) {
 		nrecs = room;
+		w->damaged = true;
+	}
 	for (i = 0; i < nrecs; i++) {
 		err = check_rec(w, p + i * XFSJ_BMBT_REC_SIZE);
 		if (err)
@@ -535,6 +542,20 @@ static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
 			.ino = ic->ino,
 			.field = whichfork ? "anextents" : "nextents",
 			.expected = w.recs, .found = want });
+	/*
+	 * Mappings that fit in the inode are kept there: the kernel turns
+	 * a btree fork back into a list when they fit, and xfs_repair
+	 * calls a btree fork holding so few corrupt.
+	 */
+	if (!w.damaged && fmt == XFSJ_DINODE_FMT_BTREE &&
+	    w.recs <= ic->forksize[whichfork] / XFSJ_BMBT_REC_SIZE)
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[FORK_TOO_FEW],
+			.has = XFSJ_PF_INO | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
+			.ino = ic->ino, .field = whichfork ? "attr" : "data",
+			.expected = ic->forksize[whichfork] /
+				    XFSJ_BMBT_REC_SIZE + 1,
+			.found = w.recs });
 	return 0;
 }
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Symlink targets: inline in the data fork (local format: the fork holds
- * exactly di_size bytes, none of them NUL) or in blocks (each block a
- * v5 header: magic, the target offset and byte count it holds, CRC,
- * UUID, owner, its own disk address; the pieces in order add up to
- * di_size bytes, none of them NUL).
+ * exactly di_size bytes, none of them NUL) or in blocks (each mapping's
+ * blocks, one buffer for the kernel, start with a v5 header: magic, the
+ * target offset and byte count it holds, CRC, UUID, owner, its own disk
+ * address; the pieces in order add up to di_size bytes, none of them
+ * NUL).
  *
  * Device nodes, fifos and sockets need nothing here: their fork holds a
  * device number, and any value of it is legal on disk (the kernel and
@@ -35,14 +36,20 @@ static void check_local(struct xck *ck, const struct xck_icheck *ic)
 				ic->fork[XFSJ_DATA_FORK]));
 }
 
-/* One block of a remote target: @done bytes precede it. */
-static void check_block(struct xck *ck, const struct xck_icheck *ic,
-			uint64_t fileoff, const uint8_t *blk, uint32_t done,
-			uint32_t want)
+/*
+ * One piece of a remote target: a mapping's blocks (@len of them from
+ * file block @fileoff, the kernel's one buffer per mapping) under one
+ * header; @done bytes precede it, @want of the rest fit in it.
+ */
+static void check_piece(struct xck *ck, const struct xck_icheck *ic,
+			uint64_t fileoff, uint32_t len, const uint8_t *blk,
+			uint32_t done, uint32_t want)
 {
 	const struct xfsj_sb *sb = ck->sb;
 	const struct xfsj_bmbt_irec *m = xck_fork_lookup(ic, 0, fileoff);
 	const uint8_t *uuid = sb->uuid;
+	size_t bytes = (size_t)len * sb->blocksize;
+	const uint8_t *nul;
 	struct xfsj_dsymlink h;
 	uint64_t daddr;
 
@@ -55,10 +62,10 @@ static void check_block(struct xck *ck, const struct xck_icheck *ic,
 			       XFSJ_SYMLINK_MAGIC, h.magic);
 		return;
 	}
-	if (!xfsj_cksum_ok(blk, sb->blocksize, XFSJ_DSYMLINK_CRC_OFF))
+	if (!xfsj_cksum_ok(blk, bytes, XFSJ_DSYMLINK_CRC_OFF))
 		xck_ino_report(ck, INO_SL_CRC, ic->ino, "crc",
-			       xfsj_cksum(blk, sb->blocksize,
-					  XFSJ_DSYMLINK_CRC_OFF), h.crc);
+			       xfsj_cksum(blk, bytes, XFSJ_DSYMLINK_CRC_OFF),
+			       h.crc);
 	if (h.offset != done)
 		xck_ino_report(ck, INO_SL_HDR, ic->ino, "offset", done,
 			       h.offset);
@@ -73,24 +80,27 @@ static void check_block(struct xck *ck, const struct xck_icheck *ic,
 	if (h.blkno != daddr)
 		xck_ino_report(ck, INO_SL_HDR, ic->ino, "blkno", daddr,
 			       h.blkno);
-	if (want && memchr(blk + XFSJ_DSYMLINK_HDR_SIZE, 0, want))
+	nul = want ? memchr(blk + XFSJ_DSYMLINK_HDR_SIZE, 0, want) : NULL;
+	if (nul)
 		xck_ino_report(ck, INO_SL_NUL, ic->ino, "target", 0,
-			       done + (uint64_t)((const uint8_t *)memchr(
-				blk + XFSJ_DSYMLINK_HDR_SIZE, 0, want) -
-				(blk + XFSJ_DSYMLINK_HDR_SIZE)));
+			       done + (uint64_t)(nul - blk -
+						 XFSJ_DSYMLINK_HDR_SIZE));
 }
 
 static int check_remote(struct xck *ck, const struct xck_icheck *ic)
 {
-	uint32_t space = xfsj_symlink_buf_space(ck->sb->blocksize);
+	uint32_t bsize = ck->sb->blocksize;
 	uint32_t size = (uint32_t)ic->di.size;
-	uint32_t nblocks = (size + space - 1) / space;
+	/* The blocks the kernel allocates: one header per block's worth. */
+	uint32_t nblocks = (size + xfsj_symlink_buf_space(bsize) - 1) /
+			   xfsj_symlink_buf_space(bsize);
 	uint32_t b, done = 0;
+	size_t i;
 	int err;
 
 	/* Every block of the target is mapped, nothing past it. */
-	for (b = 0; b < ic->nmap[0]; b++) {
-		const struct xfsj_bmbt_irec *m = &ic->map[0][b];
+	for (i = 0; i < ic->nmap[0]; i++) {
+		const struct xfsj_bmbt_irec *m = &ic->map[0][i];
 
 		if (m->startoff + m->blockcount > nblocks) {
 			xck_ino_report(ck, INO_SL_LEN, ic->ino, "mapping",
@@ -98,20 +108,30 @@ static int check_remote(struct xck *ck, const struct xck_icheck *ic)
 			break;
 		}
 	}
-	for (b = 0; b < nblocks; b++, done += space) {
-		uint32_t want = size - done < space ? size - done : space;
+	for (b = 0; b < nblocks && done < size; ) {
+		const struct xfsj_bmbt_irec *m = xck_fork_lookup(ic, 0, b);
+		uint32_t len, room, want;
 		uint8_t *blk;
 
-		err = xck_fork_read(ck, ic, XFSJ_DATA_FORK, b, 1, &blk);
-		if (err < 0)
-			return err;
-		if (err) {
+		if (!m) {
 			xck_ino_report(ck, INO_SL_BLOCK, ic->ino, "block", b,
 				       b);
-			continue;
+			return 0;
 		}
-		check_block(ck, ic, b, blk, done, want);
-		free(blk);
+		len = (uint32_t)(m->startoff + m->blockcount - b);
+		if (len > nblocks - b)
+			len = nblocks - b;
+		err = xck_fork_read(ck, ic, XFSJ_DATA_FORK, b, len, &blk);
+		if (err < 0)
+			return err;
+		room = len * bsize - XFSJ_DSYMLINK_HDR_SIZE;
+		want = size - done < room ? size - done : room;
+		if (err == 0) {
+			check_piece(ck, ic, b, len, blk, done, want);
+			free(blk);
+		}
+		done += want;
+		b += len;
 	}
 	return 0;
 }
