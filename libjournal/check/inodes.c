@@ -5,7 +5,8 @@
  * a counted reference per filesystem block and the next chunk's blocks
  * read ahead; each slot's header, the inobt's free mask against the core,
  * then an in-use core's fields (icore.c), its forks (forks.c) and its
- * content (directories, attributes, symlinks).
+ * content (directories, attributes, symlinks).  The chunks' blocks are
+ * claimed for OWN_INODES.
  *
  * The blocks are looked up one filesystem block at a time, as xfsj_iget
  * does (the cache keys a buffer by its address and refuses a second
@@ -316,6 +317,42 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 }
 
 /*
+ * Claim the blocks of chunk @c that hold inodes (not those wholly in its
+ * holes) for OWN_INODES, in runs; *@last is the last block claimed in
+ * this AG, so that chunks sharing a block (more than 64 inodes to a
+ * block) claim it once.
+ */
+static int claim_chunk(struct xck *ck, const struct xck_ag *ag,
+		       const struct xck_chunk *c, uint32_t *last)
+{
+	struct xfsj_buf_ra ra[XFSJ_INODES_PER_CHUNK];
+	size_t n = chunk_blocks(ck, ag, c, ra), i = 0;
+	uint32_t per = ck->sb->blocksize >> XFSJ_BBSHIFT;
+	int err;
+
+	while (i < n) {
+		uint32_t start = (uint32_t)(ra[i].daddr / per -
+				 (uint64_t)ag->agno * ck->sb->agblocks);
+		uint32_t len = 1;
+
+		for (i++; i < n && ra[i].daddr == ra[i - 1].daddr + per; i++)
+			len++;
+		if (*last != XFSJ_NULLAGBLOCK && start <= *last) {
+			if (start + len - 1 <= *last)
+				continue;
+			len -= *last + 1 - start;
+			start = *last + 1;
+		}
+		err = xck_claim(ck, ag->agno, start, len,
+				XFSJ_RMAP_OWN_INODES, 0);
+		if (err)
+			return err;
+		*last = start + len - 1;
+	}
+	return 0;
+}
+
+/*
  * The unlinked lists, once every slot is scanned: an inode in use with no
  * links must be on one (or the kernel never frees it), and an inode with
  * a successor must be on one too (a pointer from nowhere: xfs_repair
@@ -355,6 +392,7 @@ static void check_unlinked(struct xck *ck, struct xck_ag *ag,
 int xck_inodes(struct xck *ck, struct xck_ag *ag)
 {
 	struct xck_vec linked;	/* inodes with a successor, by number */
+	uint32_t last = XFSJ_NULLAGBLOCK;	/* the last chunk block claimed */
 	size_t i;
 	unsigned int k;
 	int err;
@@ -379,8 +417,12 @@ int xck_inodes(struct xck *ck, struct xck_ag *ag)
 	xck_vec_init(&linked, sizeof(uint64_t));
 	readahead_chunk(ck, ag, 0);
 	for (i = 0, err = 0; i < ag->chunks.n && !err; i++) {
+		struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
+
 		readahead_chunk(ck, ag, i + 1);
-		err = scan_chunk(ck, ag, xck_vec_at(&ag->chunks, i), &linked);
+		err = scan_chunk(ck, ag, c, &linked);
+		if (!err && chunk_inside(ck, ag, c))
+			err = claim_chunk(ck, ag, c, &last);
 	}
 	if (!err)
 		check_unlinked(ck, ag, &linked);
