@@ -186,8 +186,12 @@ static bool check_forks(struct xck *ck, struct xck_icheck *ic)
 	}
 
 	if (!di->forkoff) {
-		/* No attr fork: a fresh core (0) or a freed one (extents). */
-		if (di->aformat != 0 && di->aformat != XFSJ_DINODE_FMT_EXTENTS) {
+		/*
+		 * No attr fork: the kernel's verifier also takes 0 (a core
+		 * never used), but an inode in use always says extents, and
+		 * xfs_repair holds it to that.
+		 */
+		if (di->aformat != XFSJ_DINODE_FMT_EXTENTS) {
 			xck_ino_report(ck, INO_AFORMAT, ic->ino, "aformat",
 				       XFSJ_DINODE_FMT_EXTENTS, di->aformat);
 			ok = false;
