@@ -14,6 +14,9 @@
 #include "xfsj/check.h"
 #include "core/crc32c.h"
 #include "core/layout.h"
+#include "fs/bmbt.h"
+#include "ondisk/meta.h"
+#include "ondisk/symlink.h"
 
 #define MB	(1ULL << 20)
 
@@ -205,6 +208,79 @@ START_TEST(file_forks)
 }
 END_TEST
 
+/* Turn the file @ino into a symlink of @size bytes in @format. */
+struct to_link { uint64_t size; uint8_t format; const char *target; };
+
+static void make_link(uint8_t *raw, void *arg)
+{
+	const struct to_link *t = arg;
+
+	xfsj_put_be16(raw + XFSJ_DI_OFF(mode), S_IFLNK | 0777);
+	xfsj_put_be64(raw + XFSJ_DI_OFF(size), t->size);
+	raw[XFSJ_DI_OFF(format)] = t->format;
+	if (t->target)
+		memcpy(raw + XFSJ_DINODE_CORE_SIZE, t->target, t->size);
+}
+
+/* The remote target block at @fsb: @len bytes of 'a' (a NUL at @nul_at). */
+static void put_link_block(struct fs_fixture *fx, uint64_t fsb, uint32_t len,
+			   uint64_t owner, size_t nul_at)
+{
+	uint8_t blk[4096];
+	uint64_t daddr = xfsj_fsb_daddr(&fx->sb, fsb);
+
+	ck_assert_uint_eq(fx->sb.blocksize, sizeof(blk));
+	memset(blk, 0, sizeof(blk));
+	xfsj_put_be32(blk, XFSJ_SYMLINK_MAGIC);
+	xfsj_put_be32(blk + 8, len);
+	memcpy(blk + 16, xfsj_meta_fs_uuid(&fx->sb), 16);
+	xfsj_put_be64(blk + 32, owner);
+	xfsj_put_be64(blk + 40, daddr);
+	memset(blk + XFSJ_DSYMLINK_HDR_SIZE, 'a', len);
+	if (nul_at)
+		blk[XFSJ_DSYMLINK_HDR_SIZE + nul_at] = 0;
+	xfsj_cksum_update(blk, sizeof(blk), XFSJ_DSYMLINK_CRC_OFF);
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_overlay_write(fx->ov, blk, sizeof(blk),
+					    daddr << 9), 0);
+}
+
+START_TEST(symlinks)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	struct to_link lk = { 20, XFSJ_DINODE_FMT_EXTENTS, NULL };
+	struct to_link lo = { 5, XFSJ_DINODE_FMT_LOCAL, "ab\0de" };
+	struct seen s;
+	uint64_t remote, local, fsb;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	remote = fs_fixture_make_file(&fx, 6, 3, 0, 0, &ip);
+	fsb = fs_fixture_alloc(&fx, 1, 1);
+	fs_fixture_map(&fx, remote, 0, 0, fsb, 1, false);
+	edit_inode(&fx, remote, make_link, &lk, true);
+	put_link_block(&fx, fsb, 20, remote, 0);
+	run_check(&fx, &s);
+	ck_assert(!saw(&s, "symlink.header|symlink.crc|symlink.nul"));
+
+	put_link_block(&fx, fsb, 20, remote + 1, 0);
+	run_check(&fx, &s);
+	ck_assert(saw(&s, "symlink.header"));
+	put_link_block(&fx, fsb, 19, remote, 0);
+	run_check(&fx, &s);
+	ck_assert(saw(&s, "symlink.header"));
+	put_link_block(&fx, fsb, 20, remote, 7);
+	run_check(&fx, &s);
+	ck_assert(saw(&s, "symlink.nul"));
+
+	local = fs_fixture_make_file(&fx, 7, 3, 0, 0, &ip);
+	edit_inode(&fx, local, make_link, &lo, true);
+	run_check(&fx, &s);
+	ck_assert(saw(&s, "symlink.nul"));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *check_inodes_suite(void)
 {
 	Suite *s = suite_create("check_inodes");
@@ -215,6 +291,7 @@ Suite *check_inodes_suite(void)
 			    sizeof(root_cases) / sizeof(root_cases[0]));
 	tcase_add_test(tc, bad_crc_and_magic);
 	tcase_add_test(tc, file_forks);
+	tcase_add_test(tc, symlinks);
 	suite_add_tcase(s, tc);
 	return s;
 }
