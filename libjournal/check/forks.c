@@ -13,7 +13,8 @@
  * to each child's first offset, no block reached twice.  The sane
  * mappings are claimed for their owner (a reflinked extent is claimed
  * by each owner; space.c judges sharing) and kept, by offset, for the
- * content checkers; the bmbt blocks are claimed too.  A fork walked
+ * content checkers; the bmbt blocks are claimed too.  A regular file
+ * with shared blocks (by the refcount btree) has the reflink flag.  A fork walked
  * whole must hold the extent count of the core, and the two forks and
  * their bmbt blocks the core's block count.
  */
@@ -42,6 +43,7 @@ enum {
 	FORK_NEXTENTS,
 	FORK_NBLOCKS,
 	FORK_TOO_FEW,
+	FORK_REFLINK,
 	FORK__N
 };
 
@@ -103,6 +105,9 @@ static const struct xfsj_problem_def rows[FORK__N] = {
 		"inode {ino}: {field} fork is a btree of {found} mappings, "
 		"which fit in the inode (a btree holds at least {expected})",
 		XFSJ_FIX_REBUILD_BMBT),
+	[FORK_REFLINK] = R("fork.reflink_flag", 0x040111,
+		"inode {ino}: data at offset {off} (block {fsbno}) is shared "
+		"but the inode has no reflink flag", XFSJ_FIX_FIELD),
 };
 #undef R
 const struct xck_table xck_fork_table = { rows, FORK__N };
@@ -559,6 +564,66 @@ static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
 	return 0;
 }
 
+/*
+ * Does the refcount btree of the mapping's AG call any of its blocks
+ * shared?  (The AG phase has read every AG's records, by start block;
+ * CoW staging records, their start with the CoW bit, sort last.)
+ */
+static bool ext_shared(const struct xck *ck, const struct xfsj_bmbt_irec *m)
+{
+	uint32_t agno = xfsj_fsb_agno(ck->sb, m->startblock);
+	uint32_t agbno = xfsj_fsb_agbno(ck->sb, m->startblock);
+	uint64_t end = (uint64_t)agbno + m->blockcount;
+	const struct xck_ag *ag = &ck->ags[agno];
+	const struct xfsj_refc_rec *r = ag->refcs.v;
+	size_t lo = 0, hi = ag->refcs.n;
+
+	if (!ag->tree_ok[XFSJ_BT_REFC])
+		return false;
+	/* The first record that ends past agbno. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((uint64_t)r[mid].startblock + r[mid].blockcount <= agbno)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ag->refcs.n && r[lo].startblock < end; lo++)
+		if (!(r[lo].startblock & XFSJ_REFC_COWFLAG) &&
+		    r[lo].refcount > 1)
+			return true;
+	return false;
+}
+
+/*
+ * A regular file whose data blocks are shared must carry the reflink
+ * flag: the kernel writes in place (no copy on write) into the blocks of
+ * a file without it (xfs_repair sets the flag).
+ */
+static void check_reflink(struct xck *ck, const struct xck_icheck *ic)
+{
+	size_t i;
+
+	if (!(ck->sb->features_ro_compat & XFSJ_RO_COMPAT_REFLINK) ||
+	    (ic->di.mode & S_IFMT) != S_IFREG ||
+	    (ic->di.flags2 & XFSJ_DIFLAG2_REFLINK))
+		return;
+	for (i = 0; i < ic->nmap[XFSJ_DATA_FORK]; i++) {
+		const struct xfsj_bmbt_irec *m = &ic->map[XFSJ_DATA_FORK][i];
+
+		if (ext_shared(ck, m)) {
+			xck_report(ck, &(struct xfsj_problem){
+				.def = &rows[FORK_REFLINK],
+				.has = XFSJ_PF_INO | XFSJ_PF_OFF |
+				       XFSJ_PF_FSBNO,
+				.ino = ic->ino, .off = m->startoff,
+				.fsbno = m->startblock });
+			return;
+		}
+	}
+}
+
 int xck_forks(struct xck *ck, struct xck_icheck *ic)
 {
 	uint64_t blocks[2];
@@ -570,6 +635,7 @@ int xck_forks(struct xck *ck, struct xck_icheck *ic)
 		err = walk_fork(ck, ic, XFSJ_ATTR_FORK, &blocks[1], &whole[1]);
 	if (err)
 		return err;
+	check_reflink(ck, ic);
 	if (whole[0] && whole[1] && blocks[0] + blocks[1] != ic->di.nblocks &&
 	    !(ic->di.flags & XFSJ_DIFLAG_REALTIME))
 		xck_report(ck, &(struct xfsj_problem){
