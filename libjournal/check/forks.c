@@ -1,75 +1,649 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The forks of one inode: extent lists and bmbt forks.
+ * The forks of one inode: extent lists and bmbt forks, walked and checked
+ * here rather than through the fs layer's reader (which stops at the
+ * first fault).
  *
- * FIRST CUT (skeleton): the mappings come from the fs layer's bmbt reader
- * and are claimed as they are; a fork it cannot read is reported whole.
- * The checks of every mapping and bmbt block come next.
+ * Every mapping record: a length, a file range below the largest file
+ * offset, a start block inside one AG past its headers, in offset order
+ * without overlap, unwritten only in the data fork of a regular file.
+ * Every bmbt block (the root in the inode: level, record count against
+ * the fork's room): magic, CRC, UUID, owner, its own address, level,
+ * record count, the sibling chain of its level, keys in order and equal
+ * to each child's first offset, no block reached twice.  The sane
+ * mappings are claimed for their owner (a reflinked extent is claimed
+ * by each owner; space.c judges sharing) and kept, by offset, for the
+ * content checkers; the bmbt blocks are claimed too.  A regular file
+ * with shared blocks (by the refcount btree) has the reflink flag.  A fork walked
+ * whole must hold the extent count of the core, and the two forks and
+ * their bmbt blocks the core's block count.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check/check_priv.h"
+#include "core/crc32c.h"
 #include "fs/bmbt.h"
 
-enum { FORK_UNREADABLE, FORK__N };
+enum {
+	FORK_REC_LEN,
+	FORK_REC_OFF,
+	FORK_REC_ORDER,
+	FORK_REC_BLOCK,
+	FORK_REC_UNWRITTEN,
+	FORK_ROOT,
+	FORK_PTR,
+	FORK_BLK_MAGIC,
+	FORK_BLK_CRC,
+	FORK_BLK_HDR,
+	FORK_BLK_SIB,
+	FORK_BLK_KEY,
+	FORK_BLK_DUP,
+	FORK_NEXTENTS,
+	FORK_NBLOCKS,
+	FORK_TOO_FEW,
+	FORK_REFLINK,
+	FORK__N
+};
+
+#define R(code, num, msg, fix) \
+	{ code, num, XFSJ_SEV_CORRUPT, "inode fork", msg, fix }
 
 static const struct xfsj_problem_def rows[FORK__N] = {
-	[FORK_UNREADABLE] = { "fork.unreadable", 0x040101, XFSJ_SEV_CORRUPT,
-		"inode fork", "inode {ino}: {field} fork mapping cannot be read",
-		XFSJ_FIX_REBUILD_BMBT },
+	[FORK_REC_LEN] = R("fork.ext_len", 0x040101,
+		"inode {ino}: {field} fork mapping at offset {off} has "
+		"length 0", XFSJ_FIX_CLEAR_FORK),
+	[FORK_REC_OFF] = R("fork.ext_offset", 0x040102,
+		"inode {ino}: {field} fork mapping at offset {off} of "
+		"{found} blocks ends past the largest file offset",
+		XFSJ_FIX_CLEAR_FORK),
+	[FORK_REC_ORDER] = R("fork.ext_order", 0x040103,
+		"inode {ino}: {field} fork mapping at offset {off} overlaps "
+		"or precedes the one before (which ends at {expected})",
+		XFSJ_FIX_CLEAR_FORK),
+	[FORK_REC_BLOCK] = R("fork.ext_block", 0x040104,
+		"inode {ino}: {field} fork mapping at offset {off} names "
+		"blocks {fsbno}+{found}, outside an AG or over its headers",
+		XFSJ_FIX_CLEAR_FORK),
+	[FORK_REC_UNWRITTEN] = R("fork.ext_unwritten", 0x040105,
+		"inode {ino}: {field} fork mapping at offset {off} is "
+		"unwritten, which only a regular file's data may be",
+		XFSJ_FIX_CLEAR_FORK),
+	[FORK_ROOT] = R("fork.bmbt_root", 0x040106,
+		"inode {ino}: bmbt root of the {field} fork: {found} is not "
+		"possible (at most {expected})", XFSJ_FIX_REBUILD_BMBT),
+	[FORK_PTR] = R("fork.bmbt_ptr", 0x040107,
+		"inode {ino}: {field} fork bmbt pointer {fsbno} leads outside "
+		"an AG or into its headers", XFSJ_FIX_REBUILD_BMBT),
+	[FORK_BLK_MAGIC] = R("fork.bmbt_magic", 0x040108,
+		"inode {ino}: {field} fork bmbt block {fsbno}: magic "
+		"{xfound}, expected {xexpected}", XFSJ_FIX_REBUILD_BMBT),
+	[FORK_BLK_CRC] = R("fork.bmbt_crc", 0x040109,
+		"inode {ino}: {field} fork bmbt block {fsbno}: CRC {xfound} "
+		"does not match the contents ({xexpected})",
+		XFSJ_FIX_REBUILD_BMBT),
+	[FORK_BLK_HDR] = R("fork.bmbt_header", 0x04010a,
+		"inode {ino}: bmbt block {fsbno}: {field} is {found}, "
+		"expected {expected}", XFSJ_FIX_REBUILD_BMBT),
+	[FORK_BLK_SIB] = R("fork.bmbt_sibling", 0x04010b,
+		"inode {ino}: bmbt block {fsbno}: {field} is {found}, "
+		"expected {expected}", XFSJ_FIX_REBUILD_BMBT),
+	[FORK_BLK_KEY] = R("fork.bmbt_key", 0x04010c,
+		"inode {ino}: bmbt block {fsbno}: {field} {found}, expected "
+		"{expected}", XFSJ_FIX_REBUILD_BMBT),
+	[FORK_BLK_DUP] = R("fork.bmbt_dup", 0x04010d,
+		"inode {ino}: {field} fork bmbt block {fsbno} is reached "
+		"twice", XFSJ_FIX_REBUILD_BMBT),
+	[FORK_NEXTENTS] = R("fork.nextents", 0x04010e,
+		"inode {ino}: {field} is {found}, the fork maps {expected} "
+		"extents", XFSJ_FIX_FIELD),
+	[FORK_NBLOCKS] = R("fork.nblocks", 0x04010f,
+		"inode {ino}: nblocks is {found}, the forks and their bmbt "
+		"blocks take {expected}", XFSJ_FIX_FIELD),
+	[FORK_TOO_FEW] = R("fork.btree_too_few", 0x040110,
+		"inode {ino}: {field} fork is a btree of {found} mappings, "
+		"which fit in the inode (a btree holds at least {expected})",
+		XFSJ_FIX_REBUILD_BMBT),
+	[FORK_REFLINK] = R("fork.reflink_flag", 0x040111,
+		"inode {ino}: data at offset {off} (block {fsbno}) is shared "
+		"but the inode has no reflink flag", XFSJ_FIX_FIELD),
 };
+#undef R
 const struct xck_table xck_fork_table = { rows, FORK__N };
 
-static int read_fork(struct xck *ck, struct xck_icheck *ic, int whichfork)
+#define LB_OFF_KEYS	XFSJ_LBLOCK_HDR_SIZE
+#define KEY_SIZE	8
+#define PTR_SIZE	8
+/* A 64-bit file offset that is never a key: nothing before the first. */
+#define NO_KEY		UINT64_MAX
+
+/* One fork being walked. */
+struct fwalk {
+	struct xck *ck;
+	struct xck_icheck *ic;
+	int whichfork;
+	const char *name;		/* "data" or "attr" */
+	struct xfsj_bmbt_irec *map;	/* the sane mappings */
+	size_t n, cap;
+	uint64_t recs;			/* records seen */
+	uint64_t blocks;		/* blocks they map, and bmbt blocks */
+	uint64_t next_off;		/* the last record's end */
+	bool damaged;			/* some record or block failed */
+	/* bmbt: the previous block of each level (NULLFSBLOCK: none yet)
+	 * and the right sibling it named */
+	uint64_t prev[XFSJ_BTREE_MAXLEVELS], prev_right[XFSJ_BTREE_MAXLEVELS];
+	/* bmbt blocks reached, an open-addressing set */
+	uint64_t *seen;
+	size_t nseen, capseen;
+};
+
+static void report(struct fwalk *w, int row, const char *field,
+		   unsigned int has, uint64_t fsbno, uint64_t off,
+		   uint64_t expected, uint64_t found)
 {
-	struct xfsj_fault f = { 0 };
-	struct xfsj_bmbt_fork bf = { 0 };
-	struct xfsj_iref ip = { .ino = ic->ino, .dip = (uint8_t *)ic->dip,
-				.di = ic->di };
-	uint8_t fmt = whichfork ? ic->di.aformat : ic->di.format;
+	xck_report(w->ck, &(struct xfsj_problem){
+		.def = &rows[row],
+		.has = XFSJ_PF_INO | has, .ino = w->ic->ino,
+		.field = field ? field : w->name, .fsbno = fsbno, .off = off,
+		.expected = expected, .found = found });
+	w->damaged = true;
+}
+
+/* The lowest AG block past the headers (sb, AGF, AGI, AGFL sectors). */
+static uint32_t first_agbno(const struct xfsj_sb *sb)
+{
+	uint32_t agfl_block = (4U * sb->sectsize - 1) >> sb->blocklog;
+
+	return agfl_block + 1;
+}
+
+/* @fsb for @len blocks stays in one AG, past the headers. */
+static bool ext_ok(const struct xck *ck, uint64_t fsb, uint64_t len)
+{
+	return xfsj_fsbext_ok(ck->fs, fsb, len) &&
+	       xfsj_fsb_agbno(ck->sb, fsb) >= first_agbno(ck->sb);
+}
+
+static int push_map(struct fwalk *w, const struct xfsj_bmbt_irec *r)
+{
+	if (w->n == w->cap) {
+		size_t ncap = w->cap ? w->cap * 2 : 16;
+		struct xfsj_bmbt_irec *nm = realloc(w->map,
+						    ncap * sizeof(*nm));
+
+		if (!nm)
+			return -XFSJ_E_NOMEM;
+		w->map = nm;
+		w->cap = ncap;
+	}
+	w->map[w->n++] = *r;
+	return 0;
+}
+
+/* One mapping record. */
+static int check_rec(struct fwalk *w, const uint8_t *p)
+{
+	struct xck *ck = w->ck;
+	struct xfsj_bmbt_irec r;
+	uint64_t off;
+	bool bad = false;
+
+	xfsj_bmbt_rec_decode(p, &r);
+	w->recs++;
+	w->blocks += r.blockcount;
+	if (r.blockcount == 0) {
+		report(w, FORK_REC_LEN, NULL, XFSJ_PF_OFF, 0, r.startoff, 0,
+		       0);
+		return 0;
+	}
+	if (r.startoff + r.blockcount > XFSJ_MAX_FILEOFF + 1) {
+		report(w, FORK_REC_OFF, NULL, XFSJ_PF_OFF | XFSJ_PF_FOUND, 0,
+		       r.startoff, 0, r.blockcount);
+		return 0;
+	}
+	if (r.startoff < w->next_off) {
+		report(w, FORK_REC_ORDER, NULL, XFSJ_PF_OFF |
+		       XFSJ_PF_EXPECTED, 0, r.startoff, w->next_off, 0);
+		bad = true;
+	} else {
+		w->next_off = r.startoff + r.blockcount;
+	}
+	if (!ext_ok(ck, r.startblock, r.blockcount)) {
+		report(w, FORK_REC_BLOCK, NULL, XFSJ_PF_OFF | XFSJ_PF_FSBNO |
+		       XFSJ_PF_FOUND, r.startblock, r.startoff, 0,
+		       r.blockcount);
+		bad = true;
+	}
+	if (r.unwritten && (w->whichfork == XFSJ_ATTR_FORK ||
+			    (w->ic->di.mode & S_IFMT) != S_IFREG)) {
+		report(w, FORK_REC_UNWRITTEN, NULL, XFSJ_PF_OFF, 0,
+		       r.startoff, 0, 0);
+		bad = true;
+	}
+	if (bad)
+		return 0;
+	off = r.startoff |
+	      (w->whichfork ? XFSJ_RMAP_OFF_ATTR_FORK : 0) |
+	      (r.unwritten ? XFSJ_RMAP_OFF_UNWRITTEN : 0);
+	if (w->whichfork)
+		off &= ~XFSJ_RMAP_OFF_UNWRITTEN;
+	{
+		int err = xck_claim(ck, xfsj_fsb_agno(ck->sb, r.startblock),
+				    xfsj_fsb_agbno(ck->sb, r.startblock),
+				    (uint32_t)r.blockcount, w->ic->ino, off);
+
+		if (err)
+			return err;
+	}
+	return push_map(w, &r);
+}
+
+/* ---- bmbt blocks reached: a set, to refuse a block reached twice ---- */
+static uint64_t hash64(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdULL;
+	v ^= v >> 33;
+	return v;
+}
+
+/* Add @fsb; 1 when it was there already, or -XFSJ_E_NOMEM. */
+static int seen_add(struct fwalk *w, uint64_t fsb)
+{
 	size_t i;
+
+	if ((w->nseen + 1) * 2 > w->capseen) {
+		size_t ncap = w->capseen ? w->capseen * 2 : 64, j;
+		uint64_t *ns = malloc(ncap * sizeof(*ns));
+
+		if (!ns)
+			return -XFSJ_E_NOMEM;
+		memset(ns, 0xff, ncap * sizeof(*ns));
+		for (j = 0; j < w->capseen; j++) {
+			if (w->seen[j] == XFSJ_NULLFSBLOCK)
+				continue;
+			for (i = hash64(w->seen[j]) & (ncap - 1);
+			     ns[i] != XFSJ_NULLFSBLOCK; i = (i + 1) & (ncap - 1))
+				;
+			ns[i] = w->seen[j];
+		}
+		free(w->seen);
+		w->seen = ns;
+		w->capseen = ncap;
+	}
+	for (i = hash64(fsb) & (w->capseen - 1);
+	     w->seen[i] != XFSJ_NULLFSBLOCK; i = (i + 1) & (w->capseen - 1))
+		if (w->seen[i] == fsb)
+			return 1;
+	w->seen[i] = fsb;
+	w->nseen++;
+	return 0;
+}
+
+static int walk_block(struct fwalk *w, uint64_t fsb, unsigned int level,
+		      uint64_t key);
+
+/*
+ * The pointers of a node (the root or a block): @keys and @ptrs point at
+ * @n entries; children are at @level - 1.
+ */
+static int walk_ptrs(struct fwalk *w, uint64_t fsb, const uint8_t *keys,
+		     const uint8_t *ptrs, unsigned int n, unsigned int level)
+{
+	uint64_t last = NO_KEY;
+	unsigned int i;
 	int err;
 
-	if (fmt != XFSJ_DINODE_FMT_EXTENTS && fmt != XFSJ_DINODE_FMT_BTREE)
+	for (i = 0; i < n; i++) {
+		uint64_t k = xfsj_get_be64(keys + (size_t)i * KEY_SIZE);
+		uint64_t p = xfsj_get_be64(ptrs + (size_t)i * PTR_SIZE);
+
+		if (last != NO_KEY && k <= last)
+			report(w, FORK_BLK_KEY, "key order", XFSJ_PF_FSBNO |
+			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0,
+			       last + 1, k);
+		last = k;
+		if (!ext_ok(w->ck, p, 1)) {
+			report(w, FORK_PTR, NULL, XFSJ_PF_FSBNO, p, 0, 0, 0);
+			continue;
+		}
+		err = walk_block(w, p, level - 1, k);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The header fields of a bmbt block; false when its records are not
+ * to be believed. */
+static bool check_hdr(struct fwalk *w, uint64_t fsb, uint64_t daddr,
+		      const uint8_t *b, unsigned int level,
+		      const struct xfsj_lblock *h)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	const uint8_t *uuid = sb->uuid;
+	unsigned int max = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
+					       level == 0);
+	bool ok = true;
+
+	if (sb->features_incompat & XFSJ_INCOMPAT_META_UUID)
+		uuid = sb->meta_uuid;
+	if (h->magic != XFSJ_BMAP_MAGIC) {
+		report(w, FORK_BLK_MAGIC, NULL, XFSJ_PF_FSBNO |
+		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0,
+		       XFSJ_BMAP_MAGIC, h->magic);
+		return false;
+	}
+	if (!xfsj_cksum_ok(b, sb->blocksize, XFSJ_LBLOCK_CRC_OFF))
+		report(w, FORK_BLK_CRC, NULL, XFSJ_PF_FSBNO |
+		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0,
+		       xfsj_cksum(b, sb->blocksize, XFSJ_LBLOCK_CRC_OFF),
+		       h->crc);
+#define HDR(cond, field, exp, val)					\
+	do {								\
+		if (!(cond))						\
+			report(w, FORK_BLK_HDR, field, XFSJ_PF_FSBNO |	\
+			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0,	\
+			       exp, val);				\
+	} while (0)
+	HDR(!memcmp(h->uuid, uuid, 16), "uuid", 0, 1);
+	HDR(h->owner == w->ic->ino, "owner", w->ic->ino, h->owner);
+	HDR(h->blkno == daddr, "blkno", daddr, h->blkno);
+	HDR(h->level == level, "level", level, h->level);
+	HDR(h->numrecs >= 1, "numrecs", 1, h->numrecs);
+	HDR(h->numrecs <= max, "numrecs", max, h->numrecs);
+#undef HDR
+	if (h->level != level || h->numrecs == 0 || h->numrecs > max)
+		ok = false;
+	return ok;
+}
+
+/* The sibling pointers of a block at @level against its neighbours. */
+static void check_sibs(struct fwalk *w, uint64_t fsb, unsigned int level,
+		       const struct xfsj_lblock *h)
+{
+	uint64_t prev = w->prev[level];
+
+	if (h->leftsib != prev)
+		report(w, FORK_BLK_SIB, "leftsib", XFSJ_PF_FSBNO |
+		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0, prev,
+		       h->leftsib);
+	if (prev != XFSJ_NULLFSBLOCK && w->prev_right[level] != fsb)
+		report(w, FORK_BLK_SIB, "rightsib", XFSJ_PF_FSBNO |
+		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, prev, 0, fsb,
+		       w->prev_right[level]);
+	w->prev[level] = fsb;
+	w->prev_right[level] = h->rightsib;
+}
+
+static int walk_contents(struct fwalk *w, uint64_t fsb, const uint8_t *b,
+			 const struct xfsj_lblock *h, uint64_t key)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	uint64_t first = xfsj_get_be64(b + LB_OFF_KEYS);
+	unsigned int i;
+	int err;
+
+	/* A leaf record's first 8 bytes hold the offset above bit 9. */
+	if (h->level == 0)
+		first = (first & ~(1ULL << 63)) >> 9;
+	if (first != key)
+		report(w, FORK_BLK_KEY, "first offset", XFSJ_PF_FSBNO |
+		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0, key, first);
+	if (h->level == 0) {
+		for (i = 0; i < h->numrecs; i++) {
+			err = check_rec(w, b + LB_OFF_KEYS +
+					(size_t)i * XFSJ_BMBT_REC_SIZE);
+			if (err)
+				return err;
+		}
 		return 0;
-	err = xfsj_bmbt_fork_read(ck->fs, &ip, whichfork, &bf, &f);
-	if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO)
+	}
+	return walk_ptrs(w, fsb, b + LB_OFF_KEYS,
+			 b + LB_OFF_KEYS + (size_t)xfsj_btree_maxrecs(
+				XFSJ_BT_BMAP, sb->blocksize, false) * KEY_SIZE,
+			 h->numrecs, h->level);
+}
+
+static int walk_block(struct fwalk *w, uint64_t fsb, unsigned int level,
+		      uint64_t key)
+{
+	struct xck *ck = w->ck;
+	const struct xfsj_sb *sb = ck->sb;
+	uint64_t daddr = xfsj_fsb_daddr(sb, fsb);
+	struct xfsj_lblock h;
+	struct xfsj_buf *bp;
+	int err;
+
+	err = seen_add(w, fsb);
+	if (err < 0)
 		return err;
 	if (err) {
-		xck_report(ck, &(struct xfsj_problem){
-			.def = &rows[FORK_UNREADABLE], .has = XFSJ_PF_INO,
-			.ino = ic->ino, .field = whichfork ? "attr" : "data" });
-		xfsj_bmbt_fork_free(&bf);
+		report(w, FORK_BLK_DUP, NULL, XFSJ_PF_FSBNO, fsb, 0, 0, 0);
 		return 0;
 	}
-	for (i = 0; i < bf.n; i++) {
-		const struct xfsj_bmbt_irec *r = &bf.ext[i];
-		uint64_t off = r->startoff |
-			(whichfork ? XFSJ_RMAP_OFF_ATTR_FORK : 0) |
-			(r->unwritten ? XFSJ_RMAP_OFF_UNWRITTEN : 0);
-
-		err = xck_claim(ck, xfsj_fsb_agno(ck->sb, r->startblock),
-				xfsj_fsb_agbno(ck->sb, r->startblock),
-				(uint32_t)r->blockcount, ic->ino, off);
-		if (err)
-			break;
+	w->blocks++;
+	err = xck_claim(ck, xfsj_fsb_agno(sb, fsb), xfsj_fsb_agbno(sb, fsb),
+			1, w->ic->ino, XFSJ_RMAP_OFF_BMBT_BLOCK |
+			(w->whichfork ? XFSJ_RMAP_OFF_ATTR_FORK : 0));
+	if (err)
+		return err;
+	err = xfsj_buf_read_ref(ck->fs, daddr, sb->blocksize, &bp);
+	if (err)
+		return err;
+	xfsj_lblock_decode(bp->data, &h);
+	if (check_hdr(w, fsb, daddr, bp->data, level, &h)) {
+		check_sibs(w, fsb, level, &h);
+		err = walk_contents(w, fsb, bp->data, &h, key);
 	}
-	ic->map[whichfork] = bf.ext;
-	ic->nmap[whichfork] = bf.n;
-	bf.ext = NULL;
-	xfsj_bmbt_fork_free(&bf);
-	ck->res->extents += ic->nmap[whichfork];
+	xfsj_buf_rele(ck->fs, bp);
 	return err;
+}
+
+/* A btree fork: the root in the inode, then the blocks under it. */
+static int walk_btree(struct fwalk *w)
+{
+	const struct xck_icheck *ic = w->ic;
+	const uint8_t *root = ic->fork[w->whichfork];
+	uint32_t size = ic->forksize[w->whichfork];
+	unsigned int level, n, maxr, l;
+	int err;
+
+	if (!root || size < XFSJ_BMDR_HDR_SIZE + KEY_SIZE + PTR_SIZE) {
+		report(w, FORK_ROOT, "fork size", XFSJ_PF_EXPECTED |
+		       XFSJ_PF_FOUND, 0, 0,
+		       XFSJ_BMDR_HDR_SIZE + KEY_SIZE + PTR_SIZE, size);
+		return 0;
+	}
+	maxr = (size - XFSJ_BMDR_HDR_SIZE) / (KEY_SIZE + PTR_SIZE);
+	level = xfsj_get_be16(root);
+	n = xfsj_get_be16(root + 2);
+	if (level == 0 || level >= XFSJ_BTREE_MAXLEVELS) {
+		report(w, FORK_ROOT, "level", XFSJ_PF_EXPECTED |
+		       XFSJ_PF_FOUND, 0, 0, XFSJ_BTREE_MAXLEVELS - 1, level);
+		return 0;
+	}
+	if (n == 0 || n > maxr) {
+		report(w, FORK_ROOT, "numrecs", XFSJ_PF_EXPECTED |
+		       XFSJ_PF_FOUND, 0, 0, maxr, n);
+		return 0;
+	}
+	for (l = 0; l < XFSJ_BTREE_MAXLEVELS; l++)
+		w->prev[l] = w->prev_right[l] = XFSJ_NULLFSBLOCK;
+	err = walk_ptrs(w, 0, root + XFSJ_BMDR_HDR_SIZE,
+			root + XFSJ_BMDR_HDR_SIZE + (size_t)maxr * KEY_SIZE,
+			n, level);
+	if (err)
+		return err;
+	/* The last block of each level ends its chain. */
+	for (l = 0; l < level; l++)
+		if (w->prev[l] != XFSJ_NULLFSBLOCK &&
+		    w->prev_right[l] != XFSJ_NULLFSBLOCK)
+			report(w, FORK_BLK_SIB, "rightsib", XFSJ_PF_FSBNO |
+			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, w->prev[l], 0,
+			       XFSJ_NULLFSBLOCK, w->prev_right[l]);
+	return 0;
+}
+
+static int walk_extents(struct fwalk *w, uint64_t nrecs)
+{
+	const uint8_t *p = w->ic->fork[w->whichfork];
+	uint64_t i, room = w->ic->forksize[w->whichfork] / XFSJ_BMBT_REC_SIZE;
+	int err;
+
+	/* icore.c reported a count the fork cannot hold. */
+	if (nrecs > room) {
+		nrecs = room;
+		w->damaged = true;
+	}
+	for (i = 0; i < nrecs; i++) {
+		err = check_rec(w, p + i * XFSJ_BMBT_REC_SIZE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Walk one fork; *@blocks gets what it takes; false if not whole. */
+static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
+		     uint64_t *blocks, bool *whole)
+{
+	const struct xfsj_dinode *di = &ic->di;
+	uint8_t fmt = whichfork ? di->aformat : di->format;
+	uint64_t want = whichfork ? xfsj_dinode_anextents(di)
+				  : xfsj_dinode_nextents(di);
+	struct fwalk w = {
+		.ck = ck, .ic = ic, .whichfork = whichfork,
+		.name = whichfork ? "attr" : "data",
+	};
+	int err;
+
+	*blocks = 0;
+	*whole = true;
+	if (whichfork && !di->forkoff)
+		return 0;
+	if (fmt == XFSJ_DINODE_FMT_EXTENTS)
+		err = walk_extents(&w, want);
+	else if (fmt == XFSJ_DINODE_FMT_BTREE)
+		err = walk_btree(&w);
+	else
+		return 0;
+	free(w.seen);
+	if (err) {
+		free(w.map);
+		return err;
+	}
+	ic->map[whichfork] = w.map;
+	ic->nmap[whichfork] = w.n;
+	ck->res->extents += w.n;
+	ck->res->btree_blocks += w.nseen;
+	*blocks = w.blocks;
+	*whole = !w.damaged;
+	if (!w.damaged && w.recs != want)
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[FORK_NEXTENTS],
+			.has = XFSJ_PF_INO | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
+			.ino = ic->ino,
+			.field = whichfork ? "anextents" : "nextents",
+			.expected = w.recs, .found = want });
+	/*
+	 * Mappings that fit in the inode are kept there: the kernel turns
+	 * a btree fork back into a list when they fit, and xfs_repair
+	 * calls a btree fork holding so few corrupt.
+	 */
+	if (!w.damaged && fmt == XFSJ_DINODE_FMT_BTREE &&
+	    w.recs <= ic->forksize[whichfork] / XFSJ_BMBT_REC_SIZE)
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[FORK_TOO_FEW],
+			.has = XFSJ_PF_INO | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
+			.ino = ic->ino, .field = whichfork ? "attr" : "data",
+			.expected = ic->forksize[whichfork] /
+				    XFSJ_BMBT_REC_SIZE + 1,
+			.found = w.recs });
+	return 0;
+}
+
+/*
+ * Does the refcount btree of the mapping's AG call any of its blocks
+ * shared?  (The AG phase has read every AG's records, by start block;
+ * CoW staging records, their start with the CoW bit, sort last.)
+ */
+static bool ext_shared(const struct xck *ck, const struct xfsj_bmbt_irec *m)
+{
+	uint32_t agno = xfsj_fsb_agno(ck->sb, m->startblock);
+	uint32_t agbno = xfsj_fsb_agbno(ck->sb, m->startblock);
+	uint64_t end = (uint64_t)agbno + m->blockcount;
+	const struct xck_ag *ag = &ck->ags[agno];
+	const struct xfsj_refc_rec *r = ag->refcs.v;
+	size_t lo = 0, hi = ag->refcs.n;
+
+	if (!ag->tree_ok[XFSJ_BT_REFC])
+		return false;
+	/* The first record that ends past agbno. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((uint64_t)r[mid].startblock + r[mid].blockcount <= agbno)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ag->refcs.n && r[lo].startblock < end; lo++)
+		if (!(r[lo].startblock & XFSJ_REFC_COWFLAG) &&
+		    r[lo].refcount > 1)
+			return true;
+	return false;
+}
+
+/*
+ * A regular file whose data blocks are shared must carry the reflink
+ * flag: the kernel writes in place (no copy on write) into the blocks of
+ * a file without it (xfs_repair sets the flag).
+ */
+static void check_reflink(struct xck *ck, const struct xck_icheck *ic)
+{
+	size_t i;
+
+	if (!(ck->sb->features_ro_compat & XFSJ_RO_COMPAT_REFLINK) ||
+	    (ic->di.mode & S_IFMT) != S_IFREG ||
+	    (ic->di.flags2 & XFSJ_DIFLAG2_REFLINK))
+		return;
+	for (i = 0; i < ic->nmap[XFSJ_DATA_FORK]; i++) {
+		const struct xfsj_bmbt_irec *m = &ic->map[XFSJ_DATA_FORK][i];
+
+		if (ext_shared(ck, m)) {
+			xck_report(ck, &(struct xfsj_problem){
+				.def = &rows[FORK_REFLINK],
+				.has = XFSJ_PF_INO | XFSJ_PF_OFF |
+				       XFSJ_PF_FSBNO,
+				.ino = ic->ino, .off = m->startoff,
+				.fsbno = m->startblock });
+			return;
+		}
+	}
 }
 
 int xck_forks(struct xck *ck, struct xck_icheck *ic)
 {
-	int err = read_fork(ck, ic, XFSJ_DATA_FORK);
+	uint64_t blocks[2];
+	bool whole[2];
+	int err;
 
-	if (!err && ic->di.forkoff)
-		err = read_fork(ck, ic, XFSJ_ATTR_FORK);
-	return err;
+	err = walk_fork(ck, ic, XFSJ_DATA_FORK, &blocks[0], &whole[0]);
+	if (!err)
+		err = walk_fork(ck, ic, XFSJ_ATTR_FORK, &blocks[1], &whole[1]);
+	if (err)
+		return err;
+	check_reflink(ck, ic);
+	if (whole[0] && whole[1] && blocks[0] + blocks[1] != ic->di.nblocks &&
+	    !(ic->di.flags & XFSJ_DIFLAG_REALTIME))
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &rows[FORK_NBLOCKS],
+			.has = XFSJ_PF_INO | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
+			.ino = ic->ino, .expected = blocks[0] + blocks[1],
+			.found = ic->di.nblocks });
+	return 0;
 }
 
 void xck_forks_free(struct xck_icheck *ic)
@@ -77,4 +651,5 @@ void xck_forks_free(struct xck_icheck *ic)
 	free(ic->map[0]);
 	free(ic->map[1]);
 	ic->map[0] = ic->map[1] = NULL;
+	ic->nmap[0] = ic->nmap[1] = 0;
 }

@@ -84,8 +84,6 @@
 #define XMI_POSTOP	(XFSJ_XMI_CLEAR_INO1_REFLINK | \
 			 XFSJ_XMI_CLEAR_INO2_REFLINK | XFSJ_XMI_INO2_SHORTFORM)
 
-/* Remote symlink blocks (xfs_dsymlink_hdr): one header per buffer. */
-
 static const char ITEM[] = "XMI log item";
 
 struct xmi {

@@ -51,6 +51,7 @@
 	X(check_dir_suite)	\
 	X(check_space_suite)	\
 	X(check_agbt_suite)	\
+	X(check_inodes_suite)	\
 	X(replay_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
