@@ -23,9 +23,9 @@ source "$(dirname "$0")/lib/workload.sh"
 source "$(dirname "$0")/lib/profiles.sh"
 source "$(dirname "$0")/lib/populate.sh"
 source "$(dirname "$0")/lib/crashimg.sh"
+source "$(dirname "$0")/lib/checker.sh"
 need_root
 oracle_613
-REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 CLEAN_SEED=${CLEAN_SEED:-$(( $(date +%s) % 100000 ))}
 CLEAN_CRASHES=${CLEAN_CRASHES:-2}
 CLEAN_PROFILES=${CLEAN_PROFILES:-}
@@ -34,31 +34,27 @@ printf '# %-34s %8s %8s %9s\n' image xfs_repair xfsj problems
 
 # judge NAME IMG: both checkers on IMG, compared.
 judge() {
-	local name=$1 img=$2 orc rc n
-	"$XFSPROGS613/xfs_repair" -n "$img" > "$T_DIR/oracle.out" 2>&1
-	orc=$?
-	timeout 300 "$REPAIR" -n --json "$img" > "$T_DIR/ours.json" 2> "$T_DIR/ours.err"
-	rc=$?
-	n=$(sed -n 's/.*"summary":true.*"problems":\([0-9]*\).*/\1/p' "$T_DIR/ours.json" | tail -1)
-	printf '# %-34s %8s %8s %9s\n' "$name" "$orc" "$rc" "${n:--}"
-	case $orc in
+	local name=$1
+	oracle_check "$2"
+	xfsj_check "$2"
+	printf '# %-34s %8s %8s %9s\n' "$name" "$ORC" "$RC" "${NPROB:--}"
+	case $ORC in
 	0)
-		if [ "$rc" = 0 ] && [ "$n" = 0 ]; then
+		if [ "$RC" = 0 ] && [ "$NPROB" = 0 ]; then
 			ok "$name: clean for both"
 		else
-			not_ok "$name: xfs_repair -n is clean; xfsj-repair -n exit $rc, ${n:-no} problems"
-			grep -v '"summary":true' "$T_DIR/ours.json" | head -10 | cut -c1-300 | sed 's/^/#    /'
-			tail -3 "$T_DIR/ours.err" | sed 's/^/#    /'
+			not_ok "$name: xfs_repair -n is clean; xfsj-repair -n exit $RC, ${NPROB:-no} problems"
+			show_xfsj 10
 		fi ;;
 	1)
-		echo "#    xfs_repair -n: $(grep -v '^Phase\|^ *- \|^No modify\|^ *$' "$T_DIR/oracle.out" | head -3 | tr '\n' ' ' | cut -c1-300)"
-		check "$name: xfs_repair -n reports problems; so does xfsj-repair -n (exit $rc, ${n:-no} problems)" \
-			test "$rc" = 1 -a "${n:-0}" -gt 0 ;;
+		show_oracle 3
+		check "$name: xfs_repair -n reports problems; so does xfsj-repair -n (exit $RC, ${NPROB:-no} problems)" \
+			test "$RC" = 1 -a "${NPROB:-0}" -gt 0 ;;
 	*)
-		not_ok "$name: xfs_repair -n exit $orc: $(tail -2 "$T_DIR/oracle.out" | tr '\n' ' ')" ;;
+		not_ok "$name: xfs_repair -n exit $ORC"
+		show_oracle 3 ;;
 	esac
 }
-
 
 # 1. The populated images.
 for p in $POP_PROFILES; do
@@ -90,10 +86,7 @@ for opts in "" "-m rmapbt=0"; do
 		seed=$((CLEAN_SEED + k))
 		name="crash seed $seed${opts:+ $opts}"
 		img=$T_DIR/crash.img
-		if ! CRASH_SEED=$seed CRASH_CHAINS=1 make_crash_image "$img" 1g "$opts" "" 3 2> "$T_DIR/crash.err"; then
-			not_ok "$name: could not make the crash image: $(head -c 300 "$T_DIR/crash.err")"
-			continue
-		fi
+		crash_case "$name" "$img" "$seed" "$opts" || continue
 		if ! kernel_replay "$img"; then
 			not_ok "$name: the kernel cannot mount it"
 			continue

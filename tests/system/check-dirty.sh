@@ -18,9 +18,9 @@
 #   -b size=1024)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashimg.sh"
+source "$(dirname "$0")/lib/checker.sh"
 need_root
 oracle_613
-REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 DIRTY_SEED=${DIRTY_SEED:-$(( $(date +%s) % 100000 ))}
 DIRTY_CASES=${DIRTY_CASES:-3}
 echo "# check-dirty: seed $DIRTY_SEED, $DIRTY_CASES cases per option set"
@@ -34,29 +34,23 @@ for opts in "" "-m rmapbt=0" "-b size=1024"; do
 		seed=$((DIRTY_SEED + k))
 		name="seed $seed${opts:+ $opts}"
 		img=$T_DIR/dirty.img
-		if ! CRASH_SEED=$seed CRASH_CHAINS=1 make_crash_image "$img" 1g "$opts" "" 3 2> "$T_DIR/crash.err"; then
-			not_ok "$name: could not make the crash image: $(head -c 300 "$T_DIR/crash.err")"
-			continue
-		fi
+		crash_case "$name" "$img" "$seed" "$opts" || continue
 		cp --sparse=always "$img" "$T_DIR/kernel.img"
 		if ! kernel_replay "$T_DIR/kernel.img"; then
 			not_ok "$name: the kernel cannot replay it"
 			continue
 		fi
-		"$XFSPROGS613/xfs_repair" -n "$T_DIR/kernel.img" > "$T_DIR/oracle.out" 2>&1
-		orc=$?
+		oracle_check "$T_DIR/kernel.img"
 		before=$(stamp "$img")
 		[ $md5done = 0 ] && sum=$(md5sum < "$img")
-		timeout 300 "$REPAIR" -n --json "$img" > "$T_DIR/ours.json" 2> "$T_DIR/ours.err"
-		rc=$?
-		n=$(sed -n 's/.*"summary":true.*"problems":\([0-9]*\).*/\1/p' "$T_DIR/ours.json" | tail -1)
-		printf '# %-36s %22s %16s %9s\n' "$name" "$orc" "$rc" "${n:--}"
+		xfsj_check "$img"
+		printf '# %-36s %22s %16s %9s\n' "$name" "$ORC" "$RC" "${NPROB:--}"
 		check "$name: -n leaves the image as it was (size, mtime)" test "$before" = "$(stamp "$img")"
 		if [ $md5done = 0 ]; then
 			check "$name: -n leaves the image's bytes as they were (md5)" test "$sum" = "$(md5sum < "$img")"
 			md5done=1
 		fi
-		case "$orc:$rc" in
+		case "$ORC:$RC" in
 		*:4)
 			leftover=$((leftover + 1))
 			echo "#    leftover work this version cannot finish: $(grep -m1 'cannot finish' "$T_DIR/ours.err" | cut -c1-200)" ;;
@@ -68,15 +62,15 @@ for opts in "" "-m rmapbt=0" "-b size=1024"; do
 			ok "$name: both find problems" ;;
 		0:*)
 			judged=$((judged + 1))
-			not_ok "$name: xfs_repair -n is clean on the kernel's replay; xfsj-repair -n exit $rc (${n:-no} problems)"
-			grep -v '"summary":true' "$T_DIR/ours.json" | head -10 | cut -c1-300 | sed 's/^/#    /'
-			tail -3 "$T_DIR/ours.err" | sed 's/^/#    /' ;;
+			not_ok "$name: xfs_repair -n is clean on the kernel's replay; xfsj-repair -n exit $RC (${NPROB:-no} problems)"
+			show_xfsj 10 ;;
 		1:*)
 			judged=$((judged + 1))
-			not_ok "$name: xfs_repair -n finds problems on the kernel's replay; xfsj-repair -n exit $rc"
-			grep -v '^Phase\|^ *- \|^No modify\|^ *$' "$T_DIR/oracle.out" | head -5 | cut -c1-200 | sed 's/^/#    /' ;;
+			not_ok "$name: xfs_repair -n finds problems on the kernel's replay; xfsj-repair -n exit $RC"
+			show_oracle 5 ;;
 		*)
-			not_ok "$name: xfs_repair -n exit $orc on the kernel's replay" ;;
+			not_ok "$name: xfs_repair -n exit $ORC on the kernel's replay"
+			show_oracle 3 ;;
 		esac
 		rm -f "$img" "$T_DIR/kernel.img"
 	done

@@ -128,7 +128,7 @@ fields() {
 region() {
 	awk '
 		/buffer block/ { b = $3 }
-		/ bbs/ { for (i = 1; i < NF; i++) if ($(i + 1) == "bbs") n = $i }
+		/ bbs?$/ { n = $(NF - 1) }
 		END { if (b != "" && n > 0) print b * 512, n * 512 }'
 }
 
@@ -216,7 +216,7 @@ for p in $FUZZ_PROFILES; do
 		db "$T_DIR/base.$p.img" "$nav" stack print > "$T_DIR/target.out"
 		r=$(region < "$T_DIR/target.out")
 		if [ -z "$r" ]; then
-			echo "# $p $name ($nav): xfs_db lands nowhere; no cases"
+			echo "# $p $name ($nav): xfs_db lands nowhere; no cases" >&2
 			continue
 		fi
 		echo "$r" > "$T_DIR/region.$p.$name"
@@ -229,14 +229,16 @@ for p in $FUZZ_PROFILES; do
 done
 total=$(wc -l < "$T_DIR/all")
 # The sample: shuffled (seeded) within each target, then taken a round
-# of every target at a time, so that each structure gets its share.
+# of every target at a time, so that each structure gets its share; run
+# profile by profile (one copy of each image).
 if [ "$FUZZ_ALL" = 1 ]; then
 	cp "$T_DIR/all" "$T_DIR/cases"
 else
 	awk -F'\t' -v seed="$FUZZ_SEED" 'BEGIN { srand(seed) }
 		{ print rand() "\t" $0 }' "$T_DIR/all" | sort -k1,1 |
 	awk -F'\t' '{ t = $2 "\t" $3; print ++rank[t] "\t" rand() "\t" $0 }' |
-	sort -t$'\t' -k1,1n -k2,2 | head -n "$FUZZ_CASES" | cut -f4- > "$T_DIR/cases"
+	sort -t$'\t' -k1,1n -k2,2 | head -n "$FUZZ_CASES" | cut -f4- |
+	sort -s -t$'\t' -k1,1 > "$T_DIR/cases"
 fi
 ncases=$(wc -l < "$T_DIR/cases")
 echo "# corpus: $total cases over $(cut -f1,2 "$T_DIR/all" | sort -u | wc -l) targets ($((SECONDS - t0)) s); running $ncases"
