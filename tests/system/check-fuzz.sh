@@ -204,12 +204,13 @@ targets() {
 t0=$SECONDS
 : > "$T_DIR/all"
 for p in $FUZZ_PROFILES; do
-	if ! populate_image "$T_DIR/base.$p.img" "$p" 2> "$T_DIR/pop.err"; then
+	# (the cached image itself is the base)
+	if ! populate_image "$T_DIR/populate.$p.img" "$p" 2> "$T_DIR/pop.err"; then
 		not_ok "populated image $p: $(tr '\n' ' ' < "$T_DIR/pop.err" | cut -c1-400)"
 		continue
 	fi
 	ok "populated image $p"
-	rm -f "$T_DIR/populate.$p.img"
+	ln -s "populate.$p.img" "$T_DIR/base.$p.img"
 	bs=$(value "$T_DIR/base.$p.img" "sb 0" blocksize)
 	targets "$T_DIR/base.$p.img" "$bs" | grep -E "^[^	]*($FUZZ_TARGETS)" |
 	while IFS=$'\t' read -r name nav; do
