@@ -22,16 +22,18 @@
 #       shortlink longlink chardev blockdev fifo  other inodes
 #
 # The workload, in /:
-#   dirs/sf (3 entries), dirs/block (40), dirs/leaf (300), dirs/node (3000), dirs/btree (1200 names of
-#   240 bytes, the directory's blocks kept apart by preallocated files
-#   made between them, and remote attribute values on the directory
-#   itself made between them too, so both its forks come out in btree
-#   format);
+#   dirs/sf (3 entries), dirs/block (40), dirs/leaf (300), dirs/node
+#   (3000) (directory blocks are 4 KiB on 1 KiB blocks too), dirs/btree
+#   (1200 names of 240 bytes, the directory's blocks kept apart by
+#   preallocated files made between them, and remote attribute values on
+#   the directory itself made between them too, so both its forks come
+#   out in btree format);
 #   attrs/sf (one small value), attrs/leaf (30 values of 20 bytes; 12
-#   on 1 KiB blocks),
-#   attrs/node (600 of 40 bytes), attrs/remote (a 9000-byte value);
+#   on 1 KiB blocks), attrs/node (600 of 40 bytes), attrs/remote (a
+#   9000-byte value);
 #   files/small, files/extents (3 extents), files/prealloc (unwritten),
-#   files/sparse (400 one-block extents: a bmbt of two leaves),
+#   files/sparse (400 one-block extents: a bmbt of several leaves, two
+#   levels below the root on 1 KiB blocks),
 #   files/clone (cp --reflink=always of files/sparse, then partly
 #   overwritten: copy on write), files/hard (a hard link of small);
 #   links/short, links/long (a 300-byte target: a remote block);
