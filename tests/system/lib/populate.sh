@@ -250,7 +250,8 @@ _pop_make() {
 		return 1
 	fi
 	dev=$(attach_loop "$img") || return 1
-	t_mount "$dev" "$mnt" || { detach_loop "$dev"; return 1; }
+	# nouuid: the same uuid may be mounted by another test running now
+	t_mount "$dev" "$mnt" nouuid || { detach_loop "$dev"; return 1; }
 	if ! _pop_workload "$mnt" "$bs" > "$T_DIR/pop.out" 2>&1; then
 		echo "populate: $profile: the workload failed: $(tail -3 "$T_DIR/pop.out")" >&2
 		t_umount "$mnt"

@@ -36,7 +36,8 @@ kernel_profile_image() {
 		return 1
 	fi
 	ok "$name: format"
-	if ! t_mount "$dev" "$mnt"; then
+	# nouuid: the same uuid may be mounted by another test running now
+	if ! t_mount "$dev" "$mnt" nouuid; then
 		not_ok "$name: mount"; dmesg | tail -5
 		detach_loop "$dev"
 		return 1
