@@ -245,9 +245,12 @@ fi
 ncases=$(wc -l < "$T_DIR/cases")
 echo "# corpus: $total cases over $(cut -f1,2 "$T_DIR/all" | sort -u | wc -l) targets ($((SECONDS - t0)) s); running $ncases"
 
-SAN_EVERY=1
-[ "$FUZZ_SAN_CASES" -gt 0 ] && SAN_EVERY=$(( (ncases + FUZZ_SAN_CASES - 1) / FUZZ_SAN_CASES ))
-[ "$SAN_EVERY" -lt 1 ] && SAN_EVERY=1
+# Every SAN_EVERY-th case also runs under the sanitizers (0: none).
+SAN_EVERY=0
+if [ "$FUZZ_SAN_CASES" -gt 0 ]; then
+	SAN_EVERY=$(( (ncases + FUZZ_SAN_CASES - 1) / FUZZ_SAN_CASES ))
+	[ "$SAN_EVERY" -lt 1 ] && SAN_EVERY=1
+fi
 
 # Each case damages $T_DIR/case.img, a copy of its profile's image, and
 # puts back the buffer it damaged afterwards (checked).
@@ -284,7 +287,7 @@ while IFS=$'\t' read -r p name nav f v; do
 	124) u=fail; not_ok "$p $name $f $v: xfsj-repair -n did not end in 60 s" ;;
 	*) u=fail; not_ok "$p $name $f $v: xfsj-repair -n exit $ourc: $(tail -1 "$T_DIR/ours.out" | cut -c1-200)" ;;
 	esac
-	if [ -n "$SAN" ] && [ $((i % SAN_EVERY)) = 0 ]; then
+	if [ -n "$SAN" ] && [ "$SAN_EVERY" -gt 0 ] && [ $((i % SAN_EVERY)) = 0 ]; then
 		nsan=$((nsan + 1))
 		out=$(timeout 300 "$SAN" -n "$img" 2>&1)
 		src=$?
