@@ -6,9 +6,10 @@
 # of every AG must equal mkfs.xfs's, field by field (xfs_db print).
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/workload.sh"
+source "$(dirname "$0")/lib/profiles.sh"
 need_root
 oracle_613
-UUID=7b2ab6c4-5a0e-4a7c-9d43-1e1f2b7f0c11
+UUID=$PROFILE_UUID
 
 # headers IMG: every AG's sb, agf, agi and agfl as xfs_db prints them.
 headers() {
@@ -28,23 +29,9 @@ profile() {
 	local img=$T_DIR/$name.img ref=$T_DIR/$name.ref dev mnt=$T_DIR/mnt
 	local before after out
 
-	truncate -s "$size" "$img"
+	kernel_profile_image "$name" "$img" "$size" "$@" || return
+	before=$PROFILE_DIGEST
 	dev=$(attach_loop "$img") || { not_ok "$name: losetup"; return; }
-	if ! out=$("$MKFS" -q -f -m uuid=$UUID "$@" "$dev" 2>&1); then
-		not_ok "$name: xfsj-mkfs failed: $out"
-		detach_loop "$dev"
-		return
-	fi
-	ok "$name: format"
-	if ! t_mount "$dev" "$mnt"; then
-		not_ok "$name: mount"; dmesg | tail -5
-		detach_loop "$dev"
-		return
-	fi
-	ok "$name: mount"
-	check "$name: workload" run_workload "$mnt"
-	before=$(workload_digest "$mnt")
-	t_umount "$mnt"
 	check "$name: remount" t_mount "$dev" "$mnt"
 	after=$(workload_digest "$mnt")
 	check "$name: contents survive a remount" test "$before" = "$after"
@@ -74,12 +61,8 @@ profile() {
 	rm -f "$img" "$ref"
 }
 
-profile defaults 2g
-profile bsize1k 1g -b size=1024
-profile bsize64k 2g -b size=65536
-profile rmapbt0 1g -m rmapbt=0
-profile parent0 1g -n parent=0
-profile striped 2g -d su=64k,sw=4
-profile min300m 300m
-profile sparse1t 1t
+for p in "${KERNEL_PROFILES[@]}"; do
+	# shellcheck disable=SC2086
+	profile $p
+done
 t_done

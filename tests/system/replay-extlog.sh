@@ -227,14 +227,14 @@ make_case "$D" "$L" "$SEED" safe 2> /dev/null
 bd=$(sum "$D") bl=$(sum "$L")
 out=$("$REPAIR" "$D" 2>&1)
 rc=$?
-check "without -l: exit 1 ($rc), names -l" test $rc -eq 1 -a -n "$(grep -- '-l' <<< "$out")"
+check "without -l: exit 8 ($rc), names -l" test $rc -eq 8 -a -n "$(grep -- '-l' <<< "$out")"
 check "without -l: nothing written" test "$bd $bl" = "$(sum "$D") $(sum "$L")"
 truncate -s 1g "$T_DIR/int2.img"
 "$BUILD/xfsj-mkfs" -q -f "$T_DIR/int2.img" > /dev/null 2>&1
 bi=$(sum "$T_DIR/int2.img")
 out=$("$REPAIR" -l "$L" "$T_DIR/int2.img" 2>&1)
 rc=$?
-check "-l on an internal-log filesystem: exit 1 ($rc): $out" test $rc -eq 1
+check "-l on an internal-log filesystem: exit 8 ($rc): $out" test $rc -eq 8
 check "-l on an internal-log filesystem: nothing written" \
 	test "$bi $bl" = "$(sum "$T_DIR/int2.img") $(sum "$L")"
 # The log of another filesystem: its records carry another UUID.
@@ -244,20 +244,20 @@ make_case "$D" "$L" "$((SEED + 7))" safe 2> /dev/null
 bo=$(sum "$T_DIR/o.img") bl=$(sum "$L")
 out=$("$REPAIR" -l "$L" "$T_DIR/o.img" 2>&1)
 rc=$?
-check "another filesystem's log device: refused (exit $rc): $(head -1 <<< "$out")" \
-	test $rc -ne 0 -a $rc -ne 4
+check "another filesystem's log device: refused, exit 8 ($rc): $(head -1 <<< "$out")" \
+	test $rc -eq 8
 check "another filesystem's log device: nothing written" \
 	test "$bo $bl" = "$(sum "$T_DIR/o.img") $(sum "$L")"
 # A log device in use by a mounted filesystem.
 if mount_pair "$T_DIR/o.img" "$T_DIR/o.log" "$T_DIR/mmnt" norecovery,ro; then
 	out=$("$REPAIR" -n -l "$PAIR_L" "$D" 2>&1)
 	rc=$?
-	check "log device of a mounted filesystem: refused (exit $rc): $out" \
-		test $rc -eq 1 -a -n "$(grep 'in use' <<< "$out")"
+	check "log device of a mounted filesystem: refused, exit 8 ($rc): $out" \
+		test $rc -eq 8 -a -n "$(grep 'in use' <<< "$out")"
 	out=$("$REPAIR" -n -l "$T_DIR/o.log" "$D" 2>&1)
 	rc=$?
-	check "file behind the log device of a mounted filesystem: refused (exit $rc)" \
-		test $rc -eq 1 -a -n "$(grep 'in use' <<< "$out")"
+	check "file behind the log device of a mounted filesystem: refused, exit 8 ($rc)" \
+		test $rc -eq 8 -a -n "$(grep 'in use' <<< "$out")"
 	umount_pair "$T_DIR/mmnt"
 else
 	not_ok "could not mount a filesystem with its external log"

@@ -103,6 +103,16 @@ t_umount() {
 	_t_forget "$T_MOUNTFILE" "$1"
 }
 
+# kernel_replay IMG: the kernel replays the log of the filesystem in IMG
+# (mount, unmount).
+kernel_replay() {
+	local dev mnt=$T_DIR/kmnt
+	dev=$(attach_loop "$1") || return 1
+	t_mount "$dev" "$mnt" || { detach_loop "$dev"; return 1; }
+	t_umount "$mnt"
+	detach_loop "$dev"
+}
+
 # The xfsprogs 6.13 oracle (built once into a cache).
 oracle_613() {
 	if [ -z "${XFSPROGS613:-}" ]; then

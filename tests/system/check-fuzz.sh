@@ -1,0 +1,360 @@
+#!/bin/bash
+# Detection parity of `xfsj-repair -n` with `xfs_repair -n` (xfsprogs
+# 6.13) on a fuzz corpus, made the way fstests' fuzz tests make theirs
+# (common/fuzzy): populated images (lib/populate.sh: every directory,
+# attribute and fork format, 4 KiB and 1 KiB blocks, with and without
+# rmapbt), and for each target structure, each field xfs_db prints there
+# and each verb, one damaged copy:
+#   xfs_db -x NAV -c "fuzz -d FIELD VERB"     (fuzz -c for *crc fields)
+# Targets (fstests' navigation): sb 0, sb 1, agf 0, agi 0, agfl 0; the
+# roots of the bnobt, cntbt, inobt, finobt, rmapbt and refcountbt (in an
+# AG where the tree has two levels, and then its ptrs[1] child too); the
+# inode of each file, directory and attribute format; dblock 0 of the
+# block and leaf directories, the leaf, node, leafn and free index
+# blocks; ablock 0 of the leaf and node attribute forks, the remote
+# value block; the bmbt blocks of the btree file and of the btree
+# directory's forks; the remote symlink block.
+# Fields: `xfs_db -c print`, arrays exploded to indices 0-9, padding and
+# the fields the kernel does not validate dropped, as fstests'
+# __explode_xfs_db_fields and __filter_unvalidated_xfs_db_fields do.
+# Verbs: zeroes ones firstbit middlebit lastbit add sub.  A case whose
+# fuzz left the image's bytes as they were is skipped.
+# For each case: `$XFSPROGS613/xfs_repair -n` (1 detects, 0 clean,
+# anything else an oracle crash, recorded) and `xfsj-repair -n` (1
+# detects, 0 clean; a crash, a 60 s timeout or any other exit status is
+# a failure of ours); a sample of the cases also runs the ASan/UBSan
+# build (lib/san.sh), where any report fails.
+# Prints a table by structure (cases, both detect, only xfs_repair, only
+# xfsj, neither, oracle crashes, our failures) and every case where only
+# one detects; passes when xfsj detects at least FUZZ_PARITY percent of
+# what xfs_repair detects, with no failure of ours.
+#
+#   FUZZ_SEED=s      the sample's seed (default: the time; printed)
+#   FUZZ_CASES=n     cases in the sample (default 600: about 6 minutes on
+#                    this 2-core machine under load, 0.5 s a case), drawn
+#                    evenly across the targets
+#   FUZZ_ALL=1       every case (hours: the long run, by hand)
+#   FUZZ_PARITY=p    percent of the oracle's detections we must make
+#                    (default 99)
+#   FUZZ_PROFILES="4k 1k ..."  populated profiles (default all four)
+#   FUZZ_TARGETS=re  only the targets whose name matches the regex
+#   FUZZ_SAN_CASES=n cases also run under ASan/UBSan (default 60)
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/populate.sh"
+source "$(dirname "$0")/lib/san.sh"
+need_root
+oracle_613
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+DB=$XFSPROGS613/xfs_db
+FUZZ_SEED=${FUZZ_SEED:-$(( $(date +%s) % 100000 ))}
+FUZZ_CASES=${FUZZ_CASES:-600}
+FUZZ_ALL=${FUZZ_ALL:-0}
+FUZZ_PARITY=${FUZZ_PARITY:-99}
+FUZZ_PROFILES=${FUZZ_PROFILES:-$POP_PROFILES}
+FUZZ_TARGETS=${FUZZ_TARGETS:-.}
+FUZZ_SAN_CASES=${FUZZ_SAN_CASES:-60}
+VERBS="zeroes ones firstbit middlebit lastbit add sub"
+echo "# check-fuzz: seed $FUZZ_SEED, $([ "$FUZZ_ALL" = 1 ] && echo "every case" || echo "$FUZZ_CASES cases"), parity >= $FUZZ_PARITY%, profiles $FUZZ_PROFILES"
+
+san_repair
+
+# db IMG NAV COMMAND...: xfs_db -r at NAV (commands separated by ";").
+db() {
+	local img=$1 nav=$2 c cmds=()
+	shift 2
+	IFS=';' read -ra navs <<< "$nav"
+	for c in "${navs[@]}" "$@"; do cmds+=(-c "$c"); done
+	"$DB" -r "${cmds[@]}" "$img" 2>/dev/null
+}
+
+# value IMG NAV FIELD
+value() { db "$1" "$2" "print $3" | sed -n "s/^$3 = //p" | head -1; }
+
+# fields: the fuzzable fields of the `print` output on stdin, one a line.
+# Arrays ("name[a-b]rest" or "name[i]rest") become one field per index
+# from 0 to 9; a value "[f1,f2,...]" names subfields; padding and what
+# the kernel does not validate are dropped (fstests' lists).
+fields() {
+	awk '
+	{
+		i = index($0, " = ")
+		if (i == 0)
+			next
+		key = substr($0, 1, i - 1)
+		val = substr($0, i + 3)
+		if (key ~ /pad/)
+			next
+		subs = ""
+		if (substr(val, 1, 1) == "[") {
+			e = index(val, "]")
+			subs = substr(val, 2, e - 2)
+		}
+		ns = split(subs, sf, ",")
+		if (match(key, /^[.a-zA-Z0-9_]*\[[0-9]+(-[0-9]+)?\]/)) {
+			head = substr(key, 1, RLENGTH)
+			rest = substr(key, RLENGTH + 1)
+			b = index(head, "[")
+			name = substr(head, 1, b - 1)
+			n = split(substr(head, b + 1, length(head) - b - 1), r, "-")
+			lo = r[1] + 0
+			hi = (n > 1 ? r[2] : r[1]) + 0
+			if (hi > 9)
+				hi = 9
+			for (x = lo; x <= hi; x++)
+				emit(name "[" x "]" rest)
+		} else {
+			emit(key)
+		}
+	}
+	function emit(k,  s) {
+		if (ns == 0) {
+			print k
+			return
+		}
+		for (s = 1; s <= ns; s++)
+			print k "." sf[s]
+	}' | sed -e '/\.sec/d' -e '/\.nsec/d' -e '/^lsn$/d' -e '/\.lsn/d' \
+		-e '/^core.flushiter/d' -e '/^core.dmevmask/d' -e '/^core.dmstate/d' \
+		-e '/^core.gen/d' -e '/^core.prealloc/d' -e '/^core.immutable/d' \
+		-e '/^core.append/d' -e '/^core.sync/d' -e '/^core.noatime/d' \
+		-e '/^core.nodump/d' -e '/^core.nodefrag/d' -e '/^v3.dax/d' \
+		-e '/^nvlist.*value/d' -e '/^entries.*root/d' -e '/^entries.*secure/d' \
+		-e '/^a.sfattr.list.*value/d' -e '/^a.sfattr.list.*root/d' \
+		-e '/^a.sfattr.list.*secure/d' -e '/^core.filestream/d' \
+		-e '/^v3.bigtime/d' -e '/\.rtbwarns/d' -e '/\.[ib]warns/d'
+}
+
+# region: "byte-offset length" of the buffer in xfs_db's `stack` output
+# on stdin.
+region() {
+	awk '
+		/buffer block/ { b = $3 }
+		/ bbs?$/ { n = $(NF - 1) }
+		END { if (b != "" && n > 0) print b * 512, n * 512 }'
+}
+
+# targets IMG BLOCKSIZE: "NAME<TAB>NAV" lines, NAV's commands separated by
+# ";", for the targets this image has (each checked to land on what it
+# names).
+targets() {
+	local img=$1 bs=$2 ag agc t l lvl root kind path leaf free dirfsb nav cmds
+	printf 'sb0\tsb 0\nsb1\tsb 1\nagf\tagf 0\nagi\tagi 0\nagfl\tagfl 0\n'
+	# AG btrees: an AG where the tree has two levels or more, else AG 0
+	# (the levels and roots of every AG from one xfs_db run).
+	agc=$(value "$img" "sb 0" agcount)
+	for ((ag = 0; ag < agc; ag++)); do
+		for t in "agf bnolevel bnoroot cntlevel cntroot rmaplevel rmaproot refcntlevel refcntroot" \
+			 "agi level root free_level free_root"; do
+			set -- $t
+			printf '%s\n' "-c" "$1 $ag"
+			shift
+			for t in "$@"; do printf '%s\n' "-c" "print $t"; done
+		done
+	done > "$T_DIR/levels.cmds"
+	mapfile -t cmds < "$T_DIR/levels.cmds"
+	"$DB" -r "${cmds[@]}" "$img" 2>/dev/null | awk '
+		/^bnolevel = / { ag++ }
+		/ = / { split($0, kv, " = "); print ag - 1, kv[1], kv[2] }' > "$T_DIR/levels"
+	for t in "bnobt agf bnolevel bnoroot" "cntbt agf cntlevel cntroot" \
+		 "inobt agi level root" "finobt agi free_level free_root" \
+		 "rmapbt agf rmaplevel rmaproot" "refcountbt agf refcntlevel refcntroot"; do
+		set -- $t
+		nav=""
+		lvl=0
+		for ((ag = 0; ag < agc; ag++)); do
+			l=$(awk -v a="$ag" -v f="$3" '$1 == a && $2 == f { print $3 }' "$T_DIR/levels")
+			root=$(awk -v a="$ag" -v f="$4" '$1 == a && $2 == f { print $3 }' "$T_DIR/levels")
+			[ -n "$l" ] && [ "${root:-0}" != 0 ] || continue
+			if [ -z "$nav" ] || [ "$l" -ge 2 ]; then
+				nav="$2 $ag;addr $4"
+				lvl=$l
+			fi
+			[ "$l" -ge 2 ] && break
+		done
+		[ -n "$nav" ] || continue
+		printf '%s\t%s\n' "$1" "$nav"
+		[ "$lvl" -ge 2 ] && printf '%s.child\t%s;addr ptrs[1]\n' "$1" "$nav"
+	done
+	# Inodes of every format (the btree directory's inode also holds
+	# the btree attribute fork).
+	populate_paths | awk '!seen[$2]++' | while read -r kind path; do
+		printf 'inode.%s\tpath %s\n' "$kind" "$path"
+	done
+	dirfsb=$(( 4096 / bs ))
+	[ "$dirfsb" -lt 1 ] && dirfsb=1
+	leaf=$(( (1 << 35) / bs ))
+	free=$(( (1 << 36) / bs ))
+	printf 'dir.block\tpath /dirs/block;dblock 0\n'
+	printf 'dir.data\tpath /dirs/leaf;dblock 0\n'
+	printf 'dir.leaf1\tpath /dirs/leaf;dblock %d\n' "$leaf"
+	printf 'dir.node\tpath /dirs/node;dblock %d\n' "$leaf"
+	[ "$(value "$img" "path /dirs/node;dblock $((leaf + dirfsb))" lhdr.info.hdr.magic)" = 0x3dff ] &&
+		printf 'dir.leafn\tpath /dirs/node;dblock %d\n' $((leaf + dirfsb))
+	printf 'dir.free\tpath /dirs/node;dblock %d\n' "$free"
+	printf 'attr.leaf\tpath /attrs/leaf;ablock 0\n'
+	printf 'attr.node\tpath /attrs/node;ablock 0\n'
+	printf 'attr.remote\tpath /attrs/remote;ablock 1\n'
+	printf 'bmbt.file\tpath /files/sparse;addr u3.bmbt.ptrs[1]\n'
+	printf 'bmbt.dir\tpath /dirs/btree;addr u3.bmbt.ptrs[1]\n'
+	printf 'bmbt.attr\tpath /dirs/btree;addr a.bmbt.ptrs[1]\n'
+	printf 'symlink.remote\tpath /links/long;dblock 0\n'
+}
+
+# The corpus: every case of every profile, "PROFILE<TAB>TARGET<TAB>NAV<TAB>
+# FIELD<TAB>VERB" in $T_DIR/all; the regions in $T_DIR/region.PROFILE.TARGET.
+t0=$SECONDS
+: > "$T_DIR/all"
+for p in $FUZZ_PROFILES; do
+	# (the cached image itself is the base)
+	if ! populate_image "$T_DIR/populate.$p.img" "$p" 2> "$T_DIR/pop.err"; then
+		not_ok "populated image $p: $(tr '\n' ' ' < "$T_DIR/pop.err" | cut -c1-400)"
+		continue
+	fi
+	ok "populated image $p"
+	ln -s "populate.$p.img" "$T_DIR/base.$p.img"
+	bs=$(value "$T_DIR/base.$p.img" "sb 0" blocksize)
+	targets "$T_DIR/base.$p.img" "$bs" | grep -E "^[^	]*($FUZZ_TARGETS)" |
+	while IFS=$'\t' read -r name nav; do
+		db "$T_DIR/base.$p.img" "$nav" stack print > "$T_DIR/target.out"
+		r=$(region < "$T_DIR/target.out")
+		if [ -z "$r" ]; then
+			echo "# $p $name ($nav): xfs_db lands nowhere; no cases" >&2
+			continue
+		fi
+		echo "$r" > "$T_DIR/region.$p.$name"
+		# (the print output follows the stack's lines, which hold no " = ")
+		fields < "$T_DIR/target.out" |
+		awk -v pre="$p	$name	$nav" -v verbs="$VERBS" '
+			BEGIN { nv = split(verbs, v, " ") }
+			!seen[$0]++ { for (i = 1; i <= nv; i++) print pre "\t" $0 "\t" v[i] }'
+	done >> "$T_DIR/all"
+done
+total=$(wc -l < "$T_DIR/all")
+# The sample: shuffled (seeded) within each target, then taken a round
+# of every target at a time, so that each structure gets its share; run
+# profile by profile (one copy of each image).
+if [ "$FUZZ_ALL" = 1 ]; then
+	cp "$T_DIR/all" "$T_DIR/cases"
+else
+	awk -F'\t' -v seed="$FUZZ_SEED" 'BEGIN { srand(seed) }
+		{ print rand() "\t" $0 }' "$T_DIR/all" | sort -k1,1 |
+	awk -F'\t' '{ t = $2 "\t" $3; print ++rank[t] "\t" rand() "\t" $0 }' |
+	sort -t$'\t' -k1,1n -k2,2 | head -n "$FUZZ_CASES" | cut -f4- |
+	sort -s -t$'\t' -k1,1 > "$T_DIR/cases"
+fi
+ncases=$(wc -l < "$T_DIR/cases")
+echo "# corpus: $total cases over $(cut -f1,2 "$T_DIR/all" | sort -u | wc -l) targets ($((SECONDS - t0)) s); running $ncases"
+
+# Every SAN_EVERY-th case also runs under the sanitizers (0: none).
+SAN_EVERY=0
+if [ "$FUZZ_SAN_CASES" -gt 0 ]; then
+	SAN_EVERY=$(( (ncases + FUZZ_SAN_CASES - 1) / FUZZ_SAN_CASES ))
+	[ "$SAN_EVERY" -lt 1 ] && SAN_EVERY=1
+fi
+
+# Each case damages $T_DIR/case.img, a copy of its profile's image, and
+# puts back the buffer it damaged afterwards (checked).
+cur=""
+i=0 nsan=0
+: > "$T_DIR/results"
+while IFS=$'\t' read -r p name nav f v; do
+	i=$((i + 1))
+	base=$T_DIR/base.$p.img
+	img=$T_DIR/case.img
+	if [ "$cur" != "$p" ]; then
+		cp --sparse=always "$base" "$img"
+		cur=$p
+	fi
+	read -r roff rlen < "$T_DIR/region.$p.$name"
+	arg=-d
+	[[ $f == *crc ]] && arg=-c
+	IFS=';' read -ra navs <<< "$nav"
+	cmds=()
+	for c in "${navs[@]}"; do cmds+=(-c "$c"); done
+	"$DB" -x "${cmds[@]}" -c "fuzz $arg $f $v" "$img" > "$T_DIR/db.out" 2>&1
+	if cmp -s <(dd if="$base" bs=512 iflag=skip_bytes,count_bytes skip="$roff" count="$rlen" status=none) \
+		  <(dd if="$img" bs=512 iflag=skip_bytes,count_bytes skip="$roff" count="$rlen" status=none); then
+		printf '%s\t%s\t%s\t%s\tskip\n' "$p" "$name" "$f" "$v" >> "$T_DIR/results"
+		continue
+	fi
+	timeout 120 "$XFSPROGS613/xfs_repair" -n "$img" > "$T_DIR/oracle.out" 2>&1
+	orc=$?
+	timeout 60 "$REPAIR" -n "$img" > "$T_DIR/ours.out" 2>&1
+	ourc=$?
+	case $orc in 0|1) o=$orc ;; *) o=crash ;; esac
+	case $ourc in
+	0|1) u=$ourc ;;
+	124) u=fail; not_ok "$p $name $f $v: xfsj-repair -n did not end in 60 s" ;;
+	*) u=fail; not_ok "$p $name $f $v: xfsj-repair -n exit $ourc: $(tail -1 "$T_DIR/ours.out" | cut -c1-200)" ;;
+	esac
+	if [ -n "$SAN" ] && [ "$SAN_EVERY" -gt 0 ] && [ $((i % SAN_EVERY)) = 0 ]; then
+		nsan=$((nsan + 1))
+		out=$(timeout 300 "$SAN" -n "$img" 2>&1)
+		src=$?
+		if san_report "$out"; then
+			u=fail
+			not_ok "$p $name $f $v: sanitizer report: $(grep -m1 -E 'ERROR|runtime error' <<< "$out" | cut -c1-200)"
+		elif [ $src != "$ourc" ]; then
+			not_ok "$p $name $f $v: the sanitizer build exits $src, the plain one $ourc"
+		fi
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$name" "$f" "$v" "$o" "$u" "$orc" \
+		"$(grep -m1 -v 'log is clean\|^Phase\|^ *-\|^No modify' "$T_DIR/ours.out" | cut -c1-120)" >> "$T_DIR/results"
+	# The damaged buffer back.
+	dd if="$base" of="$img" bs=512 iflag=skip_bytes,count_bytes oflag=seek_bytes \
+		skip="$roff" count="$rlen" seek="$roff" conv=notrunc status=none
+	if [ $((i % 50)) = 0 ] && ! cmp -s "$base" "$img"; then
+		echo "# case $i ($p $name $f $v) changed more than its buffer; copying the image again"
+		cp --sparse=always "$base" "$img"
+	fi
+done < "$T_DIR/cases"
+
+# The table by structure.
+awk -F'\t' '
+	$5 == "skip" { skip[$2]++; S++; next }
+	{
+		s = $2; n[s]++; N++
+		if ($5 == "crash") { oc[s]++; OC++ }
+		if ($6 == "fail") { uf[s]++; UF++ }
+		if ($5 == 1 && $6 == 1) { both[s]++; B++ }
+		if ($5 == 1 && $6 != 1) { oo[s]++; OO++ }
+		if ($5 != 1 && $6 == 1) { xo[s]++; XO++ }
+		if ($5 == 0 && $6 == 0) { ne[s]++; NE++ }
+	}
+	END {
+		printf "# %-18s %6s %6s %6s %6s %6s %6s %6s %6s\n", "structure", "cases", "skip", "both", "oracle", "xfsj", "neither", "ocrash", "ourfail"
+		for (s in n) rows[s] = 1
+		for (s in skip) rows[s] = 1
+		m = asorti_portable(rows, keys)
+		for (k = 1; k <= m; k++) {
+			s = keys[k]
+			printf "# %-18s %6d %6d %6d %6d %6d %6d %6d %6d\n", s, n[s], skip[s], both[s], oo[s], xo[s], ne[s], oc[s], uf[s]
+		}
+		printf "# %-18s %6d %6d %6d %6d %6d %6d %6d %6d\n", "total", N, S, B, OO, XO, NE, OC, UF
+	}
+	function asorti_portable(a, out,  k, n, i, j, t) {
+		n = 0
+		for (k in a) out[++n] = k
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && out[j - 1] > out[j]; j--) {
+				t = out[j]; out[j] = out[j - 1]; out[j - 1] = t
+			}
+		return n
+	}' "$T_DIR/results"
+echo "# cases only xfs_repair -n detects (profile structure field verb):"
+awk -F'\t' '$5 == 1 && $6 != 1 { printf "#   %s %s %s %s (xfsj: %s)\n", $1, $2, $3, $4, $6 }' "$T_DIR/results"
+echo "# cases only xfsj-repair -n detects (profile structure field verb: its first line):"
+awk -F'\t' '$5 != 1 && $5 != "skip" && $6 == 1 { printf "#   %s %s %s %s (xfs_repair: %s): %s\n", $1, $2, $3, $4, $7, $8 }' "$T_DIR/results"
+awk -F'\t' '$5 == "crash" { printf "# oracle crash: %s %s %s %s (exit %s)\n", $1, $2, $3, $4, $7 }' "$T_DIR/results"
+
+read -r ndet nboth nfail nrun <<< "$(awk -F'\t' '$5 != "skip" { r++ } $5 == 1 { d++ } $5 == 1 && $6 == 1 { b++ } $6 == "fail" { f++ }
+	END { print d + 0, b + 0, f + 0, r + 0 }' "$T_DIR/results")"
+echo "# $nrun cases run ($nsan also under ASan/UBSan) in $((SECONDS - t0)) s: xfs_repair -n detects $ndet, xfsj-repair -n $nboth of those"
+check "cases were run ($nrun of $ncases)" test "$nrun" -gt 0
+check "no crash, hang or exit other than 0/1 of xfsj-repair -n ($nfail)" test "$nfail" -eq 0
+if [ "$ndet" -gt 0 ]; then
+	pct=$(awk -v b="$nboth" -v d="$ndet" 'BEGIN { printf "%.1f", 100 * b / d }')
+	check "xfsj-repair -n detects $pct% of what xfs_repair -n detects ($nboth of $ndet; needs $FUZZ_PARITY%)" \
+		awk -v b="$nboth" -v d="$ndet" -v p="$FUZZ_PARITY" 'BEGIN { exit !(100 * b >= p * d) }'
+fi
+t_done
