@@ -147,6 +147,8 @@ struct xck {
 	uint64_t state_bytes;		/* the tables' bytes now */
 	/* Totals the per-AG phases add up for counters.c. */
 	uint64_t icount, ifree, fdblocks;
+	/* sb.c: the primary's geometry is wrong; no later phase runs. */
+	bool stop;
 };
 
 /* ---- reporting ---- */
