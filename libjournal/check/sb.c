@@ -155,8 +155,14 @@ GET(blocksize) GET(dblocks) GET(rblocks) GET(rextents) GET(logstart)
 GET(rextsize) GET(agblocks) GET(agcount) GET(rbmblocks) GET(logblocks)
 GET(sectsize) GET(inodesize) GET(features2) GET(features_compat)
 GET(features_ro_compat) GET(features_incompat) GET(dirblklog)
-GET(inoalignmt) GET(spino_align) GET(logsectsize) GET(logsunit)
+GET(inoalignmt) GET(spino_align) GET(logsectsize)
 #undef GET
+
+/* 0 and 1 both say "no log stripe unit". */
+static uint64_t get_logsunit(const struct xfsj_sb *sb)
+{
+	return sb->logsunit > 1 ? sb->logsunit : 1;
+}
 
 static uint64_t get_versionnum(const struct xfsj_sb *sb)
 {
