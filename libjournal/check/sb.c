@@ -138,7 +138,7 @@ static void report(struct xck *ck, int row, unsigned int has, uint32_t agno,
  * afterwards (growfs rewrites the secondaries from the primary): xfs_repair
  * compares the first group; the rest (marked) are ours, for the same
  * reason: a secondary a repair would copy must hold the filesystem's
- * geometry.  The quota bit of versionnum, the counters, the quota fields,
+ * geometry.  The attr and quota bits of versionnum, the counters, the quota fields,
  * imax_pct, unit and width (mount options change them in the primary
  * only), the log_incompat bits (set at run time in the primary only) and
  * the uuid (xfs_repair leaves it) are not compared.
@@ -164,9 +164,14 @@ static uint64_t get_logsunit(const struct xfsj_sb *sb)
 	return sb->logsunit > 1 ? sb->logsunit : 1;
 }
 
+/* The bits mkfs sets; the kernel adds the attr and quota bits later. */
 static uint64_t get_versionnum(const struct xfsj_sb *sb)
 {
-	return sb->versionnum & ~XFSJ_SB_VERSION_QUOTABIT;
+	return sb->versionnum & (XFSJ_SB_VERSION_NUMBITS |
+		XFSJ_SB_VERSION_ALIGNBIT | XFSJ_SB_VERSION_DALIGNBIT |
+		XFSJ_SB_VERSION_LOGV2BIT | XFSJ_SB_VERSION_SECTORBIT |
+		XFSJ_SB_VERSION_EXTFLGBIT | XFSJ_SB_VERSION_DIRV2BIT |
+		XFSJ_SB_VERSION_MOREBITSBIT);
 }
 
 static const struct sb_cmp cmp_fields[] = {
@@ -393,6 +398,8 @@ int xck_sb(struct xck *ck)
 	}
 	s.buf = buf;
 	s.len = sectsize;
+	/* As on disk: the replay's copy may hold the CRC it replaced. */
+	xfsj_sb_decode(buf, &s.sb);
 	xck_sb_rules(&s, NULL);
 	xck_sb_primary_rules(&s);
 	if (!s.geom_bad && p->dblocks > devsize >> p->blocklog) {
