@@ -281,10 +281,10 @@ static int read_raw(struct xck *ck, void *buf, size_t len, uint64_t off)
 	return xfsj_overlay_read(xfsj_fs_overlay(ck->fs), buf, len, off);
 }
 
-static int check_secondaries(struct xck *ck, uint8_t *buf, uint32_t sectsize,
+static int check_secondaries(struct xck *ck, const struct xfsj_sb *p,
+			     uint8_t *buf, uint32_t sectsize,
 			     struct secondaries *sec)
 {
-	const struct xfsj_sb *p = ck->sb;
 	uint64_t devsize = xfsj_overlay_dev_size(xfsj_fs_overlay(ck->fs));
 	uint32_t agno;
 	int err;
@@ -324,10 +324,8 @@ static int refuse(struct xck *ck, const char *field, uint64_t value)
  * A feature the primary has and this version cannot check, confirmed by
  * the secondaries (or the only superblock there is).
  */
-static int refuse_unsupported(struct xck *ck)
+static int refuse_unsupported(struct xck *ck, const struct xfsj_sb *p)
 {
-	const struct xfsj_sb *p = ck->sb;
-
 	if (p->features_compat)
 		return refuse(ck, "features_compat", p->features_compat);
 	if (p->features_ro_compat & ~XFSJ_RO_COMPAT_ALL)
@@ -365,10 +363,8 @@ static void check_quotino(struct xck *ck, const char *field, uint64_t ino,
 	report(ck, SBR_P_QUOTINO, XFSJ_PF_INO, 0, field, 0, ino, 0);
 }
 
-static void check_quota(struct xck *ck)
+static void check_quota(struct xck *ck, const struct xfsj_sb *p)
 {
-	const struct xfsj_sb *p = ck->sb;
-
 	check_quotino(ck, "uquotino", p->uquotino,
 		      p->qflags & XFSJ_QFLAG_UQUOTA_ACCT);
 	check_quotino(ck, "gquotino", p->gquotino,
@@ -400,6 +396,7 @@ int xck_sb(struct xck *ck)
 	s.len = sectsize;
 	/* As on disk: the replay's copy may hold the CRC it replaced. */
 	xfsj_sb_decode(buf, &s.sb);
+	p = &s.sb;
 	xck_sb_rules(&s, NULL);
 	xck_sb_primary_rules(&s);
 	if (!s.geom_bad && p->dblocks > devsize >> p->blocklog) {
@@ -418,7 +415,7 @@ int xck_sb(struct xck *ck)
 			err = -XFSJ_E_NOMEM;
 			goto out;
 		}
-		err = check_secondaries(ck, buf, sectsize, &sec);
+		err = check_secondaries(ck, p, buf, sectsize, &sec);
 		if (err)
 			goto out;
 		s.nbad += compare_secondaries(ck, p, &sec, &s.geom_bad);
@@ -431,11 +428,11 @@ int xck_sb(struct xck *ck)
 	}
 	/* The primary stands: refuse what this version cannot check. */
 	if (!s.nbad) {
-		err = refuse_unsupported(ck);
+		err = refuse_unsupported(ck, p);
 		if (err)
 			goto out;
 	}
-	check_quota(ck);
+	check_quota(ck, p);
 out:
 	free(sec.sb);
 	free(sec.usable);

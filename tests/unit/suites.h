@@ -46,7 +46,8 @@
 	X(attr_leaf_suite)	\
 	X(attr_node_suite)	\
 	X(xmi_suite)		\
-	X(replay_suite)
+	X(replay_suite)		\
+	X(check_headers_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)
