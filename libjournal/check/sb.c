@@ -208,31 +208,31 @@ struct secondaries {
 };
 
 /*
- * The value most usable secondaries hold for field @c, and how many hold
- * it (a majority vote by repeated counting: n is the AG count, small).
+ * The value a majority of the usable secondaries hold for field @c, if
+ * any (Boyer and Moore's vote: one pass for a candidate, one to count
+ * it), and how many hold it; *votes is 0 when there is no majority.
  */
 static uint64_t consensus(const struct secondaries *sec,
 			  const struct sb_cmp *c, uint32_t *votes)
 {
-	uint64_t best = 0;
-	uint32_t i, j, bestn = 0;
+	uint64_t cand = 0;
+	uint32_t i, n = 0, usable = 0;
 
 	for (i = 1; i < sec->n; i++) {
-		uint32_t n = 0;
-
 		if (!sec->usable[i])
 			continue;
-		for (j = 1; j < sec->n; j++)
-			if (sec->usable[j] &&
-			    c->get(&sec->sb[j]) == c->get(&sec->sb[i]))
-				n++;
-		if (n > bestn) {
-			bestn = n;
-			best = c->get(&sec->sb[i]);
-		}
+		usable++;
+		if (!n)
+			cand = c->get(&sec->sb[i]);
+		if (c->get(&sec->sb[i]) == cand)
+			n++;
+		else
+			n--;
 	}
-	*votes = bestn;
-	return best;
+	for (i = 1, n = 0; i < sec->n; i++)
+		n += sec->usable[i] && c->get(&sec->sb[i]) == cand;
+	*votes = n * 2 > usable ? n : 0;
+	return cand;
 }
 
 /* Returns how many fields were blamed on the primary. */
@@ -242,11 +242,9 @@ static unsigned int compare_secondaries(struct xck *ck,
 					bool *primary_geom_bad)
 {
 	unsigned int blamed = 0;
-	uint32_t nusable = 0, i;
+	uint32_t i;
 	size_t k;
 
-	for (i = 1; i < sec->n; i++)
-		nusable += sec->usable[i];
 	for (k = 0; k < NCMP; k++) {
 		const struct sb_cmp *c = &cmp_fields[k];
 		uint64_t pv = c->get(p), cv;
@@ -257,7 +255,7 @@ static unsigned int compare_secondaries(struct xck *ck,
 		 * Most secondaries agree on another value (with a single
 		 * secondary, it alone cannot outvote the primary).
 		 */
-		if (votes * 2 > nusable && votes >= 2 && cv != pv) {
+		if (votes >= 2 && cv != pv) {
 			report(ck, SBR_P_DIFFERS, XFSJ_PF_EXPECTED |
 			       XFSJ_PF_FOUND | XFSJ_PF_COUNT, 0, c->name, cv,
 			       pv, votes);
