@@ -152,6 +152,16 @@ static bool check_common(struct hdr *h, uint32_t magic, size_t uuid_off,
 	return true;
 }
 
+/* Version, AG number and size; returns whether nothing is wrong so far. */
+static bool check_ids(struct hdr *h, uint32_t version, uint32_t seqno,
+		      uint32_t length)
+{
+	want(h, "versionnum", 1, version);
+	want(h, "seqno", h->ag->agno, seqno);
+	want(h, "length", h->ag->agblocks, length);
+	return h->ok;
+}
+
 /* A btree root: past the headers, inside the AG. */
 static bool root_ok(struct hdr *h, const char *field, uint32_t agbno)
 {
@@ -176,6 +186,15 @@ static void bound(struct hdr *h, int row, const char *field, uint64_t v,
 {
 	if (v > max)
 		put(h, row, XFSJ_PF_EXPECTED, field, max, v, 0);
+}
+
+/* A tree's block count: at least its root, at most the AG. */
+static void tree_blocks(struct hdr *h, int row, const char *field,
+			uint32_t n)
+{
+	if (!n)
+		want(h, field, 1, 0);
+	bound(h, row, field, n, h->ag->agblocks);
 }
 
 /* Read sector @sect of the AG's first block, as the replay left it. */
@@ -211,12 +230,8 @@ static bool check_agf(struct hdr *h, unsigned int flsize)
 	if (!check_common(h, XFSJ_AGF_MAGIC, XFSJ_AGF_OFF(uuid),
 			  XFSJ_AGF_CRC_OFF))
 		return false;
-	usable = h->ok;
 	xfsj_agf_decode(h->buf, agf);
-	want(h, "versionnum", 1, agf->versionnum);
-	want(h, "seqno", ag->agno, agf->seqno);
-	want(h, "length", ag->agblocks, agf->length);
-	usable &= h->ok;
+	usable = check_ids(h, agf->versionnum, agf->seqno, agf->length);
 	usable &= root_ok(h, "bno_root", agf->bno_root);
 	usable &= root_ok(h, "cnt_root", agf->cnt_root);
 	usable &= level_ok(h, "bno_level", agf->bno_level, amax);
@@ -226,21 +241,24 @@ static bool check_agf(struct hdr *h, unsigned int flsize)
 		usable &= level_ok(h, "rmap_level", agf->rmap_level,
 				   xfsj_rmap_maxlevels(sb->blocksize,
 						       sb->agblocks, refl));
-		bound(h, AGH_AGF_BOUND, "rmap_blocks", agf->rmap_blocks,
-		      ag->agblocks);
+		tree_blocks(h, AGH_AGF_BOUND, "rmap_blocks",
+			    agf->rmap_blocks);
 	}
 	if (refl) {
 		usable &= root_ok(h, "refcount_root", agf->refcount_root);
 		usable &= level_ok(h, "refcount_level", agf->refcount_level,
 				   xfsj_refcount_maxlevels(sb->blocksize,
 							   sb->agblocks));
-		bound(h, AGH_AGF_BOUND, "refcount_blocks",
-		      agf->refcount_blocks, ag->agblocks);
+		tree_blocks(h, AGH_AGF_BOUND, "refcount_blocks",
+			    agf->refcount_blocks);
 	}
 	ag->agf_ok = usable;
 
 	bound(h, AGH_AGF_BOUND, "freeblks", agf->freeblks, ag->agblocks);
 	bound(h, AGH_AGF_BOUND, "longest", agf->longest, agf->freeblks);
+	/* Free blocks make at least one free extent. */
+	if (agf->freeblks && !agf->longest)
+		want(h, "longest", 1, 0);
 	bound(h, AGH_AGF_BOUND, "btreeblks", agf->btreeblks, ag->agblocks);
 	if (agf->flfirst >= flsize || agf->fllast >= flsize ||
 	    agf->flcount > flsize) {
@@ -304,6 +322,27 @@ static void check_unlinked(struct hdr *h)
 	}
 }
 
+/*
+ * agi_count: no more inodes than the AG's blocks hold, and whole
+ * allocation units (a chunk of 64, or with sparse inodes the sparse
+ * alignment's worth, the least the kernel allocates or frees at once).
+ */
+static void check_icount(struct hdr *h)
+{
+	const struct xfsj_sb *sb = h->ck->sb;
+	const struct xfsj_agi *agi = &h->ag->agi;
+	uint64_t max = (uint64_t)h->ag->agblocks << sb->inopblog;
+	uint32_t unit = XFSJ_INODES_PER_CHUNK;
+
+	if ((sb->features_incompat & XFSJ_INCOMPAT_SPINODES) &&
+	    sb->spino_align &&
+	    ((uint64_t)sb->spino_align << sb->inopblog) < unit)
+		unit = sb->spino_align << sb->inopblog;
+	bound(h, AGH_AGI_BOUND, "count", agi->count, max);
+	if (agi->count % unit)
+		want(h, "count", agi->count / unit * unit, agi->count);
+}
+
 static void check_agi(struct hdr *h)
 {
 	const struct xfsj_sb *sb = h->ck->sb;
@@ -316,12 +355,8 @@ static void check_agi(struct hdr *h)
 	if (!check_common(h, XFSJ_AGI_MAGIC, XFSJ_AGI_OFF(uuid),
 			  XFSJ_AGI_CRC_OFF))
 		return;
-	usable = h->ok;
 	xfsj_agi_decode(h->buf, agi);
-	want(h, "versionnum", 1, agi->versionnum);
-	want(h, "seqno", ag->agno, agi->seqno);
-	want(h, "length", ag->agblocks, agi->length);
-	usable &= h->ok;
+	usable = check_ids(h, agi->versionnum, agi->seqno, agi->length);
 	usable &= root_ok(h, "root", agi->root);
 	usable &= level_ok(h, "level", agi->level, imax);
 	if (sb->features_ro_compat & XFSJ_RO_COMPAT_FINOBT) {
@@ -330,15 +365,12 @@ static void check_agi(struct hdr *h)
 	}
 	ag->agi_ok = usable;
 	bound(h, AGH_AGI_BOUND, "freecount", agi->freecount, agi->count);
+	check_icount(h);
 	if (sb->features_ro_compat & XFSJ_RO_COMPAT_INOBTCNT) {
-		/* A tree has at least its root block. */
-		if (!agi->iblocks)
-			want(h, "iblocks", 1, 0);
-		bound(h, AGH_AGI_BOUND, "iblocks", agi->iblocks, ag->agblocks);
-		if ((sb->features_ro_compat & XFSJ_RO_COMPAT_FINOBT) &&
-		    !agi->fblocks)
-			want(h, "fblocks", 1, 0);
-		bound(h, AGH_AGI_BOUND, "fblocks", agi->fblocks, ag->agblocks);
+		tree_blocks(h, AGH_AGI_BOUND, "iblocks", agi->iblocks);
+		if (sb->features_ro_compat & XFSJ_RO_COMPAT_FINOBT)
+			tree_blocks(h, AGH_AGI_BOUND, "fblocks",
+				    agi->fblocks);
 	}
 	check_unlinked(h);
 }
