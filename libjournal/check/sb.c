@@ -102,7 +102,7 @@ static const struct xfsj_problem_def rows[SBR__N] = {
 		XFSJ_FIX_SB_FROM_SECONDARY },
 	[SBR_UNCHECKED] = { "sb.unchecked", 0x010020, XFSJ_SEV_INFO,
 		"superblock",
-		"{field} is in use; this version does not check its contents",
+		"{field} in use: this version does not check it",
 		XFSJ_FIX_NONE },
 };
 const struct xck_table xck_sb_table = { rows, SBR__N };
@@ -143,10 +143,15 @@ static void report(struct xck *ck, int row, unsigned int has, uint32_t agno,
  * only), the log_incompat bits (set at run time in the primary only) and
  * the uuid (xfs_repair leaves it) are not compared.
  */
+enum {
+	CMP_GEOMETRY = 1 << 0,	/* the later phases compute with it */
+	CMP_FEATURE = 1 << 1,	/* says what this version may refuse */
+};
+
 struct sb_cmp {
 	const char *name;
 	uint64_t (*get)(const struct xfsj_sb *sb);
-	bool geometry;		/* the later phases compute with it */
+	unsigned int flags;	/* CMP_* */
 };
 
 #define GET(f) static uint64_t get_##f(const struct xfsj_sb *sb) \
@@ -175,29 +180,31 @@ static uint64_t get_versionnum(const struct xfsj_sb *sb)
 }
 
 static const struct sb_cmp cmp_fields[] = {
-	{ "blocksize", get_blocksize, true },
-	{ "dblocks", get_dblocks, true },
-	{ "rblocks", get_rblocks, false },
-	{ "rextents", get_rextents, false },
-	{ "logstart", get_logstart, true },
-	{ "rextsize", get_rextsize, false },
-	{ "agblocks", get_agblocks, true },
-	{ "agcount", get_agcount, true },
-	{ "rbmblocks", get_rbmblocks, false },
-	{ "logblocks", get_logblocks, true },
-	{ "sectsize", get_sectsize, true },
-	{ "inodesize", get_inodesize, true },
-	{ "versionnum", get_versionnum, true },
-	{ "features2", get_features2, true },
-	{ "features_compat", get_features_compat, false },
-	{ "features_ro_compat", get_features_ro_compat, true },
-	{ "features_incompat", get_features_incompat, true },
+	{ "blocksize", get_blocksize, CMP_GEOMETRY },
+	{ "dblocks", get_dblocks, CMP_GEOMETRY },
+	{ "rblocks", get_rblocks, CMP_FEATURE },
+	{ "rextents", get_rextents, CMP_FEATURE },
+	{ "logstart", get_logstart, CMP_GEOMETRY },
+	{ "rextsize", get_rextsize, 0 },
+	{ "agblocks", get_agblocks, CMP_GEOMETRY },
+	{ "agcount", get_agcount, CMP_GEOMETRY },
+	{ "rbmblocks", get_rbmblocks, 0 },
+	{ "logblocks", get_logblocks, CMP_GEOMETRY },
+	{ "sectsize", get_sectsize, CMP_GEOMETRY },
+	{ "inodesize", get_inodesize, CMP_GEOMETRY },
+	{ "versionnum", get_versionnum, CMP_GEOMETRY },
+	{ "features2", get_features2, CMP_GEOMETRY },
+	{ "features_compat", get_features_compat, CMP_FEATURE },
+	{ "features_ro_compat", get_features_ro_compat,
+	  CMP_GEOMETRY | CMP_FEATURE },
+	{ "features_incompat", get_features_incompat,
+	  CMP_GEOMETRY | CMP_FEATURE },
 	/* ours */
-	{ "dirblklog", get_dirblklog, true },
-	{ "inoalignmt", get_inoalignmt, false },
-	{ "spino_align", get_spino_align, false },
-	{ "logsectsize", get_logsectsize, false },
-	{ "logsunit", get_logsunit, false },
+	{ "dirblklog", get_dirblklog, CMP_GEOMETRY },
+	{ "inoalignmt", get_inoalignmt, 0 },
+	{ "spino_align", get_spino_align, 0 },
+	{ "logsectsize", get_logsectsize, 0 },
+	{ "logsunit", get_logsunit, 0 },
 };
 #define NCMP (sizeof(cmp_fields) / sizeof(cmp_fields[0]))
 
@@ -235,11 +242,10 @@ static uint64_t consensus(const struct secondaries *sec,
 	return cand;
 }
 
-/* Returns how many fields were blamed on the primary. */
+/* Returns the CMP_* flags of the fields blamed on the primary. */
 static unsigned int compare_secondaries(struct xck *ck,
 					const struct xfsj_sb *p,
-					const struct secondaries *sec,
-					bool *primary_geom_bad)
+					const struct secondaries *sec)
 {
 	unsigned int blamed = 0;
 	uint32_t i;
@@ -259,9 +265,7 @@ static unsigned int compare_secondaries(struct xck *ck,
 			report(ck, SBR_P_DIFFERS, XFSJ_PF_EXPECTED |
 			       XFSJ_PF_FOUND | XFSJ_PF_COUNT, 0, c->name, cv,
 			       pv, votes);
-			if (c->geometry)
-				*primary_geom_bad = true;
-			blamed++;
+			blamed |= c->flags;
 			continue;
 		}
 		for (i = 1; i < sec->n; i++)
@@ -343,32 +347,35 @@ static int refuse_unsupported(struct xck *ck, const struct xfsj_sb *p)
 
 /* ---- quota inodes ---- */
 
-static void check_quotino(struct xck *ck, const char *field, uint64_t ino,
+/* Returns whether the quota inode in @field is enabled and in use. */
+static bool check_quotino(struct xck *ck, const char *field, uint64_t ino,
 			  bool enabled)
 {
 	struct xfsj_fault f = { 0 };
 	struct xfsj_iref ip;
 
 	if (!enabled || ino == 0 || ino == XFSJ_NULLFSINO)
-		return;
+		return false;
 	if (xck_sb_ino_valid(ck->sb, ino) &&
 	    xfsj_iget_used(ck->fs, ino, &ip, &f) == 0 &&
-	    (ip.di.mode & 0170000) == 0100000) {
-		report(ck, SBR_UNCHECKED, 0, 0, "the quota inodes' dquots", 0,
-		       0, 0);
-		return;
-	}
+	    (ip.di.mode & 0170000) == 0100000)
+		return true;
 	report(ck, SBR_P_QUOTINO, XFSJ_PF_INO, 0, field, 0, ino, 0);
+	return false;
 }
 
 static void check_quota(struct xck *ck, const struct xfsj_sb *p)
 {
-	check_quotino(ck, "uquotino", p->uquotino,
-		      p->qflags & XFSJ_QFLAG_UQUOTA_ACCT);
-	check_quotino(ck, "gquotino", p->gquotino,
-		      p->qflags & XFSJ_QFLAG_GQUOTA_ACCT);
-	check_quotino(ck, "pquotino", p->pquotino,
-		      p->qflags & XFSJ_QFLAG_PQUOTA_ACCT);
+	bool used = false;
+
+	used |= check_quotino(ck, "uquotino", p->uquotino,
+			      p->qflags & XFSJ_QFLAG_UQUOTA_ACCT);
+	used |= check_quotino(ck, "gquotino", p->gquotino,
+			      p->qflags & XFSJ_QFLAG_GQUOTA_ACCT);
+	used |= check_quotino(ck, "pquotino", p->pquotino,
+			      p->qflags & XFSJ_QFLAG_PQUOTA_ACCT);
+	if (used)
+		report(ck, SBR_UNCHECKED, 0, 0, "quota (the dquots)", 0, 0, 0);
 }
 
 int xck_sb(struct xck *ck)
@@ -378,6 +385,7 @@ int xck_sb(struct xck *ck)
 	uint32_t sectsize = xck_sb_sane_sectsize(p);
 	struct secondaries sec = { 0 };
 	struct sb_one s = { .ck = ck, .agno = 0, .sb = *p };
+	unsigned int blamed = 0;
 	uint8_t *buf;
 	int err;
 
@@ -416,7 +424,9 @@ int xck_sb(struct xck *ck)
 		err = check_secondaries(ck, p, buf, sectsize, &sec);
 		if (err)
 			goto out;
-		s.nbad += compare_secondaries(ck, p, &sec, &s.geom_bad);
+		blamed = compare_secondaries(ck, p, &sec);
+		if (blamed & CMP_GEOMETRY)
+			s.geom_bad = true;
 	} else {
 		s.geom_bad = true;
 	}
@@ -424,8 +434,11 @@ int xck_sb(struct xck *ck)
 		ck->stop = true;
 		goto out;
 	}
-	/* The primary stands: refuse what this version cannot check. */
-	if (!s.nbad) {
+	/*
+	 * The secondaries confirm the primary's features: refuse what this
+	 * version cannot check.
+	 */
+	if (!(blamed & CMP_FEATURE)) {
 		err = refuse_unsupported(ck, p);
 		if (err)
 			goto out;

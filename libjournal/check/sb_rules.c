@@ -256,19 +256,30 @@ static void check_unused(struct sb_one *s)
 		}
 }
 
-/* Fields only the primary sets (xfs_repair's secondary rules). */
-static void check_secondary_only(struct sb_one *s)
+/*
+ * A secondary's quota inode: none, or the primary's (mkfs leaves them
+ * unset; quota inodes are made at mount in the primary; growfs copies the
+ * primary).
+ */
+static void secondary_quotino(struct sb_one *s, const char *field,
+			      uint64_t ino, uint64_t primary)
+{
+	if (ino && ino != XFSJ_NULLFSINO && ino != primary)
+		invalid(s, field, ino);
+}
+
+/* The quota fields of a secondary (xfs_repair's secondary rules). */
+static void check_secondary_quota(struct sb_one *s,
+				  const struct xfsj_sb *p)
 {
 	const struct xfsj_sb *sb = &s->sb;
 
-	if (sb->qflags)
+	/* mkfs copies its quota flags everywhere: known bits only. */
+	if (sb->qflags & ~XFSJ_QFLAG_ALL)
 		invalid(s, "qflags", sb->qflags);
-	if (sb->uquotino && sb->uquotino != XFSJ_NULLFSINO)
-		invalid(s, "uquotino", sb->uquotino);
-	if (sb->gquotino && sb->gquotino != XFSJ_NULLFSINO)
-		invalid(s, "gquotino", sb->gquotino);
-	if (sb->pquotino && sb->pquotino != XFSJ_NULLFSINO)
-		invalid(s, "pquotino", sb->pquotino);
+	secondary_quotino(s, "uquotino", sb->uquotino, p->uquotino);
+	secondary_quotino(s, "gquotino", sb->gquotino, p->gquotino);
+	secondary_quotino(s, "pquotino", sb->pquotino, p->pquotino);
 }
 
 bool xck_sb_rules(struct sb_one *s, const struct xfsj_sb *primary)
@@ -320,7 +331,7 @@ bool xck_sb_rules(struct sb_one *s, const struct xfsj_sb *primary)
 		invalid(s, "flags", sb->flags);
 	check_unused(s);
 	if (primary)
-		check_secondary_only(s);
+		check_secondary_quota(s, primary);
 	return true;
 }
 

@@ -34,6 +34,9 @@ _Static_assert(SBR_P_DBLOCKS - SBR_P_MAGIC == SBK_DBLOCKS &&
 #define XFSJ_QFLAG_OQUOTA_ENFD	0x0010	/* pre-v5 only */
 #define XFSJ_QFLAG_OQUOTA_CHKD	0x0020	/* pre-v5 only */
 #define XFSJ_QFLAG_GQUOTA_ACCT	0x0040
+/* Every flag a v5 superblock may hold (accounting, enforcement, checked
+ * for user, group and project quota). */
+#define XFSJ_QFLAG_ALL		0x07cfU
 
 /* One superblock being checked. */
 struct sb_one {
