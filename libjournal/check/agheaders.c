@@ -460,7 +460,8 @@ static int claim_fixed(struct xck *ck, struct xck_ag *ag, uint32_t hdrblocks)
 	    ag->agno) {
 		uint32_t start = xfsj_fsb_agbno(sb, sb->logstart);
 
-		if (start < ag->agblocks)
+		/* (a log over the headers is the superblock's problem) */
+		if (start >= hdrblocks && start < ag->agblocks)
 			err = xck_claim(ck, ag->agno, start,
 					sb->logblocks < ag->agblocks - start ?
 					sb->logblocks : ag->agblocks - start,

@@ -450,3 +450,33 @@ out:
 	free(buf);
 	return err;
 }
+
+int xfsj_check_superblocks(struct xfsj_io *io, const struct xfsj_check_cb *cb,
+			   struct xfsj_check_result *res)
+{
+	struct xfsj_overlay *ov = NULL;
+	struct xfsj_fs *fs = NULL;
+	uint8_t sect[XFSJ_SB_DISK_SIZE];
+	struct xfsj_sb sb;
+	struct xck ck = { .cb = cb, .res = res };
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = xfsj_overlay_create(io, &ov);
+	if (!err)
+		err = xfsj_overlay_read(ov, sect, sizeof(sect), 0);
+	if (!err) {
+		xfsj_sb_decode(sect, &sb);
+		err = xfsj_fs_open(ov, &sb, 0, &fs);
+	}
+	if (!err) {
+		ck.fs = fs;
+		ck.sb = xfsj_fs_sb(fs);
+		err = xck_sb(&ck);
+	}
+	xfsj_fs_close(fs);
+	xfsj_overlay_free(ov);
+	if (err && !res->fault.err)
+		res->fault.err = err;
+	return err;
+}

@@ -221,6 +221,36 @@ START_TEST(test_agi_agfl)
 }
 END_TEST
 
+/* A primary the replay could not open: the superblocks checked alone. */
+START_TEST(test_superblocks_alone)
+{
+	struct seen s = { 0 };
+	const struct xfsj_check_cb cb = { .arg = &s, .problem = on_problem };
+	struct fs_fixture fx;
+	struct xfsj_check_result res;
+	struct xfsj_io *io;
+
+	make(&fx);
+	ck_assert_int_eq(xfsj_overlay_io(fx.ov, &io), 0);
+	ck_assert_int_eq(xfsj_check_superblocks(io, &cb, &res), 0);
+	ck_assert_uint_eq(res.problems, 0);
+
+	poke(&fx, 0, 0, XFSJ_SB_OFF(magicnum), 4, 0, XFSJ_SB_CRC_OFF, false);
+	ck_assert_int_eq(xfsj_check_superblocks(io, &cb, &res), 0);
+	ck_assert(saw(&s, "sb.primary.magic"));
+
+	memset(&s, 0, sizeof(s));
+	poke(&fx, 0, 0, XFSJ_SB_OFF(magicnum), 4, XFSJ_SB_MAGIC,
+	     XFSJ_SB_CRC_OFF, false);
+	poke(&fx, 0, 0, XFSJ_SB_OFF(agblocks), 4, fx.sb.agblocks + 8,
+	     XFSJ_SB_CRC_OFF, false);
+	ck_assert_int_eq(xfsj_check_superblocks(io, &cb, &res), 0);
+	ck_assert_uint_gt(res.problems, 0);
+	xfsj_io_close(io);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *check_headers_suite(void)
 {
 	Suite *s = suite_create("check_headers");
@@ -234,6 +264,7 @@ Suite *check_headers_suite(void)
 	tcase_add_test(tc, test_unknown_feature_refused);
 	tcase_add_test(tc, test_agf);
 	tcase_add_test(tc, test_agi_agfl);
+	tcase_add_test(tc, test_superblocks_alone);
 	suite_add_tcase(s, tc);
 	return s;
 }
