@@ -325,8 +325,6 @@ bool xck_sb_rules(struct sb_one *s, const struct xfsj_sb *primary)
 	}
 	if (sb->imax_pct > 100)
 		invalid(s, "imax_pct", sb->imax_pct);
-	if (sb->bad_features2 && sb->bad_features2 != sb->features2)
-		want(s, "bad_features2", sb->features2, sb->bad_features2);
 	if (sb->flags)
 		invalid(s, "flags", sb->flags);
 	check_unused(s);
@@ -380,6 +378,12 @@ void xck_sb_primary_rules(struct sb_one *s)
 
 	if (sb->inprogress)
 		invalid(s, "inprogress", sb->inprogress);
+	/*
+	 * The kernel reads features2 and bad_features2 of the primary only,
+	 * and ORs them when they differ (a mismatch changes the features).
+	 */
+	if (sb->bad_features2 && sb->bad_features2 != sb->features2)
+		want(s, "bad_features2", sb->features2, sb->bad_features2);
 	if (sb->shared_vn)
 		invalid(s, "shared_vn", sb->shared_vn);
 	/* The kernel refuses the old quota bits on a v5 superblock. */
