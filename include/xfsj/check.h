@@ -142,6 +142,17 @@ struct xfsj_check_result {
 int xfsj_check(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	       const struct xfsj_check_cb *cb, struct xfsj_check_result *res);
 
+/*
+ * Check only the superblocks of the device behind @io, as they are on
+ * disk, without a replay: for a caller whose replay could not start
+ * because the primary superblock is damaged (xfs_repair -n reports such a
+ * primary, exit 1, rather than giving up).  Same returns as xfsj_check;
+ * nothing after the superblocks is checked.
+ */
+struct xfsj_io;
+int xfsj_check_superblocks(struct xfsj_io *io, const struct xfsj_check_cb *cb,
+			   struct xfsj_check_result *res);
+
 /* The problem table, all rows: for --list-problems and the man page. */
 size_t xfsj_problem_count(void);
 const struct xfsj_problem_def *xfsj_problem_nth(size_t i);

@@ -225,7 +225,7 @@ int xfsj_check(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 
 	xck_progress(&ck, XFSJ_CK_SB, 0, 1);
 	err = xck_sb(&ck);
-	if (err)
+	if (err || ck.stop)
 		goto out_nofree;
 	xck_progress(&ck, XFSJ_CK_SB, 1, 1);
 

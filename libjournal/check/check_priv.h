@@ -151,6 +151,8 @@ struct xck {
 	unsigned int totals_unknown;
 	/* space.c: are bmbt blocks claimed?  0 not known yet, 1 no, 2 yes */
 	uint8_t bmbt_claims;
+	/* sb.c: the primary's geometry is wrong; no later phase runs. */
+	bool stop;
 };
 
 enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The superblock phase's shared pieces: its problem rows, one superblock
+ * being checked, and the rules each superblock must meet on its own
+ * (sb_rules.c).
+ */
+#ifndef XFSJ_CHECK_SB_RULES_H
+#define XFSJ_CHECK_SB_RULES_H
+
+#include "check/check_priv.h"
+
+/* The kinds of finding a primary and a secondary share, in row order. */
+enum sb_kind {
+	SBK_MAGIC, SBK_CRC, SBK_INVALID, SBK_MISMATCH, SBK_GARBAGE,
+	SBK_DBLOCKS, SB__KINDS
+};
+
+/* The rows: the primary's kinds, its own, the secondaries', INFO. */
+enum {
+	SBR_P_MAGIC, SBR_P_CRC, SBR_P_INVALID, SBR_P_MISMATCH, SBR_P_GARBAGE,
+	SBR_P_DBLOCKS, SBR_P_DIFFERS, SBR_P_DEVSIZE, SBR_P_QUOTINO,
+	SBR_S_MAGIC, SBR_S_CRC, SBR_S_INVALID, SBR_S_MISMATCH, SBR_S_GARBAGE,
+	SBR_S_DBLOCKS, SBR_S_DIFFERS, SBR_S_PASTEND,
+	SBR_UNCHECKED,
+	SBR__N
+};
+_Static_assert(SBR_P_DBLOCKS - SBR_P_MAGIC == SBK_DBLOCKS &&
+	       SBR_S_DBLOCKS - SBR_S_MAGIC == SBK_DBLOCKS,
+	       "a kind's row is its primary or secondary base plus the kind");
+
+/* sb_qflags bits (the on-disk quota flags). */
+#define XFSJ_QFLAG_UQUOTA_ACCT	0x0001
+#define XFSJ_QFLAG_PQUOTA_ACCT	0x0008
+#define XFSJ_QFLAG_OQUOTA_ENFD	0x0010	/* pre-v5 only */
+#define XFSJ_QFLAG_OQUOTA_CHKD	0x0020	/* pre-v5 only */
+#define XFSJ_QFLAG_GQUOTA_ACCT	0x0040
+/* Every flag a v5 superblock may hold (accounting, enforcement, checked
+ * for user, group and project quota). */
+#define XFSJ_QFLAG_ALL		0x07cfU
+
+/* One superblock being checked. */
+struct sb_one {
+	struct xck *ck;
+	uint32_t agno;		/* 0: the primary */
+	const uint8_t *buf;	/* its sector as read */
+	uint32_t len;		/* bytes in buf */
+	struct xfsj_sb sb;	/* decoded */
+	bool geom_bad;		/* a size, log or count is wrong */
+	unsigned int nbad;	/* problems reported for it */
+};
+
+/* Report a finding about @s (sb.c owns the rows). */
+void xck_sb_report(struct sb_one *s, enum sb_kind kind, unsigned int has,
+		   const char *field, uint64_t expected, uint64_t found,
+		   uint64_t count);
+
+/*
+ * The rules every superblock meets on its own: magic, version, CRC,
+ * geometry, feature-dependent fields, unused bytes; for a secondary
+ * (@primary given) also the fields only the primary may set.  Returns
+ * whether its fields can be trusted for comparison (magic and CRC good).
+ */
+bool xck_sb_rules(struct sb_one *s, const struct xfsj_sb *primary);
+/* The rules only the primary meets: root inodes, in-progress, device. */
+void xck_sb_primary_rules(struct sb_one *s);
+
+/* The primary's sector size if it is one, else 512. */
+uint32_t xck_sb_sane_sectsize(const struct xfsj_sb *sb);
+/* Can the secondaries be found from these block and AG sizes? */
+bool xck_sb_can_locate(const struct xfsj_sb *sb);
+/* How many AGs' superblocks to read: agcount, or just past the device. */
+uint32_t xck_sb_ags_to_read(const struct xfsj_sb *sb, uint64_t devsize);
+/* Is @ino a possible inode number of this geometry? */
+bool xck_sb_ino_valid(const struct xfsj_sb *sb, uint64_t ino);
+
+#endif
