@@ -117,33 +117,16 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 	o->progress_shown = true;
 }
 
-enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
-				  uint64_t lsn, bool json, bool progress,
-				  uint64_t cache_bytes, FILE *txt)
+/* How a check ended: the summary (or why it could not run). */
+static enum check_outcome check_end(struct out *o, int err,
+				    const struct xfsj_check_result *r)
 {
-	const struct xfsj_check_opts copts = { .cache_bytes = cache_bytes };
-	struct out o = {
-		.dev = dev, .json = json, .progress = progress, .txt = txt,
-	};
-	const struct xfsj_check_cb cb = {
-		.arg = &o,
-		.problem = on_problem,
-		.progress = on_progress,
-	};
-	struct xfsj_check_result res;
-	struct xfsj_fs *fs;
-	int err;
+	const char *dev = o->dev;
+	bool json = o->json;
+	FILE *txt = o->txt;
+	const struct xfsj_check_result res = *r;
 
-	err = xfsj_fs_open(xfsj_replay_overlay(keep), xfsj_replay_sb(keep),
-			   lsn, &fs);
-	if (err) {
-		fprintf(stderr, "xfsj-repair: %s: cannot check: %s\n", dev,
-			xfsj_strerror(err));
-		return CHECK_FAILED;
-	}
-	err = xfsj_check(fs, &copts, &cb, &res);
-	xfsj_fs_close(fs);
-	clear_progress(&o);
+	clear_progress(o);
 	if (err) {
 		const struct xfsj_fault *f = &res.fault;
 
@@ -175,6 +158,35 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 	return res.problems ? CHECK_PROBLEMS : CHECK_CLEAN;
 }
 
+enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
+				  uint64_t lsn, bool json, bool progress,
+				  uint64_t cache_bytes, FILE *txt)
+{
+	const struct xfsj_check_opts copts = { .cache_bytes = cache_bytes };
+	struct out o = {
+		.dev = dev, .json = json, .progress = progress, .txt = txt,
+	};
+	const struct xfsj_check_cb cb = {
+		.arg = &o,
+		.problem = on_problem,
+		.progress = on_progress,
+	};
+	struct xfsj_check_result res;
+	struct xfsj_fs *fs;
+	int err;
+
+	err = xfsj_fs_open(xfsj_replay_overlay(keep), xfsj_replay_sb(keep),
+			   lsn, &fs);
+	if (err) {
+		fprintf(stderr, "xfsj-repair: %s: cannot check: %s\n", dev,
+			xfsj_strerror(err));
+		return CHECK_FAILED;
+	}
+	err = xfsj_check(fs, &copts, &cb, &res);
+	xfsj_fs_close(fs);
+	return check_end(&o, err, &res);
+}
+
 void list_problems(bool json, FILE *f)
 {
 	size_t i, n = xfsj_problem_count();
@@ -201,4 +213,33 @@ void list_problems(bool json, FILE *f)
 		json_str(f, d->msg, strlen(d->msg));
 		fputs("}\n", f);
 	}
+}
+
+enum check_outcome check_unreplayable(const char *dev, struct xfsj_io *io,
+				      const struct xfsj_fault *f, bool json,
+				      FILE *txt)
+{
+	struct out o = { .dev = dev, .json = json, .txt = txt };
+	const struct xfsj_check_cb cb = { .arg = &o, .problem = on_problem };
+	const struct xfsj_problem_def *d =
+		xfsj_problem_by_code("log.unreplayable");
+	struct xfsj_check_result res;
+	enum check_outcome out;
+	int err;
+
+	if (!d)
+		return CHECK_FAILED;
+	on_problem(&o, &(struct xfsj_problem){
+		.def = d, .has = XFSJ_PF_OFF, .off = f->offset,
+		.field = f->field ? f->field : f->structure });
+	fprintf(txt, "%s: checking the superblocks as they are on disk\n",
+		dev);
+	err = xfsj_check_superblocks(io, &cb, &res);
+	if (!err) {
+		/* The log's problem counts too. */
+		res.problems++;
+		res.by_sev[XFSJ_SEV_CORRUPT]++;
+	}
+	out = check_end(&o, err, &res);
+	return out == CHECK_FAILED ? CHECK_FAILED : CHECK_PROBLEMS;
 }

@@ -326,6 +326,30 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 	return EXIT_ERROR;
 }
 
+/*
+ * Did the replay stop because the log or the primary superblock is
+ * damaged (rather than an I/O error, a missing log device or an
+ * interrupted run)?  Then -n reports that and goes on with what it can
+ * still check, as xfs_repair -n does.
+ */
+static bool damaged(const struct xfsj_replay_result *r, int err)
+{
+	switch (r->fault.reason) {
+	case XFSJ_FR_NONE:
+	case XFSJ_FR_FEATURES_UNKNOWN:
+	case XFSJ_FR_LOG_CORRUPT_MIDDLE:
+		break;
+	case XFSJ_FR_LOG_PAST_END:
+		/* A log placed past the device: a damaged superblock. */
+		return true;
+	default:
+		return false;
+	}
+	return err == -XFSJ_E_CORRUPT || err == -XFSJ_E_BADMAGIC ||
+	       err == -XFSJ_E_BADCRC || err == -XFSJ_E_RANGE ||
+	       err == -XFSJ_E_UNSUPP || err == -XFSJ_E_INVAL;
+}
+
 static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 {
 	const char *env = getenv("XFSJ_REPAIR_TEST_DELAY_US");
@@ -357,6 +381,15 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r,
 			  o->nomodify ? &keep : NULL);
+	/* With -l, a log that does not fit is more likely the wrong device. */
+	if (err && o->nomodify && !o->logdev && damaged(&r, err)) {
+		ret = print_failure(o, &r, err);
+		if (ret != EXIT_ERROR)
+			return ret;
+		ret = check_unreplayable(o->device, dataio, &r.fault, o->json,
+					 txt);
+		return ret == CHECK_PROBLEMS ? EXIT_PROBLEMS : EXIT_ERROR;
+	}
 	if (err)
 		return print_failure(o, &r, err);
 	if (o->nomodify) {

@@ -25,4 +25,14 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 /* --list-problems: the problem table, one row a line (JSON Lines). */
 void list_problems(bool json, FILE *f);
 
+/*
+ * -n, when the log cannot be replayed because it or the primary
+ * superblock is damaged: report that as a problem (@f the replay's
+ * fault), then check the superblocks as they are on disk.  Returns
+ * CHECK_PROBLEMS, or CHECK_FAILED when not even that could run.
+ */
+enum check_outcome check_unreplayable(const char *dev, struct xfsj_io *io,
+				      const struct xfsj_fault *f, bool json,
+				      FILE *txt);
+
 #endif

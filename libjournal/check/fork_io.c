@@ -71,7 +71,11 @@ int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
 						bsize, &bp);
 			if (err) {
 				free(buf);
-				return err;
+				/*
+				 * Another structure's buffer at that address
+				 * (an AG header sector): not file blocks.
+				 */
+				return err == -XFSJ_E_INVAL ? 1 : err;
 			}
 			memcpy(buf + (size_t)(done + i) * bsize, bp->data,
 			       bsize);

@@ -9,8 +9,19 @@
 
 #include "check/check_priv.h"
 
+/*
+ * Phase 00: the log itself, reported by the caller of the replay when it
+ * cannot replay it (xfsj-repair -n goes on with the superblocks).
+ */
+static const struct xfsj_problem_def log_rows[] = {
+	{ "log.unreplayable", 0x000001, XFSJ_SEV_CORRUPT, "log",
+	  "the log cannot be replayed: {field} is wrong (at byte {off})",
+	  XFSJ_FIX_NONE },
+};
+static const struct xck_table log_table = { log_rows, 1 };
+
 static const struct xck_table *const tables[] = {
-	&xck_sb_table, &xck_agh_table, &xck_agbt_table, &xck_inode_table,
+	&log_table, &xck_sb_table, &xck_agh_table, &xck_agbt_table, &xck_inode_table,
 	&xck_fork_table, &xck_dir_table, &xck_attr_table, &xck_space_table,
 	&xck_names_table, &xck_counters_table,
 };
