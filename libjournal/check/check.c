@@ -135,7 +135,7 @@ struct xck_inode *xck_inode_find(struct xck *ck, uint64_t ino,
 
 	if (chunk)
 		*chunk = NULL;
-	if (agno >= ck->agcount)
+	if (agno >= ck->agcount || !ck->ags[agno].chunks.n)
 		return NULL;
 	c = bsearch(&agino, ck->ags[agno].chunks.v, ck->ags[agno].chunks.n,
 		    sizeof(*c), chunk_cmp_key);

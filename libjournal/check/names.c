@@ -52,7 +52,7 @@ static const struct xfsj_problem_def rows[NM__N] = {
 		"directory",
 		"directory {ino} is named by {count} entries, one of them in directory {off}",
 		XFSJ_FIX_CLEAR_ENTRY },
-	[NM_DOTDOT] = { "dir.dotdot", 0x080005, XFSJ_SEV_XCORRUPT, "directory",
+	[NM_DOTDOT] = { "names.dotdot", 0x080005, XFSJ_SEV_XCORRUPT, "directory",
 		"directory {ino}: '..' names {found}, but directory {expected} holds it",
 		XFSJ_FIX_FIELD },
 	[NM_ROOT] = { "dir.root", 0x080006, XFSJ_SEV_CORRUPT, "directory",

@@ -10,11 +10,11 @@
 #include "check/check_priv.h"
 
 /*
- * Phase 00: the log itself, reported by the caller of the replay when it
+ * Phase 0a: the log itself, reported by the caller of the replay when it
  * cannot replay it (xfsj-repair -n goes on with the superblocks).
  */
 static const struct xfsj_problem_def log_rows[] = {
-	{ "log.unreplayable", 0x000001, XFSJ_SEV_CORRUPT, "log",
+	{ "log.unreplayable", 0x0a0001, XFSJ_SEV_CORRUPT, "log",
 	  "the log cannot be replayed: {field} is wrong (at byte {off})",
 	  XFSJ_FIX_NONE },
 };

@@ -227,7 +227,11 @@ static void check_align(struct sb_one *s)
 				 sb->blocklog;
 
 		want(s, "inoalignmt", chunk, sb->inoalignmt);
-		if (scaled)
+		/*
+		 * Blocks larger than an inode cluster (64 KiB blocks): mkfs
+		 * writes 0 and the kernel mounts it.
+		 */
+		if (scaled || (!chunk && !sb->spino_align))
 			want(s, "spino_align", scaled, sb->spino_align);
 		else if (!sb->spino_align || sb->spino_align > chunk ||
 			 chunk % sb->spino_align)

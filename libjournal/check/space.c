@@ -75,7 +75,7 @@ static const struct xfsj_problem_def rows[SP__N] = {
 		"rmapbt",
 		"AG {ag} rmapbt record {agbno}+{count} of {name} matches no use of the blocks",
 		XFSJ_FIX_REBUILD_BTREE },
-	[SP_REFCOUNT] = { "refcountbt.count", 0x070008, XFSJ_SEV_XCORRUPT,
+	[SP_REFCOUNT] = { "refcount.shared", 0x070008, XFSJ_SEV_XCORRUPT,
 		"refcountbt",
 		"AG {ag} blocks {agbno}+{count}: the refcountbt says {found} owners, the files share them {expected} times",
 		XFSJ_FIX_REBUILD_BTREE },

@@ -52,9 +52,8 @@
 	X(check_space_suite)	\
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\
+	X(check_headers_suite)	\
 	X(replay_suite)
-	X(replay_suite)		\
-	X(check_headers_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
 XFSJ_SUITES(XFSJ_SUITE_DECL)

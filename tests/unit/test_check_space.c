@@ -290,10 +290,10 @@ START_TEST(space_reflink_sharing)
 	setup(&t);
 	own(&t, 32, 4, 133, 2);
 	run_space(&t);
-	expect(&t, "refcountbt.count");
-	ck_assert_uint_eq(find(&t, "refcountbt.count")->agbno, 32);
-	ck_assert_uint_eq(find(&t, "refcountbt.count")->expected, 2);
-	ck_assert_uint_eq(find(&t, "refcountbt.count")->found, 1);
+	expect(&t, "refcount.shared");
+	ck_assert_uint_eq(find(&t, "refcount.shared")->agbno, 32);
+	ck_assert_uint_eq(find(&t, "refcount.shared")->expected, 2);
+	ck_assert_uint_eq(find(&t, "refcount.shared")->found, 1);
 	teardown(&t);
 
 	setup(&t);
@@ -308,7 +308,7 @@ START_TEST(space_reflink_sharing)
 	own(&t, 32, 4, 133, XFSJ_RMAP_OFF_ATTR_FORK);
 	ck_assert_int_eq(xck_vec_push(&t.ck, &t.ag.refcs, &r), 0);
 	run_space(&t);
-	expect(&t, "refcountbt.count space.multiply_claimed");
+	expect(&t, "refcount.shared space.multiply_claimed");
 	teardown(&t);
 }
 END_TEST
@@ -642,7 +642,7 @@ START_TEST(names_two_parents)
 	slot(&t, 1)->nlink = 3;
 	slot(&t, 3)->parent = ino_of(&t, 1);	/* and b's ".." is wrong */
 	run_names(&t);
-	expect(&t, "dir.dotdot dir.parents");
+	expect(&t, "dir.parents names.dotdot");
 	teardown(&t);
 }
 END_TEST
