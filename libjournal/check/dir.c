@@ -493,6 +493,12 @@ static void check_entries(struct xck_dctx *d, bool sf)
 		if (i == 1 && !dotdot)
 			xck_dir_report(d, DIR_DOTDOT, 0, 0, "second entry",
 				       0, 0);
+		/* "." and ".." name directories (xfs_repair checks both). */
+		if (!sf && (dot || dotdot) && e[i].ftype != XFSJ_FT_DIR &&
+		    xfsj_fs_has_incompat(d->ck->fs, XFSJ_INCOMPAT_FTYPE))
+			xck_dir_report(d, dot ? DIR_DOT : DIR_DOTDOT,
+				       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, 0,
+				       "file type", XFSJ_FT_DIR, e[i].ftype);
 		if (!xck_ino_valid(d->ck, e[i].ino)) {
 			if (sf && i == 1)
 				xck_dir_report(d, DIR_DOTDOT, XFSJ_PF_FOUND, 0,
