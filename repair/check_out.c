@@ -124,11 +124,10 @@ static enum check_outcome check_end(struct out *o, int err,
 	const char *dev = o->dev;
 	bool json = o->json;
 	FILE *txt = o->txt;
-	const struct xfsj_check_result res = *r;
 
 	clear_progress(o);
 	if (err) {
-		const struct xfsj_fault *f = &res.fault;
+		const struct xfsj_fault *f = &r->fault;
 
 		if (f->structure)
 			fprintf(stderr, "xfsj-repair: %s: cannot check: %s %s at byte %" PRIu64 ": %s\n",
@@ -147,15 +146,15 @@ static enum check_outcome check_end(struct out *o, int err,
 		       ",\"corrupt\":%" PRIu64 ",\"xcorrupt\":%" PRIu64
 		       ",\"warnings\":%" PRIu64 ",\"inodes\":%" PRIu64
 		       ",\"extents\":%" PRIu64 ",\"state_bytes\":%" PRIu64 "}\n",
-		       res.problems, res.by_sev[XFSJ_SEV_CORRUPT],
-		       res.by_sev[XFSJ_SEV_XCORRUPT], res.by_sev[XFSJ_SEV_WARN],
-		       res.inodes, res.extents, res.peak_state_bytes);
+		       r->problems, r->by_sev[XFSJ_SEV_CORRUPT],
+		       r->by_sev[XFSJ_SEV_XCORRUPT], r->by_sev[XFSJ_SEV_WARN],
+		       r->inodes, r->extents, r->peak_state_bytes);
 	else
 		fprintf(txt, "%s: checked %" PRIu64 " inodes, %" PRIu64
 			" extents: %" PRIu64 " problem%s found\n", dev,
-			res.inodes, res.extents, res.problems,
-			res.problems == 1 ? "" : "s");
-	return res.problems ? CHECK_PROBLEMS : CHECK_CLEAN;
+			r->inodes, r->extents, r->problems,
+			r->problems == 1 ? "" : "s");
+	return r->problems ? CHECK_PROBLEMS : CHECK_CLEAN;
 }
 
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,

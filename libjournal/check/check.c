@@ -15,7 +15,7 @@ void xck_vec_init(struct xck_vec *v, size_t esz)
 	v->esz = esz;
 }
 
-static void account(struct xck *ck, int64_t delta)
+void xck_account(struct xck *ck, int64_t delta)
 {
 	ck->state_bytes += delta;
 	if (ck->state_bytes > ck->res->peak_state_bytes)
@@ -30,7 +30,7 @@ int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e)
 
 		if (!nv)
 			return -XFSJ_E_NOMEM;
-		account(ck, (int64_t)((ncap - v->cap) * v->esz));
+		xck_account(ck, (int64_t)((ncap - v->cap) * v->esz));
 		v->v = nv;
 		v->cap = ncap;
 	}
@@ -41,7 +41,7 @@ int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e)
 
 void xck_vec_free(struct xck *ck, struct xck_vec *v)
 {
-	account(ck, -(int64_t)(v->cap * v->esz));
+	xck_account(ck, -(int64_t)(v->cap * v->esz));
 	free(v->v);
 	v->v = NULL;
 	v->n = v->cap = 0;
@@ -157,8 +157,8 @@ static void free_ag(struct xck *ck, struct xck_ag *ag)
 
 		if (c->ino) {
 			free(c->ino);
-			ck->state_bytes -= XFSJ_INODES_PER_CHUNK *
-					   sizeof(struct xck_inode);
+			xck_account(ck, -(int64_t)(XFSJ_INODES_PER_CHUNK *
+					sizeof(struct xck_inode)));
 		}
 	}
 	xck_vec_free(ck, &ag->claims);
@@ -235,7 +235,7 @@ int xfsj_check(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 		err = -XFSJ_E_NOMEM;
 		goto out_nofree;
 	}
-	account(&ck, (int64_t)ck.agcount * sizeof(*ck.ags));
+	xck_account(&ck, (int64_t)ck.agcount * sizeof(*ck.ags));
 	for (agno = 0; agno < ck.agcount; agno++)
 		init_ag(&ck, &ck.ags[agno], agno);
 

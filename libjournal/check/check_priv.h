@@ -46,6 +46,8 @@ struct xck_vec {
 	size_t esz;		/* set by xck_vec_init */
 };
 
+/* The tables' bytes grew (or shrank) by @delta: state and peak. */
+void xck_account(struct xck *ck, int64_t delta);
 void xck_vec_init(struct xck_vec *v, size_t esz);
 /* Append a copy of @e; -XFSJ_E_NOMEM. */
 int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e);

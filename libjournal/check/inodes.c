@@ -367,9 +367,7 @@ int xck_inodes(struct xck *ck, struct xck_ag *ag)
 		c->ino = calloc(XFSJ_INODES_PER_CHUNK, sizeof(*c->ino));
 		if (!c->ino)
 			return -XFSJ_E_NOMEM;
-		ck->state_bytes += XFSJ_INODES_PER_CHUNK * sizeof(*c->ino);
-		if (ck->state_bytes > ck->res->peak_state_bytes)
-			ck->res->peak_state_bytes = ck->state_bytes;
+		xck_account(ck, XFSJ_INODES_PER_CHUNK * sizeof(*c->ino));
 		for (k = 0; k < XFSJ_INODES_PER_CHUNK; k++)
 			c->ino[k].parent = XFSJ_NULLFSINO;
 	}
