@@ -30,7 +30,7 @@ static uint64_t ms_now(void)
 }
 
 /* A JSON string: quotes, backslashes and control bytes escaped. */
-static void json_str(FILE *f, const char *s, size_t n)
+void json_str(FILE *f, const char *s, size_t n)
 {
 	size_t i;
 
@@ -56,18 +56,23 @@ static void clear_progress(struct out *o)
 	}
 }
 
-static void on_problem(void *arg, const struct xfsj_problem *p)
+void print_problem(const struct xfsj_problem *p, bool json, const char *tag)
 {
-	struct out *o = arg;
 	char msg[512];
 
 	xfsj_problem_format(p, msg, sizeof(msg));
-	clear_progress(o);
-	if (!o->json) {
-		printf("%s: %s\n", p->def->code, msg);
+	if (!json) {
+		if (tag)
+			printf("%s: %s: %s\n", tag, p->def->code, msg);
+		else
+			printf("%s: %s\n", p->def->code, msg);
 		return;
 	}
-	printf("{\"code\":\"%s\",\"num\":\"0x%06" PRIx32 "\",\"severity\":\"%s\","
+	if (tag)
+		printf("{\"%s\":true,", tag);
+	else
+		putchar('{');
+	printf("\"code\":\"%s\",\"num\":\"0x%06" PRIx32 "\",\"severity\":\"%s\","
 	       "\"structure\":\"%s\",\"fix\":\"%s\"",
 	       p->def->code, p->def->num, xfsj_sev_name(p->def->sev),
 	       p->def->structure, xfsj_fix_name(p->def->fix));
@@ -98,6 +103,14 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 	printf(",\"message\":");
 	json_str(stdout, msg, strlen(msg));
 	printf("}\n");
+}
+
+static void on_problem(void *arg, const struct xfsj_problem *p)
+{
+	struct out *o = arg;
+
+	clear_progress(o);
+	print_problem(p, o->json, NULL);
 }
 
 static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,14 +26,19 @@
 
 /* Exit codes (documented in xfsj-repair.8 and --help). */
 enum {
-	EXIT_CLEAN = 0,		/* clean log, or replay done; -n: no problems */
-	EXIT_PROBLEMS = 1,	/* -n: problems found (as xfs_repair -n) */
+	EXIT_CLEAN = 0,		/* nothing to fix (a dirty log replayed);
+				 * -n: no problems */
+	EXIT_PROBLEMS = 1,	/* -n: problems found (as xfs_repair -n);
+				 * else: problems found and all fixed */
 	EXIT_DIRTY = 2,		/* -n: the log is dirty and would be replayed;
 				 * the replayed filesystem checks clean */
-	EXIT_LEFTOVER = 4,	/* work left this version cannot finish */
-	EXIT_ERROR = 8,		/* could not check or replay: usage, I/O,
-				 * corrupt or unsupported log, a feature this
-				 * version cannot check */
+	EXIT_LEFTOVER = 4,	/* problems left uncorrected, or log work
+				 * this version cannot finish */
+	EXIT_ERROR = 8,		/* could not check, replay or repair: usage,
+				 * I/O, corrupt or unsupported log, a feature
+				 * this version cannot check */
+	EXIT_PREEN = 32,	/* -p: a problem needs a full repair; nothing
+				 * but the log replay was written */
 };
 
 struct opts {
@@ -44,6 +50,11 @@ struct opts {
 	bool force_progress;
 	bool json;
 	bool list_problems;
+	bool preen;		/* -p */
+	bool replay_only;	/* --replay-only: no check, no repair */
+	bool compat;		/* --compat: xfs_repair's exit codes */
+	bool exit_on_fix;	/* -e: with --compat, 4 when something was
+				 * fixed (as xfs_repair -e) */
 	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
 };
 
@@ -61,41 +72,56 @@ struct run {
 static void usage(FILE *out)
 {
 	fputs(
-"Usage: xfsj-repair [-n] [-v] [-P] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE] device\n"
+"Usage: xfsj-repair [-n | -p] [-v] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE]\n"
+"                   [--progress] [--compat [-e]] [-f] [-L] [-P] [-t SECS]\n"
+"                   [-o SUBOPT[=VAL]] device\n"
 "       xfsj-repair --list-problems [--json]\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
-"log recovery does, finish the work it leaves (pending EFI, RUI, CUI, BUI,\n"
-"ATTRI and XMI intents, unlinked inodes, CoW staging extents) and leave a\n"
-"clean log.  With -n, check every metadata structure of the filesystem the\n"
-"replay leaves.\n"
+"log recovery does, and finish the work it leaves (pending intents, unlinked\n"
+"inodes, CoW staging extents); then check every metadata structure and\n"
+"repair what is wrong, checking the result again before anything is written.\n"
+"Replay and repair reach the device together, through a redo file.\n"
 "\n"
-"  -n            no modify: replay a dirty log in memory, then check the\n"
-"                result (superblocks, AG headers and btrees, inodes, forks,\n"
-"                directories, attributes, ownership of every block, links,\n"
-"                counters) and print one line per problem; the device is\n"
-"                never opened for writing\n"
-"  --json        with -n: JSON Lines on stdout, one object per problem\n"
-"                (code, num, severity, structure, fix, where and what, message)\n"
-"                and a final summary object; other words go to stderr\n"
-"  -m MiB        with -n: bound the check's buffer cache to MiB mebibytes\n"
-"                (default 64); the checker's own tables come on top\n"
+"  -n            no modify: replay and check in memory, print one line per\n"
+"                problem; the device is never opened for writing\n"
+"  -p            preen: fix only what is safe without a person (counters,\n"
+"                leaked blocks, unlinked lists); anything else stops with\n"
+"                exit 32 and a one-line reason, and nothing but the log\n"
+"                replay is written\n"
+"  --json        JSON Lines on stdout: one object per problem (-n), or per\n"
+"                problem found, fix applied and problem left, then a summary\n"
+"                object; other words go to stderr\n"
+"  -m MiB        bound the check's buffer cache to MiB mebibytes (default\n"
+"                64); the checker's own tables come on top\n"
 "  -l LOGDEV     the external log device of a filesystem made with one\n"
 "  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
-"                replay is written there and synced before the device is\n"
+"                changes are written there and synced before the device is\n"
 "                touched, so a killed run finishes when run again\n"
-"  -v            verbose: list every piece of leftover work before finishing it\n"
-"  -P            show progress even when not on a terminal\n"
+"  -v            verbose: list every piece of leftover log work, each repair\n"
+"                round\n"
+"  --progress    show progress even when not on a terminal\n"
+"  --replay-only replay the log and stop: no check, no repair (the replay\n"
+"                as the kernel's mount does it)\n"
+"  --compat      exit with xfs_repair's codes (below); -e: 4 when something\n"
+"                was fixed, as xfs_repair -e\n"
+"  -f, -P, -t SECS, -o ag_stride=N|bhash=N|ihash=N|force_geometry|noquota\n"
+"                accepted for scripts written for xfs_repair; no effect\n"
+"  -L            accepted and explained: xfsj replays the log, it never\n"
+"                needs to throw it away\n"
 "  --list-problems  print the problem table (number, code, severity,\n"
 "                structure, fix, message template; JSON Lines with --json)\n"
-"  -V            print the version and exit\n"
+"  -V, --version print the version and exit; -h, --help this text\n"
 "\n"
-"Exit status: 0 clean log or replay done; -n: no problems found.\n"
-"1 -n: problems found (as xfs_repair -n).\n"
+"Exit status: 0 nothing to fix (a dirty log was replayed); -n: no problems.\n"
+"1 -n: problems found (as xfs_repair -n); else problems found, all fixed.\n"
 "2 -n: the log is dirty; the filesystem its replay leaves checks clean.\n"
-"4 the log leaves work in a form this version cannot finish yet (for example\n"
-"  an attribute fork in node format): nothing was written.\n"
-"8 could not replay or check: usage, I/O error, corrupt or unsupported log,\n"
-"  a feature this version cannot check.\n", out);
+"4 problems left uncorrected (what was fixed is written), or log work in a\n"
+"  form this version cannot finish yet (nothing was written).\n"
+"8 could not check, replay or repair: usage, I/O error, corrupt or\n"
+"  unsupported log, a feature this version cannot check.\n"
+"32 -p: a problem needs a full repair.\n"
+"With --compat: 0 clean or fixed (-e: 4 when fixed), 1 problems found (-n),\n"
+"problems left, or an error.\n", out);
 }
 
 static uint64_t now_ms(void)
@@ -350,6 +376,60 @@ static bool damaged(const struct xfsj_replay_result *r, int err)
 	       err == -XFSJ_E_UNSUPP || err == -XFSJ_E_INVAL;
 }
 
+/* Without -n: repair the replayed state, commit both; the exit code. */
+static int repair(struct opts *o, const struct run *run,
+		  const struct xfsj_replay_result *r, struct xfsj_replay *keep)
+{
+	const struct repair_args a = {
+		.device = o->device,
+		.json = o->json,
+		.verbose = o->verbose,
+		.progress = run->progress,
+		.preen = o->preen,
+		.cache_bytes = o->cache_bytes,
+		.txt = txt,
+		.rcb = { page_hook, (void *)run },
+	};
+	enum repair_outcome out;
+	uint64_t lsn = 0;
+
+	if (r->dirty)
+		fprintf(txt, "%s: log replayed in memory (%llu blocks of 4 KiB to write); checking the result\n",
+			o->device, (unsigned long long)r->pages);
+	/*
+	 * Repaired blocks are stamped behind the log head: after a replay,
+	 * the clean log written at the old head goes past it; on a clean
+	 * log, the head itself would be "ahead of the log" (xfs_repair).
+	 */
+	if (r->dirty)
+		lsn = xfsj_lsn(r->ht.cycle, r->ht.head_blk);
+	else if (r->ht.cycle && r->ht.head_blk)
+		lsn = xfsj_lsn(r->ht.cycle, r->ht.head_blk - 1);
+	out = run_repair(&a, keep, lsn, r->redo);
+	if (o->compat) {
+		switch (out) {
+		case REPAIR_NOTHING:
+			return EXIT_CLEAN;
+		case REPAIR_FIXED:
+			return o->exit_on_fix ? 4 : EXIT_CLEAN;
+		default:
+			return 1;
+		}
+	}
+	switch (out) {
+	case REPAIR_NOTHING:
+		return EXIT_CLEAN;
+	case REPAIR_FIXED:
+		return EXIT_PROBLEMS;
+	case REPAIR_LEFT:
+		return EXIT_LEFTOVER;
+	case REPAIR_PREEN_REFUSED:
+		return EXIT_PREEN;
+	default:
+		return EXIT_ERROR;
+	}
+}
+
 static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 {
 	const char *env = getenv("XFSJ_REPAIR_TEST_DELAY_US");
@@ -361,6 +441,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 	const struct xfsj_replay_opts ro = {
 		.nomodify = o->nomodify,
 		.redo = o->redo,
+		.defer_commit = !o->nomodify && !o->replay_only,
 	};
 	const struct xfsj_replay_cb cb = {
 		.arg = &run,
@@ -379,8 +460,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 	uint64_t t0 = now_ms();
 	int err, ret;
 
-	err = xfsj_replay(dataio, logio, &ro, &cb, &r,
-			  o->nomodify ? &keep : NULL);
+	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
 	/* With -l, a log that does not fit is more likely the wrong device. */
 	if (err && o->nomodify && !o->logdev && damaged(&r, err)) {
 		ret = print_failure(o, &r, err);
@@ -404,11 +484,54 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 			return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
 		return ret == CHECK_PROBLEMS ? EXIT_PROBLEMS : EXIT_ERROR;
 	}
-	if (!r.dirty)
+	if (o->replay_only) {
+		xfsj_replay_free(keep);
+		if (!r.dirty)
+			return EXIT_CLEAN;
+		fprintf(txt, "%s: replay done: %llu blocks of 4 KiB written, log clean, %.3f s\n",
+			o->device, (unsigned long long)r.pages,
+			(now_ms() - t0) / 1000.0);
 		return EXIT_CLEAN;
-	fprintf(txt, "%s: replay done: %llu blocks of 4 KiB written, log clean, %.3f s\n",
-	       o->device, (unsigned long long)r.pages, (now_ms() - t0) / 1000.0);
-	return EXIT_CLEAN;
+	}
+	ret = repair(o, &run, &r, keep);
+	xfsj_replay_free(keep);
+	if (r.dirty && ret != EXIT_ERROR)
+		fprintf(txt, "%s: replay and repair written, %.3f s\n",
+			o->device, (now_ms() - t0) / 1000.0);
+	return ret;
+}
+
+/* xfs_repair's numeric arguments (-t, -o x=N): accepted, checked. */
+static bool compat_number(const char *v, const char *what)
+{
+	char *end;
+
+	if (!v || *v < '0' || *v > '9' || (strtoull(v, &end, 10), *end)) {
+		fprintf(stderr, "xfsj-repair: %s %s: not a number\n", what,
+			v ? v : "");
+		return false;
+	}
+	return true;
+}
+
+/* xfs_repair's -o suboptions: known ones accepted (no effect here). */
+static bool compat_subopt(const char *arg)
+{
+	static const char *const valued[] = { "ag_stride", "bhash", "ihash",
+					      "phase2_threads" };
+	static const char *const flags[] = { "force_geometry", "noquota",
+					     "assume_xfs" };
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg), i;
+
+	for (i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
+		if (strlen(valued[i]) == n && !strncmp(arg, valued[i], n))
+			return compat_number(eq ? eq + 1 : NULL, arg);
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (!eq && !strcmp(arg, flags[i]))
+			return true;
+	fprintf(stderr, "xfsj-repair: -o %s: unknown suboption\n", arg);
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -419,18 +542,29 @@ int main(int argc, char **argv)
 	char *end;
 	unsigned long long mib;
 
-	enum { OPT_LIST_PROBLEMS = 256 };
+	enum {
+		OPT_LIST_PROBLEMS = 256, OPT_PROGRESS, OPT_COMPAT,
+		OPT_REPLAY_ONLY,
+	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "list-problems", no_argument, NULL, OPT_LIST_PROBLEMS },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "compat", no_argument, NULL, OPT_COMPAT },
+		{ "replay-only", no_argument, NULL, OPT_REPLAY_ONLY },
 		{ NULL, 0, NULL, 0 },
 	};
 
 	txt = stdout;
-	while ((c = getopt_long(argc, argv, "nl:m:r:vPVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nl:m:r:vpPfeLt:o:Vh", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case OPT_LIST_PROBLEMS: o.list_problems = true; break;
+		case OPT_PROGRESS: o.force_progress = true; break;
+		case OPT_COMPAT: o.compat = true; break;
+		case OPT_REPLAY_ONLY: o.replay_only = true; break;
 		case 'm':
 			mib = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !mib ||
@@ -443,12 +577,28 @@ int main(int argc, char **argv)
 			break;
 		case 'j': o.json = true; txt = stderr; break;
 		case 'n': o.nomodify = true; break;
+		case 'p': o.preen = true; break;
 		case 'l': o.logdev = optarg; break;
 		case 'r': o.redo = optarg; break;
 		case 'v': o.verbose = true; break;
-		case 'P': o.force_progress = true; break;
+		case 'e': o.exit_on_fix = true; break;
+		case 'f':	/* a file, not a device: nothing differs */
+		case 'P':	/* xfs_repair: no prefetch */
+			break;
+		case 't':
+			if (!compat_number(optarg, "-t"))
+				return EXIT_ERROR;
+			break;
+		case 'o':
+			if (!compat_subopt(optarg))
+				return EXIT_ERROR;
+			break;
+		case 'L':
+			fputs("xfsj-repair: -L: not needed: a dirty log is replayed, never thrown away\n",
+			      stderr);
+			break;
 		case 'V':
-			fprintf(txt, "xfsj-repair version %s\n", PACKAGE_VERSION);
+			printf("xfsj-repair version %s\n", PACKAGE_VERSION);
 			return EXIT_CLEAN;
 		case 'h':
 			usage(stdout);
@@ -457,6 +607,11 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return EXIT_ERROR;
 		}
+	}
+	if (o.nomodify && o.preen) {
+		fputs("xfsj-repair: -n and -p cannot be used together\n",
+		      stderr);
+		return EXIT_ERROR;
 	}
 	if (o.list_problems && optind == argc) {
 		list_problems(o.json, stdout);

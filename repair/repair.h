@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xfsj-repair's parts: the replay (repair.c) and the check's wording. */
-#ifndef XFSJ_REPAIR_H
-#define XFSJ_REPAIR_H
+#ifndef XFSJ_REPAIR_TOOL_H
+#define XFSJ_REPAIR_TOOL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "xfsj/check.h"
+#include "xfsj/redo.h"
 #include "xfsj/replay.h"
 
 enum check_outcome { CHECK_CLEAN, CHECK_PROBLEMS, CHECK_FAILED };
@@ -34,5 +36,40 @@ void list_problems(bool json, FILE *f);
 enum check_outcome check_unreplayable(const char *dev, struct xfsj_io *io,
 				      const struct xfsj_fault *f, bool json,
 				      FILE *txt);
+
+/* One problem: "code: message" (after "TAG: " when @tag), or a JSON
+ * object (with "TAG":true first). */
+void print_problem(const struct xfsj_problem *p, bool json, const char *tag);
+/* A JSON string of @n bytes, escaped. */
+void json_str(FILE *f, const char *s, size_t n);
+
+/* What the repair's wording needs of the options. */
+struct repair_args {
+	const char *device;
+	bool json;
+	bool verbose;
+	bool progress;
+	bool preen;
+	uint64_t cache_bytes;
+	FILE *txt;
+	struct xfsj_redo_cb rcb;	/* each page written */
+};
+
+enum repair_outcome {
+	REPAIR_NOTHING,		/* the check found nothing to fix */
+	REPAIR_FIXED,		/* fixed, the final check is clean */
+	REPAIR_LEFT,		/* some problems are left */
+	REPAIR_PREEN_REFUSED,	/* -p: needs a person; nothing fixed */
+	REPAIR_FAILED,		/* could not run or write */
+};
+
+/*
+ * Repair the filesystem the replay @keep left in its overlay (@lsn: the
+ * log head the repaired blocks are stamped with), then commit the replay
+ * and the repair through the redo file @redo.
+ */
+enum repair_outcome run_repair(const struct repair_args *a,
+			       struct xfsj_replay *keep, uint64_t lsn,
+			       const char *redo);
 
 #endif

@@ -9,6 +9,8 @@
 #   recover   replay, leftover work, the redo file: the replay pipeline
 #   check     the offline checker: phases over fs, the problem table
 #             (beside recover: neither uses the other)
+#   repair    the offline repair: rounds of check and fixes, the fix
+#             table, the commit with the needs-repair flag
 #   mkfs      geometry policy and writing a new filesystem
 #
 # A file may include headers of its own layer and of the layers below it
@@ -23,10 +25,10 @@
 set -u
 MAXLINES=${MAXLINES:-1500}
 
-declare -A RANK=([core]=0 [ondisk]=1 [log]=2 [fs]=3 [recover]=4 [check]=4 [mkfs]=2)
+declare -A RANK=([core]=0 [ondisk]=1 [log]=2 [fs]=3 [recover]=4 [check]=4 [repair]=5 [mkfs]=2)
 declare -A PUBLIC=([errors]=core [io]=core [ondisk]=ondisk [logread]=log
 	[fs]=fs [recover]=recover [redo]=recover [finish]=recover
-	[replay]=recover [check]=check [geometry]=mkfs [newfs]=mkfs)
+	[replay]=recover [check]=check [repair]=repair [geometry]=mkfs [newfs]=mkfs)
 
 # may FROM TO: may a file of layer FROM include a header of layer TO?
 may() {

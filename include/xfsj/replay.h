@@ -41,6 +41,13 @@
 struct xfsj_replay_opts {
 	bool nomodify;		/* replay in memory only, write nothing */
 	const char *redo;	/* redo file, or NULL for the default */
+	/*
+	 * Everything but the commit: an interrupted run is finished from its
+	 * redo file and the replay is done into the overlay, clean log
+	 * included, but not written; the caller (a repair going on from the
+	 * replayed state, @keep) commits the overlay itself.
+	 */
+	bool defer_commit;
 };
 
 /* Every member may be NULL. */

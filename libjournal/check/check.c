@@ -204,71 +204,102 @@ static const struct ag_phase ag_phases[] = {
 	{ XFSJ_CK_SPACE, xck_space },
 };
 
-int xfsj_check(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
-	       const struct xfsj_check_cb *cb, struct xfsj_check_result *res)
+/* Free what a check kept (xck_run with @keep). */
+void xck_free(struct xck *ck)
 {
-	struct xck ck = {
-		.fs = fs,
-		.sb = xfsj_fs_sb(fs),
-		.cb = cb,
-		.res = res,
-	};
+	struct xfsj_check_result scratch;
+	uint32_t agno;
+
+	if (!ck)
+		return;
+	/* The run's result may be gone: count the freeing elsewhere. */
+	memset(&scratch, 0, sizeof(scratch));
+	ck->res = &scratch;
+	for (agno = 0; ck->ags && agno < ck->agcount; agno++)
+		free_ag(ck, &ck->ags[agno]);
+	free(ck->ags);
+	xck_vec_free(ck, &ck->dirents);
+	xck_vec_free(ck, &ck->pptrs);
+	free(ck);
+}
+
+int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
+	    const struct xfsj_check_cb *cb, struct xfsj_check_result *res,
+	    struct xck **keep)
+{
+	struct xck *ck;
 	size_t p;
 	uint32_t agno;
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	if (keep)
+		*keep = NULL;
+	ck = calloc(1, sizeof(*ck));
+	if (!ck)
+		return xfsj_fault_set(&res->fault, XFSJ_E_NOMEM, NULL, NULL,
+				      0, 0);
+	ck->fs = fs;
+	ck->sb = xfsj_fs_sb(fs);
+	ck->cb = cb;
+	ck->res = res;
 	if (o && o->cache_bytes)
 		xfsj_fs_set_cache_bound(fs, o->cache_bytes);
-	xck_vec_init(&ck.dirents, sizeof(struct xck_dirent));
-	xck_vec_init(&ck.pptrs, sizeof(struct xck_pptr));
+	xck_vec_init(&ck->dirents, sizeof(struct xck_dirent));
+	xck_vec_init(&ck->pptrs, sizeof(struct xck_pptr));
 
-	xck_progress(&ck, XFSJ_CK_SB, 0, 1);
-	err = xck_sb(&ck);
-	if (err || ck.stop)
-		goto out_nofree;
-	xck_progress(&ck, XFSJ_CK_SB, 1, 1);
+	xck_progress(ck, XFSJ_CK_SB, 0, 1);
+	err = xck_sb(ck);
+	if (err || ck->stop)
+		goto out;
+	xck_progress(ck, XFSJ_CK_SB, 1, 1);
 
-	ck.agcount = ck.sb->agcount;
-	ck.ags = calloc(ck.agcount, sizeof(*ck.ags));
-	if (!ck.ags) {
+	ck->ags = calloc(ck->sb->agcount, sizeof(*ck->ags));
+	if (!ck->ags) {
 		err = -XFSJ_E_NOMEM;
-		goto out_nofree;
+		goto out;
 	}
-	xck_account(&ck, (int64_t)ck.agcount * sizeof(*ck.ags));
-	for (agno = 0; agno < ck.agcount; agno++)
-		init_ag(&ck, &ck.ags[agno], agno);
+	ck->agcount = ck->sb->agcount;
+	xck_account(ck, (int64_t)ck->agcount * sizeof(*ck->ags));
+	for (agno = 0; agno < ck->agcount; agno++)
+		init_ag(ck, &ck->ags[agno], agno);
 
 	for (p = 0; p < sizeof(ag_phases) / sizeof(ag_phases[0]); p++) {
-		for (agno = 0; agno < ck.agcount; agno++) {
-			xck_progress(&ck, ag_phases[p].ph, agno, ck.agcount);
-			err = ag_phases[p].fn(&ck, &ck.ags[agno]);
+		for (agno = 0; agno < ck->agcount; agno++) {
+			xck_progress(ck, ag_phases[p].ph, agno, ck->agcount);
+			err = ag_phases[p].fn(ck, &ck->ags[agno]);
 			if (err)
 				goto out;
 			/* Nothing of this phase needs its buffers kept. */
 			xfsj_fs_release_kept(fs);
 		}
-		xck_progress(&ck, ag_phases[p].ph, ck.agcount, ck.agcount);
+		xck_progress(ck, ag_phases[p].ph, ck->agcount, ck->agcount);
 	}
 
-	xck_progress(&ck, XFSJ_CK_NAMES, 0, 1);
-	err = xck_names(&ck);
+	xck_progress(ck, XFSJ_CK_NAMES, 0, 1);
+	err = xck_names(ck);
 	if (err)
 		goto out;
-	xck_progress(&ck, XFSJ_CK_NAMES, 1, 1);
-	xck_progress(&ck, XFSJ_CK_COUNTERS, 0, 1);
-	err = xck_counters(&ck);
+	xck_progress(ck, XFSJ_CK_NAMES, 1, 1);
+	xck_progress(ck, XFSJ_CK_COUNTERS, 0, 1);
+	err = xck_counters(ck);
 	if (err)
 		goto out;
-	xck_progress(&ck, XFSJ_CK_COUNTERS, 1, 1);
+	xck_progress(ck, XFSJ_CK_COUNTERS, 1, 1);
 out:
-	for (agno = 0; agno < ck.agcount; agno++)
-		free_ag(&ck, &ck.ags[agno]);
-	free(ck.ags);
-out_nofree:
-	xck_vec_free(&ck, &ck.dirents);
-	xck_vec_free(&ck, &ck.pptrs);
 	if (err && !res->fault.err)
 		res->fault.err = err;
+	/* The callbacks are the caller's: none after the run. */
+	ck->cb = NULL;
+	if (!err && keep)
+		*keep = ck;
+	else
+		xck_free(ck);
 	return err;
+}
+
+int xfsj_check(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
+	       const struct xfsj_check_cb *cb, struct xfsj_check_result *res)
+{
+	return xck_run(fs, o, cb, res, NULL);
 }

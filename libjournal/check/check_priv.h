@@ -139,7 +139,8 @@ struct xck_pptr {
 /* ---- the check ---- */
 struct xck {
 	struct xfsj_fs *fs;
-	const struct xfsj_sb *sb;
+	const struct xfsj_sb *sb;	/* the geometry the handle uses */
+	struct xfsj_sb primary;		/* the primary as it is now (sb.c) */
 	const struct xfsj_check_cb *cb;
 	struct xfsj_check_result *res;
 	struct xck_ag *ags;
@@ -158,6 +159,18 @@ struct xck {
 };
 
 enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };
+
+/*
+ * The check as xfsj_check runs it; with @keep non-NULL a check that ran to
+ * the end hands over its state (the tables of every AG, the inodes, the
+ * entries) for the repair layer, which frees it with xck_free.  The kept
+ * state reports nothing more through @cb; its tables still count their
+ * bytes into @res, which must outlive it.
+ */
+int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
+	    const struct xfsj_check_cb *cb, struct xfsj_check_result *res,
+	    struct xck **keep);
+void xck_free(struct xck *ck);
 
 /* ---- reporting ---- */
 void xck_report(struct xck *ck, const struct xfsj_problem *p);

@@ -35,7 +35,8 @@ static void check_total(struct xck *ck, const char *field, uint64_t found,
 
 int xck_counters(struct xck *ck)
 {
-	const struct xfsj_sb *sb = ck->sb;
+	/* The counters as they are now (a repair may have set them). */
+	const struct xfsj_sb *sb = &ck->primary;
 
 	if (!(ck->totals_unknown & XCK_TOTAL_INODES)) {
 		check_total(ck, "icount", sb->icount, ck->icount);

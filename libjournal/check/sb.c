@@ -402,6 +402,7 @@ int xck_sb(struct xck *ck)
 	s.len = sectsize;
 	/* As on disk: the replay's copy may hold the CRC it replaced. */
 	xfsj_sb_decode(buf, &s.sb);
+	ck->primary = s.sb;
 	p = &s.sb;
 	xck_sb_rules(&s, NULL);
 	xck_sb_primary_rules(&s);

@@ -162,3 +162,39 @@ int xfsj_layout_offset(const struct xfsj_layout *l, const char *field)
 			return l->fields[i].disk_off;
 	return -1;
 }
+
+int xfsj_layout_put(const struct xfsj_layout *l, void *disk,
+		    const char *field, uint64_t v)
+{
+	uint8_t *p = disk;
+
+	for (unsigned int i = 0; i < l->nfields; i++) {
+		const struct xfsj_field *fl = &l->fields[i];
+
+		if (strcmp(fl->name, field))
+			continue;
+		switch (fl->kind) {
+		case XFSJ_K_U8:
+			if (v > UINT8_MAX)
+				return -1;
+			p[fl->disk_off] = (uint8_t)v;
+			return 0;
+		case XFSJ_K_U16:
+			if (v > UINT16_MAX)
+				return -1;
+			xfsj_put_be16(p + fl->disk_off, (uint16_t)v);
+			return 0;
+		case XFSJ_K_U32:
+			if (v > UINT32_MAX)
+				return -1;
+			xfsj_put_be32(p + fl->disk_off, (uint32_t)v);
+			return 0;
+		case XFSJ_K_U64:
+			xfsj_put_be64(p + fl->disk_off, v);
+			return 0;
+		default:
+			return -1;
+		}
+	}
+	return -1;
+}

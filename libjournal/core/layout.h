@@ -111,6 +111,13 @@ void xfsj_layout_encode(const struct xfsj_layout *l, const void *host,
 			void *disk);
 /* Byte offset of a field by name, or -1. */
 int xfsj_layout_offset(const struct xfsj_layout *l, const char *field);
+/*
+ * Store @v big-endian into integer field @field of the on-disk structure
+ * at @disk (a repair setting one field).  Returns 0, or -1 when there is
+ * no such field, it is not an integer, or @v does not fit it.
+ */
+int xfsj_layout_put(const struct xfsj_layout *l, void *disk,
+		    const char *field, uint64_t v);
 
 /* Explicit big-endian accessors for everything not described by a table. */
 static inline uint16_t xfsj_get_be16(const void *p)

@@ -300,7 +300,7 @@ static int commit(struct run *run)
 					   res->ht.head_blk, res->ht.cycle, f);
 	if (err)
 		return err;
-	if (run->o->nomodify) {
+	if (run->o->nomodify || run->o->defer_commit) {
 		res->pages = xfsj_overlay_dirty_pages(run->st.ov);
 		return 0;
 	}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The offline repair: what the checker (xfsj/check.h) finds, fixed in the
+ * overlay of a filesystem handle, then checked again before anything is
+ * committed.
+ *
+ * It runs in rounds.  Each round checks the filesystem as it now stands
+ * (the fixes of the round before included) and applies the fixes of the
+ * earliest stage that has problems: the superblocks first, then inodes
+ * and their contents (fields, forks, directories, attributes, links),
+ * then the AG headers and btrees (rebuilt from the ownership the scan
+ * saw), then the summary counters.  A stage is fixed from a scan that
+ * the stages before it can no longer change, so the last round's check
+ * is the verdict: what it still finds is left uncorrected.
+ *
+ * Nothing reaches the device here: every change is a dirty buffer of
+ * @fs, flushed into its overlay.  The caller commits the overlay through
+ * the redo file (xfsj_repair_commit: the superblock's needs-repair flag
+ * first, then everything), or throws it away.
+ */
+#ifndef XFSJ_REPAIR_H
+#define XFSJ_REPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xfsj/check.h"
+#include "xfsj/errors.h"
+#include "xfsj/fs.h"
+#include "xfsj/io.h"
+
+struct xfsj_repair_opts {
+	/*
+	 * Preen: fix only what is safe without a person (counters, leaked
+	 * blocks, unlinked lists, hints); anything else stops the repair
+	 * before it changes a byte (@preen_refused in the result).
+	 */
+	bool preen;
+	uint64_t cache_bytes;	/* the check's cache bound (0: default) */
+	unsigned int max_rounds; /* 0: the default (8) */
+};
+
+/* One thing the repair did. */
+struct xfsj_repair_action {
+	enum xfsj_fix fix;
+	/* The problem it answers, or NULL for one action answering several
+	 * (a btree rebuilt for every problem found in it). */
+	const struct xfsj_problem *problem;
+	unsigned int has;	/* XFSJ_PF_AG, _INO, _AGBNO, _COUNT */
+	uint32_t agno;
+	uint32_t agbno;
+	uint64_t ino;
+	uint64_t count;		/* blocks, entries, records: @what says */
+	const char *what;	/* "rebuilt the bnobt", "set nlink to 2" */
+};
+
+enum xfsj_repair_stage {
+	XFSJ_RS_SB,		/* superblocks */
+	XFSJ_RS_INODES,		/* inodes, forks, directories, attributes,
+				 * links, lost+found */
+	XFSJ_RS_AG,		/* AG headers and btrees, free space */
+	XFSJ_RS_COUNTERS,	/* summary counters */
+	XFSJ_RS__COUNT
+};
+
+struct xfsj_repair_cb {
+	void *arg;
+	/* Each problem the first check finds. */
+	void (*problem)(void *arg, const struct xfsj_problem *p);
+	/* Each fix applied. */
+	void (*action)(void *arg, const struct xfsj_repair_action *a);
+	/* Each problem the final check still finds. */
+	void (*left)(void *arg, const struct xfsj_problem *p);
+	/* A round starts: its number (1: the first check) and its stage. */
+	void (*round)(void *arg, unsigned int round,
+		      enum xfsj_repair_stage stage);
+	/* The checks' progress. */
+	void (*progress)(void *arg, enum xfsj_check_phase phase,
+			 uint64_t done, uint64_t total);
+};
+
+struct xfsj_repair_result {
+	struct xfsj_check_result first;	/* the first check */
+	struct xfsj_check_result last;	/* the final check */
+	unsigned int rounds;
+	uint64_t actions;		/* fixes applied */
+	uint64_t left;			/* problems the final check found
+					 * (all severities but INFO) */
+	uint64_t left_corrupt;		/* ... of them corrupt or xcorrupt */
+	/* Summary. */
+	uint64_t fields_fixed;
+	uint64_t inodes_cleared;
+	uint64_t entries_moved;		/* to lost+found */
+	uint64_t entries_removed;
+	uint64_t blocks_reclaimed;	/* leaked blocks given back */
+	uint64_t btrees_rebuilt;
+	uint64_t headers_rebuilt;	/* superblocks and AG headers */
+	uint64_t counters_fixed;
+	bool changed;			/* the overlay holds changes */
+	/* Preen refused: the first problem it may not fix (NULL: none). */
+	const struct xfsj_problem_def *preen_refused;
+	/* Why it stopped, on a nonzero return. */
+	struct xfsj_fault fault;
+};
+
+/*
+ * Repair the filesystem behind @fs.  Returns 0 when the repair ran to the
+ * end (see @res: left problems, preen refusal), or a negative XFSJ_E_*
+ * when it could not (I/O error, out of memory, unsupported feature).
+ */
+int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
+		const struct xfsj_repair_cb *cb,
+		struct xfsj_repair_result *res);
+
+/* May preen apply this fix? */
+bool xfsj_fix_preen_safe(enum xfsj_fix fix);
+/* Does this version apply this fix (is there code for it)? */
+bool xfsj_fix_implemented(enum xfsj_fix fix);
+const char *xfsj_repair_stage_name(enum xfsj_repair_stage s);
+
+/*
+ * Commit @ov (which covers @io) through the redo file @redo: first the
+ * primary superblock with the needs-repair flag set (so a run killed in
+ * the middle leaves a filesystem the kernel refuses to mount until a
+ * repair runs again), then every change, the needs-repair flag cleared.
+ * @sb is the filesystem's geometry.  *@pages gets the pages written.
+ */
+struct xfsj_redo_cb;
+int xfsj_repair_commit(const char *redo, struct xfsj_overlay *ov,
+		       const struct xfsj_sb *sb, uint64_t *pages,
+		       const struct xfsj_redo_cb *cb, struct xfsj_fault *f);
+
+#endif

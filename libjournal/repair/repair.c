@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The repair's rounds: check (keeping the scan), pick the earliest stage
+ * with something this version can fix, apply that stage's fixes in the
+ * order of the fix table, flush, and check again; stop when a check finds
+ * nothing more to fix, when a round changes nothing, or after the round
+ * limit.  The last check is the verdict: its problems are the ones left.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair/repair_priv.h"
+
+#define ROUNDS_DEFAULT	8
+
+void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a)
+{
+	struct xfsj_repair_result *r = rp->res;
+
+	r->actions++;
+	r->changed = true;
+	switch (a->fix) {
+	case XFSJ_FIX_FIELD:
+	case XFSJ_FIX_NLINK:
+	case XFSJ_FIX_UNLINKED:
+		r->fields_fixed++;
+		break;
+	case XFSJ_FIX_CLEAR_INODE:
+		r->inodes_cleared++;
+		break;
+	case XFSJ_FIX_RECONNECT:
+		r->entries_moved++;
+		break;
+	case XFSJ_FIX_CLEAR_ENTRY:
+		r->entries_removed++;
+		break;
+	case XFSJ_FIX_FREE_SPACE:
+		r->blocks_reclaimed += a->count;
+		break;
+	case XFSJ_FIX_REBUILD_BTREE:
+		r->btrees_rebuilt++;
+		break;
+	case XFSJ_FIX_AG_HEADER:
+	case XFSJ_FIX_SB_FROM_SECONDARY:
+		r->headers_rebuilt++;
+		break;
+	case XFSJ_FIX_COUNTERS:
+		r->counters_fixed++;
+		break;
+	default:
+		break;
+	}
+	if (rp->cb->action)
+		rp->cb->action(rp->cb->arg, a);
+}
+
+bool xrp_is(const struct xrp_prob *pr, const char *code)
+{
+	return strcmp(pr->p.def->code, code) == 0;
+}
+
+enum xfsj_repair_stage xrp_stage_of(const struct xfsj_problem_def *d)
+{
+	switch (d->num >> 16) {
+	case 0x01:
+		return XFSJ_RS_SB;
+	case 0x02:
+	case 0x03:
+	case 0x07:
+		return XFSJ_RS_AG;
+	case 0x09:
+		return XFSJ_RS_COUNTERS;
+	default:
+		return XFSJ_RS_INODES;
+	}
+}
+
+const char *xfsj_repair_stage_name(enum xfsj_repair_stage s)
+{
+	static const char *const names[XFSJ_RS__COUNT] = {
+		[XFSJ_RS_SB] = "superblocks",
+		[XFSJ_RS_INODES] = "inodes",
+		[XFSJ_RS_AG] = "AG headers and btrees",
+		[XFSJ_RS_COUNTERS] = "counters",
+	};
+
+	return s < XFSJ_RS__COUNT ? names[s] : "?";
+}
+
+/* ---- one round's check ---- */
+
+static void free_probs(struct xrp *rp)
+{
+	size_t i;
+
+	for (i = 0; i < rp->nprobs; i++)
+		free((char *)rp->probs[i].p.name);
+	rp->nprobs = 0;
+}
+
+static void on_problem(void *arg, const struct xfsj_problem *p)
+{
+	struct xrp *rp = arg;
+	struct xrp_prob *pr;
+
+	if (rp->round == 1 && rp->cb->problem)
+		rp->cb->problem(rp->cb->arg, p);
+	if (rp->nprobs == rp->capprobs) {
+		size_t cap = rp->capprobs ? 2 * rp->capprobs : 64;
+		struct xrp_prob *n = realloc(rp->probs, cap * sizeof(*n));
+
+		if (!n)
+			return;		/* the round sees fewer problems */
+		rp->probs = n;
+		rp->capprobs = cap;
+	}
+	pr = &rp->probs[rp->nprobs];
+	memset(pr, 0, sizeof(*pr));
+	pr->p = *p;
+	if (p->name) {
+		char *nm = malloc(p->namelen + 1);
+
+		if (!nm)
+			return;
+		memcpy(nm, p->name, p->namelen);
+		nm[p->namelen] = '\0';
+		pr->p.name = nm;
+	}
+	rp->nprobs++;
+}
+
+static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
+			uint64_t total)
+{
+	struct xrp *rp = arg;
+
+	if (rp->cb->progress)
+		rp->cb->progress(rp->cb->arg, ph, done, total);
+}
+
+static int check_round(struct xrp *rp)
+{
+	const struct xfsj_check_opts co = { .cache_bytes = rp->o->cache_bytes };
+	const struct xfsj_check_cb ccb = {
+		.arg = rp,
+		.problem = on_problem,
+		.progress = on_progress,
+	};
+
+	xck_free(rp->ck);
+	rp->ck = NULL;
+	free_probs(rp);
+	return xck_run(rp->fs, &co, &ccb, &rp->ckres, &rp->ck);
+}
+
+/* Is problem @pr one the repair should act on? */
+static bool wants_fix(const struct xrp_prob *pr)
+{
+	const struct xrp_fix_ops *ops = xrp_fix_ops(pr->p.def->fix);
+
+	return pr->p.def->sev != XFSJ_SEV_INFO &&
+	       pr->p.def->fix != XFSJ_FIX_NONE && ops && ops->apply;
+}
+
+/*
+ * The earliest stage with a problem this version fixes, among those not
+ * @stuck (tried on this state without changing anything); __COUNT: none.
+ */
+static enum xfsj_repair_stage next_stage(const struct xrp *rp,
+					 const bool *stuck)
+{
+	enum xfsj_repair_stage best = XFSJ_RS__COUNT, s;
+	size_t i;
+
+	for (i = 0; i < rp->nprobs; i++) {
+		if (!wants_fix(&rp->probs[i]))
+			continue;
+		s = xrp_stage_of(rp->probs[i].p.def);
+		if (s < best && !stuck[s])
+			best = s;
+	}
+	return best;
+}
+
+/* Preen: the first problem a person must decide on (NULL: none). */
+static const struct xfsj_problem_def *preen_refusal(const struct xrp *rp)
+{
+	size_t i;
+
+	for (i = 0; i < rp->nprobs; i++) {
+		const struct xfsj_problem_def *d = rp->probs[i].p.def;
+
+		if (d->sev == XFSJ_SEV_INFO)
+			continue;
+		if (d->fix == XFSJ_FIX_NONE && d->sev == XFSJ_SEV_WARN)
+			continue;
+		if (!xfsj_fix_preen_safe(d->fix))
+			return d;
+	}
+	return NULL;
+}
+
+static int apply_stage(struct xrp *rp)
+{
+	enum xfsj_fix fix;
+	int err;
+
+	for (fix = 0; fix < XFSJ_FIX__COUNT; fix++) {
+		const struct xrp_fix_ops *ops = xrp_fix_ops(fix);
+		struct xrp_prob *pr;
+		bool any = false;
+
+		if (!ops || !ops->apply)
+			continue;
+		xrp_for_each(rp, pr, fix)
+			any = true;
+		if (!any)
+			continue;
+		err = ops->apply(rp);
+		if (err)
+			return err;
+	}
+	return xfsj_fs_flush(rp->fs, &rp->res->fault);
+}
+
+static void count_left(struct xrp *rp)
+{
+	struct xfsj_repair_result *r = rp->res;
+	size_t i;
+
+	r->left = 0;
+	r->left_corrupt = 0;
+	for (i = 0; i < rp->nprobs; i++) {
+		const struct xfsj_problem_def *d = rp->probs[i].p.def;
+
+		if (d->sev == XFSJ_SEV_INFO)
+			continue;
+		r->left++;
+		if (d->sev == XFSJ_SEV_CORRUPT || d->sev == XFSJ_SEV_XCORRUPT)
+			r->left_corrupt++;
+		if (rp->cb->left)
+			rp->cb->left(rp->cb->arg, &rp->probs[i].p);
+	}
+}
+
+int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
+		const struct xfsj_repair_cb *cb,
+		struct xfsj_repair_result *res)
+{
+	static const struct xfsj_repair_opts noopts;
+	static const struct xfsj_repair_cb nocb;
+	struct xrp rp = {
+		.fs = fs,
+		.sb = xfsj_fs_sb(fs),
+		.o = o ? o : &noopts,
+		.cb = cb ? cb : &nocb,
+		.res = res,
+	};
+	unsigned int max = rp.o->max_rounds ? rp.o->max_rounds :
+			   ROUNDS_DEFAULT;
+	uint64_t before;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	for (rp.round = 1;; rp.round++) {
+		bool stuck[XFSJ_RS__COUNT] = { false };
+
+		err = check_round(&rp);
+		if (rp.round == 1)
+			res->first = rp.ckres;
+		res->last = rp.ckres;
+		res->rounds = rp.round;
+		if (err) {
+			res->fault = rp.ckres.fault;
+			break;
+		}
+		if (rp.round == 1 && rp.o->preen) {
+			res->preen_refused = preen_refusal(&rp);
+			if (res->preen_refused)
+				break;
+		}
+		if (rp.round > max)
+			break;
+		/* A stage that changes nothing leaves the scan valid for the
+		 * next one. */
+		before = res->actions;
+		while ((rp.stage = next_stage(&rp, stuck)) != XFSJ_RS__COUNT) {
+			if (rp.cb->round)
+				rp.cb->round(rp.cb->arg, rp.round, rp.stage);
+			err = apply_stage(&rp);
+			if (err || res->actions != before)
+				break;
+			stuck[rp.stage] = true;
+		}
+		if (err) {
+			if (!res->fault.err)
+				xfsj_fault_set(&res->fault, err, NULL, NULL,
+					       0, 0);
+			break;
+		}
+		if (rp.stage == XFSJ_RS__COUNT)
+			break;		/* nothing more this version can do */
+	}
+	if (!err)
+		count_left(&rp);
+	xck_free(rp.ck);
+	free_probs(&rp);
+	free(rp.probs);
+	return err;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The repair's shared state (repair.c drives the rounds).
+ *
+ * A round keeps the state of its check (check/check_priv.h: the tables
+ * of every AG, the inodes, the entries) and the problems it reported.
+ * The fixes of one stage then run in the order of the fix table
+ * (fixes.c), each given every problem of its kind; a fix reads the kept
+ * state, changes buffers through the fs handle, and says what it did with
+ * xrp_action.  A problem whose fix has no code yet is left for the final
+ * check to report.
+ */
+#ifndef XFSJ_REPAIR_PRIV_H
+#define XFSJ_REPAIR_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xfsj/check.h"
+#include "xfsj/fs.h"
+#include "xfsj/repair.h"
+#include "check/check_priv.h"
+
+/* A reported problem, kept with a copy of its name. */
+struct xrp_prob {
+	struct xfsj_problem p;
+	bool done;		/* a fix answered it */
+};
+
+struct xrp {
+	struct xfsj_fs *fs;
+	const struct xfsj_sb *sb;
+	const struct xfsj_repair_opts *o;
+	const struct xfsj_repair_cb *cb;
+	struct xfsj_repair_result *res;
+	struct xck *ck;			/* this round's check */
+	struct xfsj_check_result ckres;	/* ... and its result */
+	struct xrp_prob *probs;		/* ... and its problems */
+	size_t nprobs, capprobs;
+	unsigned int round;
+	enum xfsj_repair_stage stage;	/* ... and its stage */
+};
+
+/*
+ * A row of the fix table (fixes.c): one kind of fix.  The stage a
+ * problem is fixed in follows from its row's phase (xrp_stage_of), so one
+ * kind (FIX_FIELD) may be applied in several stages: @apply is called
+ * once per round whose stage has problems of its kind.
+ */
+struct xrp_fix_ops {
+	enum xfsj_fix fix;
+	bool preen;		/* safe without a person */
+	/*
+	 * Fix every problem of this round's stage whose row names this fix
+	 * (xrp_for_each); NULL: not written yet.  Returns 0, or a negative
+	 * XFSJ_E_* that ends the repair (nothing is committed).
+	 */
+	int (*apply)(struct xrp *rp);
+};
+
+const struct xrp_fix_ops *xrp_fix_ops(enum xfsj_fix fix);
+
+/* The stage that fixes the problems of row @d. */
+enum xfsj_repair_stage xrp_stage_of(const struct xfsj_problem_def *d);
+
+/* Report an action and count it. */
+void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a);
+
+/* This round's problems of its stage with fix @fixkind, one at a time. */
+#define xrp_for_each(rp, pr, fixkind)					\
+	for ((pr) = (rp)->probs; (pr) < (rp)->probs + (rp)->nprobs; (pr)++) \
+		if ((pr)->p.def->fix == (fixkind) &&			\
+		    xrp_stage_of((pr)->p.def) == (rp)->stage)
+
+/* Does problem @pr's row have code @code? */
+bool xrp_is(const struct xrp_prob *pr, const char *code);
+
+/* The buffer of AG @agno's header sector @sect (1 AGF, 2 AGI, 3 AGFL),
+ * read as it is (not verified). */
+int xrp_ag_header_buf(struct xrp *rp, uint32_t agno, unsigned int sect,
+		      struct xfsj_buf **bp);
+
+/* ---- the fixes (one file each) ---- */
+int xrp_fix_counters(struct xrp *rp);		/* fix_counters.c */
+int xrp_fix_sb_secondary(struct xrp *rp);	/* fix_sb.c */
+int xrp_fix_sb_copies(struct xrp *rp);		/* fix_sb.c: secondaries */
+/*
+ * FIX_AG_HEADER in the AG stage: AGF, AGI and AGFL rebuilt from the scan
+ * (ag_rebuild.c).
+ */
+int xrp_fix_ag_headers(struct xrp *rp);
+/* fix_field.c: FIX_FIELD, through the table of structures below. */
+int xrp_fix_field(struct xrp *rp);
+
+/*
+ * FIX_FIELD of one structure: set the field problem @pr names (a row of
+ * fix_field.c's table, found by the problem's structure).  Returns 0
+ * (fixed, or left alone when the right value is not known), or a
+ * negative XFSJ_E_*.
+ */
+struct xrp_field_ops {
+	const char *structure;		/* xfsj_problem_def.structure */
+	int (*fix)(struct xrp *rp, struct xrp_prob *pr);
+};
+
+/* Field fixers of the structures (one file each). */
+int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr);	/* fix_sb.c */
+int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr);	/* fix_field.c */
+
+#endif

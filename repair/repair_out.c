@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xfsj-repair without -n: repair what the check finds in the replayed
+ * state, say each fix, then commit the replay and the repair together
+ * (the needs-repair flag first).  Text, or JSON Lines: one object per
+ * problem found ("found"), per fix ("fixed"), per problem left ("left"),
+ * then a summary object.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "xfsj/redo.h"
+#include "xfsj/repair.h"
+#include "repair.h"
+
+struct rout {
+	const struct repair_args *a;
+	bool progress_shown;
+	uint64_t last_ms;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void clear_line(struct rout *r)
+{
+	if (r->progress_shown) {
+		fputs("\r\033[K", stderr);
+		r->progress_shown = false;
+	}
+}
+
+static void on_found(void *arg, const struct xfsj_problem *p)
+{
+	struct rout *r = arg;
+
+	clear_line(r);
+	print_problem(p, r->a->json, "found");
+}
+
+static void on_left(void *arg, const struct xfsj_problem *p)
+{
+	struct rout *r = arg;
+
+	clear_line(r);
+	print_problem(p, r->a->json, "left");
+}
+
+static void on_action(void *arg, const struct xfsj_repair_action *a)
+{
+	struct rout *r = arg;
+	const char *code = a->problem ? a->problem->def->code : NULL;
+
+	clear_line(r);
+	if (!r->a->json) {
+		if (code)
+			printf("fixed: %s: %s\n", code, a->what);
+		else
+			printf("fixed: %s\n", a->what);
+		return;
+	}
+	printf("{\"fixed\":true,\"fix\":\"%s\"", xfsj_fix_name(a->fix));
+	if (code)
+		printf(",\"code\":\"%s\"", code);
+	if (a->has & XFSJ_PF_AG)
+		printf(",\"ag\":%" PRIu32, a->agno);
+	if (a->has & XFSJ_PF_AGBNO)
+		printf(",\"agbno\":%" PRIu32, a->agbno);
+	if (a->has & XFSJ_PF_INO)
+		printf(",\"ino\":%" PRIu64, a->ino);
+	if (a->has & XFSJ_PF_COUNT)
+		printf(",\"count\":%" PRIu64, a->count);
+	printf(",\"what\":");
+	json_str(stdout, a->what, strlen(a->what));
+	printf("}\n");
+}
+
+static void on_round(void *arg, unsigned int round,
+		     enum xfsj_repair_stage stage)
+{
+	struct rout *r = arg;
+
+	if (!r->a->verbose)
+		return;
+	clear_line(r);
+	fprintf(r->a->txt, "%s: round %u: fixing the %s\n", r->a->device,
+		round, xfsj_repair_stage_name(stage));
+}
+
+static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
+			uint64_t total)
+{
+	struct rout *r = arg;
+	uint64_t t;
+
+	if (!r->a->progress)
+		return;
+	t = now_ms();
+	if (done != total && t - r->last_ms < 200)
+		return;
+	r->last_ms = t;
+	fprintf(stderr, "\r\033[Kxfsj-repair: checking %s: %" PRIu64 "/%" PRIu64,
+		xfsj_check_phase_name(ph), done, total);
+	r->progress_shown = true;
+}
+
+static void summary(const struct repair_args *a,
+		    const struct xfsj_repair_result *res, uint64_t pages)
+{
+	if (a->json) {
+		printf("{\"summary\":true,\"repaired\":%s,\"found\":%" PRIu64
+		       ",\"fixes\":%" PRIu64 ",\"left\":%" PRIu64
+		       ",\"left_corrupt\":%" PRIu64 ",\"rounds\":%u"
+		       ",\"fields_fixed\":%" PRIu64 ",\"inodes_cleared\":%" PRIu64
+		       ",\"entries_moved\":%" PRIu64 ",\"entries_removed\":%" PRIu64
+		       ",\"blocks_reclaimed\":%" PRIu64 ",\"btrees_rebuilt\":%" PRIu64
+		       ",\"headers_rebuilt\":%" PRIu64 ",\"counters_fixed\":%" PRIu64
+		       ",\"pages_written\":%" PRIu64 "%s%s%s}\n",
+		       res->changed ? "true" : "false", res->first.problems,
+		       res->actions, res->left, res->left_corrupt, res->rounds,
+		       res->fields_fixed, res->inodes_cleared,
+		       res->entries_moved, res->entries_removed,
+		       res->blocks_reclaimed, res->btrees_rebuilt,
+		       res->headers_rebuilt, res->counters_fixed, pages,
+		       res->preen_refused ? ",\"preen_refused\":\"" : "",
+		       res->preen_refused ? res->preen_refused->code : "",
+		       res->preen_refused ? "\"" : "");
+		return;
+	}
+	fprintf(a->txt, "%s: %" PRIu64 " problem%s found, %" PRIu64
+		" fix%s applied, %" PRIu64 " left", a->device,
+		res->first.problems, res->first.problems == 1 ? "" : "s",
+		res->actions, res->actions == 1 ? "" : "es", res->left);
+	if (res->actions)
+		fprintf(a->txt, " (fields %" PRIu64 ", inodes cleared %" PRIu64
+			", entries to lost+found %" PRIu64 ", entries removed %"
+			PRIu64 ", blocks reclaimed %" PRIu64 ", btrees rebuilt %"
+			PRIu64 ", headers rebuilt %" PRIu64 ", counters %" PRIu64
+			")", res->fields_fixed, res->inodes_cleared,
+			res->entries_moved, res->entries_removed,
+			res->blocks_reclaimed, res->btrees_rebuilt,
+			res->headers_rebuilt, res->counters_fixed);
+	fputc('\n', a->txt);
+}
+
+enum repair_outcome run_repair(const struct repair_args *a,
+			       struct xfsj_replay *keep, uint64_t lsn,
+			       const char *redo)
+{
+	const struct xfsj_repair_opts ro = {
+		.preen = a->preen,
+		.cache_bytes = a->cache_bytes,
+	};
+	struct rout r = { .a = a };
+	const struct xfsj_repair_cb cb = {
+		.arg = &r,
+		.problem = on_found,
+		.action = on_action,
+		.left = on_left,
+		.round = on_round,
+		.progress = on_progress,
+	};
+	struct xfsj_overlay *ov = xfsj_replay_overlay(keep);
+	const struct xfsj_sb *sb = xfsj_replay_sb(keep);
+	struct xfsj_repair_result res;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_fs *fs;
+	uint64_t pages = 0;
+	int err;
+
+	err = xfsj_fs_open(ov, sb, lsn, &fs);
+	if (err) {
+		fprintf(stderr, "xfsj-repair: %s: cannot repair: %s\n",
+			a->device, xfsj_strerror(err));
+		return REPAIR_FAILED;
+	}
+	err = xfsj_repair(fs, &ro, &cb, &res);
+	clear_line(&r);
+	xfsj_fs_close(fs);
+	if (err) {
+		if (res.fault.structure)
+			fprintf(stderr, "xfsj-repair: %s: cannot repair: %s %s at byte %" PRIu64 ": %s (nothing written)\n",
+				a->device, res.fault.structure,
+				res.fault.field ? res.fault.field : "",
+				res.fault.offset, xfsj_strerror(err));
+		else
+			fprintf(stderr, "xfsj-repair: %s: cannot repair: %s (nothing written)\n",
+				a->device, xfsj_strerror(err));
+		if (a->json)
+			printf("{\"summary\":true,\"repaired\":false,\"error\":\"%s\"}\n",
+			       xfsj_errname(err));
+		return REPAIR_FAILED;
+	}
+	if (res.preen_refused)
+		fprintf(stderr, "xfsj-repair: %s: preen stops: %s needs a full repair (run xfsj-repair without -p)\n",
+			a->device, res.preen_refused->code);
+	if (xfsj_overlay_dirty_pages(ov)) {
+		if (res.changed)
+			err = xfsj_repair_commit(redo, ov, sb, &pages, &a->rcb, &f);
+		else
+			err = xfsj_redo_commit(redo, ov, sb->uuid, &pages,
+					       &a->rcb);
+		if (err) {
+			fprintf(stderr, "xfsj-repair: %s: cannot write the repair: %s (run again: the redo file %s finishes it)\n",
+				a->device, xfsj_strerror(err), redo);
+			return REPAIR_FAILED;
+		}
+	}
+	summary(a, &res, pages);
+	if (res.preen_refused)
+		return REPAIR_PREEN_REFUSED;
+	if (res.left_corrupt)
+		return REPAIR_LEFT;
+	return res.changed ? REPAIR_FIXED : REPAIR_NOTHING;
+}
