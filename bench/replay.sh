@@ -119,7 +119,7 @@ time_replay() {
 		sync
 		echo 3 > /proc/sys/vm/drop_caches
 		t0=$(now_ns)
-		"$REPAIR" -r "$T_DIR/a.redo" "$T_DIR/a.img" > "$T_DIR/a.out" 2>&1
+		"$REPAIR" --replay-only -r "$T_DIR/a.redo" "$T_DIR/a.img" > "$T_DIR/a.out" 2>&1
 		rc=$?
 		t1=$(now_ns)
 		[ $rc -eq 0 ] || { echo "xfsj-repair failed ($rc):"; cat "$T_DIR/a.out"; exit 1; }

@@ -163,11 +163,11 @@ for ((i = 0; i < ${#images[@]}; i++)); do
 			fi
 		fi
 
-		run "$REPAIR"
+		run "$REPAIR" --replay-only
 		case $RC in
 		0)
 			nreplayed=$((nreplayed + 1))
-			run "$REPAIR"
+			run "$REPAIR" --replay-only
 			check "$name: replayed; a second run finds a clean log" \
 				grep -q "log is clean" <<< "$OUT"
 			;;

@@ -147,7 +147,7 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 	out=$("$REPAIR" -n "$T_DIR/A.img" 2>&1)
 	nrc=$?
 	check "$name: -n writes nothing" test "$before" = "$(sum "$T_DIR/A.img")"
-	out=$("$REPAIR" "$T_DIR/A.img" 2>&1)
+	out=$("$REPAIR" --replay-only "$T_DIR/A.img" 2>&1)
 	rc=$?
 	if [ $rc -eq 4 ]; then
 		check "$name: leftover work refused (-n said $nrc)" test $nrc -eq 4
@@ -179,7 +179,7 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 		finished=$((finished + 1))
 		name="$name (finished: $(grep '^finished' <<<"$out" | cut -c1-160))"
 	fi
-	out=$("$REPAIR" "$T_DIR/A.img" 2>&1)
+	out=$("$REPAIR" --replay-only "$T_DIR/A.img" 2>&1)
 	check "$name: second run finds a clean log" grep -q "log is clean" <<<"$out"
 	check "$name: xfs_logprint 6.13 sees a clean log" \
 		grep -q "<CLEAN>" <("$XFSPROGS613/xfs_logprint" -t "$T_DIR/A.img" 2>/dev/null | head -8)
@@ -260,13 +260,13 @@ k=0
 for ((i = 0; i < KILLS && ${#replayed_imgs[@]} > 0; i++)); do
 	src=${replayed_imgs[i % ${#replayed_imgs[@]}]}
 	cp --sparse=always "$src" "$T_DIR/ref.img"
-	"$REPAIR" -r "$T_DIR/ref.redo" "$T_DIR/ref.img" >/dev/null 2>&1
+	"$REPAIR" --replay-only -r "$T_DIR/ref.redo" "$T_DIR/ref.img" >/dev/null 2>&1
 	# Killed at a random point of its first 0.6 s; when the run ended
 	# before the kill, again with slower writing (up to 3 times).
 	for delay in 2000 8000 32000; do
 		cp --sparse=always "$src" "$T_DIR/int.img"
 		rm -f "$T_DIR/int.redo"
-		XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1 &
+		XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" --replay-only -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1 &
 		pid=$!
 		sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.3f", (1 + r % 600) / 1000 }')"
 		kill -9 "$pid" 2>/dev/null
@@ -275,7 +275,7 @@ for ((i = 0; i < KILLS && ${#replayed_imgs[@]} > 0; i++)); do
 		[ $krc -eq 137 ] && break
 	done
 	check "replay $i killed before it ended (exit $krc)" test $krc -eq 137
-	"$REPAIR" -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1
+	"$REPAIR" --replay-only -r "$T_DIR/int.redo" "$T_DIR/int.img" >/dev/null 2>&1
 	rc=$?
 	check "interrupted replay $i (exit $rc) gives the same bytes" \
 		test "$(sum "$T_DIR/int.img")" = "$(sum "$T_DIR/ref.img")"

@@ -133,7 +133,7 @@ for ((c = 0; c < CASES || ((replayed == 0 || kept == 0) && c < CASES + 4); c++))
 	nrc=$?
 	check "$name: -n writes neither device (exit $nrc)" \
 		test "$bd $bl" = "$(sum "$T_DIR/A.img") $(sum "$T_DIR/A.log")"
-	out=$("$REPAIR" -l "$T_DIR/A.log" "$T_DIR/A.img" 2>&1)
+	out=$("$REPAIR" --replay-only -l "$T_DIR/A.log" "$T_DIR/A.img" 2>&1)
 	rc=$?
 	if [ $rc -eq 4 ]; then
 		check "$name: leftover work refused without a byte written" \
@@ -146,7 +146,7 @@ for ((c = 0; c < CASES || ((replayed == 0 || kept == 0) && c < CASES + 4); c++))
 	fi
 	check "$name: replayed ($(grep -c . <<< "$out") lines of report)" grep -q "replay done\|log is clean" <<< "$out"
 	check "$name: second run finds a clean log" \
-		grep -q "log is clean" <("$REPAIR" -l "$T_DIR/A.log" "$T_DIR/A.img" 2>&1)
+		grep -q "log is clean" <("$REPAIR" --replay-only -l "$T_DIR/A.log" "$T_DIR/A.img" 2>&1)
 	check "$name: xfs_logprint -l sees a clean log" \
 		grep -q "<CLEAN>" <("$XFSPROGS613/xfs_logprint" -t -l "$T_DIR/A.log" "$T_DIR/A.img" 2>/dev/null | head -8)
 	if ! mount_pair "$T_DIR/B.img" "$T_DIR/B.log" "$T_DIR/kmnt"; then
@@ -187,7 +187,7 @@ check "a replayed case wrote $KEEP_BLOCKS blocks or more, for the interruption t
 if [ $kept = 1 ]; then
 	cp --sparse=always "$T_DIR/keep.img" "$T_DIR/ref.img"
 	cp --sparse=always "$T_DIR/keep.log" "$T_DIR/ref.log"
-	"$REPAIR" -r "$T_DIR/ref.redo" -l "$T_DIR/ref.log" "$T_DIR/ref.img" > /dev/null 2>&1
+	"$REPAIR" --replay-only -r "$T_DIR/ref.redo" -l "$T_DIR/ref.log" "$T_DIR/ref.img" > /dev/null 2>&1
 	# Killed once the redo file is complete and being copied; when the
 	# run ended before the kill landed, again with slower copying (up to
 	# 3 times).
@@ -195,7 +195,7 @@ if [ $kept = 1 ]; then
 		cp --sparse=always "$T_DIR/keep.img" "$T_DIR/int.img"
 		cp --sparse=always "$T_DIR/keep.log" "$T_DIR/int.log"
 		rm -f "$T_DIR/int.redo"
-		XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" -r "$T_DIR/int.redo" -l "$T_DIR/int.log" "$T_DIR/int.img" > /dev/null 2>&1 &
+		XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" --replay-only -r "$T_DIR/int.redo" -l "$T_DIR/int.log" "$T_DIR/int.img" > /dev/null 2>&1 &
 		pid=$!
 		for ((i = 0; i < 1200; i++)); do
 			grep -q XFSJDONE "$T_DIR/int.redo" 2> /dev/null && break
@@ -212,7 +212,7 @@ if [ $kept = 1 ]; then
 		echo "# the kill did not land while the redo file was copied (exit $rc, delay $delay us a block); again, slower"
 	done
 	check "a replay killed while copying its redo file (exit $rc)" test $landed = 1
-	out=$("$REPAIR" -r "$T_DIR/int.redo" -l "$T_DIR/int.log" "$T_DIR/int.img" 2>&1)
+	out=$("$REPAIR" --replay-only -r "$T_DIR/int.redo" -l "$T_DIR/int.log" "$T_DIR/int.img" 2>&1)
 	check "interrupted while copying: the next run finishes from the redo file" \
 		grep -q "finished an interrupted replay" <<< "$out"
 	check "interrupted replay, run again: same data device bytes" \
@@ -225,14 +225,14 @@ fi
 # Refusals.
 make_case "$D" "$L" "$SEED" safe 2> /dev/null
 bd=$(sum "$D") bl=$(sum "$L")
-out=$("$REPAIR" "$D" 2>&1)
+out=$("$REPAIR" --replay-only "$D" 2>&1)
 rc=$?
 check "without -l: exit 8 ($rc), names -l" test $rc -eq 8 -a -n "$(grep -- '-l' <<< "$out")"
 check "without -l: nothing written" test "$bd $bl" = "$(sum "$D") $(sum "$L")"
 truncate -s 1g "$T_DIR/int2.img"
 "$BUILD/xfsj-mkfs" -q -f "$T_DIR/int2.img" > /dev/null 2>&1
 bi=$(sum "$T_DIR/int2.img")
-out=$("$REPAIR" -l "$L" "$T_DIR/int2.img" 2>&1)
+out=$("$REPAIR" --replay-only -l "$L" "$T_DIR/int2.img" 2>&1)
 rc=$?
 check "-l on an internal-log filesystem: exit 8 ($rc): $out" test $rc -eq 8
 check "-l on an internal-log filesystem: nothing written" \
@@ -242,7 +242,7 @@ cp --sparse=always "$D" "$T_DIR/o.img"
 cp --sparse=always "$L" "$T_DIR/o.log"
 make_case "$D" "$L" "$((SEED + 7))" safe 2> /dev/null
 bo=$(sum "$T_DIR/o.img") bl=$(sum "$L")
-out=$("$REPAIR" -l "$L" "$T_DIR/o.img" 2>&1)
+out=$("$REPAIR" --replay-only -l "$L" "$T_DIR/o.img" 2>&1)
 rc=$?
 check "another filesystem's log device: refused, exit 8 ($rc): $(head -1 <<< "$out")" \
 	test $rc -eq 8

@@ -93,6 +93,7 @@ static void setup(struct tcheck *t)
 	t->cb.problem = on_problem;
 	t->ck.fs = t->fx.fs;
 	t->ck.sb = xfsj_fs_sb(t->fx.fs);
+	t->ck.primary = *t->ck.sb;
 	t->ck.cb = &t->cb;
 	t->ck.res = &t->res;
 	t->ck.ags = ag;

@@ -1,0 +1,202 @@
+#!/bin/bash
+# xfsj-repair against xfs_repair (xfsprogs 6.13) on the fuzz corpus of
+# check-fuzz.sh (lib/fuzz.sh: populated images, every field of every
+# structure, fstests' verbs).  For each sampled case that
+# `xfs_repair -n` detects, two copies of the damaged image:
+#   ours:   xfsj-repair COPY
+#   theirs: xfs_repair COPY
+# Ours must end one of three ways:
+#   exit 1 (fixed): then xfs_repair -n and xfsj-repair -n are clean, a
+#     second xfsj-repair changes nothing (exit 0, same bytes), and the
+#     kernel mounts it and takes a short workload (files written and
+#     removed), after which xfs_repair -n is still clean;
+#   exit 4 (left uncorrected: a fix this version does not make yet):
+#     counted, not a failure;
+#   exit 0 with xfs_repair -n detecting something: a detection miss,
+#     counted.
+# Anything else (a crash, a hang, exit 8 that is not a refused feature)
+# fails.  Where both repairs leave a filesystem the kernel mounts, what
+# each kept is measured: files reachable from the root (lost+found
+# included), entries in lost+found, extended attributes, and bytes of
+# file content identical to the undamaged image's file of that path.
+# Ours must keep at least as much as xfs_repair on every count but
+# lost+found entries (fewer is better there); where it keeps more, the
+# case is printed.
+#
+#   REPAIR_FUZZ_SEED=s      the sample's seed (default: the time; printed)
+#   REPAIR_FUZZ_CASES=n     cases drawn (default 60); FUZZ_ALL=1: every one
+#   REPAIR_FUZZ_PROFILES    populated profiles (default "4k 4k-normap")
+#   REPAIR_FUZZ_TARGETS=re  only targets whose name matches
+#   REPAIR_FUZZ_MIN=p       percent of the detected cases ours must fix
+#                           (default 20)
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/populate.sh"
+source "$(dirname "$0")/lib/fuzz.sh"
+need_root
+oracle_613
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+DB=$XFSPROGS613/xfs_db
+ORACLE=$XFSPROGS613/xfs_repair
+FUZZ_SEED=${REPAIR_FUZZ_SEED:-$(( $(date +%s) % 100000 ))}
+FUZZ_CASES=${REPAIR_FUZZ_CASES:-60}
+FUZZ_ALL=${FUZZ_ALL:-0}
+FUZZ_PROFILES=${REPAIR_FUZZ_PROFILES:-4k 4k-normap}
+FUZZ_TARGETS=${REPAIR_FUZZ_TARGETS:-.}
+MIN=${REPAIR_FUZZ_MIN:-20}
+VERBS="zeroes ones firstbit middlebit lastbit add sub"
+echo "# repair-fuzz: seed $FUZZ_SEED, $([ "$FUZZ_ALL" = 1 ] && echo "every case" || echo "$FUZZ_CASES cases"), profiles $FUZZ_PROFILES, must fix >= $MIN%"
+
+fuzz_corpus
+
+MNT=$T_DIR/mnt
+
+# manifest IMG OUT: "md5 size path" of every regular file, and the counts
+# "reachable lostfound xattrs" on the first line; returns 1 when the
+# kernel does not mount IMG.
+manifest() {
+	local img=$1 out=$2 dev n l x
+	dev=$(attach_loop "$img") || return 1
+	if ! t_mount "$dev" "$MNT" ro; then
+		detach_loop "$dev"
+		return 1
+	fi
+	n=$(find "$MNT" -xdev -mindepth 1 2>/dev/null | wc -l)
+	l=0
+	[ -d "$MNT/lost+found" ] && l=$(find "$MNT/lost+found" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+	x=$(getfattr -R -d -m - --absolute-names "$MNT" 2>/dev/null | grep -c '=')
+	echo "$n $l $x" > "$out"
+	(cd "$MNT" && find . -xdev -type f -print0 2>/dev/null |
+		xargs -0 -r md5sum 2>/dev/null |
+		while read -r sum path; do
+			printf '%s %s %s\n' "$sum" "$(stat -c %s "$path" 2>/dev/null || echo 0)" "$path"
+		done) | sort -k3 >> "$out"
+	t_umount "$MNT"
+	detach_loop "$dev"
+}
+
+# same_bytes BASE OURS: bytes of the files identical to the base's file
+# of the same path.
+same_bytes() {
+	join -1 3 -2 3 <(tail -n +2 "$1" | sort -k3) <(tail -n +2 "$2" | sort -k3) |
+		awk '$2 == $4 { s += $3 } END { print s + 0 }'
+}
+
+# workload IMG: the kernel mounts it, writes and removes files; then
+# xfs_repair -n must be clean.
+workload() {
+	local dev i
+	dev=$(attach_loop "$1") || return 1
+	if ! t_mount "$dev" "$MNT"; then
+		detach_loop "$dev"
+		return 1
+	fi
+	mkdir -p "$MNT/rf.work" &&
+	for i in 1 2 3 4 5 6 7 8; do
+		head -c $((i * 7000)) /dev/urandom > "$MNT/rf.work/f$i" || break
+	done
+	rm -f "$MNT/rf.work/f2" "$MNT/rf.work/f5"
+	setfattr -n user.rf -v x "$MNT/rf.work/f1" 2>/dev/null
+	t_umount "$MNT" || return 1
+	detach_loop "$dev"
+	"$ORACLE" -n "$1" > /dev/null 2>&1
+}
+
+for p in $FUZZ_PROFILES; do
+	[ -e "$T_DIR/base.$p.img" ] || continue
+	manifest "$T_DIR/base.$p.img" "$T_DIR/man.base.$p" ||
+		not_ok "the kernel mounts the undamaged $p image"
+done
+
+i=0
+: > "$T_DIR/results"
+while IFS=$'\t' read -r p name nav f v; do
+	i=$((i + 1))
+	base=$T_DIR/base.$p.img
+	img=$T_DIR/case.img
+	cp --sparse=always "$base" "$img"
+	read -r roff rlen < "$T_DIR/region.$p.$name"
+	if ! fuzz_apply "$base" "$img" "$nav" "$f" "$v" "$roff" "$rlen"; then
+		continue
+	fi
+	timeout 120 "$ORACLE" -n "$img" > /dev/null 2>&1
+	[ $? = 1 ] || continue
+	id="$p $name $f $v"
+	cp --sparse=always "$img" "$T_DIR/theirs.img"
+	timeout 120 "$REPAIR" "$img" > "$T_DIR/ours.out" 2>&1
+	rc=$?
+	case $rc in
+	1) ;;
+	4) printf '%s\tleft\n' "$id" >> "$T_DIR/results"; continue ;;
+	0) printf '%s\tmissed\n' "$id" >> "$T_DIR/results"; continue ;;
+	8)
+		if grep -q 'features this version does not know\|unsupported feature\|cannot check' "$T_DIR/ours.out"; then
+			printf '%s\trefused\n' "$id" >> "$T_DIR/results"
+		else
+			printf '%s\tfail\n' "$id" >> "$T_DIR/results"
+			not_ok "$id: xfsj-repair exit 8: $(grep -v '^found:' "$T_DIR/ours.out" | tail -1 | cut -c1-200)"
+		fi
+		continue
+		;;
+	*)
+		printf '%s\tfail\n' "$id" >> "$T_DIR/results"
+		not_ok "$id: xfsj-repair exit $rc: $(tail -1 "$T_DIR/ours.out" | cut -c1-200)"
+		continue
+		;;
+	esac
+	bad=""
+	"$ORACLE" -n "$img" > "$T_DIR/o2.out" 2>&1 ||
+		bad="xfs_repair -n finds: $(grep -v '^Phase\|^ *-\|^No modify\|host filesystem\|the image and' "$T_DIR/o2.out" | head -2 | tr '\n' ' ' | cut -c1-160)"
+	[ -z "$bad" ] && { "$REPAIR" -n "$img" > "$T_DIR/n2.out" 2>&1 ||
+		bad="xfsj-repair -n finds: $(grep -m1 -v 'log is clean\|checked' "$T_DIR/n2.out" | cut -c1-160)"; }
+	if [ -z "$bad" ]; then
+		sum=$(md5sum < "$img")
+		"$REPAIR" "$img" > "$T_DIR/r2.out" 2>&1
+		rc2=$?
+		[ $rc2 = 0 ] && [ "$(md5sum < "$img")" = "$sum" ] ||
+			bad="a second xfsj-repair exits $rc2 or changes bytes"
+	fi
+	if [ -z "$bad" ]; then
+		cp --sparse=always "$img" "$T_DIR/work.img"
+		workload "$T_DIR/work.img" || bad="the kernel's workload fails or xfs_repair -n finds something after it"
+	fi
+	if [ -n "$bad" ]; then
+		printf '%s\tfail\n' "$id" >> "$T_DIR/results"
+		not_ok "$id: fixed (exit 1) but $bad"
+		continue
+	fi
+	printf '%s\tfixed\n' "$id" >> "$T_DIR/results"
+	ok "$id: fixed, clean for both checkers, stable, mounts and takes a workload"
+	# What each repair kept.
+	timeout 300 "$ORACLE" "$T_DIR/theirs.img" > /dev/null 2>&1
+	manifest "$img" "$T_DIR/man.ours" || { not_ok "$id: ours does not mount read-only"; continue; }
+	if ! manifest "$T_DIR/theirs.img" "$T_DIR/man.theirs"; then
+		echo "# $id: xfs_repair's result does not mount; ours does"
+		continue
+	fi
+	read -r on ol ox < "$T_DIR/man.ours"
+	read -r tn tl tx < "$T_DIR/man.theirs"
+	ob=$(same_bytes "$T_DIR/man.base.$p" "$T_DIR/man.ours")
+	tb=$(same_bytes "$T_DIR/man.base.$p" "$T_DIR/man.theirs")
+	check "$id: keeps at least what xfs_repair keeps (files $on/$tn, xattrs $ox/$tx, identical bytes $ob/$tb)" \
+		test "$on" -ge "$tn" -a "$ox" -ge "$tx" -a "$ob" -ge "$tb"
+	if [ "$on" -gt "$tn" ] || [ "$ox" -gt "$tx" ] || [ "$ob" -gt "$tb" ] || [ "$ol" -lt "$tl" ]; then
+		echo "# keeps more: $id: files $on vs $tn, lost+found $ol vs $tl, xattrs $ox vs $tx, identical bytes $ob vs $tb"
+	fi
+done < "$T_DIR/cases"
+
+read -r ndet nfixed nleft nmiss nref nfail <<< "$(awk -F'\t' '{ n++; c[$2]++ }
+	END { print n + 0, c["fixed"] + 0, c["left"] + 0, c["missed"] + 0, c["refused"] + 0, c["fail"] + 0 }' "$T_DIR/results")"
+echo "# by structure (fixed/left/missed/refused/fail):"
+awk -F'\t' '{ split($1, w, " "); s = w[2]; t[s]++; c[s, $2]++ }
+	END { for (s in t) printf "#   %-16s %3d cases: %d/%d/%d/%d/%d\n", s, t[s], c[s, "fixed"], c[s, "left"], c[s, "missed"], c[s, "refused"], c[s, "fail"] }' "$T_DIR/results" | sort
+echo "# left uncorrected:"
+awk -F'\t' '$2 == "left" { print "#   " $1 }' "$T_DIR/results"
+echo "# $ndet detected cases: fixed $nfixed, left $nleft, missed $nmiss, refused $nref, failed $nfail ($((SECONDS - t0)) s)"
+check "detected cases were repaired ($ndet)" test "$ndet" -gt 0
+check "no crash, hang or failed fix ($nfail)" test "$nfail" -eq 0
+if [ "$ndet" -gt 0 ]; then
+	pct=$(awk -v a="$nfixed" -v d="$ndet" 'BEGIN { printf "%.1f", 100 * a / d }')
+	check "xfsj-repair fixes $pct% of the cases xfs_repair -n detects ($nfixed of $ndet; needs $MIN%)" \
+		awk -v a="$nfixed" -v d="$ndet" -v m="$MIN" 'BEGIN { exit !(100 * a >= m * d) }'
+fi
+t_done
