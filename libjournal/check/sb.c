@@ -69,6 +69,10 @@ static const struct xfsj_problem_def rows[SBR__N] = {
 		"superblock",
 		"primary superblock: {field} {ino} is not an in-use regular file",
 		XFSJ_FIX_FIELD },
+	[SBR_P_NEEDSREPAIR] = { "sb.primary.needsrepair", 0x01000a,
+		XFSJ_SEV_CORRUPT, "superblock",
+		"primary superblock: the needs-repair flag is set (a repair did not finish)",
+		XFSJ_FIX_FIELD },
 	[SBR_S_MAGIC] = { "sb.secondary.magic", 0x010011, XFSJ_SEV_CORRUPT,
 		"superblock", "superblock of AG {ag}: bad magic number {xfound}",
 		XFSJ_FIX_AG_HEADER },
@@ -159,9 +163,15 @@ struct sb_cmp {
 GET(blocksize) GET(dblocks) GET(rblocks) GET(rextents) GET(logstart)
 GET(rextsize) GET(agblocks) GET(agcount) GET(rbmblocks) GET(logblocks)
 GET(sectsize) GET(inodesize) GET(features2) GET(features_compat)
-GET(features_ro_compat) GET(features_incompat) GET(dirblklog)
+GET(features_ro_compat) GET(dirblklog)
 GET(inoalignmt) GET(spino_align) GET(logsectsize)
 #undef GET
+
+/* The needs-repair flag is the primary's alone (a repair sets it). */
+static uint64_t get_features_incompat(const struct xfsj_sb *sb)
+{
+	return sb->features_incompat & ~XFSJ_INCOMPAT_NEEDSREPAIR;
+}
 
 /* 0 and 1 both say "no log stripe unit". */
 static uint64_t get_logsunit(const struct xfsj_sb *sb)
@@ -406,6 +416,8 @@ int xck_sb(struct xck *ck)
 	p = &s.sb;
 	xck_sb_rules(&s, NULL);
 	xck_sb_primary_rules(&s);
+	if (p->features_incompat & XFSJ_INCOMPAT_NEEDSREPAIR)
+		report(ck, SBR_P_NEEDSREPAIR, 0, 0, NULL, 0, 0, 0);
 	if (!s.geom_bad && p->dblocks > devsize >> p->blocklog) {
 		report(ck, SBR_P_DEVSIZE, XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, 0,
 		       NULL, devsize, p->dblocks << p->blocklog, 0);

@@ -19,6 +19,7 @@ enum sb_kind {
 enum {
 	SBR_P_MAGIC, SBR_P_CRC, SBR_P_INVALID, SBR_P_MISMATCH, SBR_P_GARBAGE,
 	SBR_P_DBLOCKS, SBR_P_DIFFERS, SBR_P_DEVSIZE, SBR_P_QUOTINO,
+	SBR_P_NEEDSREPAIR,
 	SBR_S_MAGIC, SBR_S_CRC, SBR_S_INVALID, SBR_S_MISMATCH, SBR_S_GARBAGE,
 	SBR_S_DBLOCKS, SBR_S_DIFFERS, SBR_S_PASTEND,
 	SBR_UNCHECKED,
@@ -27,16 +28,6 @@ enum {
 _Static_assert(SBR_P_DBLOCKS - SBR_P_MAGIC == SBK_DBLOCKS &&
 	       SBR_S_DBLOCKS - SBR_S_MAGIC == SBK_DBLOCKS,
 	       "a kind's row is its primary or secondary base plus the kind");
-
-/* sb_qflags bits (the on-disk quota flags). */
-#define XFSJ_QFLAG_UQUOTA_ACCT	0x0001
-#define XFSJ_QFLAG_PQUOTA_ACCT	0x0008
-#define XFSJ_QFLAG_OQUOTA_ENFD	0x0010	/* pre-v5 only */
-#define XFSJ_QFLAG_OQUOTA_CHKD	0x0020	/* pre-v5 only */
-#define XFSJ_QFLAG_GQUOTA_ACCT	0x0040
-/* Every flag a v5 superblock may hold (accounting, enforcement, checked
- * for user, group and project quota). */
-#define XFSJ_QFLAG_ALL		0x07cfU
 
 /* One superblock being checked. */
 struct sb_one {

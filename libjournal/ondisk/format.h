@@ -109,6 +109,21 @@
 #define XFSJ_INCOMPAT_EXCHRANGE		(1U << 6)
 #define XFSJ_INCOMPAT_PARENT		(1U << 7)
 #define XFSJ_INCOMPAT_METADIR		(1U << 8)
+
+/* sb_qflags: accounting, enforcement and checked, per quota type. */
+#define XFSJ_QFLAG_UQUOTA_ACCT	0x0001
+#define XFSJ_QFLAG_UQUOTA_ENFD	0x0002
+#define XFSJ_QFLAG_UQUOTA_CHKD	0x0004
+#define XFSJ_QFLAG_PQUOTA_ACCT	0x0008
+#define XFSJ_QFLAG_OQUOTA_ENFD	0x0010	/* pre-v5 only */
+#define XFSJ_QFLAG_OQUOTA_CHKD	0x0020	/* pre-v5 only */
+#define XFSJ_QFLAG_GQUOTA_ACCT	0x0040
+#define XFSJ_QFLAG_GQUOTA_ENFD	0x0080
+#define XFSJ_QFLAG_GQUOTA_CHKD	0x0100
+#define XFSJ_QFLAG_PQUOTA_ENFD	0x0200
+#define XFSJ_QFLAG_PQUOTA_CHKD	0x0400
+/* Every flag a v5 superblock may hold. */
+#define XFSJ_QFLAG_ALL		0x07cfU
 #define XFSJ_INCOMPAT_ALL		0x1ffU
 
 #define XFSJ_LOG_INCOMPAT_XATTRS	(1U << 0)

@@ -22,10 +22,12 @@
 #include "core/layout.h"
 #include "repair/repair_priv.h"
 
-/* Quota flags on disk (sb_qflags): accounting, enforcement, checked. */
-#define QF_USER		0x0007	/* UQUOTA_ACCT | _ENFD | _CHKD */
-#define QF_GROUP	0x01c0	/* GQUOTA_ACCT | _ENFD | _CHKD */
-#define QF_PROJ		0x0608	/* PQUOTA_ACCT | _ENFD | _CHKD */
+#define QF_USER		(XFSJ_QFLAG_UQUOTA_ACCT | XFSJ_QFLAG_UQUOTA_ENFD | \
+			 XFSJ_QFLAG_UQUOTA_CHKD)
+#define QF_GROUP	(XFSJ_QFLAG_GQUOTA_ACCT | XFSJ_QFLAG_GQUOTA_ENFD | \
+			 XFSJ_QFLAG_GQUOTA_CHKD)
+#define QF_PROJ		(XFSJ_QFLAG_PQUOTA_ACCT | XFSJ_QFLAG_PQUOTA_ENFD | \
+			 XFSJ_QFLAG_PQUOTA_CHKD)
 
 static uint64_t sb_byte(const struct xfsj_sb *sb, uint32_t agno)
 {
@@ -102,6 +104,9 @@ static bool read_secondary(struct xrp *rp, uint32_t agno, uint8_t *buf,
 	if (off + g->sectsize > xfsj_overlay_dev_size(ov) ||
 	    xfsj_overlay_read(ov, buf, g->sectsize, off))
 		return false;
+	/* mkfs leaves the secondaries "in progress": not a fault. */
+	buf[XFSJ_SB_OFF(inprogress)] = 0;
+	xfsj_cksum_update(buf, g->sectsize, XFSJ_SB_CRC_OFF);
 	if (xfsj_sb_verify(buf, g->sectsize, off, NULL))
 		return false;
 	xfsj_sb_decode(buf, out);
@@ -222,4 +227,36 @@ int xrp_fix_sb_copies(struct xrp *rp)
 			.has = XFSJ_PF_AG, .agno = agno, .what = what });
 	}
 	return 0;
+}
+
+/* ---- a repair that did not finish ---- */
+
+int xrp_clear_needsrepair(struct xrp *rp)
+{
+	struct xfsj_overlay *ov = xfsj_fs_overlay(rp->fs);
+	uint32_t ss = rp->sb->sectsize, v;
+	uint8_t *buf = malloc(ss);
+	int err;
+
+	if (!buf)
+		return -XFSJ_E_NOMEM;
+	err = xfsj_overlay_read(ov, buf, ss, 0);
+	v = err ? 0 : xfsj_get_be32(buf + XFSJ_SB_OFF(features_incompat));
+	if (v & XFSJ_INCOMPAT_NEEDSREPAIR) {
+		/*
+		 * Into the overlay as the commit's own flag write does (no
+		 * LSN stamp), so that a rerun ends with the bytes of a run
+		 * that was never interrupted.
+		 */
+		xfsj_put_be32(buf + XFSJ_SB_OFF(features_incompat),
+			      v & ~XFSJ_INCOMPAT_NEEDSREPAIR);
+		xfsj_cksum_update(buf, ss, XFSJ_SB_CRC_OFF);
+		err = xfsj_overlay_write(ov, buf, ss, 0);
+		if (!err)
+			xrp_action(rp, &(struct xfsj_repair_action){
+				.fix = XFSJ_FIX_FIELD,
+				.what = "cleared the needs-repair flag of a repair that did not finish" });
+	}
+	free(buf);
+	return err;
 }

@@ -153,11 +153,27 @@ static int check_round(struct xrp *rp)
 	return xck_run(rp->fs, &co, &ccb, &rp->ckres, &rp->ck);
 }
 
+/*
+ * May preen fix the problems of row @d?  The kinds the fix table marks
+ * safe, and the counters a field fix sets (AGF, AGI: counted by the scan).
+ */
+static bool preen_safe(const struct xfsj_problem_def *d)
+{
+	size_t n = strlen(d->code);
+
+	if (xfsj_fix_preen_safe(d->fix))
+		return true;
+	return d->fix == XFSJ_FIX_FIELD && n > 8 &&
+	       strcmp(d->code + n - 8, ".counter") == 0;
+}
+
 /* Is problem @pr one the repair should act on? */
-static bool wants_fix(const struct xrp_prob *pr)
+static bool wants_fix(const struct xrp *rp, const struct xrp_prob *pr)
 {
 	const struct xrp_fix_ops *ops = xrp_fix_ops(pr->p.def->fix);
 
+	if (rp->o->preen && !preen_safe(pr->p.def))
+		return false;
 	return pr->p.def->sev != XFSJ_SEV_INFO &&
 	       pr->p.def->fix != XFSJ_FIX_NONE && ops && ops->apply;
 }
@@ -173,7 +189,7 @@ static enum xfsj_repair_stage next_stage(const struct xrp *rp,
 	size_t i;
 
 	for (i = 0; i < rp->nprobs; i++) {
-		if (!wants_fix(&rp->probs[i]))
+		if (!wants_fix(rp, &rp->probs[i]))
 			continue;
 		s = xrp_stage_of(rp->probs[i].p.def);
 		if (s < best && !stuck[s])
@@ -182,7 +198,29 @@ static enum xfsj_repair_stage next_stage(const struct xrp *rp,
 	return best;
 }
 
-/* Preen: the first problem a person must decide on (NULL: none). */
+/*
+ * An AGF bound broken only because the AGF's own free-block counter is
+ * wrong (longest above a freeblks that is too low): the counter's fix
+ * answers it.
+ */
+static bool implied_by_counters(const struct xrp *rp,
+				const struct xrp_prob *pr)
+{
+	size_t i;
+
+	if (!xrp_is(pr, "agf.bound"))
+		return false;
+	for (i = 0; i < rp->nprobs; i++)
+		if (xrp_is(&rp->probs[i], "agf.counter") &&
+		    rp->probs[i].p.agno == pr->p.agno)
+			return true;
+	return false;
+}
+
+/*
+ * Preen: the first problem a person must decide on (NULL: none).  Asked
+ * of the first check, so that preen writes nothing when it stops.
+ */
 static const struct xfsj_problem_def *preen_refusal(const struct xrp *rp)
 {
 	size_t i;
@@ -194,7 +232,7 @@ static const struct xfsj_problem_def *preen_refusal(const struct xrp *rp)
 			continue;
 		if (d->fix == XFSJ_FIX_NONE && d->sev == XFSJ_SEV_WARN)
 			continue;
-		if (!xfsj_fix_preen_safe(d->fix))
+		if (!preen_safe(d) && !implied_by_counters(rp, &rp->probs[i]))
 			return d;
 	}
 	return NULL;
@@ -262,6 +300,10 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	err = xrp_clear_needsrepair(&rp);
+	if (err)
+		return xfsj_fault_set(&res->fault, err, "superblock", "read",
+				      0, 0);
 	for (rp.round = 1;; rp.round++) {
 		bool stuck[XFSJ_RS__COUNT] = { false };
 

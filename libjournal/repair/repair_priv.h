@@ -85,6 +85,8 @@ int xrp_ag_header_buf(struct xrp *rp, uint32_t agno, unsigned int sect,
 int xrp_fix_counters(struct xrp *rp);		/* fix_counters.c */
 int xrp_fix_sb_secondary(struct xrp *rp);	/* fix_sb.c */
 int xrp_fix_sb_copies(struct xrp *rp);		/* fix_sb.c: secondaries */
+/* Before the first check: the flag an unfinished repair left, cleared. */
+int xrp_clear_needsrepair(struct xrp *rp);	/* fix_sb.c */
 /*
  * FIX_AG_HEADER in the AG stage: AGF, AGI and AGFL rebuilt from the scan
  * (ag_rebuild.c).
