@@ -10,28 +10,72 @@
 #include "ondisk/dir_block.h"
 #include "xfsj/errors.h"
 
-void xfsj_dir3_data_hdr_decode(const uint8_t *b, struct xfsj_dir3_hdr *h)
+/* Where the header fields sit in each of the two dir3 layouts. */
+struct hdr_layout {
+	uint8_t crc, blkno, lsn, uuid, owner;
+	bool blkinfo;		/* forw, back at 0, a 16-bit magic at 8 */
+};
+
+static const struct hdr_layout data_layout = { 4, 8, 16, 24, 40, false };
+static const struct hdr_layout blkinfo_layout = { 12, 16, 24, 32, 48, true };
+
+static void hdr_decode(const uint8_t *b, const struct hdr_layout *l,
+		       struct xfsj_dir3_hdr *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->magic = xfsj_get_be32(b);
-	h->crc_off = 4;
-	h->blkno = xfsj_get_be64(b + 8);
-	h->lsn = xfsj_get_be64(b + 16);
-	memcpy(h->uuid, b + 24, 16);
-	h->owner = xfsj_get_be64(b + 40);
+	if (l->blkinfo) {
+		h->forw = xfsj_get_be32(b);
+		h->back = xfsj_get_be32(b + 4);
+		h->magic = xfsj_get_be16(b + 8);
+	} else {
+		h->magic = xfsj_get_be32(b);
+	}
+	h->crc_off = l->crc;
+	h->blkno = xfsj_get_be64(b + l->blkno);
+	h->lsn = xfsj_get_be64(b + l->lsn);
+	memcpy(h->uuid, b + l->uuid, 16);
+	h->owner = xfsj_get_be64(b + l->owner);
+}
+
+void xfsj_dir3_data_hdr_decode(const uint8_t *b, struct xfsj_dir3_hdr *h)
+{
+	hdr_decode(b, &data_layout, h);
 }
 
 void xfsj_dir3_blkinfo_decode(const uint8_t *b, struct xfsj_dir3_hdr *h)
 {
-	memset(h, 0, sizeof(*h));
-	h->forw = xfsj_get_be32(b);
-	h->back = xfsj_get_be32(b + 4);
-	h->magic = xfsj_get_be16(b + 8);
-	h->crc_off = 12;
-	h->blkno = xfsj_get_be64(b + 16);
-	h->lsn = xfsj_get_be64(b + 24);
-	memcpy(h->uuid, b + 32, 16);
-	h->owner = xfsj_get_be64(b + 48);
+	hdr_decode(b, &blkinfo_layout, h);
+}
+
+bool xfsj_dir3_hdr_decode_any(const uint8_t *b, struct xfsj_dir3_hdr *h)
+{
+	xfsj_dir3_data_hdr_decode(b, h);
+	if (h->magic == XFSJ_DIR3_BLOCK_MAGIC ||
+	    h->magic == XFSJ_DIR3_DATA_MAGIC ||
+	    h->magic == XFSJ_DIR3_FREE_MAGIC)
+		return true;
+	xfsj_dir3_blkinfo_decode(b, h);
+	return h->magic == XFSJ_DIR3_LEAF1_MAGIC ||
+	       h->magic == XFSJ_DIR3_LEAFN_MAGIC ||
+	       h->magic == XFSJ_DIR3_NODE_MAGIC;
+}
+
+void xfsj_dir3_hdr_encode(uint8_t *b, const struct xfsj_dir3_hdr *h)
+{
+	const struct hdr_layout *l = h->crc_off == blkinfo_layout.crc ?
+				     &blkinfo_layout : &data_layout;
+
+	if (l->blkinfo) {
+		xfsj_put_be32(b, h->forw);
+		xfsj_put_be32(b + 4, h->back);
+		xfsj_put_be16(b + 8, (uint16_t)h->magic);
+	} else {
+		xfsj_put_be32(b, h->magic);
+	}
+	xfsj_put_be64(b + l->blkno, h->blkno);
+	xfsj_put_be64(b + l->lsn, h->lsn);
+	memcpy(b + l->uuid, h->uuid, 16);
+	xfsj_put_be64(b + l->owner, h->owner);
 }
 
 void xfsj_dir3_bestfree_get(const uint8_t *b,

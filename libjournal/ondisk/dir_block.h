@@ -75,6 +75,13 @@ struct xfsj_dir3_hdr {
 void xfsj_dir3_data_hdr_decode(const uint8_t *b, struct xfsj_dir3_hdr *h);
 /* Decode a leaf or node header's block info (magic be16 at 8). */
 void xfsj_dir3_blkinfo_decode(const uint8_t *b, struct xfsj_dir3_hdr *h);
+/*
+ * Decode whichever header @b starts with (by its magic; false: none of
+ * the dir3 magics), and write @h back in the layout it was decoded from
+ * (h->crc_off says which; the CRC itself is the writer's to stamp).
+ */
+bool xfsj_dir3_hdr_decode_any(const uint8_t *b, struct xfsj_dir3_hdr *h);
+void xfsj_dir3_hdr_encode(uint8_t *b, const struct xfsj_dir3_hdr *h);
 
 struct xfsj_dir2_bestfree {
 	uint16_t offset, length;

@@ -109,5 +109,6 @@ struct xrp_field_ops {
 /* Field fixers of the structures (one file each). */
 int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr);	/* fix_sb.c */
 int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr);	/* fix_field.c */
+int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
 
 #endif

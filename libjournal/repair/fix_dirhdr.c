@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_FIELD of directories: one bad field, one field set, every entry
+ * kept (xfs_repair 6.13 sends a whole directory to lost+found for a bad
+ * owner in one block's header).
+ *
+ * - dir.crc: the block is otherwise sound; marking it dirty has the flush
+ *   stamp a new CRC.
+ * - dir.header (blkno, owner), dir.uuid: the header field set to where the
+ *   block is, whose it is, the filesystem's UUID.
+ * - dir.entry.ftype: the entry's file type set to the type of the inode it
+ *   names, as the scan saw it.
+ * - dir.size: the directory inode's size set to what its blocks say.
+ *
+ * A directory block is reached through the directory's data fork; one
+ * whose blocks are not contiguous on disk is left alone (reported left).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/inode_priv.h"
+#include "fs/bmap.h"
+#include "fs/bmbt.h"
+#include "fs/iget.h"
+#include "ondisk/dir_block.h"
+#include "ondisk/meta.h"
+#include "repair/repair_priv.h"
+
+/*
+ * The buffer of the directory block holding byte @off of directory @ino
+ * (*bp NULL when it cannot be reached whole).
+ */
+static int dir_block(struct xrp *rp, uint64_t ino, uint64_t off,
+		     struct xfsj_buf **bp)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	unsigned int fsbs = 1U << sb->dirblklog;
+	uint64_t fileoff = (off >> (sb->blocklog + sb->dirblklog)) << sb->dirblklog;
+	struct xfsj_bmbt_irec *ext = NULL;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref ip;
+	size_t n = 0, i;
+	int err;
+
+	*bp = NULL;
+	err = xfsj_iget(rp->fs, ino, true, &ip, &f);
+	if (err)
+		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+	err = xfsj_bmap_read(rp->fs, &ip, XFSJ_DATA_FORK, &ext, &n, &f);
+	if (err) {
+		free(ext);
+		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct xfsj_bmbt_irec *e = &ext[i];
+
+		if (e->startoff > fileoff ||
+		    e->startoff + e->blockcount < fileoff + fsbs)
+			continue;
+		if (!xfsj_fsbext_ok(rp->fs, e->startblock + (fileoff - e->startoff),
+				    fsbs))
+			break;
+		err = xfsj_buf_read(rp->fs, xfsj_fsb_daddr(sb, e->startblock +
+				    (fileoff - e->startoff)),
+				    sb->blocksize << sb->dirblklog, bp);
+		break;
+	}
+	free(ext);
+	return err;
+}
+
+static void done(struct xrp *rp, struct xrp_prob *pr, const char *what)
+{
+	pr->done = true;
+	xrp_action(rp, &(struct xfsj_repair_action){
+		.fix = XFSJ_FIX_FIELD, .problem = &pr->p, .has = XFSJ_PF_INO,
+		.ino = pr->p.ino, .what = what });
+}
+
+static int fix_header(struct xrp *rp, struct xrp_prob *pr)
+{
+	const struct xfsj_problem *p = &pr->p;
+	struct xfsj_dir3_hdr h;
+	struct xfsj_buf *bp;
+	char what[128];
+	int err;
+
+	err = dir_block(rp, p->ino, p->off, &bp);
+	if (err || !bp || !xfsj_dir3_hdr_decode_any(bp->data, &h))
+		return err;
+	if (xrp_is(pr, "dir.header") && p->field &&
+	    (p->has & XFSJ_PF_EXPECTED)) {
+		if (!strcmp(p->field, "blkno"))
+			h.blkno = bp->daddr;
+		else if (!strcmp(p->field, "owner"))
+			h.owner = p->ino;
+		else
+			return 0;
+	} else if (xrp_is(pr, "dir.uuid")) {
+		memcpy(h.uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(h.uuid));
+	}
+	/* dir.crc: the block as it is; the flush stamps the CRC. */
+	xfsj_dir3_hdr_encode(bp->data, &h);
+	xfsj_buf_dirty(bp);
+	snprintf(what, sizeof(what),
+		 "directory %llu: block at offset %llu: %s rewritten",
+		 (unsigned long long)p->ino, (unsigned long long)p->off,
+		 xrp_is(pr, "dir.crc") ? "CRC" :
+		 xrp_is(pr, "dir.uuid") ? "header uuid" : p->field);
+	done(rp, pr, what);
+	return 0;
+}
+
+static int fix_size(struct xrp *rp, struct xrp_prob *pr)
+{
+	const struct xfsj_problem *p = &pr->p;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref ip;
+	char what[96];
+	int err;
+
+	if (!(p->has & XFSJ_PF_EXPECTED))
+		return 0;
+	err = xfsj_iget(rp->fs, p->ino, true, &ip, &f);
+	if (err)
+		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+	ip.di.size = p->expected;
+	xfsj_iput(rp->fs, &ip, true);
+	snprintf(what, sizeof(what), "set the size of directory %llu to %llu",
+		 (unsigned long long)p->ino, (unsigned long long)p->expected);
+	done(rp, pr, what);
+	return 0;
+}
+
+/* The file type byte of the data entry at directory offset @off. */
+static int fix_ftype(struct xrp *rp, struct xrp_prob *pr)
+{
+	const struct xfsj_problem *p = &pr->p;
+	uint32_t bsize = rp->sb->blocksize << rp->sb->dirblklog;
+	uint32_t at = (uint32_t)(p->off & (bsize - 1));
+	struct xck_inode *child;
+	struct xfsj_buf *bp;
+	uint8_t namelen;
+	uint64_t cino;
+	char what[128];
+	int err;
+
+	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE))
+		return 0;
+	err = dir_block(rp, p->ino, p->off, &bp);
+	if (err || !bp || at < XFSJ_DIR3_HDR_SIZE || at + 11 > bsize)
+		return err;
+	cino = xfsj_get_be64(bp->data + at);
+	namelen = bp->data[at + 8];
+	if (!namelen || at + 9 + namelen + 1 > bsize)
+		return 0;
+	child = xck_inode_find(rp->ck, cino, NULL);
+	if (!child || !child->ftype)
+		return 0;
+	bp->data[at + 9 + namelen] = child->ftype;
+	xfsj_buf_dirty(bp);
+	snprintf(what, sizeof(what),
+		 "directory %llu: entry at offset %llu: file type set to %u",
+		 (unsigned long long)p->ino, (unsigned long long)p->off,
+		 child->ftype);
+	done(rp, pr, what);
+	return 0;
+}
+
+int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
+{
+	if (!(pr->p.has & XFSJ_PF_INO))
+		return 0;
+	if (xrp_is(pr, "dir.crc") || xrp_is(pr, "dir.header") ||
+	    xrp_is(pr, "dir.uuid"))
+		return (pr->p.has & XFSJ_PF_OFF) ? fix_header(rp, pr) : 0;
+	if (xrp_is(pr, "dir.size"))
+		return fix_size(rp, pr);
+	if (xrp_is(pr, "dir.entry.ftype"))
+		return (pr->p.has & XFSJ_PF_OFF) ? fix_ftype(rp, pr) : 0;
+	return 0;
+}
