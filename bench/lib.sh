@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# What the benchmarks of the check and the repair share: the cached
+# images that bench/mkinodes.c fills through the kernel, a timed run with
+# its peak RSS, medians, a cold page cache.  Needs common.sh, T_DIR,
+# XFSPROGS613, CACHE, THREADS; sets VER (the images' version).
+
+IMGVER=1
+if [ ! -x /usr/bin/time ]; then
+	echo "# /usr/bin/time missing: installing the Debian package 'time'"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q time > /dev/null 2>&1 ||
+		{ echo "bench: cannot install 'time'"; exit 2; }
+fi
+mkdir -p "$CACHE"
+cc -O2 -Wall -pthread -o "$T_DIR/mkinodes" "$TOP/bench/mkinodes.c" ||
+	{ echo "bench: cannot build mkinodes"; exit 2; }
+VER=$IMGVER-$(sha1sum "$TOP/bench/mkinodes.c" | cut -c1-8)
+
+
+median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+maxof() { printf '%s\n' "$@" | sort -n | tail -1; }
+
+# image N: the path of the cached image of N inodes, made when missing
+image() {
+	local n=$1 img="$CACHE/check-$VER-$1.img" dev t0 made
+	if [ -f "$img" ]; then
+		echo "$img"
+		return 0
+	fi
+	rm -f "$img.new"
+	truncate -s 16g "$img.new"
+	dev=$(attach_loop "$img.new") || return 1
+	# shellcheck disable=SC2046
+	"$XFSPROGS613/mkfs.xfs" -q -f $(newfeat) "$dev" >&2 || return 1
+	t_mount "$dev" "$T_DIR/mnt" || return 1
+	t0=$(date +%s%N)
+	made=$("$T_DIR/mkinodes" "$T_DIR/mnt" "$n" "$THREADS") || return 1
+	t_umount "$T_DIR/mnt"
+	detach_loop "$dev"
+	mv "$img.new" "$img"
+	awk -v n="$made" -v t="$(( $(date +%s%N) - t0 ))" 'BEGIN {
+		printf "# made %d inodes in %.1f s (%.0f per second) through the kernel\n",
+			n, t / 1e9, n / (t / 1e9) }' >> "$T_DIR/notes"
+	echo "$img"
+}
+
+# run_one OUT CMD...: one timed run; prints "ns kib rc cpu_ms", stdout
+# into OUT (cpu: user + system, all threads)
+run_one() {
+	local out=$1 t0 t1 rc
+	shift
+	t0=$(date +%s%N)
+	/usr/bin/time -f "%M %U %S" -o "$T_DIR/rss" "$@" > "$out" 2> "$T_DIR/err"
+	rc=$?
+	t1=$(date +%s%N)
+	echo "$((t1 - t0)) $(tail -1 "$T_DIR/rss" | awk '{ printf "%d", $1 }') $rc $(tail -1 "$T_DIR/rss" | awk '{ printf "%d", ($2 + $3) * 1000 }')"
+}
+
+cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
