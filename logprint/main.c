@@ -328,14 +328,14 @@ static int open_all(struct lp *lp)
 	err = xfsj_io_open(lp->device, XFSJ_IO_RDONLY, &lp->io);
 	if (err) {
 		fprintf(stderr, "xfsj-logprint: cannot open %s: %s\n",
-			lp->device, xfsj_strerror(err));
+			lp->device, xfsj_io_open_strerror(err));
 		return -1;
 	}
 	if (lp->logdev) {
 		err = xfsj_io_open(lp->logdev, XFSJ_IO_RDONLY, &lp->logio);
 		if (err) {
 			fprintf(stderr, "xfsj-logprint: cannot open %s: %s\n",
-				lp->logdev, xfsj_strerror(err));
+				lp->logdev, xfsj_io_open_strerror(err));
 			return -1;
 		}
 	}

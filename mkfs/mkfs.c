@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 			   (topo.is_file ? XFSJ_IO_CREATE : 0), &io);
 	if (err) {
 		fprintf(stderr, "xfsj-mkfs: cannot open %s: %s\n", cli.device,
-			xfsj_strerror(err));
+			xfsj_io_open_strerror(err));
 		return MKFS_EXIT_FAIL;
 	}
 	if (!io->is_bdev && io->size < (g.dblocks << g.blocklog) &&

@@ -422,6 +422,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 	static const struct option longopts[] = {
 		{ "small", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct parse_state ps = { .cli = cli, .blocksize = 4096,

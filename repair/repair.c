@@ -636,7 +636,7 @@ int main(int argc, char **argv)
 			   &io);
 	if (err) {
 		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o.device,
-			xfsj_strerror(err));
+			xfsj_io_open_strerror(err));
 		return EXIT_ERROR;
 	}
 	if (o.logdev) {
@@ -644,7 +644,7 @@ int main(int argc, char **argv)
 			XFSJ_IO_EXCL, &logio);
 		if (err) {
 			fprintf(stderr, "xfsj-repair: cannot open %s: %s\n",
-				o.logdev, xfsj_strerror(err));
+				o.logdev, xfsj_io_open_strerror(err));
 			xfsj_io_close(io);
 			return EXIT_ERROR;
 		}

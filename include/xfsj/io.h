@@ -59,6 +59,12 @@ enum {
 };
 
 int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out);
+/*
+ * Why xfsj_io_open just failed with @err, in words: the system's reason
+ * for -XFSJ_E_OPEN ("No such file or directory", "Permission denied"),
+ * else xfsj_strerror(@err).  Call it right after the failed open.
+ */
+const char *xfsj_io_open_strerror(int err);
 int xfsj_io_open_mem(uint64_t size, struct xfsj_io **out);
 /* Memory backend holding a copy of @len bytes at @data. */
 int xfsj_io_open_mem_copy(const void *data, size_t len, struct xfsj_io **out);

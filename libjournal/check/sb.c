@@ -416,7 +416,8 @@ int xck_sb(struct xck *ck)
 	p = &s.sb;
 	xck_sb_rules(&s, NULL);
 	xck_sb_primary_rules(&s);
-	if (p->features_incompat & XFSJ_INCOMPAT_NEEDSREPAIR)
+	if (p->magicnum == XFSJ_SB_MAGIC &&
+	    (p->features_incompat & XFSJ_INCOMPAT_NEEDSREPAIR))
 		report(ck, SBR_P_NEEDSREPAIR, 0, 0, NULL, 0, 0, 0);
 	if (!s.geom_bad && p->dblocks > devsize >> p->blocklog) {
 		report(ck, SBR_P_DEVSIZE, XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, 0,

@@ -220,6 +220,13 @@ static const struct xfsj_io_ops unix_ops = {
 	.unmap = unix_unmap,
 };
 
+const char *xfsj_io_open_strerror(int err)
+{
+	if ((err == -XFSJ_E_OPEN || err == XFSJ_E_OPEN) && errno)
+		return strerror(errno);
+	return xfsj_strerror(err);
+}
+
 int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out)
 {
 	struct xfsj_io *io;
@@ -239,7 +246,10 @@ int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out)
 	if (fd < 0)
 		return errno == EBUSY ? -XFSJ_E_BUSY : -XFSJ_E_OPEN;
 	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
 		close(fd);
+		errno = e;
 		return -XFSJ_E_OPEN;
 	}
 	if (S_ISBLK(st.st_mode) && (flags & XFSJ_IO_EXCL) &&
@@ -248,10 +258,11 @@ int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out)
 		int efd = open(path, oflags | O_EXCL);
 
 		if (efd < 0) {
-			int busy = errno == EBUSY;
+			int e = errno;
 
 			close(fd);
-			return busy ? -XFSJ_E_BUSY : -XFSJ_E_OPEN;
+			errno = e;
+			return e == EBUSY ? -XFSJ_E_BUSY : -XFSJ_E_OPEN;
 		}
 		close(fd);
 		fd = efd;
