@@ -25,6 +25,12 @@
 #define XFSJ_NULLFSINO		UINT64_MAX
 #define XFSJ_NULLFSBLOCK	UINT64_MAX
 #define XFSJ_MAX_FILEOFF	((1ULL << 54) - 1)	/* largest file offset, blocks */
+/* The kernel's xfs_verify_fileext: [off, off + len) non-empty, in range. */
+static inline bool xfsj_fileext_ok(uint64_t off, uint64_t len)
+{
+	return len != 0 && off <= XFSJ_MAX_FILEOFF &&
+	       len - 1 <= XFSJ_MAX_FILEOFF - off;
+}
 /* The file offset bits of an rmap record's offset field. */
 #define XFSJ_RMAP_OFF_MASK	((1ULL << 54) - 1)
 #define XFSJ_INODES_PER_CHUNK	64	/* inodes in one inobt record */
