@@ -74,7 +74,7 @@ static int dec_attri(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 		return ITEM_BAD(in, "ATTRI item", "alfi_op_flags",
 				XFSJ_ATTRI_OFF(op_flags), a.op_flags);
 	/* Lengths no writer logs: the regions are not looked at. */
-	if (a.name_len > UINT16_MAX || a.value_len > XFSJ_ATTR_VALUE_MAX)
+	if (a.name_len > UINT16_MAX || a.value_len > XFSJ_XATTR_SIZE_MAX)
 		return ITEM_BAD(in, "ATTRI item", "alfi_name_len",
 				XFSJ_ATTRI_OFF(name_len), a.name_len);
 	in->fmt_ok = true;

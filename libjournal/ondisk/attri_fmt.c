@@ -115,7 +115,7 @@ const char *xfsj_attri_fmt_verify(const struct xfsj_attri_fmt *a,
 		break;
 	case XFSJ_ATTRI_OP_SET:
 	case XFSJ_ATTRI_OP_REPLACE:
-		if (a->value_len > XFSJ_ATTR_VALUE_MAX)
+		if (a->value_len > XFSJ_XATTR_SIZE_MAX)
 			return fail(val, "value_len", a->value_len);
 		break;
 	case XFSJ_ATTRI_OP_REMOVE:

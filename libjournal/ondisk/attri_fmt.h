@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/layout.h"
+#include "ondisk/attr_layout.h"
 #include "ondisk/log.h"
 
 #define XFSJ_ATTRI_FIELDS(F, P)						\
@@ -39,8 +40,6 @@ XFSJ_DECLARE_STRUCTS(xfsj_attri_log, XFSJ_ATTRI_FIELDS);
 #define XFSJ_ATTRI_FILTER_NS	XFSJ_ATTR_NS_MASK
 #define XFSJ_ATTRI_FILTER_MASK	(XFSJ_ATTRI_FILTER_NS | \
 				 XFSJ_ATTRI_FILTER_INCOMPLETE)
-#define XFSJ_ATTR_NAME_MAX	255U	/* XATTR_NAME_MAX */
-#define XFSJ_ATTR_VALUE_MAX	65536U	/* XATTR_SIZE_MAX */
 #define XFSJ_ATTRI_MAX_REGIONS	5	/* format, two names, two values */
 
 /* The format, decoded. */
