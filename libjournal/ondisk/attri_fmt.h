@@ -35,6 +35,7 @@
 
 XFSJ_DECLARE_STRUCTS(xfsj_attri_log, XFSJ_ATTRI_FIELDS);
 #define XFSJ_ATTRI_OFF(field)	offsetof(struct xfsj_attri_log_raw, field)
+extern const struct xfsj_layout xfsj_attri_log_layout;
 
 #define XFSJ_ATTRI_OP_MASK	0xffU	/* the op: low byte of op_flags */
 #define XFSJ_ATTRI_FILTER_NS	XFSJ_ATTR_NS_MASK

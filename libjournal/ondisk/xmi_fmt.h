@@ -34,6 +34,7 @@
 XFSJ_DECLARE_STRUCTS(xfsj_xmi_fmt, XFSJ_XMI_FIELDS);
 #define XFSJ_XMI_OFF(field)	offsetof(struct xfsj_xmi_fmt_raw, field)
 #define XFSJ_XMI_FMT_SIZE	88
+extern const struct xfsj_layout xfsj_xmi_fmt_layout;
 
 /* XMI flags. */
 #define XFSJ_XMI_ATTR_FORK		(1ULL << 0)
