@@ -77,9 +77,7 @@ struct xfsj_pending_intent {
 #define XFSJ_OP_UNMOUNT		0x20
 
 #define XFSJ_LOG_TRANS_MAGIC	0x5452414eU	/* "TRAN", host order */
-#define XFSJ_LOG_TRANS_HDR_SIZE	16
 #define XFSJ_LOG_MAX_REGIONS	257
-#define XFSJ_LOG_MAX_RECORD	(256 * 1024)	/* largest iclog */
 #define XFSJ_LOG_MAX_ICLOGS	8
 #define XFSJ_LOG_TOTAL_REC_BBS	4096	/* 8 iclogs of 256 KiB */
 #define XFSJ_LOG_REC_BBS	512	/* one 256 KiB iclog */

@@ -20,7 +20,7 @@
 
 struct xfsj_recover_stats {
 	uint64_t trans;
-	uint64_t items[0x50];		/* by type - 0x1200 */
+	uint64_t items[XFSJ_LI_SPAN];	/* by type - XFSJ_LI_FIRST */
 	uint64_t bufs_replayed, bufs_skipped_lsn, bufs_cancelled;
 	uint64_t inodes_replayed, inodes_skipped_lsn, inodes_cancelled;
 	uint64_t icreates, dquots_skipped;

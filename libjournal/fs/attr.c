@@ -34,10 +34,6 @@
 
 #define SF_HDR		XFSJ_ATTR_SF_HDR_SIZE
 #define SF_ENT		XFSJ_ATTR_SF_ENTRY_HDR
-#define SF_MAX		255	/* XFS_ATTR_SF_ENTSIZE_MAX */
-#define MINDBTPTRS	3
-#define MINABTPTRS	2
-#define DEV_FORK_SIZE	8	/* roundup(sizeof(xfs_dev_t), 8) */
 
 /* ---- hashes ---- */
 
@@ -80,7 +76,7 @@ uint32_t xfsj_attr_hash(const struct xfsj_attr_arg *a)
 	if (!(a->ns & XFSJ_ATTR_NS_PARENT))
 		return xfsj_da_hashname(a->name, a->namelen);
 	/* The kernel hashes anything but a parent record to 0. */
-	if (a->valuelen != XFSJ_PARENT_REC_SIZE || !a->value)
+	if (a->valuelen != XFSJ_ATTR_PPTR_VALUE_LEN || !a->value)
 		return 0;
 	return xfsj_parent_hashval(a->name, a->namelen,
 				   xfsj_get_be64(a->value));
@@ -125,10 +121,10 @@ static uint32_t default_attroffset(const struct xfsj_fs *fs,
 				   const struct xfsj_iref *ip)
 {
 	if (ip->di.format == XFSJ_DINODE_FMT_DEV)
-		return DEV_FORK_SIZE;
+		return XFSJ_DEV_FORK_SIZE;
 	if (xfsj_fs_sb(fs)->inodesize == 256)
-		return litino(fs) - bmdr_space(MINABTPTRS);
-	return bmdr_space(6 * MINABTPTRS);
+		return litino(fs) - bmdr_space(XFSJ_BMDR_MIN_APTRS);
+	return bmdr_space(6 * XFSJ_BMDR_MIN_APTRS);
 }
 
 static uint32_t attr_fork_size(const struct xfsj_fs *fs,
@@ -161,7 +157,7 @@ static uint32_t bytesfit(const struct xfsj_fs *fs, const struct xfsj_iref *ip,
 		return 0;
 	offset = (lit - bytes) >> 3;
 	if (ip->di.format == XFSJ_DINODE_FMT_DEV) {
-		minforkoff = DEV_FORK_SIZE >> 3;
+		minforkoff = XFSJ_DEV_FORK_SIZE >> 3;
 		return offset >= minforkoff ? minforkoff : 0;
 	}
 	if (bytes <= attr_fork_size(fs, ip))
@@ -171,7 +167,7 @@ static uint32_t bytesfit(const struct xfsj_fs *fs, const struct xfsj_iref *ip,
 		dsize = xfsj_dinode_nextents(&ip->di) * 16;
 		/* The data fork would become a btree: room for its root. */
 		if (!ip->di.forkoff && dsize > default_attroffset(fs, ip))
-			dsize = bmdr_space(MINDBTPTRS);
+			dsize = bmdr_space(XFSJ_BMDR_MIN_DPTRS);
 		break;
 	case XFSJ_DINODE_FMT_BTREE:
 		if (ip->di.forkoff)
@@ -185,10 +181,10 @@ static uint32_t bytesfit(const struct xfsj_fs *fs, const struct xfsj_iref *ip,
 		dsize = 0;
 		break;
 	}
-	if (dsize < bmdr_space(MINDBTPTRS))
-		dsize = bmdr_space(MINDBTPTRS);
+	if (dsize < bmdr_space(XFSJ_BMDR_MIN_DPTRS))
+		dsize = bmdr_space(XFSJ_BMDR_MIN_DPTRS);
 	minforkoff = (uint32_t)((dsize + 7) >> 3);
-	maxforkoff = (lit - bmdr_space(MINABTPTRS)) >> 3;
+	maxforkoff = (lit - bmdr_space(XFSJ_BMDR_MIN_APTRS)) >> 3;
 	if (offset >= maxforkoff)
 		return maxforkoff;
 	if (offset >= minforkoff)
@@ -487,7 +483,7 @@ static int sf_load(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr shortform",
 				      "totsize", where, s->totsize);
 	memcpy(s->buf, p, s->totsize);
-	count = s->buf[2];
+	count = s->buf[XFSJ_ATTR_SF_OFF_COUNT];
 	for (uint32_t i = 0; i < count; i++) {
 		struct sfent e;
 		uint8_t ns;
@@ -539,7 +535,7 @@ static bool sf_find(const struct xfsj_attr_sf *s, const struct xfsj_attr_arg *a,
 {
 	uint32_t off = SF_HDR;
 
-	for (uint32_t i = 0; i < s->buf[2]; i++) {
+	for (uint32_t i = 0; i < s->buf[XFSJ_ATTR_SF_OFF_COUNT]; i++) {
 		sf_ent(s, off, e);
 		if (xfsj_attr_match(a, e->flags, e->name, e->namelen,
 				    e->value, e->valuelen))
@@ -568,7 +564,7 @@ static void sf_append(struct xfsj_attr_sf *s, struct xfsj_iref *ip,
 	memcpy(p + SF_ENT, a->name, a->namelen);
 	if (a->valuelen)
 		memcpy(p + SF_ENT + a->namelen, a->value, a->valuelen);
-	s->buf[2]++;
+	s->buf[XFSJ_ATTR_SF_OFF_COUNT]++;
 	s->totsize += SF_ENT + a->namelen + a->valuelen;
 }
 
@@ -578,9 +574,11 @@ static int sf_addname(struct xfsj_fs *fs, struct xfsj_iref *ip,
 {
 	uint32_t forkoff;
 
-	if (a->namelen >= SF_MAX || a->valuelen >= SF_MAX)
+	if (a->namelen >= XFSJ_ATTR_SF_ENTSIZE_MAX ||
+	    a->valuelen >= XFSJ_ATTR_SF_ENTSIZE_MAX)
 		return 1;
-	if (s->buf[2] == 255)
+	/* The count is a u8. */
+	if (s->buf[XFSJ_ATTR_SF_OFF_COUNT] == UINT8_MAX)
 		return 1;
 	forkoff = bytesfit(fs, ip, s->totsize + SF_ENT + a->namelen +
 				   a->valuelen);
@@ -599,7 +597,7 @@ static void sf_removename(struct xfsj_fs *fs, struct xfsj_iref *ip,
 
 	memmove(s->buf + e->off, s->buf + e->off + e->size,
 		s->totsize - e->off - e->size);
-	s->buf[2]--;
+	s->buf[XFSJ_ATTR_SF_OFF_COUNT]--;
 	s->totsize -= e->size;
 	/* With parent pointers the fork stays (a link will need it). */
 	if (s->totsize == SF_HDR && !keep_fork &&
@@ -809,7 +807,7 @@ static int sf_to_leaf(struct xfsj_attr_ctx *c, struct xfsj_fault *f)
 	xfsj_attr_leaf_init(c->fs, ip->ino, c->leaf->data, daddr);
 	leaf_dirty(c);
 	c->st = XFSJ_AF_LEAF;
-	for (uint32_t i = 0; i < c->sf->buf[2]; i++) {
+	for (uint32_t i = 0; i < c->sf->buf[XFSJ_ATTR_SF_OFF_COUNT]; i++) {
 		struct xfsj_attr_arg a = { 0 };
 		struct sfent e;
 
@@ -1233,8 +1231,9 @@ int xfsj_attr_list(struct xfsj_fs *fs, struct xfsj_iref *ip, xfsj_attr_fn fn,
 		goto out;
 	if (c.st == XFSJ_AF_SF) {
 		uint32_t off = SF_HDR;
+		uint32_t n = c.sf->buf[XFSJ_ATTR_SF_OFF_COUNT];
 
-		for (uint32_t i = 0; i < c.sf->buf[2] && !err; i++) {
+		for (uint32_t i = 0; i < n && !err; i++) {
 			struct sfent e;
 
 			sf_ent(c.sf, off, &e);

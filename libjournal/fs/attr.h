@@ -82,17 +82,6 @@ int xfsj_attr_list(struct xfsj_fs *fs, struct xfsj_iref *ip, xfsj_attr_fn fn,
 
 /* ---- shared by attr.c and attr_leaf.c, not for other users ---- */
 
-#define XFSJ_ATTR_FLAG_LOCAL		0x01
-#define XFSJ_ATTR_FLAG_INCOMPLETE	0x80
-#define XFSJ_ATTR3_LEAF_MAGIC		0x3beeU
-#define XFSJ_DA3_NODE_MAGIC		0x3ebeU
-#define XFSJ_ATTR3_LEAF_HDR_SIZE	80
-#define XFSJ_ATTR_LEAF_ENTRY_SIZE	8
-#define XFSJ_ATTR_SF_HDR_SIZE		4
-#define XFSJ_ATTR_SF_ENTRY_HDR		3
-#define XFSJ_XATTR_SIZE_MAX		65536U
-#define XFSJ_PARENT_REC_SIZE		12
-
 /* One decoded leaf entry (pointers into the block). */
 struct xfsj_attr_lent {
 	uint32_t hash;
@@ -198,7 +187,7 @@ struct xfsj_attr_ctx {
 	struct xfsj_buf *leaf;		/* LEAF: block 0; NODE: a leaf */
 };
 
-#define XFSJ_ATTR_DA_MAXDEPTH	5	/* XFS_DA_NODE_MAXDEPTH */
+#define XFSJ_ATTR_DA_MAXDEPTH	XFSJ_DA_NODE_MAXDEPTH
 
 /* One block of a path from the root: its fork block and entry index. */
 struct xfsj_attr_pblk {

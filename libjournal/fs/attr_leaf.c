@@ -68,7 +68,7 @@ static void hdr_put(uint8_t *blk, const struct xfsj_attr_leaf_hdr *h)
 	xfsj_put_be16(blk + OFF_COUNT, (uint16_t)h->count);
 	xfsj_put_be16(blk + OFF_USED, (uint16_t)h->usedbytes);
 	xfsj_put_be16(blk + OFF_FIRSTUSED,
-		      h->firstused > 0xffff ? 0 : (uint16_t)h->firstused);
+		      h->firstused > UINT16_MAX ? 0 : (uint16_t)h->firstused);
 	blk[OFF_HOLES] = h->holes;
 	blk[OFF_HOLES + 1] = 0;
 	for (int i = 0; i < MAPSIZE; i++) {

@@ -16,7 +16,11 @@
 
 /* ---- dabtree: reading nodes ---- */
 
-#define DA_NODE_HDR	64	/* da3 block info, count, level, pad */
+#define DA_NODE_HDR	XFSJ_DA3_NODE_HDR_SIZE
+#define DA_NODE_ENT	XFSJ_DA3_NODE_ENTRY_SIZE
+#define N_MAGIC		XFSJ_DA3_OFF_MAGIC
+#define N_COUNT		XFSJ_DA3_NODE_OFF_COUNT
+#define N_LEVEL		XFSJ_DA3_NODE_OFF_LEVEL
 
 /* A sibling chain longer than the fork has blocks must loop. */
 int xfsj_attr_chain_max(struct xfsj_attr_ctx *c, uint64_t *max,
@@ -61,8 +65,8 @@ int xfsj_attr_node_verify(struct xfsj_attr_ctx *c, const uint8_t *b,
 			  uint64_t daddr, struct xfsj_fault *f)
 {
 	uint64_t off = daddr << 9;
-	uint32_t count = xfsj_get_be16(b + 56);
-	uint32_t level = xfsj_get_be16(b + 58);
+	uint32_t count = xfsj_get_be16(b + N_COUNT);
+	uint32_t level = xfsj_get_be16(b + N_LEVEL);
 	struct xfsj_vctx v;
 
 	if (!xfsj_cksum_ok(b, c->bs, 12))
@@ -78,12 +82,12 @@ int xfsj_attr_node_verify(struct xfsj_attr_ctx *c, const uint8_t *b,
 	if (xfsj_get_be64(b + 48) != c->ip->ino)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "owner",
 				      off + 48, xfsj_get_be64(b + 48));
-	if (count == 0 || count > (c->bs - DA_NODE_HDR) / 8)
+	if (count == 0 || count > (c->bs - DA_NODE_HDR) / DA_NODE_ENT)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "count",
-				      off + 56, count);
+				      off + N_COUNT, count);
 	if (level == 0 || level > XFSJ_ATTR_DA_MAXDEPTH)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "level",
-				      off + 58, level);
+				      off + N_LEVEL, level);
 	return 0;
 }
 
@@ -112,12 +116,14 @@ int xfsj_attr_node_descend(struct xfsj_attr_ctx *c, uint32_t hash,
 	for (int depth = 0; depth <= XFSJ_ATTR_DA_MAXDEPTH; depth++) {
 		const uint8_t *b;
 		uint32_t count, i = 0;
+		uint16_t magic;
 
 		err = ablock_read(c, lblk, &bp, f);
 		if (err)
 			return err;
 		b = bp->data;
-		if (xfsj_get_be16(b + 8) == XFSJ_ATTR3_LEAF_MAGIC && depth) {
+		magic = xfsj_get_be16(b + N_MAGIC);
+		if (magic == XFSJ_ATTR3_LEAF_MAGIC && depth) {
 			err = xfsj_attr_leaf_verify(c->fs, c->ip->ino, b,
 						    bp->daddr, f);
 			if (err)
@@ -125,20 +131,22 @@ int xfsj_attr_node_descend(struct xfsj_attr_ctx *c, uint32_t hash,
 			c->leaf = bp;
 			return 0;
 		}
-		if (xfsj_get_be16(b + 8) != XFSJ_DA3_NODE_MAGIC)
+		if (magic != XFSJ_DA3_NODE_MAGIC)
 			return xfsj_fault_set(f, XFSJ_E_BADMAGIC, "attr node",
-					      "magic", (bp->daddr << 9) + 8,
-					      xfsj_get_be16(b + 8));
+					      "magic",
+					      (bp->daddr << 9) + N_MAGIC,
+					      magic);
 		err = xfsj_attr_node_verify(c, b, bp->daddr, f);
 		if (err)
 			return err;
-		count = xfsj_get_be16(b + 56);
+		count = xfsj_get_be16(b + N_COUNT);
 		if (!leftmost) {
 			while (i < count - 1 &&
-			       xfsj_get_be32(b + DA_NODE_HDR + 8 * i) < hash)
+			       xfsj_get_be32(b + DA_NODE_HDR +
+					     DA_NODE_ENT * i) < hash)
 				i++;
 		}
-		lblk = xfsj_get_be32(b + DA_NODE_HDR + 8 * i + 4);
+		lblk = xfsj_get_be32(b + DA_NODE_HDR + DA_NODE_ENT * i + 4);
 	}
 	return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "level",
 			      c->ip->byte_off, XFSJ_ATTR_DA_MAXDEPTH);
@@ -146,21 +154,21 @@ int xfsj_attr_node_descend(struct xfsj_attr_ctx *c, uint32_t hash,
 
 /* ---- changing a dabtree (the kernel's xfs_da_btree.c rules) ---- */
 
-#define DA_NODE_ENTS(bs)	(((bs) - DA_NODE_HDR) / 8)
+#define DA_NODE_ENTS(bs)	(((bs) - DA_NODE_HDR) / DA_NODE_ENT)
 
 static uint8_t *nent(uint8_t *b, uint32_t i)
 {
-	return b + DA_NODE_HDR + 8 * (size_t)i;
+	return b + DA_NODE_HDR + DA_NODE_ENT * (size_t)i;
 }
 
 static uint32_t ncount(const uint8_t *b)
 {
-	return xfsj_get_be16(b + 56);
+	return xfsj_get_be16(b + N_COUNT);
 }
 
 static uint32_t nlevel(const uint8_t *b)
 {
-	return xfsj_get_be16(b + 58);
+	return xfsj_get_be16(b + N_LEVEL);
 }
 
 static uint32_t nchild(uint8_t *b, uint32_t i)
@@ -170,7 +178,7 @@ static uint32_t nchild(uint8_t *b, uint32_t i)
 
 static bool is_leaf(const uint8_t *b)
 {
-	return xfsj_get_be16(b + 8) == XFSJ_ATTR3_LEAF_MAGIC;
+	return xfsj_get_be16(b + N_MAGIC) == XFSJ_ATTR3_LEAF_MAGIC;
 }
 
 static uint32_t blk_count(const uint8_t *b)
@@ -227,16 +235,16 @@ static int tree_read(struct xfsj_attr_ctx *c, uint32_t lblk, uint32_t level,
 	if (err)
 		return err;
 	b = (*bp)->data;
-	if (xfsj_get_be16(b + 8) != XFSJ_DA3_NODE_MAGIC)
+	if (xfsj_get_be16(b + N_MAGIC) != XFSJ_DA3_NODE_MAGIC)
 		return xfsj_fault_set(f, XFSJ_E_BADMAGIC, "attr node",
-				      "magic", ((*bp)->daddr << 9) + 8,
-				      xfsj_get_be16(b + 8));
+				      "magic", ((*bp)->daddr << 9) + N_MAGIC,
+				      xfsj_get_be16(b + N_MAGIC));
 	err = xfsj_attr_node_verify(c, b, (*bp)->daddr, f);
 	if (err)
 		return err;
 	if (nlevel(b) != level)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "level",
-				      ((*bp)->daddr << 9) + 58, nlevel(b));
+				      ((*bp)->daddr << 9) + N_LEVEL, nlevel(b));
 	return 0;
 }
 
@@ -424,12 +432,12 @@ static void node_create(struct xfsj_attr_ctx *c, struct xfsj_buf *bp,
 	struct xfsj_vctx v;
 
 	memset(r, 0, DA_NODE_HDR);
-	xfsj_put_be16(r + 8, XFSJ_DA3_NODE_MAGIC);
+	xfsj_put_be16(r + N_MAGIC, XFSJ_DA3_NODE_MAGIC);
 	xfsj_put_be64(r + 16, bp->daddr);
 	xfsj_fs_vctx(c->fs, 0, &v);
 	memcpy(r + 32, v.uuid, 16);
 	xfsj_put_be64(r + 48, c->ip->ino);
-	xfsj_put_be16(r + 58, (uint16_t)level);
+	xfsj_put_be16(r + N_LEVEL, (uint16_t)level);
 }
 
 /*
@@ -452,7 +460,7 @@ int xfsj_attr_leaf_to_node(struct xfsj_attr_ctx *c, struct xfsj_fault *f)
 	xfsj_put_be64(nb->data + 16, nb->daddr);
 	blk_dirty(c, nb);
 	node_create(c, c->leaf, 1);
-	xfsj_put_be16(r + 56, 1);
+	xfsj_put_be16(r + N_COUNT, 1);
 	xfsj_put_be32(nent(r, 0), xfsj_attr_leaf_lasthash(nb->data));
 	xfsj_put_be32(nent(r, 0) + 4, lblk);
 	blk_dirty(c, c->leaf);
@@ -528,10 +536,11 @@ static void node_add(struct xfsj_attr_ctx *c, struct xfsj_attr_pblk *pb,
 	uint8_t *r = pb->bp->data;
 	uint32_t count = ncount(r), at = pb->index;
 
-	memmove(nent(r, at + 1), nent(r, at), (size_t)(count - at) * 8);
+	memmove(nent(r, at + 1), nent(r, at),
+		(size_t)(count - at) * DA_NODE_ENT);
 	xfsj_put_be32(nent(r, at), blk_lasthash(add->bp->data));
 	xfsj_put_be32(nent(r, at) + 4, add->blkno);
-	xfsj_put_be16(r + 56, (uint16_t)(count + 1));
+	xfsj_put_be16(r + N_COUNT, (uint16_t)(count + 1));
 	blk_dirty(c, pb->bp);
 }
 
@@ -554,7 +563,7 @@ static int node_split(struct xfsj_attr_ctx *c, struct xfsj_attr_pblk *pb,
 	*split = false;
 	if (pb->index >= count)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "attr node", "count",
-				      (pb->bp->daddr << 9) + 56, count);
+				      (pb->bp->daddr << 9) + N_COUNT, count);
 	if (count + nadd > DA_NODE_ENTS(c->bs)) {
 		err = da_grow(c, &nw->blkno, &nw->bp, f);
 		if (err)
@@ -563,9 +572,9 @@ static int node_split(struct xfsj_attr_ctx *c, struct xfsj_attr_pblk *pb,
 		keep = count - count / 2;
 		/* The moved entries stay behind in the old block's bytes. */
 		memcpy(nent(nw->bp->data, 0), nent(b, keep),
-		       (size_t)(count - keep) * 8);
-		xfsj_put_be16(nw->bp->data + 56, (uint16_t)(count - keep));
-		xfsj_put_be16(b + 56, (uint16_t)keep);
+		       (size_t)(count - keep) * DA_NODE_ENT);
+		xfsj_put_be16(nw->bp->data + N_COUNT, (uint16_t)(count - keep));
+		xfsj_put_be16(b + N_COUNT, (uint16_t)keep);
 		nw->index = 0;
 		if (pb->index >= keep) {
 			nw->index = pb->index - keep;
@@ -606,16 +615,16 @@ static int root_split(struct xfsj_attr_ctx *c, struct xfsj_attr_pblk *root,
 	if (level >= XFSJ_ATTR_DA_MAXDEPTH - 1)
 		return xfsj_fault_set(f, XFSJ_E_UNSUPP, "attr node",
 				      "level (tree at its maximum depth)",
-				      (root->bp->daddr << 9) + 58, level);
+				      (root->bp->daddr << 9) + N_LEVEL, level);
 	err = da_grow(c, &mblk, &mb, f);
 	if (err)
 		return err;
 	m = mb->data;
-	memcpy(m, r, DA_NODE_HDR + 8 * (size_t)ncount(r));
+	memcpy(m, r, DA_NODE_HDR + DA_NODE_ENT * (size_t)ncount(r));
 	xfsj_put_be64(m + 16, mb->daddr);
 	blk_dirty(c, mb);
 	node_create(c, root->bp, level + 1);
-	xfsj_put_be16(r + 56, 2);
+	xfsj_put_be16(r + N_COUNT, 2);
 	xfsj_put_be32(nent(r, 0), blk_lasthash(m));
 	xfsj_put_be32(nent(r, 0) + 4, mblk);
 	xfsj_put_be32(nent(r, 1), blk_lasthash(n));
@@ -738,9 +747,10 @@ static void node_remove(struct xfsj_attr_ctx *c, struct xfsj_attr_pblk *pb)
 	uint8_t *r = pb->bp->data;
 	uint32_t count = ncount(r), at = pb->index;
 
-	memmove(nent(r, at), nent(r, at + 1), (size_t)(count - at - 1) * 8);
-	memset(nent(r, count - 1), 0, 8);
-	xfsj_put_be16(r + 56, (uint16_t)(count - 1));
+	memmove(nent(r, at), nent(r, at + 1),
+		(size_t)(count - at - 1) * DA_NODE_ENT);
+	memset(nent(r, count - 1), 0, DA_NODE_ENT);
+	xfsj_put_be16(r + N_COUNT, (uint16_t)(count - 1));
 	blk_dirty(c, pb->bp);
 }
 
@@ -756,11 +766,11 @@ static void node_unbalance(struct xfsj_attr_ctx *c, struct xfsj_buf *d,
 	if (xfsj_get_be32(nent(db, 0)) < xfsj_get_be32(nent(sb, 0)) ||
 	    xfsj_get_be32(nent(db, dc - 1)) <
 	    xfsj_get_be32(nent(sb, sc - 1))) {
-		memmove(nent(sb, dc), nent(sb, 0), (size_t)sc * 8);
+		memmove(nent(sb, dc), nent(sb, 0), (size_t)sc * DA_NODE_ENT);
 		at = 0;
 	}
-	memcpy(nent(sb, at), nent(db, 0), (size_t)dc * 8);
-	xfsj_put_be16(sb + 56, (uint16_t)(sc + dc));
+	memcpy(nent(sb, at), nent(db, 0), (size_t)dc * DA_NODE_ENT);
+	xfsj_put_be16(sb + N_COUNT, (uint16_t)(sc + dc));
 	blk_dirty(c, s);
 }
 

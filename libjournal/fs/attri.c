@@ -34,12 +34,7 @@
 #include "fs/attr.h"
 #include "fs/attri.h"
 #include "core/layout.h"
-
-#define NAME_MAX_LEN	255U		/* XATTR_NAME_MAX; MAXNAMELEN - 1 */
-#define VALUE_MAX_LEN	65536U		/* XATTR_SIZE_MAX */
-#define FILTER_NS	(XFSJ_ATTR_NS_ROOT | XFSJ_ATTR_NS_SECURE | \
-			 XFSJ_ATTR_NS_PARENT)
-#define FILTER_MASK	(FILTER_NS | XFSJ_ATTRI_FILTER_INCOMPLETE)
+#include "ondisk/attri_fmt.h"
 
 static const char ITEM[] = "ATTRI log item";
 
@@ -80,7 +75,7 @@ static bool dir_ino_ok(const struct xfsj_fs *fs, uint64_t ino)
 /* The kernel's name check: short enough, and no NUL (nor '/' for pptrs). */
 static bool name_ok(uint32_t filter, const uint8_t *name, uint32_t len)
 {
-	if (len == 0 || len > NAME_MAX_LEN)
+	if (len == 0 || len > XFSJ_ATTR_NAME_MAX)
 		return false;
 	if (memchr(name, 0, len))
 		return false;
@@ -94,12 +89,9 @@ static bool name_ok(uint32_t filter, const uint8_t *name, uint32_t len)
 	return true;
 }
 
+/* The format (ondisk/attri_fmt.h) and where its regions are. */
 struct attri {
-	uint32_t igen;
-	uint64_t ino;
-	uint32_t op;
-	uint32_t filter;
-	uint32_t name_len, new_name_len, value_len, new_value_len;
+	struct xfsj_attri_fmt fmt;
 	const uint8_t *name, *new_name, *value, *new_value;
 };
 
@@ -109,94 +101,41 @@ static int bad(const struct xfsj_pending_intent *pi, const char *field,
 	return xfsj_fault_set(f, XFSJ_E_CORRUPT, ITEM, field, pi->lsn, val);
 }
 
-static bool popcount_le1(uint32_t v)
-{
-	return (v & (v - 1)) == 0;
-}
-
-/* The format region alone (the kernel's xfs_attri_validate). */
+/*
+ * The format region alone (the kernel's xfs_attri_validate): its
+ * structural rules (ondisk/attri_fmt.c), then the feature the op needs
+ * and the inode number.
+ */
 static int check_format(const struct xfsj_fs *fs,
 			const struct xfsj_pending_intent *pi, struct attri *a,
 			struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	const uint8_t *p = pi->fmt;
-	uint32_t op_flags;
+	const struct xfsj_attri_fmt *fmt = &a->fmt;
 	bool pptr_fs = sb->features_incompat & XFSJ_INCOMPAT_PARENT;
 	bool larp = sb->features_log_incompat & XFSJ_LOG_INCOMPAT_XATTRS;
+	const char *field;
+	uint64_t val;
 
-	if (!p || pi->len != XFSJ_ATTRI_FMT_SIZE || pi->nreg < 1 || !pi->regs)
-		return bad(pi, "size", pi->len, f);
 	memset(a, 0, sizeof(*a));
-	a->igen = xfsj_get_le32(p + 4);
-	a->ino = xfsj_get_le64(p + 16);
-	op_flags = xfsj_get_le32(p + 24);
-	a->value_len = xfsj_get_le32(p + 32);
-	a->filter = xfsj_get_le32(p + 36);
-	a->op = op_flags & 0xffU;
-	if (op_flags & ~0xffU)
-		return bad(pi, "op_flags", op_flags, f);
-	if (a->filter & ~FILTER_MASK)
-		return bad(pi, "attr_filter", a->filter, f);
-	if (!popcount_le1(a->filter & FILTER_NS))
-		return bad(pi, "attr_filter", a->filter, f);
-
-	switch (a->op) {
-	case XFSJ_ATTRI_OP_PPTR_SET:
-	case XFSJ_ATTRI_OP_PPTR_REMOVE:
-		a->name_len = xfsj_get_le32(p + 28);
-		if (!pptr_fs)
-			return bad(pi, "op_flags (no parent pointers)", a->op, f);
-		if (a->value_len != XFSJ_ATTR_PPTR_VALUE_LEN)
-			return bad(pi, "value_len", a->value_len, f);
-		if (!(a->filter & XFSJ_ATTR_NS_PARENT))
-			return bad(pi, "attr_filter", a->filter, f);
-		break;
-	case XFSJ_ATTRI_OP_SET:
-	case XFSJ_ATTRI_OP_REPLACE:
-		a->name_len = xfsj_get_le32(p + 28);
-		if (!larp)
-			return bad(pi, "op_flags (logged xattrs off)", a->op, f);
-		if (a->value_len > VALUE_MAX_LEN)
-			return bad(pi, "value_len", a->value_len, f);
-		break;
-	case XFSJ_ATTRI_OP_REMOVE:
-		a->name_len = xfsj_get_le32(p + 28);
-		if (!larp)
-			return bad(pi, "op_flags (logged xattrs off)", a->op, f);
-		if (a->value_len != 0)
-			return bad(pi, "value_len", a->value_len, f);
-		break;
-	case XFSJ_ATTRI_OP_PPTR_REPLACE:
-		/* Two host-order u16 lengths share the name_len word. */
-		a->name_len = xfsj_get_le16(p + 28);
-		a->new_name_len = xfsj_get_le16(p + 30);
-		a->new_value_len = a->value_len;
-		if (!pptr_fs)
-			return bad(pi, "op_flags (no parent pointers)", a->op, f);
-		if (a->new_name_len == 0 || a->new_name_len > NAME_MAX_LEN)
-			return bad(pi, "new_name_len", a->new_name_len, f);
-		if (a->value_len != XFSJ_ATTR_PPTR_VALUE_LEN)
-			return bad(pi, "value_len", a->value_len, f);
-		if (!(a->filter & XFSJ_ATTR_NS_PARENT))
-			return bad(pi, "attr_filter", a->filter, f);
-		break;
-	default:
-		return bad(pi, "op_flags", a->op, f);
-	}
-	if (a->name_len == 0 || a->name_len > NAME_MAX_LEN)
-		return bad(pi, "name_len", a->name_len, f);
-	if (!xfsj_intent_ino_ok(fs, a->ino))
-		return bad(pi, "ino", a->ino, f);
+	if (pi->nreg < 1 || !pi->regs ||
+	    !xfsj_attri_fmt_decode(pi->fmt, pi->len, &a->fmt))
+		return bad(pi, "size", pi->len, f);
+	field = xfsj_attri_fmt_verify(fmt, &val);
+	if (field)
+		return bad(pi, field, val, f);
+	if (fmt->pptr && !pptr_fs)
+		return bad(pi, "op_flags (no parent pointers)", fmt->op, f);
+	if (!fmt->pptr && !larp)
+		return bad(pi, "op_flags (logged xattrs off)", fmt->op, f);
+	if (!xfsj_intent_ino_ok(fs, fmt->ino))
+		return bad(pi, "ino", fmt->ino, f);
 	return 0;
 }
 
-/*
- * Take the next region as a name or value of @len bytes: the region is
- * exactly @len rounded up to 4 bytes (the kernel's xlog_calc_iovec_len).
- */
+/* The next region, holding exactly @s->len bytes padded to 4. */
 static int take_region(const struct xfsj_pending_intent *pi, uint16_t *i,
-		       uint32_t len, const char *what, const uint8_t **out,
+		       const struct xfsj_attri_slot *s, const uint8_t **out,
 		       struct xfsj_fault *f)
 {
 	const struct xfsj_region *r;
@@ -204,23 +143,40 @@ static int take_region(const struct xfsj_pending_intent *pi, uint16_t *i,
 	if (*i >= pi->nreg)
 		return bad(pi, "size (regions)", pi->nreg, f);
 	r = &pi->regs[*i];
-	if (!r->p || r->len != ((uint64_t)len + 3) / 4 * 4)
-		return bad(pi, what, r->len, f);
+	if (!r->p || r->len != xfsj_attri_region_len(s->len))
+		return bad(pi, s->what, r->len, f);
 	*out = r->p;
 	(*i)++;
 	return 0;
 }
 
-static int check_value(const struct xfsj_fs *fs,
-		       const struct xfsj_pending_intent *pi,
-		       const struct attri *a, const uint8_t *v,
-		       struct xfsj_fault *f)
+/* A region's own rules: names, and parent pointer values. */
+static int check_part(const struct xfsj_fs *fs,
+		      const struct xfsj_pending_intent *pi,
+		      const struct attri *a, const struct xfsj_attri_slot *s,
+		      const uint8_t *p, struct xfsj_fault *f)
 {
-	if (!(a->filter & XFSJ_ATTR_NS_PARENT))
+	uint64_t ino;
+	uint32_t gen;
+
+	switch (s->part) {
+	case XFSJ_ATTRI_NAME:
+		if (!name_ok(a->fmt.filter, p, s->len))
+			return bad(pi, "name", s->len, f);
 		return 0;
-	if (!dir_ino_ok(fs, xfsj_get_be64(v)))
-		return bad(pi, "parent pointer value (p_ino)",
-			   xfsj_get_be64(v), f);
+	case XFSJ_ATTRI_NEW_NAME:
+		if (!name_ok(a->fmt.filter, p, s->len))
+			return bad(pi, "new name", s->len, f);
+		return 0;
+	case XFSJ_ATTRI_VALUE:
+	case XFSJ_ATTRI_NEW_VALUE:
+		break;
+	}
+	if (!(a->fmt.filter & XFSJ_ATTR_NS_PARENT))
+		return 0;
+	xfsj_pptr_value_decode(p, &ino, &gen);
+	if (!dir_ino_ok(fs, ino))
+		return bad(pi, "parent pointer value (p_ino)", ino, f);
 	return 0;
 }
 
@@ -229,61 +185,29 @@ static int check_regions(const struct xfsj_fs *fs,
 			 const struct xfsj_pending_intent *pi, struct attri *a,
 			 struct xfsj_fault *f)
 {
-	uint16_t want, i = 1;
+	struct xfsj_attri_slot s[4];
+	unsigned int n = xfsj_attri_fmt_parts(&a->fmt, s);
+	const uint8_t **at[] = {
+		[XFSJ_ATTRI_NAME] = &a->name,
+		[XFSJ_ATTRI_NEW_NAME] = &a->new_name,
+		[XFSJ_ATTRI_VALUE] = &a->value,
+		[XFSJ_ATTRI_NEW_VALUE] = &a->new_value,
+	};
+	uint16_t i = 1;
 	int err;
 
-	switch (a->op) {
-	case XFSJ_ATTRI_OP_REMOVE:
-		want = 2;
-		break;
-	case XFSJ_ATTRI_OP_PPTR_REPLACE:
-		want = 5;
-		break;
-	default:
-		/* SET and REPLACE too: the kernel wants a value region. */
-		want = 3;
-		break;
-	}
-	if (pi->nreg != want)
+	if (pi->nreg != xfsj_attri_fmt_nregions(a->fmt.op))
 		return bad(pi, "size (regions)", pi->nreg, f);
-	err = take_region(pi, &i, a->name_len, "name region", &a->name, f);
-	if (err)
-		return err;
-	if (!name_ok(a->filter, a->name, a->name_len))
-		return bad(pi, "name", a->name_len, f);
-	if (a->new_name_len) {
-		err = take_region(pi, &i, a->new_name_len, "new name region",
-				  &a->new_name, f);
-		if (err)
-			return err;
-		if (!name_ok(a->filter, a->new_name, a->new_name_len))
-			return bad(pi, "new name", a->new_name_len, f);
-	}
-	if (a->value_len) {
-		err = take_region(pi, &i, a->value_len, "value region",
-				  &a->value, f);
+	for (unsigned int k = 0; k < n; k++) {
+		err = take_region(pi, &i, &s[k], at[s[k].part], f);
 		if (!err)
-			err = check_value(fs, pi, a, a->value, f);
-		if (err)
-			return err;
-	}
-	if (a->new_value_len) {
-		err = take_region(pi, &i, a->new_value_len, "new value region",
-				  &a->new_value, f);
-		if (!err)
-			err = check_value(fs, pi, a, a->new_value, f);
+			err = check_part(fs, pi, a, &s[k], *at[s[k].part], f);
 		if (err)
 			return err;
 	}
 	if (i != pi->nreg)
 		return bad(pi, "size (regions)", pi->nreg, f);
 	return 0;
-}
-
-static bool is_pptr_op(uint32_t op)
-{
-	return op == XFSJ_ATTRI_OP_PPTR_SET || op == XFSJ_ATTRI_OP_PPTR_REMOVE ||
-	       op == XFSJ_ATTRI_OP_PPTR_REPLACE;
 }
 
 /* The kernel's xfs_inode_hasattr: a fork that holds something. */
@@ -320,15 +244,15 @@ static int apply(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		 const struct attri *a, bool *dirty, struct xfsj_fault *f)
 {
 	struct xfsj_attr_arg old = {
-		.ns = (uint8_t)(a->filter & FILTER_NS),
-		.name = a->name, .namelen = a->name_len,
-		.value = a->value, .valuelen = a->value_len,
+		.ns = (uint8_t)(a->fmt.filter & XFSJ_ATTRI_FILTER_NS),
+		.name = a->name, .namelen = a->fmt.name_len,
+		.value = a->value, .valuelen = a->fmt.value_len,
 		.recovery = true,
 	};
 	struct xfsj_attr_arg new = old;
 	bool found = false;
 
-	switch (a->op) {
+	switch (a->fmt.op) {
 	case XFSJ_ATTRI_OP_SET:
 	case XFSJ_ATTRI_OP_REPLACE:
 	case XFSJ_ATTRI_OP_PPTR_SET:
@@ -340,7 +264,7 @@ static int apply(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	case XFSJ_ATTRI_OP_PPTR_REMOVE:
 		if (!has_attrs(ip))
 			return 0;
-		old.value = a->op == XFSJ_ATTRI_OP_REMOVE ? NULL : a->value;
+		old.value = a->fmt.op == XFSJ_ATTRI_OP_REMOVE ? NULL : a->value;
 		return do_remove(fs, ip, &old, dirty, f);
 	case XFSJ_ATTRI_OP_PPTR_REPLACE:
 		if (!ip->di.forkoff)
@@ -349,9 +273,9 @@ static int apply(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		if (!has_attrs(ip))
 			return do_set(fs, ip, &old, dirty, f);
 		new.name = a->new_name;
-		new.namelen = a->new_name_len;
+		new.namelen = a->fmt.new_name_len;
 		new.value = a->new_value;
-		new.valuelen = a->new_value_len;
+		new.valuelen = a->fmt.new_value_len;
 		/*
 		 * One replace, not a remove then a set: removing the old
 		 * pair may empty a leaf, and the kernel keeps the fork
@@ -360,7 +284,7 @@ static int apply(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		*dirty = true;
 		return xfsj_attr_replace(fs, ip, &old, &new, &found, f);
 	}
-	return xfsj_fault_set(f, XFSJ_E_CORRUPT, ITEM, "op_flags", 0, a->op);
+	return xfsj_fault_set(f, XFSJ_E_CORRUPT, ITEM, "op_flags", 0, a->fmt.op);
 }
 
 int xfsj_attri_recover(struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
@@ -381,19 +305,19 @@ int xfsj_attri_recover(struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
 	 * would do with one (look for and add incomplete entries) is not
 	 * something we model.
 	 */
-	if (a.filter & XFSJ_ATTRI_FILTER_INCOMPLETE)
+	if (a.fmt.filter & XFSJ_ATTRI_FILTER_INCOMPLETE)
 		return xfsj_fault_set(f, XFSJ_E_UNSUPP, ITEM,
 				      "attr_filter (INCOMPLETE)", pi->lsn,
-				      a.filter);
+				      a.fmt.filter);
 
-	err = xfsj_iget(fs, a.ino, false, &ip, f);
+	err = xfsj_iget(fs, a.fmt.ino, false, &ip, f);
 	if (err)
 		return err;
 	/* The kernel's iget finds no inode there: corruption. */
 	if ((ip.di.mode & S_IFMT) == 0)
-		return bad(pi, "ino (inode not in use)", a.ino, f);
-	if (is_pptr_op(a.op) && ip.di.gen != a.igen)
-		return bad(pi, "igen", a.igen, f);
+		return bad(pi, "ino (inode not in use)", a.fmt.ino, f);
+	if (a.fmt.pptr && ip.di.gen != a.fmt.igen)
+		return bad(pi, "igen", a.fmt.igen, f);
 
 	err = apply(fs, &ip, &a, &dirty, f);
 	if (err)

@@ -100,43 +100,37 @@ static int bad(const struct xfsj_pending_intent *pi, const char *field,
 	return xfsj_fault_set(f, XFSJ_E_CORRUPT, ITEM, field, pi->lsn, val);
 }
 
-/* The kernel's xfs_verify_fileext: non-empty, inside the file offsets. */
-static bool fileext_ok(uint64_t off, uint64_t len)
-{
-	return len != 0 && off <= XFSJ_MAX_FILEOFF &&
-	       len <= XFSJ_MAX_FILEOFF - off + 1;
-}
-
+/*
+ * The format (ondisk/xmi_fmt.c decodes it and checks its structural
+ * rules), the feature and both inode numbers.
+ */
 static int decode(const struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
 		  struct xmi *x, struct xfsj_fault *f)
 {
-	const uint8_t *p = pi->fmt;
+	struct xfsj_xmi_fmt fmt;
+	const char *field;
+	uint64_t val;
 
-	if (!p || pi->len != XFSJ_XMI_FMT_SIZE)
+	memset(x, 0, sizeof(*x));
+	if (!xfsj_xmi_fmt_decode(pi->fmt, pi->len, &fmt))
 		return bad(pi, "size", pi->len, f);
-	if (xfsj_get_le32(p + 4) != 0)
-		return bad(pi, "pad", xfsj_get_le32(p + 4), f);
+	field = xfsj_xmi_fmt_verify(&fmt, &val);
+	if (field)
+		return bad(pi, field, val, f);
 	if (!xfsj_fs_has_incompat(fs, XFSJ_INCOMPAT_EXCHRANGE))
 		return bad(pi, "type (no exchange-range feature)", pi->type, f);
-	memset(x, 0, sizeof(*x));
-	x->ino1 = xfsj_get_le64(p + 16);
-	x->ino2 = xfsj_get_le64(p + 24);
-	x->igen1 = xfsj_get_le32(p + 32);
-	x->igen2 = xfsj_get_le32(p + 36);
-	x->startoff1 = xfsj_get_le64(p + 40);
-	x->startoff2 = xfsj_get_le64(p + 48);
-	x->blockcount = xfsj_get_le64(p + 56);
-	x->flags = xfsj_get_le64(p + 64);
-	if (x->flags & ~XFSJ_XMI_LOGGED_FLAGS)
-		return bad(pi, "flags", x->flags, f);
-	if (!xfsj_intent_ino_ok(fs, x->ino1))
-		return bad(pi, "inode1", x->ino1, f);
-	if (!xfsj_intent_ino_ok(fs, x->ino2))
-		return bad(pi, "inode2", x->ino2, f);
-	if (!fileext_ok(x->startoff1, x->blockcount))
-		return bad(pi, "startoff1", x->startoff1, f);
-	if (!fileext_ok(x->startoff2, x->blockcount))
-		return bad(pi, "startoff2", x->startoff2, f);
+	if (!xfsj_intent_ino_ok(fs, fmt.ino1))
+		return bad(pi, "inode1", fmt.ino1, f);
+	if (!xfsj_intent_ino_ok(fs, fmt.ino2))
+		return bad(pi, "inode2", fmt.ino2, f);
+	x->ino1 = fmt.ino1;
+	x->ino2 = fmt.ino2;
+	x->igen1 = fmt.igen1;
+	x->igen2 = fmt.igen2;
+	x->startoff1 = fmt.startoff1;
+	x->startoff2 = fmt.startoff2;
+	x->blockcount = fmt.blockcount;
+	x->flags = fmt.flags;
 	return 0;
 }
 

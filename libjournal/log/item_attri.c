@@ -1,93 +1,95 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ATTRI items (extended attribute and parent pointer intents): the
- * 40-byte format, then the name, [the new name], [the value], [the new
- * value], each region padded to 4 bytes (layout in fs/attri.h).  Their
- * done items (ATTRD) are item_intent.c's.
+ * format and its regions are decoded by ondisk/attri_fmt.c, as for their
+ * recovery; this printer's decoder is lenient (it shows what it can of a
+ * broken item).  Their done items (ATTRD) are item_intent.c's.
  */
 #include "log/item_priv.h"
+#include "ondisk/attri_fmt.h"
 
-static uint32_t round4(uint32_t n)
-{
-	return (n + 3) & ~3U;
-}
-
+/* Region @*idx, which should hold @s->len bytes (padded), or NULL. */
 static const uint8_t *attr_region(const struct xfsj_ritem *it,
 				  struct xfsj_item_info *in, int *idx,
-				  uint32_t want, const char *what)
+				  const struct xfsj_attri_slot *s)
 {
 	const struct xfsj_region *r;
 
 	if (*idx >= it->nreg) {
-		ITEM_BAD(in, "ATTRI item", what, 0, it->nreg);
+		ITEM_BAD(in, "ATTRI item", s->what, 0, it->nreg);
 		return NULL;
 	}
 	r = &it->reg[(*idx)++];
-	if (r->len != round4(want)) {
-		ITEM_BAD_R(in, (unsigned int)*idx - 1, "ATTRI item", what, 0,
+	if (r->len != xfsj_attri_region_len(s->len)) {
+		ITEM_BAD_R(in, (unsigned int)*idx - 1, "ATTRI item", s->what, 0,
 			   r->len);
 		return NULL;
 	}
 	return r->p;
 }
 
-static int dec_attri(const struct xfsj_ritem *it, struct xfsj_item_info *in)
+static void take_parts(const struct xfsj_ritem *it, struct xfsj_item_info *in,
+		       const struct xfsj_attri_fmt *a)
 {
-	const uint8_t *p = it->reg[0].p;
+	struct xfsj_attri_slot s[4];
+	unsigned int n = xfsj_attri_fmt_parts(a, s);
 	int idx = 1;
 
-	if (it->reg[0].len != 40)
-		return ITEM_BAD(in, "ATTRI item", "length", 0, it->reg[0].len);
-	in->u.attr.igen = xlog_le32(p + 4);
-	in->u.attr.ino = xlog_le64(p + 16);
-	in->u.attr.op_flags = xlog_le32(p + 24);
-	in->u.attr.op = in->u.attr.op_flags & 0xff;
-	in->u.attr.value_len = xlog_le32(p + 32);
-	in->u.attr.filter = xlog_le32(p + 36);
-	if (in->u.attr.op == XFSJ_ATTRI_OP_PPTR_REPLACE) {
-		in->u.attr.name_len = xlog_le16(p + 28);
-		in->u.attr.new_name_len = xlog_le16(p + 30);
-	} else {
-		in->u.attr.name_len = xlog_le32(p + 28);
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *p = attr_region(it, in, &idx, &s[i]);
+
+		switch (s[i].part) {
+		case XFSJ_ATTRI_NAME:
+			in->u.attr.name = p;
+			break;
+		case XFSJ_ATTRI_NEW_NAME:
+			in->u.attr.new_name = p;
+			break;
+		case XFSJ_ATTRI_VALUE:
+			in->u.attr.value = p;
+			break;
+		case XFSJ_ATTRI_NEW_VALUE:
+			in->u.attr.new_value = p;
+			break;
+		}
 	}
-	in->u.attr.pptr = in->u.attr.op >= XFSJ_ATTRI_OP_PPTR_SET &&
-			  in->u.attr.op <= XFSJ_ATTRI_OP_PPTR_REPLACE;
-	if (!in->u.attr.op || in->u.attr.op > XFSJ_ATTRI_OP_PPTR_REPLACE)
-		return ITEM_BAD(in, "ATTRI item", "alfi_op_flags", 24,
-				in->u.attr.op_flags);
-	if (in->u.attr.name_len > 0xffff || in->u.attr.value_len > 0x10000)
-		return ITEM_BAD(in, "ATTRI item", "alfi_name_len", 28,
-				in->u.attr.name_len);
+}
+
+static int dec_attri(const struct xfsj_ritem *it, struct xfsj_item_info *in)
+{
+	struct xfsj_attri_fmt a;
+
+	if (!xfsj_attri_fmt_decode(it->reg[0].p, it->reg[0].len, &a))
+		return ITEM_BAD(in, "ATTRI item", "length", 0, it->reg[0].len);
+	in->u.attr.igen = a.igen;
+	in->u.attr.ino = a.ino;
+	in->u.attr.op_flags = a.op_flags;
+	in->u.attr.op = a.op;
+	in->u.attr.value_len = a.value_len;
+	in->u.attr.filter = a.filter;
+	in->u.attr.name_len = a.name_len;
+	in->u.attr.new_name_len = a.new_name_len;
+	in->u.attr.pptr = a.pptr;
+	if (!a.op || a.op > XFSJ_ATTRI_OP_PPTR_REPLACE)
+		return ITEM_BAD(in, "ATTRI item", "alfi_op_flags",
+				XFSJ_ATTRI_OFF(op_flags), a.op_flags);
+	/* Lengths no writer logs: the regions are not looked at. */
+	if (a.name_len > UINT16_MAX || a.value_len > XFSJ_XATTR_SIZE_MAX)
+		return ITEM_BAD(in, "ATTRI item", "alfi_name_len",
+				XFSJ_ATTRI_OFF(name_len), a.name_len);
 	in->fmt_ok = true;
 
-	in->u.attr.name = attr_region(it, in, &idx, in->u.attr.name_len,
-				      "name region");
-	if (in->u.attr.op == XFSJ_ATTRI_OP_PPTR_REPLACE)
-		in->u.attr.new_name = attr_region(it, in, &idx,
-						  in->u.attr.new_name_len,
-						  "new name region");
-	if (in->u.attr.value_len)
-		in->u.attr.value = attr_region(it, in, &idx,
-					       in->u.attr.value_len,
-					       "value region");
-	if (in->u.attr.op == XFSJ_ATTRI_OP_PPTR_REPLACE && in->u.attr.value_len)
-		in->u.attr.new_value = attr_region(it, in, &idx,
-						   in->u.attr.value_len,
-						   "new value region");
-	/* A parent pointer's value is the parent's inode and generation. */
-	if ((in->u.attr.filter & XFSJ_ATTR_NS_PARENT) &&
-	    in->u.attr.value_len == XFSJ_ATTR_PPTR_VALUE_LEN) {
-		if (in->u.attr.value) {
-			in->u.attr.parent_ino = xfsj_get_be64(in->u.attr.value);
-			in->u.attr.parent_gen =
-				xfsj_get_be32(in->u.attr.value + 8);
-		}
-		if (in->u.attr.new_value) {
-			in->u.attr.new_parent_ino =
-				xfsj_get_be64(in->u.attr.new_value);
-			in->u.attr.new_parent_gen =
-				xfsj_get_be32(in->u.attr.new_value + 8);
-		}
+	take_parts(it, in, &a);
+	if ((a.filter & XFSJ_ATTR_NS_PARENT) &&
+	    a.value_len == XFSJ_ATTR_PPTR_VALUE_LEN) {
+		if (in->u.attr.value)
+			xfsj_pptr_value_decode(in->u.attr.value,
+					       &in->u.attr.parent_ino,
+					       &in->u.attr.parent_gen);
+		if (in->u.attr.new_value)
+			xfsj_pptr_value_decode(in->u.attr.new_value,
+					       &in->u.attr.new_parent_ino,
+					       &in->u.attr.new_parent_gen);
 	}
 	return in->err;
 }

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "log/item_priv.h"
+#include "ondisk/attr_layout.h"
+#include "ondisk/dir_block.h"
 
 /*
  * ---- buffer contents by magic ----
@@ -32,34 +34,41 @@ struct bufkind {
 	const char *name;
 };
 
+#define M32(m)	(m), 0, 4			/* be32 at byte 0 */
+#define M16(m)	(m), 0, 2			/* be16 at byte 0 */
+#define DA(m)	(m), XFSJ_DA3_OFF_MAGIC, 2	/* da block info magic */
+
 static const struct bufkind bufkinds[] = {
-	{ 0x58465342, 0, 4, LV_NONE,  "superblock" },		/* XFSB */
-	{ 0x58414746, 0, 4, LV_NONE,  "AGF" },			/* XAGF */
-	{ 0x58414749, 0, 4, LV_NONE,  "AGI" },			/* XAGI */
-	{ 0x5841464c, 0, 4, LV_NONE,  "AGFL" },			/* XAFL */
-	{ 0x4d524d42, 0, 4, LV_BTREE, "rtrmapbt" },		/* MRMB */
-	{ 0x52434e54, 0, 4, LV_BTREE, "rtrefcountbt" },		/* RCNT */
-	{ 0x58444233, 0, 4, LV_NONE,  "dir block" },		/* XDB3 */
-	{ 0x58443242, 0, 4, LV_NONE,  "dir block (v4)" },	/* XD2B */
-	{ 0x58444433, 0, 4, LV_NONE,  "dir data" },		/* XDD3 */
-	{ 0x58443244, 0, 4, LV_NONE,  "dir data (v4)" },	/* XD2D */
-	{ 0x58444633, 0, 4, LV_NONE,  "dir free" },		/* XDF3 */
-	{ 0x58443246, 0, 4, LV_NONE,  "dir free (v4)" },	/* XD2F */
-	{ 0x5841524d, 0, 4, LV_NONE,  "attr remote" },		/* XARM */
-	{ 0x58534c4d, 0, 4, LV_NONE,  "symlink" },		/* XSLM */
-	{ 0x424d505a, 0, 4, LV_NONE,  "rt bitmap" },		/* BMPZ */
-	{ 0x53554d59, 0, 4, LV_NONE,  "rt summary" },		/* SUMY */
-	{ 0x3df1, 8, 2, LV_NONE, "dir leaf1" },
-	{ 0xd2f1, 8, 2, LV_NONE, "dir leaf1 (v4)" },
-	{ 0x3dff, 8, 2, LV_NONE, "dir leafn" },
-	{ 0xd2ff, 8, 2, LV_NONE, "dir leafn (v4)" },
-	{ 0x3ebe, 8, 2, LV_DA3,  "da node" },
-	{ 0xfebe, 8, 2, LV_DA2,  "da node (v4)" },
-	{ 0x3bee, 8, 2, LV_NONE, "attr leaf" },
-	{ 0xfbee, 8, 2, LV_NONE, "attr leaf (v4)" },
-	{ 0x494e, 0, 2, LV_NONE, "inode cluster" },		/* IN */
-	{ 0x4451, 0, 2, LV_NONE, "dquot" },			/* DQ */
+	{ M32(XFSJ_SB_MAGIC),		LV_NONE,  "superblock" },
+	{ M32(XFSJ_AGF_MAGIC),		LV_NONE,  "AGF" },
+	{ M32(XFSJ_AGI_MAGIC),		LV_NONE,  "AGI" },
+	{ M32(XFSJ_AGFL_MAGIC),		LV_NONE,  "AGFL" },
+	{ M32(XFSJ_RTRMAP_MAGIC),	LV_BTREE, "rtrmapbt" },
+	{ M32(XFSJ_RTREFC_MAGIC),	LV_BTREE, "rtrefcountbt" },
+	{ M32(XFSJ_DIR3_BLOCK_MAGIC),	LV_NONE,  "dir block" },
+	{ M32(XFSJ_DIR_BLOCK_MAGIC_V4),	LV_NONE,  "dir block (v4)" },
+	{ M32(XFSJ_DIR3_DATA_MAGIC),	LV_NONE,  "dir data" },
+	{ M32(XFSJ_DIR_DATA_MAGIC_V4),	LV_NONE,  "dir data (v4)" },
+	{ M32(XFSJ_DIR3_FREE_MAGIC),	LV_NONE,  "dir free" },
+	{ M32(XFSJ_DIR_FREE_MAGIC_V4),	LV_NONE,  "dir free (v4)" },
+	{ M32(XFSJ_ATTR_RMT_MAGIC),	LV_NONE,  "attr remote" },
+	{ M32(XFSJ_SYMLINK_MAGIC),	LV_NONE,  "symlink" },
+	{ M32(XFSJ_RTBITMAP_MAGIC),	LV_NONE,  "rt bitmap" },
+	{ M32(XFSJ_RTSUMMARY_MAGIC),	LV_NONE,  "rt summary" },
+	{ DA(XFSJ_DIR3_LEAF1_MAGIC),	LV_NONE,  "dir leaf1" },
+	{ DA(XFSJ_DIR_LEAF1_MAGIC_V4),	LV_NONE,  "dir leaf1 (v4)" },
+	{ DA(XFSJ_DIR3_LEAFN_MAGIC),	LV_NONE,  "dir leafn" },
+	{ DA(XFSJ_DIR_LEAFN_MAGIC_V4),	LV_NONE,  "dir leafn (v4)" },
+	{ DA(XFSJ_DA3_NODE_MAGIC),	LV_DA3,   "da node" },
+	{ DA(XFSJ_DA_NODE_MAGIC_V4),	LV_DA2,   "da node (v4)" },
+	{ DA(XFSJ_ATTR3_LEAF_MAGIC),	LV_NONE,  "attr leaf" },
+	{ DA(XFSJ_ATTR_LEAF_MAGIC_V4),	LV_NONE,  "attr leaf (v4)" },
+	{ M16(XFSJ_DINODE_MAGIC),	LV_NONE,  "inode cluster" },
+	{ M16(XFSJ_DQUOT_MAGIC),	LV_NONE,  "dquot" },
 };
+
+/* A btree block's level (short and long blocks alike). */
+#define BT_LEVEL	XFSJ_LB_OFF(level)
 
 void xfsj_buf_identify(const uint8_t *p, uint32_t len, uint64_t blkno,
 		       struct xfsj_buf_content *c)
@@ -76,8 +85,8 @@ void xfsj_buf_identify(const uint8_t *p, uint32_t len, uint64_t blkno,
 		if (bt) {
 			c->name = v4 ? bt->name_v4 : bt->name;
 			c->magic = v4 ? bt->magic_v4 : bt->magic;
-			if (len >= 6)
-				c->level = xfsj_get_be16(p + 4);
+			if (len >= BT_LEVEL + 2)
+				c->level = xfsj_get_be16(p + BT_LEVEL);
 			return;
 		}
 	}
@@ -93,12 +102,12 @@ void xfsj_buf_identify(const uint8_t *p, uint32_t len, uint64_t blkno,
 			continue;
 		c->name = k->name;
 		c->magic = m;
-		if (k->lv == LV_BTREE && len >= 6)
-			c->level = xfsj_get_be16(p + 4);
-		else if (k->lv == LV_DA3 && len >= 60)
-			c->level = xfsj_get_be16(p + 58);
-		else if (k->lv == LV_DA2 && len >= 16)
-			c->level = xfsj_get_be16(p + 14);
+		if (k->lv == LV_BTREE && len >= BT_LEVEL + 2)
+			c->level = xfsj_get_be16(p + BT_LEVEL);
+		else if (k->lv == LV_DA3 && len >= XFSJ_DA3_NODE_OFF_LEVEL + 2)
+			c->level = xfsj_get_be16(p + XFSJ_DA3_NODE_OFF_LEVEL);
+		else if (k->lv == LV_DA2 && len >= XFSJ_DA_NODE_OFF_LEVEL_V4 + 2)
+			c->level = xfsj_get_be16(p + XFSJ_DA_NODE_OFF_LEVEL_V4);
 		if (c->magic == XFSJ_SB_MAGIC && blkno)
 			c->name = "superblock (secondary)";
 		return;
@@ -123,24 +132,25 @@ static int dec_buf(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 	const uint8_t *p = it->reg[0].p;
 	uint32_t len = it->reg[0].len, bits = 0, bytes = 0;
 
-	if (len < 20)
+	if (len < XFSJ_BLF_HDR_SIZE)
 		return ITEM_BAD(in, "BUF item", "blf_len", 0, len);
-	in->u.buf.flags = xlog_le16(p + 4);
-	in->u.buf.len = xlog_le16(p + 6);
-	in->u.buf.blkno = xlog_le64(p + 8);
-	in->u.buf.map_size = xlog_le32(p + 16);
-	in->u.buf.map = p + 20;
-	in->u.buf.blft = in->u.buf.flags >> 11;
+	in->u.buf.flags = xlog_le16(p + XFSJ_BLF_OFF(flags));
+	in->u.buf.len = xlog_le16(p + XFSJ_BLF_OFF(len));
+	in->u.buf.blkno = xlog_le64(p + XFSJ_BLF_OFF(blkno));
+	in->u.buf.map_size = xlog_le32(p + XFSJ_BLF_OFF(map_size));
+	in->u.buf.map = p + XFSJ_BLF_HDR_SIZE;
+	in->u.buf.blft = in->u.buf.flags >> XFSJ_BLFT_SHIFT;
 	if (in->u.buf.flags & XFSJ_BLF_CANCEL)
 		in->order = XFSJ_ORDER_CANCEL;
 	else if (in->u.buf.flags & XFSJ_BLF_INODE_BUF)
 		in->order = XFSJ_ORDER_INODE_BUF;
-	if (in->u.buf.map_size > 17 ||
-	    20 + 4 * in->u.buf.map_size > len)
-		return ITEM_BAD(in, "BUF item", "blf_map_size", 16,
-				in->u.buf.map_size);
+	if (in->u.buf.map_size > XFSJ_BLF_MAP_MAX ||
+	    XFSJ_BLF_HDR_SIZE + 4 * in->u.buf.map_size > len)
+		return ITEM_BAD(in, "BUF item", "blf_map_size",
+				XFSJ_BLF_OFF(map_size), in->u.buf.map_size);
 	for (uint32_t i = 0; i < in->u.buf.map_size; i++)
-		bits += (uint32_t)__builtin_popcount(xlog_le32(p + 20 + 4 * i));
+		bits += (uint32_t)__builtin_popcount(xlog_le32(in->u.buf.map +
+							       4 * i));
 	for (uint32_t i = 1; i < it->nreg; i++)
 		bytes += it->reg[i].len;
 	in->u.buf.nbits = bits;
@@ -149,7 +159,8 @@ static int dec_buf(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 	in->u.buf.content.name = NULL;
 	in->u.buf.content.level = -1;
 	/* The first region starts at buffer byte 0 only if bit 0 is set. */
-	if (it->nreg >= 2 && in->u.buf.map_size && (xlog_le32(p + 20) & 1))
+	if (it->nreg >= 2 && in->u.buf.map_size &&
+	    (xlog_le32(in->u.buf.map) & 1))
 		xfsj_buf_identify(it->reg[1].p, it->reg[1].len,
 				  in->u.buf.blkno, &in->u.buf.content);
 	return 0;

@@ -83,13 +83,13 @@ static int dec_inode(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 	int idx = 2;
 
 	in->u.ino.dfork_reg = in->u.ino.afork_reg = -1;
-	if (len == 56) {
+	if (len == XFSJ_INODE_LOGFMT_SIZE) {
 		in->u.ino.ino = xlog_le64(p + 16);
 		in->u.ino.rdev = xlog_le32(p + 24);
 		in->u.ino.blkno = xlog_le64(p + 40);
 		in->u.ino.len = xlog_le32(p + 48);
 		in->u.ino.boffset = xlog_le32(p + 52);
-	} else if (len == 52) {
+	} else if (len == XFSJ_INODE_LOGFMT32_SIZE) {
 		/* The packed layout of 32-bit writers: no pad before ino. */
 		in->u.ino.packed32 = true;
 		in->u.ino.ino = xlog_le64(p + 12);

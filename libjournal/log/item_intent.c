@@ -20,19 +20,17 @@
 
 #include "log/item_priv.h"
 
-#define FMT_HDR		16
-
 static int ext_count(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 		     const char *st, uint32_t *n)
 {
 	const uint8_t *p = it->reg[0].p;
 	uint32_t len = it->reg[0].len;
 
-	if (len < FMT_HDR)
+	if (len < XFSJ_INTENT_HDR_SIZE)
 		return ITEM_BAD(in, st, "length", 0, len);
-	*n = xlog_le32(p + 4);
+	*n = xlog_le32(p + XFSJ_INTENT_OFF(nextents));
 	in->u.ext.logged = *n;
-	in->u.ext.ext = p + FMT_HDR;
+	in->u.ext.ext = p + XFSJ_INTENT_HDR_SIZE;
 	return 0;
 }
 
@@ -45,14 +43,16 @@ static int dec_efx(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 
 	if (ext_count(it, in, st, &n))
 		return in->err;
-	if ((uint64_t)len == FMT_HDR + 16ULL * n) {
-		in->u.ext.stride = 16;
-	} else if ((uint64_t)len == FMT_HDR + 12ULL * n) {
-		in->u.ext.stride = 12;
+	if ((uint64_t)len == XFSJ_INTENT_HDR_SIZE + (uint64_t)XFSJ_EFI_EXT_SIZE * n) {
+		in->u.ext.stride = XFSJ_EFI_EXT_SIZE;
+	} else if ((uint64_t)len == XFSJ_INTENT_HDR_SIZE + (uint64_t)XFSJ_EFI_EXT32_SIZE * n) {
+		in->u.ext.stride = XFSJ_EFI_EXT32_SIZE;
 	} else {
-		in->u.ext.stride = 16;
-		in->u.ext.nextents = (len - FMT_HDR) / 16;
-		return ITEM_BAD(in, st, "nextents", 4, n);
+		in->u.ext.stride = XFSJ_EFI_EXT_SIZE;
+		in->u.ext.nextents = (len - XFSJ_INTENT_HDR_SIZE) /
+				     XFSJ_EFI_EXT_SIZE;
+		return ITEM_BAD(in, st, "nextents",
+				XFSJ_INTENT_OFF(nextents), n);
 	}
 	in->u.ext.nextents = n;
 	return 0;
@@ -66,35 +66,37 @@ static int dec_map(const struct xfsj_ritem *it, struct xfsj_item_info *in,
 	if (ext_count(it, in, st, &n))
 		return in->err;
 	in->u.ext.stride = stride;
-	if ((uint64_t)len != FMT_HDR + (uint64_t)stride * n) {
-		in->u.ext.nextents = (len - FMT_HDR) / stride;
-		return ITEM_BAD(in, st, "nextents", 4, n);
+	if ((uint64_t)len != XFSJ_INTENT_HDR_SIZE + (uint64_t)stride * n) {
+		in->u.ext.nextents = (len - XFSJ_INTENT_HDR_SIZE) / stride;
+		return ITEM_BAD(in, st, "nextents",
+				XFSJ_INTENT_OFF(nextents), n);
 	}
 	in->u.ext.nextents = n;
 	if (one && n != 1)
-		return ITEM_BAD(in, st, "nextents", 4, n);
+		return ITEM_BAD(in, st, "nextents",
+				XFSJ_INTENT_OFF(nextents), n);
 	return 0;
 }
 
 static int dec_rui(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 {
-	return dec_map(it, in, 32, "RUI item", false);
+	return dec_map(it, in, XFSJ_MAP_EXT_SIZE, "RUI item", false);
 }
 
 static int dec_cui(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 {
-	return dec_map(it, in, 16, "CUI item", false);
+	return dec_map(it, in, XFSJ_CUI_EXT_SIZE, "CUI item", false);
 }
 
 static int dec_bui(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 {
-	return dec_map(it, in, 32, "BUI item", true);
+	return dec_map(it, in, XFSJ_MAP_EXT_SIZE, "BUI item", true);
 }
 
 /* RUD, CUD, BUD, ATTRD, XMD: type, size, pad, the intent's id. */
 static int dec_done16(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 {
-	if (it->reg[0].len != 16)
+	if (it->reg[0].len != XFSJ_DONE_FMT_SIZE)
 		return ITEM_BAD(in, "done item", "length", 0, it->reg[0].len);
 	return 0;
 }
@@ -102,24 +104,24 @@ static int dec_done16(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 /* One entry, at @p, of each layout. */
 static void ext_efx(const uint8_t *p, struct xfsj_item_ext *e)
 {
-	e->startblock = xlog_le64(p);
-	e->len = xlog_le32(p + 8);
+	e->startblock = xlog_le64(p + XFSJ_EFI_EXT_OFF(start));
+	e->len = xlog_le32(p + XFSJ_EFI_EXT_OFF(len));
 }
 
 static void ext_map(const uint8_t *p, struct xfsj_item_ext *e)
 {
-	e->owner = xlog_le64(p);
-	e->startblock = xlog_le64(p + 8);
-	e->offset = xlog_le64(p + 16);
-	e->len = xlog_le32(p + 24);
-	e->flags = xlog_le32(p + 28);
+	e->owner = xlog_le64(p + XFSJ_MAP_EXT_OFF(owner));
+	e->startblock = xlog_le64(p + XFSJ_MAP_EXT_OFF(startblock));
+	e->offset = xlog_le64(p + XFSJ_MAP_EXT_OFF(offset));
+	e->len = xlog_le32(p + XFSJ_MAP_EXT_OFF(len));
+	e->flags = xlog_le32(p + XFSJ_MAP_EXT_OFF(flags));
 }
 
 static void ext_cui(const uint8_t *p, struct xfsj_item_ext *e)
 {
-	e->startblock = xlog_le64(p);
-	e->len = xlog_le32(p + 8);
-	e->flags = xlog_le32(p + 12);
+	e->startblock = xlog_le64(p + XFSJ_CUI_EXT_OFF(startblock));
+	e->len = xlog_le32(p + XFSJ_CUI_EXT_OFF(len));
+	e->flags = xlog_le32(p + XFSJ_CUI_EXT_OFF(flags));
 }
 
 static bool is_file_owner(uint64_t owner)

@@ -31,7 +31,7 @@ static int dec_dquot(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 	in->u.dq.bcount = xfsj_get_be64(p + 40);
 	in->u.dq.icount = xfsj_get_be64(p + 48);
 	in->u.dq.rtbcount = xfsj_get_be64(p + 88);
-	if (in->u.dq.dq_magic != 0x4451)
+	if (in->u.dq.dq_magic != XFSJ_DQUOT_MAGIC)
 		return ITEM_BAD_R(in, 1, "dquot", "d_magic", 0,
 				  in->u.dq.dq_magic);
 	return 0;

@@ -1,28 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * XMI items (file mapping exchange intents): one 88-byte format region
- * (layout in fs/attri.h).  Their done items (XMD) are item_intent.c's.
+ * XMI items (file mapping exchange intents): one format region, decoded
+ * by ondisk/xmi_fmt.c as for their recovery.  Their done items (XMD) are
+ * item_intent.c's.
  */
 #include "log/item_priv.h"
+#include "ondisk/xmi_fmt.h"
 
 static int dec_xmi(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 {
-	const uint8_t *p = it->reg[0].p;
+	struct xfsj_xmi_fmt x;
 
-	if (it->reg[0].len != 88)
+	if (!xfsj_xmi_fmt_decode(it->reg[0].p, it->reg[0].len, &x))
 		return ITEM_BAD(in, "XMI item", "length", 0, it->reg[0].len);
-	in->u.xmi.ino1 = xlog_le64(p + 16);
-	in->u.xmi.ino2 = xlog_le64(p + 24);
-	in->u.xmi.igen1 = xlog_le32(p + 32);
-	in->u.xmi.igen2 = xlog_le32(p + 36);
-	in->u.xmi.startoff1 = xlog_le64(p + 40);
-	in->u.xmi.startoff2 = xlog_le64(p + 48);
-	in->u.xmi.blockcount = xlog_le64(p + 56);
-	in->u.xmi.flags = xlog_le64(p + 64);
-	in->u.xmi.isize1 = xlog_le64(p + 72);
-	in->u.xmi.isize2 = xlog_le64(p + 80);
-	if (xlog_le32(p + 4))
-		return ITEM_BAD(in, "XMI item", "xmi_pad", 4, xlog_le32(p + 4));
+	in->u.xmi.ino1 = x.ino1;
+	in->u.xmi.ino2 = x.ino2;
+	in->u.xmi.igen1 = x.igen1;
+	in->u.xmi.igen2 = x.igen2;
+	in->u.xmi.startoff1 = x.startoff1;
+	in->u.xmi.startoff2 = x.startoff2;
+	in->u.xmi.blockcount = x.blockcount;
+	in->u.xmi.flags = x.flags;
+	in->u.xmi.isize1 = x.isize1;
+	in->u.xmi.isize2 = x.isize2;
+	if (x.pad)
+		return ITEM_BAD(in, "XMI item", "xmi_pad", XFSJ_XMI_OFF(pad),
+				x.pad);
 	return 0;
 }
 

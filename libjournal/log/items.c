@@ -126,9 +126,10 @@ int xfsj_item_decode(const struct xfsj_ritem *it, struct xfsj_item_info *info)
 		return xlog_item_fault(info, XFSJ_E_UNSUPP, 0, "log item",
 				       "type", 0, it->type);
 	info->order = (uint8_t)info->kind->order;
-	/* Every intent and done item names its intent at byte 8. */
-	if (info->kind->role != XFSJ_ROLE_OTHER && it->reg[0].len >= 16) {
-		info->id = xlog_le64(it->reg[0].p + 8);
+	/* Every intent and done item names its intent in its header. */
+	if (info->kind->role != XFSJ_ROLE_OTHER &&
+	    it->reg[0].len >= XFSJ_INTENT_HDR_SIZE) {
+		info->id = xlog_le64(it->reg[0].p + XFSJ_INTENT_OFF(id));
 		info->have_id = true;
 	}
 	if (!info->kind->ops->decode(it, info))

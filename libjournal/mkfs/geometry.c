@@ -424,8 +424,8 @@ static int set_ag_geometry(const struct xfsj_mkfs_req *r,
 
 static void set_inode_geometry(struct xfsj_geometry *g)
 {
-	uint32_t cluster = 8192 * (g->inodesize / 256);	/* bytes, v5 */
-	uint32_t chunk_bytes = 64 * g->inodesize;
+	uint32_t cluster = XFSJ_INODE_BIG_CLUSTER * (g->inodesize / 256);
+	uint32_t chunk_bytes = XFSJ_INODES_PER_CHUNK * g->inodesize;
 
 	if (g->feat.sparse) {
 		g->inoalignmt = chunk_bytes >> g->blocklog;
@@ -685,7 +685,8 @@ static int set_log(const struct xfsj_mkfs_req *r, struct xfsj_geometry *g,
 
 static void set_rootino(struct xfsj_geometry *g)
 {
-	uint32_t per_cluster = 8192 * (g->inodesize / 256) / g->blocksize;
+	uint32_t per_cluster = XFSJ_INODE_BIG_CLUSTER * (g->inodesize / 256) /
+			       g->blocksize;
 	uint32_t cluster_align, mask, ialloc_align;
 	uint64_t first;
 

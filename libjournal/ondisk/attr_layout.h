@@ -40,6 +40,28 @@
 #define XFSJ_DA3_NODE_OFF_LEVEL		58
 #define XFSJ_DA3_NODE_HDR_SIZE		64
 #define XFSJ_DA3_NODE_ENTRY_SIZE	8
+#define XFSJ_DA_NODE_MAXDEPTH		5	/* dir and attr da-btree levels */
+
+/* Magic numbers (be16 at XFSJ_DA3_OFF_MAGIC); v4 blocks in brackets. */
+#define XFSJ_ATTR3_LEAF_MAGIC		0x3beeU
+#define XFSJ_ATTR_LEAF_MAGIC_V4		0xfbeeU
+#define XFSJ_DA3_NODE_MAGIC		0x3ebeU	/* dirs and attrs alike */
+#define XFSJ_DA_NODE_MAGIC_V4		0xfebeU
+/* A v4 node's level: forw, back, magic, pad, count, then the level. */
+#define XFSJ_DA_NODE_OFF_LEVEL_V4	14
+
+/* Entries: flags of a leaf or short-form entry, and the sizes. */
+#define XFSJ_ATTR_FLAG_LOCAL		0x01
+#define XFSJ_ATTR_FLAG_INCOMPLETE	0x80
+#define XFSJ_ATTR3_LEAF_HDR_SIZE	80
+#define XFSJ_ATTR_LEAF_ENTRY_SIZE	8
+#define XFSJ_ATTR_SF_HDR_SIZE		4	/* totsize be16, count, pad */
+#define XFSJ_ATTR_SF_OFF_COUNT		2
+#define XFSJ_ATTR_SF_ENTRY_HDR		3	/* namelen, valuelen, flags */
+/* A short-form name or value is shorter than this (u8 lengths). */
+#define XFSJ_ATTR_SF_ENTSIZE_MAX	255U
+#define XFSJ_ATTR_NAME_MAX		255U	/* XATTR_NAME_MAX */
+#define XFSJ_XATTR_SIZE_MAX		65536U	/* the largest value */
 
 
 #endif

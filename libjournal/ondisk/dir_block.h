@@ -36,18 +36,33 @@
 #include <stdint.h>
 
 #include "core/layout.h"
+#include "ondisk/attr_layout.h"
 
 #define XFSJ_DIR3_BLOCK_MAGIC	0x58444233U	/* XDB3: single block */
 #define XFSJ_DIR3_DATA_MAGIC	0x58444433U	/* XDD3: data block */
 #define XFSJ_DIR3_FREE_MAGIC	0x58444633U	/* XDF3: free index */
 #define XFSJ_DIR3_LEAF1_MAGIC	0x3df1U		/* leaf with bests */
 #define XFSJ_DIR3_LEAFN_MAGIC	0x3dffU		/* leaf of a node dir */
-#define XFSJ_DIR3_NODE_MAGIC	0x3ebeU		/* da3 node */
+#define XFSJ_DIR3_NODE_MAGIC	XFSJ_DA3_NODE_MAGIC	/* attr_layout.h */
+/* The same blocks on v4 (pre-CRC) filesystems. */
+#define XFSJ_DIR_BLOCK_MAGIC_V4	0x58443242U	/* XD2B */
+#define XFSJ_DIR_DATA_MAGIC_V4	0x58443244U	/* XD2D */
+#define XFSJ_DIR_FREE_MAGIC_V4	0x58443246U	/* XD2F */
+#define XFSJ_DIR_LEAF1_MAGIC_V4	0xd2f1U
+#define XFSJ_DIR_LEAFN_MAGIC_V4	0xd2ffU
 
 #define XFSJ_DIR2_LEAF_OFFSET	(1ULL << 35)	/* bytes */
 #define XFSJ_DIR2_FREE_OFFSET	(1ULL << 36)
 #define XFSJ_DIR2_SPACE_END	(3ULL << 35)
 #define XFSJ_DIR3_HDR_SIZE	64	/* every dir3 block header */
+#define XFSJ_DIR3_OFF_CRC	4	/* data, block and free headers */
+#define XFSJ_DIR3_OFF_LSN	16
+#define XFSJ_DIR3_OFF_UUID	24
+/*
+ * The offset of the first entry after "." and ".." (16 bytes each) in a
+ * data block: what a short-form directory's entry offsets start from.
+ */
+#define XFSJ_DIR3_FIRST_OFFSET	(XFSJ_DIR3_HDR_SIZE + 2 * 16)
 #define XFSJ_DIR3_BLKINFO_SIZE	56
 #define XFSJ_DIR2_BEST_FREE	3
 #define XFSJ_DIR2_FREE_TAG	0xffffU
@@ -56,7 +71,6 @@
 #define XFSJ_DIR2_LEAF_ENT_SIZE	8
 #define XFSJ_DIR2_BLOCK_TAIL	8	/* count, stale */
 #define XFSJ_DIR2_LEAF_TAIL	4	/* bestcount */
-#define XFSJ_DA_NODE_MAXDEPTH	5
 /* The kernel's smallest unused region and entry: 8 and 16 bytes. */
 #define XFSJ_DIR2_UNUSED_MIN	8
 

@@ -7,13 +7,14 @@
  */
 #include <string.h>
 
+#include "ondisk/dir_block.h"
 #include "xfsj/ondisk.h"
 
 /*
  * The offset an entry would have in a single-block directory: after the v5
- * data block header (64 bytes) and the "." and ".." entries (16 each).
+ * data block header and the "." and ".." entries.
  */
-#define SF_FIRST_OFFSET	96
+#define SF_FIRST_OFFSET	XFSJ_DIR3_FIRST_OFFSET
 
 static bool needs_i8(uint64_t ino)
 {

@@ -25,10 +25,27 @@
 #define XFSJ_NULLFSINO		UINT64_MAX
 #define XFSJ_NULLFSBLOCK	UINT64_MAX
 #define XFSJ_MAX_FILEOFF	((1ULL << 54) - 1)	/* largest file offset, blocks */
+/* The kernel's xfs_verify_fileext: [off, off + len) non-empty, in range. */
+static inline bool xfsj_fileext_ok(uint64_t off, uint64_t len)
+{
+	return len != 0 && off <= XFSJ_MAX_FILEOFF &&
+	       len - 1 <= XFSJ_MAX_FILEOFF - off;
+}
 /* The file offset bits of an rmap record's offset field. */
 #define XFSJ_RMAP_OFF_MASK	((1ULL << 54) - 1)
-#define XFSJ_INODES_PER_CHUNK	64	/* inodes in one inobt record */
+/* Inodes in one inobt record, and its log. */
+#define XFSJ_INODES_PER_CHUNK_LOG 6
+#define XFSJ_INODES_PER_CHUNK	(1 << XFSJ_INODES_PER_CHUNK_LOG)
+/* The inode cluster of 256-byte inodes; v5 scales it with the inode size. */
+#define XFSJ_INODE_BIG_CLUSTER	8192
+#define XFSJ_MAXNAMELEN		256	/* a name and its NUL */
+#define XFSJ_DQUOT_DISK_SIZE	104	/* an on-disk dquot */
 #define XFSJ_BMDR_HDR_SIZE	4	/* bmbt root in a fork: level, numrecs */
+/* Room a fork keeps for a bmbt root: pointers, data / attr fork. */
+#define XFSJ_BMDR_MIN_DPTRS	3
+#define XFSJ_BMDR_MIN_APTRS	2
+/* A device inode's data fork: the device number, rounded up to 8 bytes. */
+#define XFSJ_DEV_FORK_SIZE	8
 #define XFSJ_INODES_PER_HOLEMASK_BIT 4	/* sparse inode chunk holemask */
 #define XFSJ_HOLEMASK_BITS	16
 #define XFSJ_REFC_COWFLAG	(1U << 31)	/* refcount start: CoW staging */
@@ -64,6 +81,11 @@
 #define XFSJ_RMAP_MAGIC		0x524d4233U	/* RMB3 */
 #define XFSJ_REFC_MAGIC		0x52334643U	/* R3FC */
 #define XFSJ_BMAP_MAGIC		0x424d4133U	/* BMA3 */
+#define XFSJ_RTRMAP_MAGIC	0x4d524d42U	/* MRMB */
+#define XFSJ_RTREFC_MAGIC	0x52434e54U	/* RCNT */
+#define XFSJ_RTBITMAP_MAGIC	0x424d505aU	/* BMPZ */
+#define XFSJ_RTSUMMARY_MAGIC	0x53554d59U	/* SUMY */
+#define XFSJ_DQUOT_MAGIC	0x4451U		/* DQ */
 /* The same trees' blocks on v4 (pre-CRC) filesystems. */
 #define XFSJ_BNO_MAGIC_V4	0x41425442U	/* ABTB */
 #define XFSJ_CNT_MAGIC_V4	0x41425443U	/* ABTC */
@@ -72,6 +94,12 @@
 #define XFSJ_BMAP_MAGIC_V4	0x424d4150U	/* BMAP */
 #define XFSJ_DINODE_MAGIC	0x494eU		/* IN */
 #define XFSJ_LOG_MAGIC		0xfeedbabeU
+
+/* sb_qflags */
+#define XFSJ_UQUOTA_ACCT	0x0001	/* user quota accounting */
+#define XFSJ_PQUOTA_ACCT	0x0008	/* project quota accounting */
+#define XFSJ_OQUOTA_ENFD	0x0010	/* group or project limits enforced */
+#define XFSJ_GQUOTA_ACCT	0x0040	/* group quota accounting */
 
 /* ---- superblock feature bits ---- */
 #define XFSJ_SB_VERSION_5		0x0005

@@ -12,6 +12,12 @@
 #define XFSJ_LOG_OP_UNMOUNT	0x20
 #define XFSJ_LOG_UNMOUNT_MAGIC	0x556e
 #define XFSJ_LOG_OPHDR_SIZE	12
+#define XFSJ_LOG_TRANS_HDR_SIZE	16
+#define XFSJ_LOG_MAX_RECORD	(256 * 1024)	/* largest iclog */
+/* The inode log format: 56 bytes, or 52 from writers that pack it. */
+#define XFSJ_INODE_LOGFMT_SIZE	56
+#define XFSJ_INODE_LOGFMT32_SIZE 52
+#define XFSJ_DQUOT_LOGFMT_SIZE	24	/* the dquot log format */
 
 /* Log item types (the first u16 of every item's first region). */
 enum {
@@ -29,6 +35,9 @@ enum {
 	XFSJ_LI_RUI_RT = 0x124c, XFSJ_LI_RUD_RT = 0x124d,
 	XFSJ_LI_CUI_RT = 0x124e, XFSJ_LI_CUD_RT = 0x124f,
 };
+/* Every item type lies in [XFSJ_LI_FIRST, XFSJ_LI_FIRST + XFSJ_LI_SPAN). */
+#define XFSJ_LI_FIRST	0x1200
+#define XFSJ_LI_SPAN	0x50
 
 /* ATTRI operations (low byte of alfi_op_flags). */
 enum xfsj_attri_op {
@@ -54,6 +63,65 @@ enum xfsj_attri_op {
 #define XFSJ_BUI_ATTR_FORK	(1U << 31)
 #define XFSJ_BUI_UNWRITTEN	(1U << 30)
 #define XFSJ_BUI_REALTIME	(1U << 29)	/* a realtime file's mapping */
+
+/*
+ * ---- intent and done item formats (host order) ----
+ * Every one starts with the same 16 bytes; then the entries.  A done
+ * item of RUI, CUI, BUI, ATTRI or XMI is the header alone (its count
+ * word unused).  EFI/EFD entries are 16 bytes, or 12 from a 32-bit
+ * writer (no padding).  ATTRI and XMI have their own formats
+ * (attri_fmt.h, xmi_fmt.h).
+ */
+#define XFSJ_INTENT_HDR_FIELDS(F, P)					\
+	F(U16, type, 0)		F(U16, size, 2)				\
+	F(U32, nextents, 4)	F(U64, id, 8)
+XFSJ_DECLARE_STRUCTS(xfsj_intent_hdr, XFSJ_INTENT_HDR_FIELDS);
+#define XFSJ_INTENT_OFF(field)	offsetof(struct xfsj_intent_hdr_raw, field)
+#define XFSJ_INTENT_HDR_SIZE	16
+extern const struct xfsj_layout xfsj_intent_hdr_layout;
+#define XFSJ_DONE_FMT_SIZE	XFSJ_INTENT_HDR_SIZE
+
+/* EFI/EFD: an extent to free. */
+#define XFSJ_EFI_EXT_FIELDS(F, P)					\
+	F(U64, start, 0)	F(U32, len, 8)		P(4, pad, 12)
+XFSJ_DECLARE_STRUCTS(xfsj_efi_ext, XFSJ_EFI_EXT_FIELDS);
+#define XFSJ_EFI_EXT_OFF(field)	offsetof(struct xfsj_efi_ext_raw, field)
+#define XFSJ_EFI_EXT_SIZE	16
+#define XFSJ_EFI_EXT32_SIZE	12
+extern const struct xfsj_layout xfsj_efi_ext_layout;
+
+/* RUI and BUI: a mapping (rmap update or file mapping update). */
+#define XFSJ_MAP_EXT_FIELDS(F, P)					\
+	F(U64, owner, 0)	F(U64, startblock, 8)			\
+	F(U64, offset, 16)	F(U32, len, 24)				\
+	F(U32, flags, 28)
+XFSJ_DECLARE_STRUCTS(xfsj_map_ext, XFSJ_MAP_EXT_FIELDS);
+#define XFSJ_MAP_EXT_OFF(field)	offsetof(struct xfsj_map_ext_raw, field)
+#define XFSJ_MAP_EXT_SIZE	32
+extern const struct xfsj_layout xfsj_map_ext_layout;
+
+/* CUI: a reference count update. */
+#define XFSJ_CUI_EXT_FIELDS(F, P)					\
+	F(U64, startblock, 0)	F(U32, len, 8)		F(U32, flags, 12)
+XFSJ_DECLARE_STRUCTS(xfsj_cui_ext, XFSJ_CUI_EXT_FIELDS);
+#define XFSJ_CUI_EXT_OFF(field)	offsetof(struct xfsj_cui_ext_raw, field)
+#define XFSJ_CUI_EXT_SIZE	16
+extern const struct xfsj_layout xfsj_cui_ext_layout;
+
+/*
+ * ---- buf log format (host order) ----
+ * Then the dirty map, one bit per 128-byte chunk of the buffer: at most
+ * XFSJ_BLF_MAP_MAX words (a 64 KiB buffer, plus one).
+ */
+#define XFSJ_BLF_FIELDS(F, P)						\
+	F(U16, type, 0)		F(U16, size, 2)				\
+	F(U16, flags, 4)	F(U16, len, 6)				\
+	F(U64, blkno, 8)	F(U32, map_size, 16)
+XFSJ_DECLARE_STRUCTS(xfsj_blf, XFSJ_BLF_FIELDS);
+#define XFSJ_BLF_OFF(field)	offsetof(struct xfsj_blf_raw, field)
+#define XFSJ_BLF_HDR_SIZE	20	/* the map starts here */
+#define XFSJ_BLF_MAP_MAX	17
+extern const struct xfsj_layout xfsj_blf_layout;
 
 /* buf log format flags */
 #define XFSJ_BLF_INODE_BUF	0x01

@@ -12,26 +12,41 @@
 #include "ondisk/format.h"
 #include "core/layout.h"
 #include "ondisk/meta.h"
+#include "ondisk/dir_block.h"
 #include "xfsj/ondisk.h"
 
 #define SB_SPAN	XFSJ_META_SPAN_SECTOR
+/* Where a header keeps its LSN, UUID and CRC, from its checked layout. */
+#define AT(raw)	(int16_t)offsetof(struct raw, lsn),			\
+		(int16_t)offsetof(struct raw, uuid),			\
+		(int16_t)offsetof(struct raw, crc)
+/* The dir3 data, block and free headers: crc, blkno, lsn, uuid, owner. */
+#define DIR3	XFSJ_DIR3_OFF_LSN, XFSJ_DIR3_OFF_UUID, XFSJ_DIR3_OFF_CRC
+/* The da3 block info of leaf and node blocks. */
+#define DA3	XFSJ_DA3_OFF_LSN, XFSJ_DA3_OFF_UUID, XFSJ_DA3_OFF_CRC
+#define DA_MAGIC	XFSJ_DA3_OFF_MAGIC, 2
 
 static const struct xfsj_meta_kind kinds[] = {
-	/* name          magic        moff msz  lsn  uuid crc  span */
-	{ "superblock",  XFSJ_SB_MAGIC,   0, 4, 240,  32, 224, SB_SPAN, false },
-	{ "AGF",         XFSJ_AGF_MAGIC,  0, 4, 208,  64, 216, SB_SPAN, false },
-	{ "AGI",         XFSJ_AGI_MAGIC,  0, 4, 320, 296, 312, SB_SPAN, false },
-	{ "AGFL",        XFSJ_AGFL_MAGIC, 0, 4,  24,   8,  32, SB_SPAN, false },
-	{ "symlink",     0x58534c4dU,     0, 4,  48,  16,  12, 0, false },
-	{ "dir block",   0x58444233U,     0, 4,  16,  24,   4, 0, false },
-	{ "dir data",    0x58444433U,     0, 4,  16,  24,   4, 0, false },
-	{ "dir free",    0x58444633U,     0, 4,  16,  24,   4, 0, false },
-	{ "dir leaf1",   0x3df1U,         8, 2,  24,  32,  12, 0, false },
-	{ "dir leafn",   0x3dffU,         8, 2,  24,  32,  12, 0, false },
-	{ "da node",     0x3ebeU,         8, 2,  24,  32,  12, 0, false },
-	{ "attr leaf",   0x3beeU,         8, 2,  24,  32,  12, 0, false },
+	/* name          magic, its offset and size; lsn, uuid, crc; span */
+	{ "superblock",  XFSJ_SB_MAGIC, 0, 4, AT(xfsj_sb_raw), SB_SPAN, false },
+	{ "AGF",         XFSJ_AGF_MAGIC, 0, 4, AT(xfsj_agf_raw), SB_SPAN,
+	  false },
+	{ "AGI",         XFSJ_AGI_MAGIC, 0, 4, AT(xfsj_agi_raw), SB_SPAN,
+	  false },
+	{ "AGFL",        XFSJ_AGFL_MAGIC, 0, 4, AT(xfsj_agfl_hdr_raw), SB_SPAN,
+	  false },
+	{ "symlink",     XFSJ_SYMLINK_MAGIC, 0, 4, AT(xfsj_rmt_hdr_raw), 0,
+	  false },
+	{ "dir block",   XFSJ_DIR3_BLOCK_MAGIC, 0, 4, DIR3, 0, false },
+	{ "dir data",    XFSJ_DIR3_DATA_MAGIC, 0, 4, DIR3, 0, false },
+	{ "dir free",    XFSJ_DIR3_FREE_MAGIC, 0, 4, DIR3, 0, false },
+	{ "dir leaf1",   XFSJ_DIR3_LEAF1_MAGIC, DA_MAGIC, DA3, 0, false },
+	{ "dir leafn",   XFSJ_DIR3_LEAFN_MAGIC, DA_MAGIC, DA3, 0, false },
+	{ "da node",     XFSJ_DA3_NODE_MAGIC, DA_MAGIC, DA3, 0, false },
+	{ "attr leaf",   XFSJ_ATTR3_LEAF_MAGIC, DA_MAGIC, DA3, 0, false },
 	/* Remote attr values: a header in every FS block; no LSN rule. */
-	{ "attr remote", 0x5841524dU,     0, 4,  48,  16,  12, 0, true },
+	{ "attr remote", XFSJ_ATTR_RMT_MAGIC, 0, 4, AT(xfsj_rmt_hdr_raw), 0,
+	  true },
 };
 
 /* A v5 btree block's kind, from its tree's description. */

@@ -17,31 +17,41 @@
 #include "xfsj/errors.h"
 #include "ondisk/format.h"
 #include "ondisk/trans_resv.h"
+#include "ondisk/dir_block.h"
+#include "ondisk/log.h"
 
-/* On-disk and log record sizes the formulas are built from (bytes). */
+/*
+ * The on-disk and log record sizes the formulas are built from (bytes),
+ * under the names the formulas use; each is defined in a format header.
+ */
 enum {
-	BBSIZE = 512,			/* basic block */
-	SBLOCK_HDR = 56,		/* v5 short-pointer btree block header */
-	LBLOCK_HDR = 72,		/* v5 long-pointer (bmbt) block header */
-	OPHDR = 12,			/* log operation header */
-	TRANS_HDR = 16,			/* transaction header */
-	INODE_LOGFMT = 56,		/* inode log format item */
+	BBSIZE = XFSJ_BBSIZE,
+	SBLOCK_HDR = XFSJ_SBLOCK_HDR_SIZE,
+	LBLOCK_HDR = XFSJ_LBLOCK_HDR_SIZE,
+	OPHDR = XFSJ_LOG_OPHDR_SIZE,
+	TRANS_HDR = XFSJ_LOG_TRANS_HDR_SIZE,
+	INODE_LOGFMT = XFSJ_INODE_LOGFMT_SIZE,
 	/* op header + buffer log format item, rounded up to 128 */
-	BUF_OVERHEAD = 128,
-	/* one dquot log format (24) + on-disk dquot (104), 6 of them */
-	DQUOT_LOGRES = 6 * (24 + 104),
-	DISK_DQUOT = 104,
-	SYMLINK_MAXLEN = 1024,		/* remote symlink target */
-	DA_NODE_MAXDEPTH = 5,		/* dir/attr da-btree levels */
-	BIG_CLUSTER = 8192,		/* inode cluster before v5 scaling */
-	INODES_PER_CHUNK_LOG = 6,
-	MAXNAMELEN = 256,
-	ATTRI_LOGFMT = 40,		/* xattr intent log format item */
-	PARENT_REC = 12,		/* parent pointer xattr name */
+	BUF_OVERHEAD = (OPHDR + XFSJ_BLF_HDR_SIZE + 4 * XFSJ_BLF_MAP_MAX +
+			XFSJ_BLF_CHUNK - 1) / XFSJ_BLF_CHUNK * XFSJ_BLF_CHUNK,
+	/* one dquot log format + on-disk dquot, 6 of them */
+	DISK_DQUOT = XFSJ_DQUOT_DISK_SIZE,
+	DQUOT_LOGRES = 6 * (XFSJ_DQUOT_LOGFMT_SIZE + DISK_DQUOT),
+	SYMLINK_MAXLEN = XFSJ_SYMLINK_MAXLEN,
+	DA_NODE_MAXDEPTH = XFSJ_DA_NODE_MAXDEPTH,
+	BIG_CLUSTER = XFSJ_INODE_BIG_CLUSTER,
+	INODES_PER_CHUNK_LOG = XFSJ_INODES_PER_CHUNK_LOG,
+	MAXNAMELEN = XFSJ_MAXNAMELEN,
+	ATTRI_LOGFMT = XFSJ_ATTRI_FMT_SIZE,
+	PARENT_REC = XFSJ_ATTR_PPTR_VALUE_LEN,
+	ICLOG_SIZE = XFSJ_LOG_MAX_RECORD,	/* the largest v2 iclog */
+	ICLOG_HDR = 4096,		/* header sectors of such an iclog */
+};
+
+/* Policy of the formulas (the kernel's), not on-disk facts. */
+enum {
 	OLD_REFLINK_RMAP_LEVELS = 9,
 	MIN_LOG_FACTOR = 3,		/* log must hold ~3 max transactions */
-	ICLOG_SIZE = 256 * 1024,	/* mkfs/libxfs: largest v2 iclog */
-	ICLOG_HDR = 4096,		/* header sectors of such an iclog */
 };
 
 /* Permanent log counts (how often each transaction may roll). */

@@ -75,13 +75,6 @@ static int bad(struct xrec_finish *c, const char *st,
 	return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, st, field, pi->lsn, val);
 }
 
-/* Is [off, off + len) a possible range of file blocks? */
-static bool valid_fileext(uint64_t off, uint64_t len)
-{
-	return len && off <= XFSJ_MAX_FILEOFF &&
-	       len - 1 <= XFSJ_MAX_FILEOFF - off;
-}
-
 /*
  * The owner (an inode, unless @special allows the special owners, whose
  * top bit is set) and the file range of a mapping, checked in the
@@ -94,7 +87,7 @@ static int valid_owner(struct xrec_finish *c, const char *st,
 	if (!(special && e->owner >> 63) &&
 	    !xfsj_intent_ino_ok(c->fs, e->owner))
 		return bad(c, st, pi, "owner", e->owner);
-	if (!valid_fileext(e->offset, e->len))
+	if (!xfsj_fileext_ok(e->offset, e->len))
 		return bad(c, st, pi, "startoff", e->offset);
 	return 0;
 }

@@ -54,8 +54,8 @@ static int cow_leftover(struct xfsj_recover *rc, uint32_t agno,
 			struct xfsj_refc_rec r;
 
 			xfsj_refc_rec_get(rc->buf, h.numrecs - 1u, &r);
-			*first = r.startblock & 0x7fffffffU;
-			return (r.startblock >> 31) ? 1 : 0;
+			*first = r.startblock & ~XFSJ_REFC_COWFLAG;
+			return (r.startblock & XFSJ_REFC_COWFLAG) ? 1 : 0;
 		}
 		if (h.numrecs > nodemax)
 			return -XFSJ_E_CORRUPT;

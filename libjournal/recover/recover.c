@@ -90,8 +90,12 @@ int xrec_scratch(struct xfsj_recover *rc, size_t len)
 
 bool xrec_quota_on(const struct xfsj_recover *rc)
 {
-	/* user, group or project accounting */
-	return rc->sb.qflags & (0x0001 | 0x0040 | 0x0010);
+	/*
+	 * User or group accounting, or the enforcement bit group and
+	 * project quotas share (project accounting is XFSJ_PQUOTA_ACCT).
+	 */
+	return rc->sb.qflags & (XFSJ_UQUOTA_ACCT | XFSJ_GQUOTA_ACCT |
+				XFSJ_OQUOTA_ENFD);
 }
 
 /*
@@ -183,8 +187,9 @@ int xfsj_recover_pass2(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 
 			if (!it->nreg || in->order != cls)
 				continue;
-			if (it->type >= 0x1200 && it->type < 0x1250)
-				rc->st.items[it->type - 0x1200]++;
+			if (it->type >= XFSJ_LI_FIRST &&
+			    it->type < XFSJ_LI_FIRST + XFSJ_LI_SPAN)
+				rc->st.items[it->type - XFSJ_LI_FIRST]++;
 			ops = xrec_ops(it->type);
 			if (!ops || !ops->pass2)
 				return xfsj_fault_set(f, XFSJ_E_UNSUPP,

@@ -47,6 +47,7 @@
 	X(attr_node_suite)	\
 	X(check_attr_suite)	\
 	X(xmi_suite)		\
+	X(intent_fmt_suite)	\
 	X(check_problem_suite)	\
 	X(check_dir_suite)	\
 	X(check_space_suite)	\
