@@ -11,7 +11,7 @@
 # must end byte-identical to the reference, with no redo file left.
 #
 #   KILLS=n    interruptions (default 6)
-#   SEED=s     the kill points' seed (default: the time; printed)
+#   SEED=s     the kill points' seed (default 1; printed)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashimg.sh"
 need_root
@@ -20,7 +20,7 @@ REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 DB=$XFSPROGS613/xfs_db
 ORACLE=$XFSPROGS613/xfs_repair
 KILLS=${KILLS:-6}
-SEED=${SEED:-$(( $(date +%s) % 100000 ))}
+SEED=${SEED:-1}
 RANDOM=$SEED
 echo "# repair-interrupt: $KILLS kills, seed $SEED"
 
