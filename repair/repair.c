@@ -21,6 +21,7 @@
 #include "xfsj/logread.h"
 #include "xfsj/ondisk.h"
 #include "xfsj/replay.h"
+#include "xfsj/undo.h"
 #include "repair.h"
 
 /* Exit codes (documented in xfsj-repair.8 and --help). */
@@ -39,6 +40,8 @@ struct opts {
 	const char *device;
 	const char *logdev;
 	const char *redo;
+	const char *undo;		/* -U: undo file of this run */
+	const char *undo_apply;		/* --undo-apply */
 	bool nomodify;
 	bool verbose;
 	bool force_progress;
@@ -61,7 +64,8 @@ struct run {
 static void usage(FILE *out)
 {
 	fputs(
-"Usage: xfsj-repair [-n] [-v] [-P] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE] device\n"
+"Usage: xfsj-repair [-n] [-v] [-P] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE] [-U UNDOFILE] device\n"
+"       xfsj-repair --undo-apply UNDOFILE [-l LOGDEV] device\n"
 "       xfsj-repair --list-problems [--json]\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
 "log recovery does, finish the work it leaves (pending EFI, RUI, CUI, BUI,\n"
@@ -83,6 +87,13 @@ static void usage(FILE *out)
 "  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
 "                replay is written there and synced before the device is\n"
 "                touched, so a killed run finishes when run again\n"
+"  -U, --undo FILE  undo file: before the device is touched, save there the\n"
+"                old contents of every block this run changes (a killed run,\n"
+"                run again with the same -U, keeps it)\n"
+"  --undo-apply FILE  write the old contents saved in an undo file back onto\n"
+"                the device and exit (checks it all first: refuses another\n"
+"                filesystem's, an incomplete or damaged one, or a device\n"
+"                changed since)\n"
 "  -v            verbose: list every piece of leftover work before finishing it\n"
 "  -P            show progress even when not on a terminal\n"
 "  --list-problems  print the problem table (number, code, severity,\n"
@@ -302,6 +313,16 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 		fprintf(stderr, "xfsj-repair: %s: cannot write redo file %s: %s\n",
 			dev, r->redo, xfsj_strerror(err));
 		break;
+	case XFSJ_FR_UNDO_SAVE:
+		fprintf(stderr, "xfsj-repair: %s: cannot write undo file %s: %s; nothing was written to the device\n",
+			dev, o->undo, xfsj_strerror(err));
+		break;
+	case XFSJ_FR_UNDO_MISMATCH:
+		fprintf(stderr, "xfsj-repair: %s: an interrupted run waits in %s, and %s is not its complete undo file: "
+			"the device is partly written, so its old contents can no longer be saved; "
+			"give the undo file of that run with -U, or run without -U to finish it\n",
+			dev, r->redo, o->undo);
+		break;
 	case XFSJ_FR_REDO_COMMIT:
 		fprintf(stderr, "xfsj-repair: %s: writing the replay failed: %s; run again to finish it from %s\n",
 			dev, xfsj_strerror(err), r->redo);
@@ -361,6 +382,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 	const struct xfsj_replay_opts ro = {
 		.nomodify = o->nomodify,
 		.redo = o->redo,
+		.undo = o->undo,
 	};
 	const struct xfsj_replay_cb cb = {
 		.arg = &run,
@@ -408,6 +430,55 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		return EXIT_CLEAN;
 	fprintf(txt, "%s: replay done: %llu blocks of 4 KiB written, log clean, %.3f s\n",
 	       o->device, (unsigned long long)r.pages, (now_ms() - t0) / 1000.0);
+	if (o->undo && r.written)
+		fprintf(txt, "%s: their old contents are in undo file %s (xfsj-repair --undo-apply %s %s puts them back)\n",
+			o->device, o->undo, o->undo, o->device);
+	return EXIT_CLEAN;
+}
+
+/* --undo-apply: the old contents an undo file saved, back onto the device. */
+static int undo_apply(const struct opts *o, struct xfsj_io *io,
+		      struct xfsj_io *logio)
+{
+	static const char *const why[] = {
+		[XFSJ_UNDO_NOT_UNDO] = "not an undo file",
+		[XFSJ_UNDO_VERSION] = "an undo file format this version does not know",
+		[XFSJ_UNDO_INCOMPLETE] = "incomplete: the run that wrote it stopped before changing the device",
+		[XFSJ_UNDO_TORN] = "damaged (a checksum does not match)",
+		[XFSJ_UNDO_OTHER_FS] = "the undo file of another filesystem",
+		[XFSJ_UNDO_OTHER_SIZE] = "made for a device of another size",
+		[XFSJ_UNDO_CHANGED] = "the filesystem changed since the undo file was written",
+	};
+	struct xfsj_undo_result res = { 0 };
+	struct xfsj_io *dev = io;
+	int err = 0;
+
+	/* An external log sits past the data, page aligned, as in the replay. */
+	if (logio)
+		err = xfsj_io_concat(io, logio, (io->size + 4095) / 4096 * 4096,
+				     &dev);
+	if (!err)
+		err = xfsj_undo_apply(o->undo_apply, dev, &res, NULL);
+	if (logio && dev != io)
+		xfsj_io_close(dev);
+	if (err && res.refused) {
+		fprintf(stderr, "xfsj-repair: %s: undo file %s refused, nothing written: %s",
+			o->device, o->undo_apply, why[res.refused]);
+		if (res.refused == XFSJ_UNDO_CHANGED || res.refused == XFSJ_UNDO_TORN)
+			fprintf(stderr, " (block at byte %llu)", (unsigned long long)res.offset);
+		fputc('\n', stderr);
+		return EXIT_ERROR;
+	}
+	if (err) {
+		fprintf(stderr, "xfsj-repair: %s: undo file %s: %s\n", o->device,
+			o->undo_apply, xfsj_strerror(err));
+		return EXIT_ERROR;
+	}
+	fprintf(txt, "%s: restored from undo file %s: %llu blocks of 4 KiB, %llu bytes%s\n",
+		o->device, o->undo_apply, (unsigned long long)res.pages,
+		(unsigned long long)res.bytes,
+		res.pages && res.already == res.pages ?
+		" (they held their old contents already)" : "");
 	return EXIT_CLEAN;
 }
 
@@ -419,16 +490,18 @@ int main(int argc, char **argv)
 	char *end;
 	unsigned long long mib;
 
-	enum { OPT_LIST_PROBLEMS = 256 };
+	enum { OPT_LIST_PROBLEMS = 256, OPT_UNDO_APPLY };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "list-problems", no_argument, NULL, OPT_LIST_PROBLEMS },
+		{ "undo", required_argument, NULL, 'U' },
+		{ "undo-apply", required_argument, NULL, OPT_UNDO_APPLY },
 		{ NULL, 0, NULL, 0 },
 	};
 
 	txt = stdout;
-	while ((c = getopt_long(argc, argv, "nl:m:r:vPVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nl:m:r:U:vPVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LIST_PROBLEMS: o.list_problems = true; break;
 		case 'm':
@@ -445,6 +518,8 @@ int main(int argc, char **argv)
 		case 'n': o.nomodify = true; break;
 		case 'l': o.logdev = optarg; break;
 		case 'r': o.redo = optarg; break;
+		case 'U': o.undo = optarg; break;
+		case OPT_UNDO_APPLY: o.undo_apply = optarg; break;
 		case 'v': o.verbose = true; break;
 		case 'P': o.force_progress = true; break;
 		case 'V':
@@ -462,7 +537,8 @@ int main(int argc, char **argv)
 		list_problems(o.json, stdout);
 		return EXIT_CLEAN;
 	}
-	if (o.list_problems || optind != argc - 1) {
+	if (o.list_problems || optind != argc - 1 ||
+	    (o.undo_apply && (o.nomodify || o.undo))) {
 		usage(stderr);
 		return EXIT_ERROR;
 	}
@@ -494,7 +570,7 @@ int main(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	ret = replay(&o, io, logio);
+	ret = o.undo_apply ? undo_apply(&o, io, logio) : replay(&o, io, logio);
 	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	return ret;
