@@ -254,8 +254,8 @@ static int read_hdr(struct xfsj_io *uio, struct undo_hdr *u,
 	u->crc = xfsj_get_le32(h + 60);
 	memcpy(res->uuid, u->uuid, 16);
 	res->devsize = u->devsize;
-	if (u->pages > (uio->size - UNDO_HDR - UNDO_TAIL) / UNDO_REC ||
-	    uio->size < UNDO_HDR + UNDO_TAIL)
+	if (uio->size < UNDO_HDR + UNDO_TAIL ||
+	    u->pages > (uio->size - UNDO_HDR - UNDO_TAIL) / UNDO_REC)
 		return refuse(res, XFSJ_UNDO_INCOMPLETE, 0);
 	return 0;
 }
@@ -471,6 +471,10 @@ int xfsj_undo_apply_io(struct xfsj_io *uio, struct xfsj_io *io,
 	if (u.devsize != io->size)
 		return refuse(res, a.uuid_ok ? XFSJ_UNDO_OTHER_SIZE :
 			      XFSJ_UNDO_OTHER_FS, 0);
+	/* The whole file first, then the device against it. */
+	err = walk(uio, &u, res, NULL, NULL);
+	if (err)
+		return err;
 	a.page = malloc(PG);
 	if (!a.page)
 		return -XFSJ_E_NOMEM;
