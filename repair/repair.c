@@ -9,10 +9,12 @@
  * opens the devices, and words what the call reports: progress, the work
  * left, the stats, and how it ended, mapped to the documented exit codes.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -431,8 +433,9 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 	fprintf(txt, "%s: replay done: %llu blocks of 4 KiB written, log clean, %.3f s\n",
 	       o->device, (unsigned long long)r.pages, (now_ms() - t0) / 1000.0);
 	if (o->undo && r.written)
-		fprintf(txt, "%s: their old contents are in undo file %s (xfsj-repair --undo-apply %s %s puts them back)\n",
-			o->device, o->undo, o->undo, o->device);
+		fprintf(txt, "%s: their old contents are in undo file %s (xfsj-repair --undo-apply %s%s%s %s puts them back)\n",
+			o->device, o->undo, o->undo, o->logdev ? " -l " : "",
+			o->logdev ? o->logdev : "", o->device);
 	return EXIT_CLEAN;
 }
 
@@ -453,6 +456,11 @@ static int undo_apply(const struct opts *o, struct xfsj_io *io,
 	struct xfsj_io *dev = io;
 	int err = 0;
 
+	if (access(o->undo_apply, R_OK) < 0) {
+		fprintf(stderr, "xfsj-repair: cannot open undo file %s: %s\n",
+			o->undo_apply, strerror(errno));
+		return EXIT_ERROR;
+	}
 	/* An external log sits past the data, page aligned, as in the replay. */
 	if (logio)
 		err = xfsj_io_concat(io, logio, (io->size + 4095) / 4096 * 4096,
