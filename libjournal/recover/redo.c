@@ -245,19 +245,24 @@ int xfsj_sync_dir_of(const char *path)
 	return err;
 }
 
+int xfsj_redo_file_create(const char *path, struct xfsj_io **out)
+{
+	/* Private: it holds filesystem metadata. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -XFSJ_E_OPEN;
+	close(fd);
+	return xfsj_io_open(path, 0, out);
+}
+
 int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
 		   const uint8_t uuid[16], uint64_t devsize,
 		   const struct xfsj_redo_cb *cb)
 {
 	struct xfsj_io *rio;
-	int err, fd;
+	int err = xfsj_redo_file_create(path, &rio);
 
-	/* A new, empty file, private: it holds filesystem metadata. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -XFSJ_E_OPEN;
-	close(fd);
-	err = xfsj_io_open(path, 0, &rio);
 	if (err)
 		return err;
 	err = xfsj_redo_save_io(rio, ov, uuid, devsize, cb);

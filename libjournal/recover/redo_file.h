@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "xfsj/io.h"
+
 /*
  * The tag of a commit: a CRC32c, from XFSJ_REDO_TAG_INIT, over the redo
  * file's entries (byte offset and CRC32c of each page, in order) as
@@ -17,6 +19,9 @@
  */
 #define XFSJ_REDO_TAG_INIT	0xffffffffU
 uint32_t xfsj_redo_tag_add(uint32_t tag, uint64_t off, uint32_t page_crc);
+
+/* A new, empty, private (0600) file at @path, opened for writing. */
+int xfsj_redo_file_create(const char *path, struct xfsj_io **out);
 
 /* fsync the directory holding @path (after creating or removing it). */
 int xfsj_sync_dir_of(const char *path);

@@ -32,7 +32,6 @@
  * taken as zeroes.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -187,20 +186,16 @@ int xfsj_undo_save(const char *path, struct xfsj_overlay *ov,
 		   const uint8_t uuid[16], const struct xfsj_redo_cb *cb)
 {
 	struct xfsj_io *uio;
-	int err, fd;
+	int err = xfsj_redo_file_create(path, &uio);
 
-	/* A new, empty file, private: it holds filesystem metadata. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -XFSJ_E_OPEN;
-	close(fd);
-	err = xfsj_io_open(path, 0, &uio);
 	if (err)
 		return err;
 	err = xfsj_undo_save_io(uio, ov, uuid, cb);
 	xfsj_io_close(uio);
 	if (!err)
 		err = xfsj_sync_dir_of(path);
+	if (err)
+		unlink(path);	/* the device was not touched: nothing to undo */
 	return err;
 }
 
@@ -362,31 +357,39 @@ int xfsj_undo_matches(const char *path, const uint8_t uuid[16],
 	return err;
 }
 
-int xfsj_redo_undo_check_io(struct xfsj_io *rio, struct xfsj_io *uio,
-			    struct xfsj_io *io, const uint8_t uuid[16],
-			    bool *ok)
+/*
+ * The redo file at @redo, or behind @rio: none waits, or the undo file at
+ * @undo, or behind @uio, is that of the commit that waits?
+ */
+static int undo_check(const char *redo, struct xfsj_io *rio,
+		      const char *undo, struct xfsj_io *uio,
+		      struct xfsj_io *io, const uint8_t uuid[16], bool *ok)
 {
 	uint64_t pages;
 	uint32_t tag;
-	int ret = xfsj_redo_pending_io(rio, io, uuid, &pages, &tag);
+	int ret = rio ? xfsj_redo_pending_io(rio, io, uuid, &pages, &tag) :
+			xfsj_redo_pending(redo, io, uuid, &pages, &tag);
 
 	*ok = ret == 0;
 	if (ret <= 0)
 		return ret;
-	return xfsj_undo_matches_io(uio, uuid, io->size, pages, tag, ok);
+	if (uio)
+		return xfsj_undo_matches_io(uio, uuid, io->size, pages, tag,
+					    ok);
+	return xfsj_undo_matches(undo, uuid, io->size, pages, tag, ok);
+}
+
+int xfsj_redo_undo_check_io(struct xfsj_io *rio, struct xfsj_io *uio,
+			    struct xfsj_io *io, const uint8_t uuid[16],
+			    bool *ok)
+{
+	return undo_check(NULL, rio, NULL, uio, io, uuid, ok);
 }
 
 int xfsj_redo_undo_check(const char *redo, const char *undo,
 			 struct xfsj_io *io, const uint8_t uuid[16], bool *ok)
 {
-	uint64_t pages;
-	uint32_t tag;
-	int ret = xfsj_redo_pending(redo, io, uuid, &pages, &tag);
-
-	*ok = ret == 0;
-	if (ret <= 0)
-		return ret;
-	return xfsj_undo_matches(undo, uuid, io->size, pages, tag, ok);
+	return undo_check(redo, NULL, undo, NULL, io, uuid, ok);
 }
 
 /* ---- applying ---- */
