@@ -559,47 +559,52 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 }
 
 /*
- * The commit through a redo file at @path or, if @rio, behind @rio; first,
- * with @undo or @uio, the device's old contents of every page into that
- * undo file.
+ * The commits of @ovs[0..@n) through a redo file at @path or, if @rio,
+ * behind @rio; first, with @undo or @uio, the device's old contents of
+ * every page they write into that undo file.
  */
 static int commit(const char *path, struct xfsj_io *rio, const char *undo,
-		  struct xfsj_io *uio, struct xfsj_overlay *ov,
-		  const uint8_t uuid[16], uint64_t *pages,
+		  struct xfsj_io *uio, struct xfsj_overlay *const *ovs,
+		  unsigned int n, const uint8_t uuid[16], uint64_t *pages,
 		  enum xfsj_commit_step *failed, const struct xfsj_redo_cb *cb)
 {
-	struct xfsj_io *dev = xfsj_overlay_device(ov);
 	enum xfsj_commit_step step = XFSJ_COMMIT_UNDO;
-	bool applied = false;
+	uint64_t total = 0;
 	int err = 0;
 
-	if (pages)
-		*pages = 0;
 	if (undo && path && !strcmp(undo, path))
 		err = -XFSJ_E_INVAL;	/* the redo file would replace it */
 	else if (uio)
-		err = xfsj_undo_save_io(uio, ov, uuid, cb);
+		err = xfsj_undo_save_io(uio, ovs, n, uuid, cb);
 	else if (undo)
-		err = xfsj_undo_save(undo, ov, uuid, cb);
-	if (!err) {
+		err = xfsj_undo_save(undo, ovs, n, uuid, cb);
+	for (unsigned int i = 0; i < n && !err; i++) {
+		struct xfsj_io *dev = xfsj_overlay_device(ovs[i]);
+		bool applied = false;
+		uint64_t done = 0;
+
 		step = XFSJ_COMMIT_SAVE;
 		if (rio)
-			err = xfsj_redo_save_io(rio, ov, uuid, dev->size, cb);
+			err = xfsj_redo_save_io(rio, ovs[i], uuid, dev->size,
+						cb);
 		else
-			err = xfsj_redo_save(path, ov, uuid, dev->size, cb);
-	}
-	if (!err) {
+			err = xfsj_redo_save(path, ovs[i], uuid, dev->size, cb);
+		if (err)
+			break;
 		step = XFSJ_COMMIT_COPY;
 		if (rio)
 			err = xfsj_redo_apply_io(rio, dev, uuid, &applied,
-						 pages, cb);
+						 &done, cb);
 		else
-			err = xfsj_redo_apply(path, dev, uuid, &applied, pages,
+			err = xfsj_redo_apply(path, dev, uuid, &applied, &done,
 					      cb);
 		/* We have just written it complete: not finding it so is an error. */
 		if (!err && !applied)
 			err = -XFSJ_E_IO;
+		total += done;
 	}
+	if (pages)
+		*pages = total;
 	if (err && failed)
 		*failed = step;
 	return err;
@@ -609,14 +614,32 @@ int xfsj_redo_commit(const char *path, struct xfsj_overlay *ov,
 		     const uint8_t uuid[16], uint64_t *pages,
 		     const struct xfsj_redo_cb *cb)
 {
-	return commit(path, NULL, NULL, NULL, ov, uuid, pages, NULL, cb);
+	return commit(path, NULL, NULL, NULL, &ov, 1, uuid, pages, NULL, cb);
 }
 
 int xfsj_redo_commit_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
 			const uint8_t uuid[16], uint64_t *pages,
 			const struct xfsj_redo_cb *cb)
 {
-	return commit(NULL, rio, NULL, NULL, ov, uuid, pages, NULL, cb);
+	return commit(NULL, rio, NULL, NULL, &ov, 1, uuid, pages, NULL, cb);
+}
+
+int xfsj_redo_commit_run(const char *path, const char *undo,
+			 struct xfsj_overlay *const *ovs, unsigned int n,
+			 const uint8_t uuid[16], uint64_t *pages,
+			 enum xfsj_commit_step *failed,
+			 const struct xfsj_redo_cb *cb)
+{
+	return commit(path, NULL, undo, NULL, ovs, n, uuid, pages, failed, cb);
+}
+
+int xfsj_redo_commit_run_io(struct xfsj_io *rio, struct xfsj_io *uio,
+			    struct xfsj_overlay *const *ovs, unsigned int n,
+			    const uint8_t uuid[16], uint64_t *pages,
+			    enum xfsj_commit_step *failed,
+			    const struct xfsj_redo_cb *cb)
+{
+	return commit(NULL, rio, NULL, uio, ovs, n, uuid, pages, failed, cb);
 }
 
 int xfsj_redo_commit_undo(const char *path, const char *undo,
@@ -624,13 +647,5 @@ int xfsj_redo_commit_undo(const char *path, const char *undo,
 			  uint64_t *pages, enum xfsj_commit_step *failed,
 			  const struct xfsj_redo_cb *cb)
 {
-	return commit(path, NULL, undo, NULL, ov, uuid, pages, failed, cb);
-}
-
-int xfsj_redo_commit_undo_io(struct xfsj_io *rio, struct xfsj_io *uio,
-			     struct xfsj_overlay *ov, const uint8_t uuid[16],
-			     uint64_t *pages, enum xfsj_commit_step *failed,
-			     const struct xfsj_redo_cb *cb)
-{
-	return commit(NULL, rio, NULL, uio, ov, uuid, pages, failed, cb);
+	return commit(path, NULL, undo, NULL, &ov, 1, uuid, pages, failed, cb);
 }

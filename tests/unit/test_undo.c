@@ -24,7 +24,7 @@
 #define PG		XFSJ_OVL_PAGE
 #define DSIZE		(40 * PG + 700)		/* a short last page */
 #define DIRTY		8			/* pages dirtied by edit() */
-#define UNDO_LEN	(64 + DIRTY * (16 + PG) + 16)
+#define UNDO_LEN	(64 + DIRTY * (16 + PG) + 4 + 16)
 #define FILE_ROOM	(64 * 1024)
 
 /* The device before the commit: bytes of a xorshift generator. */
@@ -98,10 +98,27 @@ static struct xfsj_io *room(void)
 	return io;
 }
 
-/* The disks that outlive a run: the device, the redo and undo files. */
+/*
+ * The disks that outlive a run: the device, the redo and undo files; and
+ * how many commits the run makes: 1, or 2 as a repair does (a flag set
+ * alone, then edit() with the flag cleared).
+ */
 struct disks {
 	struct xfsj_io *dev, *redo, *undo;
+	unsigned int commits;
 };
+
+#define FLAG_AT	100	/* the "flag" byte, in page 0 */
+
+/* The device between the two commits of a run of 2: the flag set. */
+static uint8_t *between_bytes(void)
+{
+	static uint8_t img[DSIZE];
+
+	memcpy(img, before_bytes(), DSIZE);
+	img[FLAG_AT] = 0xAA;
+	return img;
+}
 
 static void disks_reset(struct disks *d)
 {
@@ -112,6 +129,7 @@ static void disks_reset(struct disks *d)
 
 static void disks_make(struct disks *d)
 {
+	d->commits = 1;
 	ck_assert_int_eq(xfsj_io_open_mem(DSIZE, &d->dev), 0);
 	d->redo = room();
 	d->undo = room();
@@ -125,21 +143,44 @@ static void disks_free(struct disks *d)
 	xfsj_io_close(d->undo);
 }
 
+/*
+ * Run @commits commits onto @dev through the redo and undo files behind
+ * @rio and @uio: edit(), or the flag set alone then edit() with the flag
+ * cleared (both overlays made before the first commit, as a repair does).
+ */
+static int commit_run(struct xfsj_io *dev, struct xfsj_io *rio,
+		      struct xfsj_io *uio, unsigned int commits,
+		      uint64_t *pages, enum xfsj_commit_step *step)
+{
+	const uint8_t set = 0xAA, clear = before_bytes()[FLAG_AT];
+	struct xfsj_overlay *ovs[2];
+	int err;
+
+	ck_assert_int_eq(xfsj_overlay_create(dev, &ovs[0]), 0);
+	ck_assert_int_eq(xfsj_overlay_create(dev, &ovs[1]), 0);
+	if (commits == 2) {
+		ck_assert_int_eq(xfsj_overlay_write(ovs[0], &set, 1, FLAG_AT), 0);
+		ck_assert_int_eq(xfsj_overlay_write(ovs[1], &clear, 1, FLAG_AT),
+				 0);
+	}
+	edit(ovs[commits - 1]);
+	err = xfsj_redo_commit_run_io(rio, uio, ovs, commits, fs_uuid(),
+				      pages, step, NULL);
+	xfsj_overlay_free(ovs[0]);
+	xfsj_overlay_free(ovs[1]);
+	return err;
+}
+
 /* Commit edit() onto @dev through redo and undo files in memory. */
 static void commit_edit(struct xfsj_io *dev, struct xfsj_io *rio,
 			struct xfsj_io *uio)
 {
-	struct xfsj_overlay *ov;
 	enum xfsj_commit_step step = 0;
 	uint64_t pages = 0;
 
-	ck_assert_int_eq(xfsj_overlay_create(dev, &ov), 0);
-	edit(ov);
-	ck_assert_int_eq(xfsj_redo_commit_undo_io(rio, uio, ov, fs_uuid(),
-						  &pages, &step, NULL), 0);
+	ck_assert_int_eq(commit_run(dev, rio, uio, 1, &pages, &step), 0);
 	ck_assert_uint_eq(pages, DIRTY);
 	ck_assert_int_eq(step, 0);
-	xfsj_overlay_free(ov);
 }
 
 struct count {
@@ -196,9 +237,9 @@ START_TEST(undo_of_nothing)
 
 	disks_make(&d);
 	ck_assert_int_eq(xfsj_overlay_create(d.dev, &ov), 0);
-	ck_assert_int_eq(xfsj_redo_commit_undo_io(d.redo, d.undo, ov,
-						  fs_uuid(), NULL, NULL,
-						  NULL), 0);
+	ck_assert_int_eq(xfsj_redo_commit_run_io(d.redo, d.undo, &ov, 1,
+						 fs_uuid(), NULL, NULL, NULL),
+			 0);
 	xfsj_overlay_free(ov);
 	ck_assert_int_eq(xfsj_undo_apply_io(d.undo, d.dev, &res, NULL), 0);
 	ck_assert_uint_eq(res.pages, 0);
@@ -322,7 +363,7 @@ START_TEST(incomplete_and_torn_refused)
 	static const size_t torn[] = { 20, 33, 50, 61, 64 + 3, 64 + 9,
 				       64 + 13, 64 + 16 + 5,
 				       64 + 4 * (16 + PG) + 2000,
-				       UNDO_LEN - 7 };
+				       UNDO_LEN - 7, UNDO_LEN - 18 };
 	uint8_t *file = undo_file(), *after = after_bytes();
 
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
@@ -428,8 +469,8 @@ START_TEST(damaged_uuid_undone_twice)
 	good[0] ^= 0xff;
 	ck_assert_int_eq(xfsj_overlay_create(dev, &ov), 0);
 	ck_assert_int_eq(xfsj_overlay_write(ov, good, 16, 32), 0);
-	ck_assert_int_eq(xfsj_redo_commit_undo_io(rio, uio, ov, good, NULL,
-						  NULL, NULL), 0);
+	ck_assert_int_eq(xfsj_redo_commit_run_io(rio, uio, &ov, 1, good, NULL,
+						 NULL, NULL), 0);
 	xfsj_overlay_free(ov);
 	ck_assert_mem_eq((uint8_t *)xfsj_io_mem_buffer(dev) + 32, good, 16);
 	ck_assert_int_eq(xfsj_undo_apply_io(uio, dev, &res, NULL), 0);
@@ -445,8 +486,8 @@ END_TEST
 
 /*
  * One run of the tool with an undo file: finish an interrupted commit
- * (only with its undo file), else, unless the device holds the result
- * already (a replayed log is clean), commit edit() with the undo file.
+ * (only with its undo file); then, unless the device holds the result
+ * already (a replayed log is clean), run the commits with the undo file.
  * Returns the error; *@refused when an interrupted run waited with
  * another undo file.
  */
@@ -454,7 +495,6 @@ static int tool_run(struct disks *d, struct xfsj_io *undo,
 		    struct xfsj_fault_plan *plan, bool *refused)
 {
 	struct xfsj_io *dev, *rio, *uio;
-	struct xfsj_overlay *ov;
 	bool ok = false, applied = false;
 	int err;
 
@@ -468,14 +508,14 @@ static int tool_run(struct disks *d, struct xfsj_io *undo,
 	if (!err && ok)
 		err = xfsj_redo_apply_io(rio, dev, fs_uuid(), &applied, NULL,
 					 NULL);
-	if (!err && ok && !applied && !holds(d->dev, after_bytes())) {
-		/* Nothing waited: the device is as it was before. */
-		ck_assert(holds(d->dev, before_bytes()));
-		ck_assert_int_eq(xfsj_overlay_create(dev, &ov), 0);
-		edit(ov);
-		err = xfsj_redo_commit_undo_io(rio, uio, ov, fs_uuid(), NULL,
-					       NULL, NULL);
-		xfsj_overlay_free(ov);
+	if (!err && ok && !holds(d->dev, after_bytes())) {
+		/*
+		 * Not done yet (a redo file finished may have been the first
+		 * commit of two): as it was before, or between commits.
+		 */
+		ck_assert(holds(d->dev, before_bytes()) ||
+			  (d->commits == 2 && holds(d->dev, between_bytes())));
+		err = commit_run(dev, rio, uio, d->commits, NULL, NULL);
 	}
 	xfsj_io_close(uio);
 	xfsj_io_close(rio);
@@ -532,39 +572,90 @@ static void cut_rerun_undo(struct disks *d, uint64_t n, uint64_t seed,
 	undo_and_compare(d);
 }
 
-START_TEST(power_cut_every_point)
+/*
+ * A run of 2 cut between its commits: the device partly written, no redo
+ * file.  The next run keeps the undo file byte for byte (else it would
+ * save the half-written device); one that would write a page the undo
+ * file does not hold is refused.
+ */
+static void cut_between(struct disks *d)
+{
+	uint8_t *kept = malloc(FILE_ROOM);
+	struct xfsj_fault_plan p = { .ops = 0 };
+	struct xfsj_overlay *ov;
+	uint8_t x = 1;
+	bool refused;
+
+	ck_assert_ptr_nonnull(kept);
+	memcpy(kept, xfsj_io_mem_buffer(d->undo), FILE_ROOM);
+	ck_assert_int_eq(xfsj_overlay_create(d->dev, &ov), 0);
+	edit(ov);
+	ck_assert_int_eq(xfsj_overlay_write(ov, &x, 1, 33 * PG), 0);
+	ck_assert_int_eq(xfsj_undo_save_io(d->undo, &ov, 1, fs_uuid(), NULL),
+			 -XFSJ_E_CONFLICT);
+	xfsj_overlay_free(ov);
+	ck_assert(holds(d->dev, between_bytes()));
+	ck_assert_int_eq(tool_run(d, d->undo, &p, &refused), 0);
+	ck_assert_mem_eq(xfsj_io_mem_buffer(d->undo), kept, FILE_ROOM);
+	undo_and_compare(d);
+	free(kept);
+}
+
+/*
+ * A power cut at every write and sync of a run of @commits, then runs
+ * again, then the undo file: the device as it was before the run.
+ */
+static void power_cuts(unsigned int commits)
 {
 	struct xfsj_fault_plan count = { .ops = XFSJ_FOP_WRITE | XFSJ_FOP_SYNC };
 	struct disks d;
 	bool refused;
-	uint64_t total, touched = 0;
+	uint64_t total, touched = 0, between = 0;
 
 	disks_make(&d);
+	d.commits = commits;
 	ck_assert_int_eq(tool_run(&d, d.undo, &count, &refused), 0);
 	undo_and_compare(&d);
 	total = count.count;
-	/* Undo: 8 pages, header, sync, mark, sync; redo; copy. */
-	ck_assert_uint_ge(total, DIRTY + 4 + 6);
+	/* Undo: 8 pages, tag, header, sync, mark, sync; redo; copy. */
+	ck_assert_uint_ge(total, DIRTY + 5 + 6 * commits);
 	for (uint64_t n = 1; n <= total; n++) {
+		struct xfsj_fault_plan p = { .ops = count.ops, .at = n,
+					     .kind = XFSJ_FAULT_CRASH };
+
 		cut_rerun_undo(&d, n, 0, 0);
 		for (uint64_t seed = 1; seed <= 3; seed++)
 			cut_rerun_undo(&d, n, n * 31 + seed, 0);
 		for (uint64_t m = 1; m <= 6; m += 2)
 			cut_rerun_undo(&d, n, n * 17 + m, m);
-		/* How many cuts left the device half written. */
-		{
-			struct xfsj_fault_plan p = { .ops = count.ops, .at = n,
-						     .kind = XFSJ_FAULT_CRASH };
-
-			disks_reset(&d);
-			tool_run(&d, d.undo, &p, &refused);
-			if (!holds(d.dev, before_bytes()))
-				touched++;
+		/* Where the cuts left the device. */
+		disks_reset(&d);
+		tool_run(&d, d.undo, &p, &refused);
+		if (!holds(d.dev, before_bytes()))
+			touched++;
+		if (commits == 2 && holds(d.dev, between_bytes()) &&
+		    !xfsj_redo_pending_io(d.redo, d.dev, fs_uuid(),
+					  &(uint64_t){ 0 }, &(uint32_t){ 0 })) {
+			between++;
+			cut_between(&d);
 		}
 	}
-	/* Some cuts came during the copy, after the undo file was done. */
+	/* Some cuts came during a copy, after the undo file was done. */
 	ck_assert_uint_gt(touched, 0);
+	if (commits == 2)
+		ck_assert_uint_gt(between, 0);
 	disks_free(&d);
+}
+
+START_TEST(power_cut_every_point)
+{
+	power_cuts(1);
+}
+END_TEST
+
+START_TEST(power_cut_every_point_of_two_commits)
+{
+	power_cuts(2);
 }
 END_TEST
 
@@ -591,9 +682,9 @@ START_TEST(interrupted_needs_its_undo)
 		struct xfsj_overlay *ov;
 
 		ck_assert_int_eq(xfsj_overlay_create(d.dev, &ov), 0);
-		ck_assert_int_eq(xfsj_redo_commit_undo_io(rio, stale, ov,
-							  fs_uuid(), NULL,
-							  NULL, NULL), 0);
+		ck_assert_int_eq(xfsj_redo_commit_run_io(rio, stale, &ov, 1,
+							 fs_uuid(), NULL, NULL,
+							 NULL), 0);
 		xfsj_overlay_free(ov);
 		xfsj_io_close(rio);
 	}
@@ -640,19 +731,13 @@ START_TEST(undo_write_errors)
 						.kind = XFSJ_FAULT_ERROR };
 		struct xfsj_io *dev = before_dev(), *rio = room(), *mem = room();
 		struct xfsj_io *uio;
-		struct xfsj_overlay *ov;
 		enum xfsj_commit_step step = 0;
 
 		ck_assert_int_eq(xfsj_io_fault(mem, &plan, &uio), 0);
-		ck_assert_int_eq(xfsj_overlay_create(dev, &ov), 0);
-		edit(ov);
-		ck_assert_int_eq(xfsj_redo_commit_undo_io(rio, uio, ov,
-							  fs_uuid(), NULL,
-							  &step, NULL),
+		ck_assert_int_eq(commit_run(dev, rio, uio, 1, NULL, &step),
 				 -XFSJ_E_IO);
 		ck_assert_int_eq(step, XFSJ_COMMIT_UNDO);
 		ck_assert(holds(dev, before_bytes()));
-		xfsj_overlay_free(ov);
 		xfsj_io_close(uio);
 		xfsj_fault_plan_end(&plan);
 		xfsj_io_close(mem);
@@ -679,6 +764,7 @@ Suite *undo_suite(void)
 	tc = tcase_create("undo_power_cuts");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, power_cut_every_point);
+	tcase_add_test(tc, power_cut_every_point_of_two_commits);
 	tcase_add_test(tc, interrupted_needs_its_undo);
 	suite_add_tcase(s, tc);
 	return s;
