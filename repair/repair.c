@@ -66,9 +66,10 @@ struct run {
 static void usage(FILE *out)
 {
 	fputs(
-"Usage: xfsj-repair [-n] [-v] [-P] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE] [-U UNDOFILE] device\n"
-"       xfsj-repair --undo-apply UNDOFILE [-l LOGDEV] device\n"
+"Usage: xfsj-repair [-n] [-v] [-P] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE] device\n"
 "       xfsj-repair --list-problems [--json]\n"
+"       xfsj-repair ... -U UNDOFILE device;  xfsj-repair --undo-apply UNDOFILE\n"
+"                   [-l LOGDEV] device\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
 "log recovery does, finish the work it leaves (pending EFI, RUI, CUI, BUI,\n"
 "ATTRI and XMI intents, unlinked inodes, CoW staging extents) and leave a\n"
@@ -86,9 +87,6 @@ static void usage(FILE *out)
 "  -m MiB        with -n: bound the check's buffer cache to MiB mebibytes\n"
 "                (default 64); the checker's own tables come on top\n"
 "  -l LOGDEV     the external log device of a filesystem made with one\n"
-"  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
-"                replay is written there and synced before the device is\n"
-"                touched, so a killed run finishes when run again\n"
 "  -U, --undo FILE  undo file: before the device is touched, save there the\n"
 "                old contents of every block this run changes (a killed run,\n"
 "                run again with the same -U, keeps it)\n"
@@ -96,6 +94,9 @@ static void usage(FILE *out)
 "                the device and exit (checks it all first: refuses another\n"
 "                filesystem's, an incomplete or damaged one, or a device\n"
 "                changed since)\n"
+"  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
+"                replay is written there and synced before the device is\n"
+"                touched, so a killed run finishes when run again\n"
 "  -v            verbose: list every piece of leftover work before finishing it\n"
 "  -P            show progress even when not on a terminal\n"
 "  --list-problems  print the problem table (number, code, severity,\n"
@@ -117,6 +118,75 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- undo files (-U, --undo-apply) ---- */
+
+enum { OPT_UNDO_APPLY = 512 };
+
+/* After a run that wrote the device with -U: where its old contents are. */
+static void print_undo_note(const struct opts *o, bool written)
+{
+	if (o->undo && written)
+		fprintf(txt, "%s: the old contents of the blocks written are in undo file %s "
+			"(xfsj-repair --undo-apply %s%s%s %s puts them back)\n",
+			o->device, o->undo, o->undo, o->logdev ? " -l " : "",
+			o->logdev ? o->logdev : "", o->device);
+}
+
+/* --undo-apply: the old contents an undo file saved, back onto the device. */
+static int undo_apply(const struct opts *o, struct xfsj_io *io,
+		      struct xfsj_io *logio)
+{
+	static const char *const why[] = {
+		[XFSJ_UNDO_NOT_UNDO] = "not an undo file",
+		[XFSJ_UNDO_VERSION] = "an undo file format this version does not know",
+		[XFSJ_UNDO_INCOMPLETE] = "incomplete: the run that wrote it stopped before changing the device",
+		[XFSJ_UNDO_TORN] = "damaged (a checksum does not match)",
+		[XFSJ_UNDO_OTHER_FS] = "the undo file of another filesystem",
+		[XFSJ_UNDO_OTHER_SIZE] = "made for a device of another size",
+		[XFSJ_UNDO_CHANGED] = "the filesystem changed since the undo file was written",
+	};
+	struct xfsj_undo_result res = { 0 };
+	struct xfsj_io *dev = io;
+	int err = 0;
+
+	if (o->nomodify || o->undo) {
+		fprintf(stderr, "xfsj-repair: --undo-apply goes with neither -n nor -U\n");
+		return EXIT_ERROR;
+	}
+	if (access(o->undo_apply, R_OK) < 0) {
+		fprintf(stderr, "xfsj-repair: cannot open undo file %s: %s\n",
+			o->undo_apply, strerror(errno));
+		return EXIT_ERROR;
+	}
+	/* An external log sits past the data, page aligned, as in the replay. */
+	if (logio)
+		err = xfsj_io_concat(io, logio, (io->size + 4095) / 4096 * 4096,
+				     &dev);
+	if (!err)
+		err = xfsj_undo_apply(o->undo_apply, dev, &res, NULL);
+	if (logio && dev != io)
+		xfsj_io_close(dev);
+	if (err && res.refused) {
+		fprintf(stderr, "xfsj-repair: %s: undo file %s refused, nothing written: %s",
+			o->device, o->undo_apply, why[res.refused]);
+		if (res.refused == XFSJ_UNDO_CHANGED || res.refused == XFSJ_UNDO_TORN)
+			fprintf(stderr, " (block at byte %llu)", (unsigned long long)res.offset);
+		fputc('\n', stderr);
+		return EXIT_ERROR;
+	}
+	if (err) {
+		fprintf(stderr, "xfsj-repair: %s: undo file %s: %s\n", o->device,
+			o->undo_apply, xfsj_strerror(err));
+		return EXIT_ERROR;
+	}
+	fprintf(txt, "%s: restored from undo file %s: %llu blocks of 4 KiB, %llu bytes%s\n",
+		o->device, o->undo_apply, (unsigned long long)res.pages,
+		(unsigned long long)res.bytes,
+		res.pages && res.already == res.pages ?
+		" (they held their old contents already)" : "");
+	return EXIT_CLEAN;
 }
 
 static void on_record(void *arg, int pass, uint32_t done_bb,
@@ -382,9 +452,9 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		.delay = env ? strtol(env, NULL, 10) : 0,
 	};
 	const struct xfsj_replay_opts ro = {
+		.undo = o->undo,
 		.nomodify = o->nomodify,
 		.redo = o->redo,
-		.undo = o->undo,
 	};
 	const struct xfsj_replay_cb cb = {
 		.arg = &run,
@@ -432,61 +502,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		return EXIT_CLEAN;
 	fprintf(txt, "%s: replay done: %llu blocks of 4 KiB written, log clean, %.3f s\n",
 	       o->device, (unsigned long long)r.pages, (now_ms() - t0) / 1000.0);
-	if (o->undo && r.written)
-		fprintf(txt, "%s: their old contents are in undo file %s (xfsj-repair --undo-apply %s%s%s %s puts them back)\n",
-			o->device, o->undo, o->undo, o->logdev ? " -l " : "",
-			o->logdev ? o->logdev : "", o->device);
-	return EXIT_CLEAN;
-}
-
-/* --undo-apply: the old contents an undo file saved, back onto the device. */
-static int undo_apply(const struct opts *o, struct xfsj_io *io,
-		      struct xfsj_io *logio)
-{
-	static const char *const why[] = {
-		[XFSJ_UNDO_NOT_UNDO] = "not an undo file",
-		[XFSJ_UNDO_VERSION] = "an undo file format this version does not know",
-		[XFSJ_UNDO_INCOMPLETE] = "incomplete: the run that wrote it stopped before changing the device",
-		[XFSJ_UNDO_TORN] = "damaged (a checksum does not match)",
-		[XFSJ_UNDO_OTHER_FS] = "the undo file of another filesystem",
-		[XFSJ_UNDO_OTHER_SIZE] = "made for a device of another size",
-		[XFSJ_UNDO_CHANGED] = "the filesystem changed since the undo file was written",
-	};
-	struct xfsj_undo_result res = { 0 };
-	struct xfsj_io *dev = io;
-	int err = 0;
-
-	if (access(o->undo_apply, R_OK) < 0) {
-		fprintf(stderr, "xfsj-repair: cannot open undo file %s: %s\n",
-			o->undo_apply, strerror(errno));
-		return EXIT_ERROR;
-	}
-	/* An external log sits past the data, page aligned, as in the replay. */
-	if (logio)
-		err = xfsj_io_concat(io, logio, (io->size + 4095) / 4096 * 4096,
-				     &dev);
-	if (!err)
-		err = xfsj_undo_apply(o->undo_apply, dev, &res, NULL);
-	if (logio && dev != io)
-		xfsj_io_close(dev);
-	if (err && res.refused) {
-		fprintf(stderr, "xfsj-repair: %s: undo file %s refused, nothing written: %s",
-			o->device, o->undo_apply, why[res.refused]);
-		if (res.refused == XFSJ_UNDO_CHANGED || res.refused == XFSJ_UNDO_TORN)
-			fprintf(stderr, " (block at byte %llu)", (unsigned long long)res.offset);
-		fputc('\n', stderr);
-		return EXIT_ERROR;
-	}
-	if (err) {
-		fprintf(stderr, "xfsj-repair: %s: undo file %s: %s\n", o->device,
-			o->undo_apply, xfsj_strerror(err));
-		return EXIT_ERROR;
-	}
-	fprintf(txt, "%s: restored from undo file %s: %llu blocks of 4 KiB, %llu bytes%s\n",
-		o->device, o->undo_apply, (unsigned long long)res.pages,
-		(unsigned long long)res.bytes,
-		res.pages && res.already == res.pages ?
-		" (they held their old contents already)" : "");
+	print_undo_note(o, r.written);
 	return EXIT_CLEAN;
 }
 
@@ -498,19 +514,21 @@ int main(int argc, char **argv)
 	char *end;
 	unsigned long long mib;
 
-	enum { OPT_LIST_PROBLEMS = 256, OPT_UNDO_APPLY };
+	enum { OPT_LIST_PROBLEMS = 256 };
 	static const struct option longopts[] = {
+		{ "undo", required_argument, NULL, 'U' },
+		{ "undo-apply", required_argument, NULL, OPT_UNDO_APPLY },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "list-problems", no_argument, NULL, OPT_LIST_PROBLEMS },
-		{ "undo", required_argument, NULL, 'U' },
-		{ "undo-apply", required_argument, NULL, OPT_UNDO_APPLY },
 		{ NULL, 0, NULL, 0 },
 	};
 
 	txt = stdout;
 	while ((c = getopt_long(argc, argv, "nl:m:r:U:vPVh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'U': o.undo = optarg; break;
+		case OPT_UNDO_APPLY: o.undo_apply = optarg; break;
 		case OPT_LIST_PROBLEMS: o.list_problems = true; break;
 		case 'm':
 			mib = strtoull(optarg, &end, 10);
@@ -526,8 +544,6 @@ int main(int argc, char **argv)
 		case 'n': o.nomodify = true; break;
 		case 'l': o.logdev = optarg; break;
 		case 'r': o.redo = optarg; break;
-		case 'U': o.undo = optarg; break;
-		case OPT_UNDO_APPLY: o.undo_apply = optarg; break;
 		case 'v': o.verbose = true; break;
 		case 'P': o.force_progress = true; break;
 		case 'V':
@@ -545,8 +561,7 @@ int main(int argc, char **argv)
 		list_problems(o.json, stdout);
 		return EXIT_CLEAN;
 	}
-	if (o.list_problems || optind != argc - 1 ||
-	    (o.undo_apply && (o.nomodify || o.undo))) {
+	if (o.list_problems || optind != argc - 1) {
 		usage(stderr);
 		return EXIT_ERROR;
 	}
