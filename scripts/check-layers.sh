@@ -27,7 +27,6 @@ declare -A RANK=([core]=0 [ondisk]=1 [log]=2 [fs]=3 [recover]=4 [check]=4 [mkfs]
 declare -A PUBLIC=([errors]=core [io]=core [ondisk]=ondisk [logread]=log
 	[fs]=fs [recover]=recover [redo]=recover [finish]=recover
 	[replay]=recover [check]=check [geometry]=mkfs [newfs]=mkfs)
-PUBLIC[undo]=recover
 
 # may FROM TO: may a file of layer FROM include a header of layer TO?
 may() {
@@ -40,6 +39,8 @@ may() {
 	[ "$to" = mkfs ] && return 1
 	[ "${RANK[$to]}" -lt "${RANK[$from]}" ]
 }
+
+PUBLIC[undo]=recover
 
 # layer_of_include NAME: the layer of an included header, or "" if not ours
 layer_of_include() {

@@ -39,8 +39,6 @@
 #define XFSJ_REPLAY_REDO_DEFAULT "/var/tmp/xfsj-repair.%s.redo"
 
 struct xfsj_replay_opts {
-	bool nomodify;		/* replay in memory only, write nothing */
-	const char *redo;	/* redo file, or NULL for the default */
 	/*
 	 * Undo file (xfsj/undo.h), or NULL for none: the old contents of
 	 * every page the commit writes are saved there first.  An
@@ -48,6 +46,8 @@ struct xfsj_replay_opts {
 	 * file (else XFSJ_FR_UNDO_MISMATCH, nothing written).
 	 */
 	const char *undo;
+	bool nomodify;		/* replay in memory only, write nothing */
+	const char *redo;	/* redo file, or NULL for the default */
 };
 
 /* Every member may be NULL. */
