@@ -68,8 +68,8 @@ static void usage(FILE *out)
 	fputs(
 "Usage: xfsj-repair [-n] [-v] [-P] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE] device\n"
 "       xfsj-repair --list-problems [--json]\n"
-"       xfsj-repair ... -U UNDOFILE device;  xfsj-repair --undo-apply UNDOFILE\n"
-"                   [-l LOGDEV] device\n"
+"       xfsj-repair [options] -U UNDOFILE device\n"
+"       xfsj-repair --undo-apply UNDOFILE [-l LOGDEV] device\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
 "log recovery does, finish the work it leaves (pending EFI, RUI, CUI, BUI,\n"
 "ATTRI and XMI intents, unlinked inodes, CoW staging extents) and leave a\n"
