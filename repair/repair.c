@@ -9,6 +9,7 @@
  * opens the devices, and words what the call reports: progress, the work
  * left, the stats, and how it ended, mapped to the documented exit codes.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "xfsj/logread.h"
 #include "xfsj/ondisk.h"
 #include "xfsj/replay.h"
+#include "xfsj/undo.h"
 #include "repair.h"
 
 /* Exit codes (documented in xfsj-repair.8 and --help). */
@@ -45,6 +47,8 @@ struct opts {
 	const char *device;
 	const char *logdev;
 	const char *redo;
+	const char *undo;		/* -U: undo file of this run */
+	const char *undo_apply;		/* --undo-apply */
 	bool nomodify;
 	bool verbose;
 	bool force_progress;
@@ -76,6 +80,8 @@ static void usage(FILE *out)
 "                   [--progress] [--compat [-e]] [-f] [-L] [-P] [-t SECS]\n"
 "                   [-o SUBOPT[=VAL]] device\n"
 "       xfsj-repair --list-problems [--json]\n"
+"       xfsj-repair [options] -U UNDOFILE device\n"
+"       xfsj-repair --undo-apply UNDOFILE [-l LOGDEV] device\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
 "log recovery does, and finish the work it leaves (pending intents, unlinked\n"
 "inodes, CoW staging extents); then check every metadata structure and\n"
@@ -94,6 +100,13 @@ static void usage(FILE *out)
 "  -m MiB        bound the check's buffer cache to MiB mebibytes (default\n"
 "                64); the checker's own tables come on top\n"
 "  -l LOGDEV     the external log device of a filesystem made with one\n"
+"  -U, --undo FILE  undo file: before the device is touched, save there the\n"
+"                old contents of every block this run changes (a killed run,\n"
+"                run again with the same -U, keeps it)\n"
+"  --undo-apply FILE  write the old contents saved in an undo file back onto\n"
+"                the device and exit (checks it all first: refuses another\n"
+"                filesystem's, an incomplete or damaged one, or a device\n"
+"                changed since)\n"
 "  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
 "                changes are written there and synced before the device is\n"
 "                touched, so a killed run finishes when run again\n"
@@ -130,6 +143,75 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- undo files (-U, --undo-apply) ---- */
+
+enum { OPT_UNDO_APPLY = 512 };
+
+/* After a run that wrote the device with -U: where its old contents are. */
+static void print_undo_note(const struct opts *o, bool written)
+{
+	if (o->undo && written)
+		fprintf(txt, "%s: the old contents of the blocks written are in undo file %s "
+			"(xfsj-repair --undo-apply %s%s%s %s puts them back)\n",
+			o->device, o->undo, o->undo, o->logdev ? " -l " : "",
+			o->logdev ? o->logdev : "", o->device);
+}
+
+/* --undo-apply: the old contents an undo file saved, back onto the device. */
+static int undo_apply(const struct opts *o, struct xfsj_io *io,
+		      struct xfsj_io *logio)
+{
+	static const char *const why[] = {
+		[XFSJ_UNDO_NOT_UNDO] = "not an undo file",
+		[XFSJ_UNDO_VERSION] = "an undo file format this version does not know",
+		[XFSJ_UNDO_INCOMPLETE] = "incomplete: the run that wrote it stopped before changing the device",
+		[XFSJ_UNDO_TORN] = "damaged (a checksum does not match)",
+		[XFSJ_UNDO_OTHER_FS] = "the undo file of another filesystem",
+		[XFSJ_UNDO_OTHER_SIZE] = "made for a device of another size",
+		[XFSJ_UNDO_CHANGED] = "the filesystem changed since the undo file was written",
+	};
+	struct xfsj_undo_result res = { 0 };
+	struct xfsj_io *dev = io;
+	int err = 0;
+
+	if (o->nomodify || o->undo) {
+		fprintf(stderr, "xfsj-repair: --undo-apply goes with neither -n nor -U\n");
+		return EXIT_ERROR;
+	}
+	if (access(o->undo_apply, R_OK) < 0) {
+		fprintf(stderr, "xfsj-repair: cannot open undo file %s: %s\n",
+			o->undo_apply, strerror(errno));
+		return EXIT_ERROR;
+	}
+	/* An external log sits past the data, page aligned, as in the replay. */
+	if (logio)
+		err = xfsj_io_concat(io, logio, (io->size + 4095) / 4096 * 4096,
+				     &dev);
+	if (!err)
+		err = xfsj_undo_apply(o->undo_apply, dev, &res, NULL);
+	if (logio && dev != io)
+		xfsj_io_close(dev);
+	if (err && res.refused) {
+		fprintf(stderr, "xfsj-repair: %s: undo file %s refused, nothing written: %s",
+			o->device, o->undo_apply, why[res.refused]);
+		if (res.refused == XFSJ_UNDO_CHANGED || res.refused == XFSJ_UNDO_TORN)
+			fprintf(stderr, " (block at byte %llu)", (unsigned long long)res.offset);
+		fputc('\n', stderr);
+		return EXIT_ERROR;
+	}
+	if (err) {
+		fprintf(stderr, "xfsj-repair: %s: undo file %s: %s\n", o->device,
+			o->undo_apply, xfsj_strerror(err));
+		return EXIT_ERROR;
+	}
+	fprintf(txt, "%s: restored from undo file %s: %llu blocks of 4 KiB, %llu bytes%s\n",
+		o->device, o->undo_apply, (unsigned long long)res.pages,
+		(unsigned long long)res.bytes,
+		res.pages && res.already == res.pages ?
+		" (they held their old contents already)" : "");
+	return EXIT_CLEAN;
 }
 
 static void on_record(void *arg, int pass, uint32_t done_bb,
@@ -328,6 +410,16 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 		fprintf(stderr, "xfsj-repair: %s: cannot write redo file %s: %s\n",
 			dev, r->redo, xfsj_strerror(err));
 		break;
+	case XFSJ_FR_UNDO_SAVE:
+		fprintf(stderr, "xfsj-repair: %s: cannot write undo file %s: %s; nothing was written to the device\n",
+			dev, o->undo, xfsj_strerror(err));
+		break;
+	case XFSJ_FR_UNDO_MISMATCH:
+		fprintf(stderr, "xfsj-repair: %s: an interrupted run waits in %s, and %s is not its complete undo file: "
+			"the device is partly written, so its old contents can no longer be saved; "
+			"give the undo file of that run with -U, or run without -U to finish it\n",
+			dev, r->redo, o->undo);
+		break;
 	case XFSJ_FR_REDO_COMMIT:
 		fprintf(stderr, "xfsj-repair: %s: writing the replay failed: %s; run again to finish it from %s\n",
 			dev, xfsj_strerror(err), r->redo);
@@ -380,6 +472,7 @@ static bool damaged(const struct xfsj_replay_result *r, int err)
 static int repair(struct opts *o, const struct run *run,
 		  const struct xfsj_replay_result *r, struct xfsj_replay *keep)
 {
+	bool written = false;
 	const struct repair_args a = {
 		.device = o->device,
 		.json = o->json,
@@ -389,6 +482,8 @@ static int repair(struct opts *o, const struct run *run,
 		.cache_bytes = o->cache_bytes,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
+		.undo = o->undo,
+		.written = &written,
 	};
 	enum repair_outcome out;
 	uint64_t lsn = 0;
@@ -406,6 +501,7 @@ static int repair(struct opts *o, const struct run *run,
 	else if (r->ht.cycle && r->ht.head_blk)
 		lsn = xfsj_lsn(r->ht.cycle, r->ht.head_blk - 1);
 	out = run_repair(&a, keep, lsn, r->redo);
+	print_undo_note(o, written);
 	if (o->compat) {
 		switch (out) {
 		case REPAIR_NOTHING:
@@ -439,6 +535,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		.delay = env ? strtol(env, NULL, 10) : 0,
 	};
 	const struct xfsj_replay_opts ro = {
+		.undo = o->undo,
 		.nomodify = o->nomodify,
 		.redo = o->redo,
 		.defer_commit = !o->nomodify && !o->replay_only,
@@ -491,6 +588,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		fprintf(txt, "%s: replay done: %llu blocks of 4 KiB written, log clean, %.3f s\n",
 			o->device, (unsigned long long)r.pages,
 			(now_ms() - t0) / 1000.0);
+		print_undo_note(o, r.written);
 		return EXIT_CLEAN;
 	}
 	ret = repair(o, &run, &r, keep);
@@ -547,6 +645,8 @@ int main(int argc, char **argv)
 		OPT_REPLAY_ONLY,
 	};
 	static const struct option longopts[] = {
+		{ "undo", required_argument, NULL, 'U' },
+		{ "undo-apply", required_argument, NULL, OPT_UNDO_APPLY },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -558,9 +658,11 @@ int main(int argc, char **argv)
 	};
 
 	txt = stdout;
-	while ((c = getopt_long(argc, argv, "nl:m:r:vpPfeLt:o:Vh", longopts,
+	while ((c = getopt_long(argc, argv, "nl:m:r:U:vpPfeLt:o:Vh", longopts,
 				NULL)) != -1) {
 		switch (c) {
+		case 'U': o.undo = optarg; break;
+		case OPT_UNDO_APPLY: o.undo_apply = optarg; break;
 		case OPT_LIST_PROBLEMS: o.list_problems = true; break;
 		case OPT_PROGRESS: o.force_progress = true; break;
 		case OPT_COMPAT: o.compat = true; break;
@@ -649,7 +751,7 @@ int main(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	ret = replay(&o, io, logio);
+	ret = o.undo_apply ? undo_apply(&o, io, logio) : replay(&o, io, logio);
 	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	return ret;

@@ -53,6 +53,8 @@ struct repair_args {
 	uint64_t cache_bytes;
 	FILE *txt;
 	struct xfsj_redo_cb rcb;	/* each page written */
+	const char *undo;		/* -U: the run's undo file, or NULL */
+	bool *written;			/* set when the device was written */
 };
 
 enum repair_outcome {

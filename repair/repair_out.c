@@ -13,6 +13,7 @@
 
 #include "xfsj/redo.h"
 #include "xfsj/repair.h"
+#include "xfsj/undo.h"
 #include "repair.h"
 
 struct rout {
@@ -203,15 +204,23 @@ enum repair_outcome run_repair(const struct repair_args *a,
 			a->device, res.preen_refused->code);
 	if (xfsj_overlay_dirty_pages(ov)) {
 		if (res.changed)
-			err = xfsj_repair_commit(redo, ov, sb, &pages, &a->rcb, &f);
+			err = xfsj_repair_commit(redo, a->undo, ov, sb, &pages,
+						 &a->rcb, &f);
 		else
-			err = xfsj_redo_commit(redo, ov, sb->uuid, &pages,
-					       &a->rcb);
+			err = xfsj_redo_commit_undo(redo, a->undo, ov,
+						    sb->uuid, &pages, NULL,
+						    &a->rcb);
 		if (err) {
-			fprintf(stderr, "xfsj-repair: %s: cannot write the repair: %s (run again: the redo file %s finishes it)\n",
-				a->device, xfsj_strerror(err), redo);
+			if (f.structure && !strcmp(f.structure, "undo file"))
+				fprintf(stderr, "xfsj-repair: %s: cannot write undo file %s: %s; nothing was written to the device\n",
+					a->device, a->undo, xfsj_strerror(err));
+			else
+				fprintf(stderr, "xfsj-repair: %s: cannot write the repair: %s (run again: the redo file %s finishes it)\n",
+					a->device, xfsj_strerror(err), redo);
 			return REPAIR_FAILED;
 		}
+		if (a->written)
+			*a->written = pages > 0;
 	}
 	summary(a, &res, pages);
 	if (res.preen_refused)

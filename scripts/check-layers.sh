@@ -42,6 +42,8 @@ may() {
 	[ "${RANK[$to]}" -lt "${RANK[$from]}" ]
 }
 
+PUBLIC[undo]=recover
+
 # layer_of_include NAME: the layer of an included header, or "" if not ours
 layer_of_include() {
 	local name=$1 dir base

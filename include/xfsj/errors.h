@@ -72,6 +72,11 @@ enum xfsj_fault_reason {
 	XFSJ_FR_REDO_SAVE,	/* writing the redo file failed */
 	XFSJ_FR_REDO_COMMIT,	/* copying the redo file onto the device
 				 * failed (run again to finish it) */
+	XFSJ_FR_UNDO_SAVE,	/* writing the undo file failed (the device
+				 * untouched) */
+	XFSJ_FR_UNDO_MISMATCH,	/* an interrupted run waits in its redo file
+				 * and the undo file given is not its
+				 * complete undo file (-XFSJ_E_CONFLICT) */
 };
 
 /*

@@ -63,6 +63,17 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 int xfsj_redo_apply_io(struct xfsj_io *rio, struct xfsj_io *io,
 		       const uint8_t uuid[16], bool *applied,
 		       uint64_t *pages, const struct xfsj_redo_cb *cb);
+/*
+ * Is a complete redo file for this filesystem waiting at @path (1, with
+ * its page count and its tag, which an undo file of the same commit
+ * carries; see xfsj/undo.h), or not (0: none, or an incomplete one)?
+ * Another filesystem's is -XFSJ_E_CONFLICT.  Nothing is written.
+ */
+int xfsj_redo_pending(const char *path, struct xfsj_io *io,
+		      const uint8_t uuid[16], uint64_t *pages, uint32_t *tag);
+int xfsj_redo_pending_io(struct xfsj_io *rio, struct xfsj_io *io,
+			 const uint8_t uuid[16], uint64_t *pages,
+			 uint32_t *tag);
 /* Make @rio no redo file (zero its header) and sync it. */
 int xfsj_redo_discard(struct xfsj_io *rio);
 

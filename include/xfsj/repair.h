@@ -119,15 +119,19 @@ bool xfsj_fix_implemented(enum xfsj_fix fix);
 const char *xfsj_repair_stage_name(enum xfsj_repair_stage s);
 
 /*
- * Commit @ov (which covers @io) through the redo file @redo: first the
- * primary superblock with the needs-repair flag set (so a run killed in
- * the middle leaves a filesystem the kernel refuses to mount until a
- * repair runs again), then every change, the needs-repair flag cleared.
- * @sb is the filesystem's geometry.  *@pages gets the pages written.
+ * Commit @ov through the redo file @redo: first the primary superblock
+ * with the needs-repair flag set (so a run killed in the middle leaves a
+ * filesystem the kernel refuses to mount until a repair runs again), then
+ * every change, the needs-repair flag cleared.  With @undo (may be NULL),
+ * the old contents of every block both commits write go there first
+ * (xfsj/undo.h).  @sb is the filesystem's geometry.  *@pages gets the
+ * pages written; @f says which step failed (fault.structure "undo file":
+ * the device is untouched; "redo file", field "copy": run again).
  */
 struct xfsj_redo_cb;
-int xfsj_repair_commit(const char *redo, struct xfsj_overlay *ov,
-		       const struct xfsj_sb *sb, uint64_t *pages,
-		       const struct xfsj_redo_cb *cb, struct xfsj_fault *f);
+int xfsj_repair_commit(const char *redo, const char *undo,
+		       struct xfsj_overlay *ov, const struct xfsj_sb *sb,
+		       uint64_t *pages, const struct xfsj_redo_cb *cb,
+		       struct xfsj_fault *f);
 
 #endif

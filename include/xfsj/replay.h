@@ -39,6 +39,13 @@
 #define XFSJ_REPLAY_REDO_DEFAULT "/var/tmp/xfsj-repair.%s.redo"
 
 struct xfsj_replay_opts {
+	/*
+	 * Undo file (xfsj/undo.h), or NULL for none: the old contents of
+	 * every page the commit writes are saved there first.  An
+	 * interrupted run is finished only if this is its complete undo
+	 * file (else XFSJ_FR_UNDO_MISMATCH, nothing written).
+	 */
+	const char *undo;
 	bool nomodify;		/* replay in memory only, write nothing */
 	const char *redo;	/* redo file, or NULL for the default */
 	/*
@@ -79,7 +86,7 @@ struct xfsj_replay_cb {
  * is (XFSJ_FR_EXTLOG_NEEDED, XFSJ_FR_LOG_PAST_END, XFSJ_FR_LOG_NOT_EXTERNAL,
  * XFSJ_FR_FEATURES_UNKNOWN, XFSJ_FR_LOG_CORRUPT_MIDDLE, XFSJ_FR_INTENT_UNSUPP,
  * XFSJ_FR_WORK_UNSUPP, XFSJ_FR_REDO_FINISH, XFSJ_FR_REDO_SAVE,
- * XFSJ_FR_REDO_COMMIT), or XFSJ_FR_NONE with the structure and field that
+ * XFSJ_FR_REDO_COMMIT, XFSJ_FR_UNDO_SAVE, XFSJ_FR_UNDO_MISMATCH), or XFSJ_FR_NONE with the structure and field that
  * failed.
  */
 struct xfsj_replay_result {

@@ -22,6 +22,8 @@
 #include "core/crc32c.h"
 #include "ondisk/log.h"
 #include "xfsj/redo.h"
+#include "xfsj/undo.h"
+#include "recover/redo_file.h"
 
 #define REDO_MAGIC	"XFSJREDO"
 #define REDO_DONE	"XFSJDONE"
@@ -150,6 +152,23 @@ struct save_ctx {
 	const struct xfsj_redo_cb *cb;
 };
 
+/* A page's entry in the redo file: its byte offset and its CRC32c. */
+static void redo_entry(uint8_t ent[16], uint64_t off, uint32_t crc)
+{
+	memset(ent, 0, 16);
+	xfsj_put_le32(ent, (uint32_t)off);
+	xfsj_put_le32(ent + 4, (uint32_t)(off >> 32));
+	xfsj_put_le32(ent + 8, crc);
+}
+
+uint32_t xfsj_redo_tag_add(uint32_t tag, uint64_t off, uint32_t page_crc)
+{
+	uint8_t ent[16];
+
+	redo_entry(ent, off, page_crc);
+	return xfsj_crc32c_update(tag, ent, sizeof(ent));
+}
+
 static int save_page(void *arg, uint64_t off, const uint8_t *page)
 {
 	struct save_ctx *c = arg;
@@ -157,10 +176,7 @@ static int save_page(void *arg, uint64_t off, const uint8_t *page)
 	uint32_t crc = xfsj_crc32c(page, XFSJ_OVL_PAGE);
 	int err;
 
-	memset(ent, 0, sizeof(ent));
-	xfsj_put_le32(ent, (uint32_t)off);
-	xfsj_put_le32(ent + 4, (uint32_t)(off >> 32));
-	xfsj_put_le32(ent + 8, crc);
+	redo_entry(ent, off, crc);
 	c->crc = xfsj_crc32c_update(c->crc, ent + 8, 4);
 	err = wput(&c->w, ent, sizeof(ent));
 	if (!err)
@@ -207,7 +223,7 @@ int xfsj_redo_save_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
 	return err;
 }
 
-static int sync_dir_of(const char *path)
+int xfsj_sync_dir_of(const char *path)
 {
 	char *dir = strdup(path), *slash;
 	int fd, err = 0;
@@ -229,25 +245,30 @@ static int sync_dir_of(const char *path)
 	return err;
 }
 
+int xfsj_redo_file_create(const char *path, struct xfsj_io **out)
+{
+	/* Private: it holds filesystem metadata. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -XFSJ_E_OPEN;
+	close(fd);
+	return xfsj_io_open(path, 0, out);
+}
+
 int xfsj_redo_save(const char *path, struct xfsj_overlay *ov,
 		   const uint8_t uuid[16], uint64_t devsize,
 		   const struct xfsj_redo_cb *cb)
 {
 	struct xfsj_io *rio;
-	int err, fd;
+	int err = xfsj_redo_file_create(path, &rio);
 
-	/* A new, empty file, private: it holds filesystem metadata. */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -XFSJ_E_OPEN;
-	close(fd);
-	err = xfsj_io_open(path, 0, &rio);
 	if (err)
 		return err;
 	err = xfsj_redo_save_io(rio, ov, uuid, devsize, cb);
 	xfsj_io_close(rio);
 	if (!err)
-		err = sync_dir_of(path);
+		err = xfsj_sync_dir_of(path);
 	if (err)
 		unlink(path);
 	return err;
@@ -317,14 +338,14 @@ static void rrewind(struct rbuf *r, uint64_t off)
 /*
  * Is @r a complete, intact redo file for this filesystem (1), an
  * incomplete one (0), somebody else's (-XFSJ_E_CONFLICT) or unreadable?
- * On 1, *@pages is its page count.
+ * On 1, *@pages is its page count and *@tag its tag (redo_file.h).
  */
 static int redo_check(struct rbuf *r, struct xfsj_io *io,
-		      const uint8_t uuid[16], uint64_t *pages)
+		      const uint8_t uuid[16], uint64_t *pages, uint32_t *tag)
 {
 	uint8_t hdr[REDO_HDR], ent[16], tail[12];
 	uint8_t *page = malloc(XFSJ_OVL_PAGE);
-	uint32_t crc = ~0U;
+	uint32_t crc = ~0U, t = XFSJ_REDO_TAG_INIT;
 	int ret;
 
 	if (!page)
@@ -353,11 +374,14 @@ static int redo_check(struct rbuf *r, struct xfsj_io *io,
 		if (xfsj_crc32c(page, XFSJ_OVL_PAGE) != xfsj_get_le32(ent + 8))
 			goto out;
 		crc = xfsj_crc32c_update(crc, ent + 8, 4);
+		t = xfsj_redo_tag_add(t, xfsj_get_le64(ent),
+				      xfsj_get_le32(ent + 8));
 	}
 	ret = rget(r, tail, sizeof(tail));
 	if (!ret && !memcmp(tail, REDO_DONE, 8) &&
 	    xfsj_get_le32(tail + 8) == ~crc) {
 		free(page);
+		*tag = t;
 		return 1;
 	}
 out:
@@ -428,17 +452,50 @@ static int redo_replay(struct xfsj_io *rio, struct xfsj_io *io,
 		       const struct xfsj_redo_cb *cb)
 {
 	struct rbuf r = { .io = rio };
+	uint32_t tag;
 	int ret;
 
 	r.buf = malloc(WBUF);
 	if (!r.buf)
 		return -XFSJ_E_NOMEM;
-	ret = redo_check(&r, io, uuid, pages);
+	ret = redo_check(&r, io, uuid, pages, &tag);
 	if (ret == 1) {
 		ret = redo_copy(&r, io, *pages, cb);
 		ret = ret ? ret : 1;
 	}
 	free(r.buf);
+	return ret;
+}
+
+int xfsj_redo_pending_io(struct xfsj_io *rio, struct xfsj_io *io,
+			 const uint8_t uuid[16], uint64_t *pages,
+			 uint32_t *tag)
+{
+	struct rbuf r = { .io = rio };
+	int ret;
+
+	r.buf = malloc(WBUF);
+	if (!r.buf)
+		return -XFSJ_E_NOMEM;
+	ret = redo_check(&r, io, uuid, pages, tag);
+	free(r.buf);
+	return ret;
+}
+
+int xfsj_redo_pending(const char *path, struct xfsj_io *io,
+		      const uint8_t uuid[16], uint64_t *pages, uint32_t *tag)
+{
+	struct xfsj_io *rio;
+	struct stat st;
+	int ret;
+
+	if (stat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	ret = xfsj_io_open(path, XFSJ_IO_RDONLY, &rio);
+	if (ret)
+		return ret == -XFSJ_E_NOMEM ? ret : -XFSJ_E_OPEN;
+	ret = xfsj_redo_pending_io(rio, io, uuid, pages, tag);
+	xfsj_io_close(rio);
 	return ret;
 }
 
@@ -498,42 +555,97 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 		*npages = pages;
 	if (unlink(path) < 0)
 		return -XFSJ_E_IO;
-	return sync_dir_of(path);
+	return xfsj_sync_dir_of(path);
 }
 
-/* The commit through a redo file at @path or, if @rio, behind @rio. */
-static int commit(const char *path, struct xfsj_io *rio,
-		  struct xfsj_overlay *ov, const uint8_t uuid[16],
-		  uint64_t *pages, const struct xfsj_redo_cb *cb)
+/*
+ * The commits of @ovs[0..@n) through a redo file at @path or, if @rio,
+ * behind @rio; first, with @undo or @uio, the device's old contents of
+ * every page they write into that undo file.
+ */
+static int commit(const char *path, struct xfsj_io *rio, const char *undo,
+		  struct xfsj_io *uio, struct xfsj_overlay *const *ovs,
+		  unsigned int n, const uint8_t uuid[16], uint64_t *pages,
+		  enum xfsj_commit_step *failed, const struct xfsj_redo_cb *cb)
 {
-	struct xfsj_io *dev = xfsj_overlay_device(ov);
-	bool applied = false;
-	int err;
+	enum xfsj_commit_step step = XFSJ_COMMIT_UNDO;
+	uint64_t total = 0;
+	int err = 0;
 
-	if (rio)
-		err = xfsj_redo_save_io(rio, ov, uuid, dev->size, cb);
-	else
-		err = xfsj_redo_save(path, ov, uuid, dev->size, cb);
-	if (err)
-		return err;
-	if (rio)
-		err = xfsj_redo_apply_io(rio, dev, uuid, &applied, pages, cb);
-	else
-		err = xfsj_redo_apply(path, dev, uuid, &applied, pages, cb);
-	/* We have just written it complete: not finding it so is an error. */
-	return err ? err : applied ? 0 : -XFSJ_E_IO;
+	if (undo && path && !strcmp(undo, path))
+		err = -XFSJ_E_INVAL;	/* the redo file would replace it */
+	else if (uio)
+		err = xfsj_undo_save_io(uio, ovs, n, uuid, cb);
+	else if (undo)
+		err = xfsj_undo_save(undo, ovs, n, uuid, cb);
+	for (unsigned int i = 0; i < n && !err; i++) {
+		struct xfsj_io *dev = xfsj_overlay_device(ovs[i]);
+		bool applied = false;
+		uint64_t done = 0;
+
+		step = XFSJ_COMMIT_SAVE;
+		if (rio)
+			err = xfsj_redo_save_io(rio, ovs[i], uuid, dev->size,
+						cb);
+		else
+			err = xfsj_redo_save(path, ovs[i], uuid, dev->size, cb);
+		if (err)
+			break;
+		step = XFSJ_COMMIT_COPY;
+		if (rio)
+			err = xfsj_redo_apply_io(rio, dev, uuid, &applied,
+						 &done, cb);
+		else
+			err = xfsj_redo_apply(path, dev, uuid, &applied, &done,
+					      cb);
+		/* We have just written it complete: not finding it so is an error. */
+		if (!err && !applied)
+			err = -XFSJ_E_IO;
+		total += done;
+	}
+	if (pages)
+		*pages = total;
+	if (err && failed)
+		*failed = step;
+	return err;
 }
 
 int xfsj_redo_commit(const char *path, struct xfsj_overlay *ov,
 		     const uint8_t uuid[16], uint64_t *pages,
 		     const struct xfsj_redo_cb *cb)
 {
-	return commit(path, NULL, ov, uuid, pages, cb);
+	return commit(path, NULL, NULL, NULL, &ov, 1, uuid, pages, NULL, cb);
 }
 
 int xfsj_redo_commit_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
 			const uint8_t uuid[16], uint64_t *pages,
 			const struct xfsj_redo_cb *cb)
 {
-	return commit(NULL, rio, ov, uuid, pages, cb);
+	return commit(NULL, rio, NULL, NULL, &ov, 1, uuid, pages, NULL, cb);
+}
+
+int xfsj_redo_commit_run(const char *path, const char *undo,
+			 struct xfsj_overlay *const *ovs, unsigned int n,
+			 const uint8_t uuid[16], uint64_t *pages,
+			 enum xfsj_commit_step *failed,
+			 const struct xfsj_redo_cb *cb)
+{
+	return commit(path, NULL, undo, NULL, ovs, n, uuid, pages, failed, cb);
+}
+
+int xfsj_redo_commit_run_io(struct xfsj_io *rio, struct xfsj_io *uio,
+			    struct xfsj_overlay *const *ovs, unsigned int n,
+			    const uint8_t uuid[16], uint64_t *pages,
+			    enum xfsj_commit_step *failed,
+			    const struct xfsj_redo_cb *cb)
+{
+	return commit(NULL, rio, NULL, uio, ovs, n, uuid, pages, failed, cb);
+}
+
+int xfsj_redo_commit_undo(const char *path, const char *undo,
+			  struct xfsj_overlay *ov, const uint8_t uuid[16],
+			  uint64_t *pages, enum xfsj_commit_step *failed,
+			  const struct xfsj_redo_cb *cb)
+{
+	return commit(path, NULL, undo, NULL, &ov, 1, uuid, pages, failed, cb);
 }

@@ -14,6 +14,7 @@
 #include "xfsj/fs.h"
 #include "xfsj/redo.h"
 #include "xfsj/replay.h"
+#include "xfsj/undo.h"
 
 struct xfsj_replay {
 	struct xfsj_log *log;
@@ -143,6 +144,19 @@ static int finish_interrupted(struct run *run, struct xfsj_io *io,
 		if (access(redo, F_OK) == 0 && run->cb->redo_waiting)
 			run->cb->redo_waiting(run->cb->arg, redo);
 		return 0;
+	}
+	if (run->o->undo) {
+		/* Keep the undo file of the interrupted run, or stop. */
+		bool ok;
+
+		err = xfsj_redo_undo_check(redo, run->o->undo, run->io,
+					   lg->sb.uuid, &ok);
+		if (err)
+			return stop(f, XFSJ_FR_REDO_FINISH, err, "redo file",
+				    "apply", 0, 0);
+		if (!ok)
+			return stop(f, XFSJ_FR_UNDO_MISMATCH, XFSJ_E_CONFLICT,
+				    "undo file", "tag", 0, 0);
 	}
 	err = xfsj_redo_apply(redo, run->io, lg->sb.uuid, &applied, &pages,
 			      &rcb);
@@ -291,7 +305,7 @@ static int commit(struct run *run)
 	struct xfsj_replay_result *res = run->res;
 	struct xfsj_redo_cb rcb = redo_cb(run);
 	struct xfsj_fault *f = &res->fault;
-	bool applied;
+	enum xfsj_commit_step step = XFSJ_COMMIT_COPY;
 	int err;
 
 	err = xfsj_recover_update_sb(run->st.rc, f);
@@ -304,16 +318,17 @@ static int commit(struct run *run)
 		res->pages = xfsj_overlay_dirty_pages(run->st.ov);
 		return 0;
 	}
-	err = xfsj_redo_save(res->redo, run->st.ov, lg->sb.uuid,
-			     run->io->size, &rcb);
-	if (err)
+	err = xfsj_redo_commit_undo(res->redo, run->o->undo, run->st.ov,
+				    lg->sb.uuid, &res->pages, &step, &rcb);
+	if (err && step == XFSJ_COMMIT_UNDO)
+		return stop(f, XFSJ_FR_UNDO_SAVE, err, "undo file", "save",
+			    0, 0);
+	if (err && step == XFSJ_COMMIT_SAVE)
 		return stop(f, XFSJ_FR_REDO_SAVE, err, "redo file", "save",
 			    0, 0);
-	err = xfsj_redo_apply(res->redo, run->io, lg->sb.uuid, &applied,
-			      &res->pages, &rcb);
-	if (err || !applied)
-		return stop(f, XFSJ_FR_REDO_COMMIT, err ? err : -XFSJ_E_IO,
-			    "redo file", "apply", 0, 0);
+	if (err)
+		return stop(f, XFSJ_FR_REDO_COMMIT, err, "redo file", "apply",
+			    0, 0);
 	res->written = true;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "ondisk/format.h"
 #include "xfsj/redo.h"
 #include "xfsj/repair.h"
+#include "xfsj/undo.h"
 
 /* Set or clear the flag in the primary superblock held by @ov. */
 static int set_flag(struct xfsj_overlay *ov, uint32_t sectsize, bool on)
@@ -40,31 +41,43 @@ static int set_flag(struct xfsj_overlay *ov, uint32_t sectsize, bool on)
 	return err;
 }
 
-int xfsj_repair_commit(const char *redo, struct xfsj_overlay *ov,
-		       const struct xfsj_sb *sb, uint64_t *pages,
-		       const struct xfsj_redo_cb *cb, struct xfsj_fault *f)
+int xfsj_repair_commit(const char *redo, const char *undo,
+		       struct xfsj_overlay *ov, const struct xfsj_sb *sb,
+		       uint64_t *pages, const struct xfsj_redo_cb *cb,
+		       struct xfsj_fault *f)
 {
-	struct xfsj_overlay *flag = NULL;
+	enum xfsj_commit_step step = 0;
+	struct xfsj_overlay *flag = NULL, *ovs[2];
 	int err;
 
 	if (pages)
 		*pages = 0;
 	if (!xfsj_overlay_dirty_pages(ov))
 		return 0;
-	/* The device's own superblock, the flag set: a commit of its own. */
+	/*
+	 * The device's own superblock with the flag set, a commit of its
+	 * own; then everything, the flag cleared.  One undo file covers
+	 * both (undoing gives back the device as it was, flag unset).
+	 */
 	err = xfsj_overlay_create(xfsj_overlay_device(ov), &flag);
 	if (!err)
 		err = set_flag(flag, sb->sectsize, true);
 	if (!err)
-		err = xfsj_redo_commit(redo, flag, sb->uuid, NULL, cb);
+		err = set_flag(ov, sb->sectsize, false);
+	if (err) {
+		xfsj_overlay_free(flag);
+		return xfsj_fault_set(f, err, "superblock",
+				      "needs-repair flag", 0, 0);
+	}
+	ovs[0] = flag;
+	ovs[1] = ov;
+	err = xfsj_redo_commit_run(redo, undo, ovs, 2, sb->uuid, pages, &step,
+				   cb);
 	xfsj_overlay_free(flag);
 	if (err)
-		return xfsj_fault_set(f, err, "superblock", "needs-repair flag",
-				      XFSJ_SB_OFF(features_incompat), 1);
-	err = set_flag(ov, sb->sectsize, false);
-	if (!err)
-		err = xfsj_redo_commit(redo, ov, sb->uuid, pages, cb);
-	if (err)
-		return xfsj_fault_set(f, err, "redo file", "commit", 0, 0);
+		return xfsj_fault_set(f, err, step == XFSJ_COMMIT_UNDO ?
+				      "undo file" : "redo file",
+				      step == XFSJ_COMMIT_COPY ? "copy" :
+				      "save", 0, 0);
 	return 0;
 }

@@ -19,6 +19,7 @@ oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 DB=$XFSPROGS613/xfs_db
 ORACLE=$XFSPROGS613/xfs_repair
+oracle_clean() { "$ORACLE" -n "$1" > /dev/null 2>&1; }
 KILLS=${KILLS:-6}
 SEED=${SEED:-1}
 RANDOM=$SEED
@@ -41,7 +42,7 @@ cp --sparse=always "$T_DIR/crash.img" "$T_DIR/ref.img"
 "$REPAIR" -r "$T_DIR/ref.redo" "$T_DIR/ref.img" > "$T_DIR/ref.out" 2>&1
 rc=$?
 check "the reference repair fixes it (exit $rc: $(tail -1 "$T_DIR/ref.out" | cut -c1-160))" test $rc -eq 1
-check "the reference repair's result is clean for xfs_repair -n" "$ORACLE" -n "$T_DIR/ref.img"
+check "the reference repair's result is clean for xfs_repair -n" oracle_clean "$T_DIR/ref.img"
 "$REPAIR" -n "$T_DIR/ref.img" > /dev/null 2>&1
 check "the reference repair's result is clean for xfsj-repair -n" test $? -eq 0
 dev=$(attach_loop "$T_DIR/ref.img") && t_mount "$dev" "$T_DIR/mnt" &&
@@ -85,7 +86,7 @@ cp --sparse=always "$T_DIR/ref.img" "$T_DIR/p1.img"
 "$REPAIR" -p "$T_DIR/p1.img" > "$T_DIR/p1.out" 2>&1
 rc=$?
 check "preen fixes counters (exit $rc: $(tail -1 "$T_DIR/p1.out" | cut -c1-160))" test $rc -eq 1
-check "preen's result is clean for xfs_repair -n" "$ORACLE" -n "$T_DIR/p1.img"
+check "preen's result is clean for xfs_repair -n" oracle_clean "$T_DIR/p1.img"
 cp --sparse=always "$T_DIR/ref.img" "$T_DIR/p2.img"
 "$DB" -x -c 'sb 1' -c 'fuzz -d agblocks add' "$T_DIR/p2.img" > /dev/null 2>&1
 sum=$(md5sum < "$T_DIR/p2.img")
@@ -94,4 +95,16 @@ rc=$?
 check "preen stops on a damaged secondary superblock (exit $rc)" test $rc -eq 32
 check "preen says why in one line" grep -q "preen stops: sb.secondary" "$T_DIR/p2.out"
 check "preen that stops writes nothing" test "$(md5sum < "$T_DIR/p2.img")" = "$sum"
+
+# Undo: a repair (replay included) undone with its undo file gives back
+# the damaged image byte for byte.
+cp --sparse=always "$T_DIR/crash.img" "$T_DIR/u.img"
+"$REPAIR" -U "$T_DIR/u.undo" -r "$T_DIR/u.redo" "$T_DIR/u.img" > "$T_DIR/u.out" 2>&1
+rc=$?
+check "repair with -U fixes it (exit $rc)" test $rc -eq 1
+check "repair with -U changed the image" test "$(md5sum < "$T_DIR/u.img")" != "$(md5sum < "$T_DIR/crash.img")"
+"$REPAIR" --undo-apply "$T_DIR/u.undo" "$T_DIR/u.img" > "$T_DIR/ua.out" 2>&1
+rc=$?
+check "--undo-apply (exit $rc) gives back the damaged image byte for byte" \
+	cmp -s "$T_DIR/u.img" "$T_DIR/crash.img"
 t_done

@@ -26,6 +26,7 @@
 	X(io_fault_suite)	\
 	X(overlay_suite)	\
 	X(redo_suite)		\
+	X(undo_suite)		\
 	X(errors_suite)		\
 	X(fs_suite)		\
 	X(buf_cache_suite)	\

@@ -1,0 +1,173 @@
+#!/bin/bash
+# Undo files: a replay undone with its undo file gives back the crash
+# image byte for byte.  Crash images made the way the kernel makes them
+# (lib/crashimg.sh: mount, workload, `shutdown -f` while it runs,
+# unmount; the workload goes on until the live log holds records, so the
+# log is dirty), for each case:
+#   - `xfsj-repair -U UNDO IMG` replays (exit 0), the log is then clean
+#     (`xfsj-repair -n` exit 0, "log is clean") and the image changed;
+#   - `xfsj-repair --undo-apply UNDO IMG` gives back the crash image (cmp),
+#     and applying it again changes nothing;
+#   - refused, the image untouched (md5): the undo file on another
+#     filesystem, a truncated or damaged undo file, a mounted image, and
+#     the image once the kernel has mounted and written it after the
+#     replay (changed since).
+# Then runs killed (kill -9) at points spread over the whole commit,
+# slowed by XFSJ_REPAIR_TEST_DELAY_US (undo file, redo file, copy), run
+# again with the same -U: the log clean, and the undo file gives back the
+# crash image byte for byte.  A run killed during the copy and run again
+# with another undo file is refused without a write.
+#
+#   UNDO_SEED=s (default: the time)  UNDO_CASES=n (default 2: xfsj-mkfs
+#   defaults, then -b size=1024)  UNDO_KILLS=n (default 6)
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/crashimg.sh"
+need_root
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+LP=${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}
+UNDO_SEED=${UNDO_SEED:-$(( $(date +%s) % 100000 ))}
+UNDO_CASES=${UNDO_CASES:-2}
+UNDO_KILLS=${UNDO_KILLS:-6}
+echo "# repair-undo: seed $UNDO_SEED, $UNDO_CASES cases, $UNDO_KILLS kills"
+
+sum() { md5sum < "$1" | cut -d' ' -f1; }
+
+# need_dirty RAW live|final: the crash image's CRASH_NEED: live records.
+need_dirty() {
+	local n
+	n=$("$LP" -f --json --records --live "$1" 2>/dev/null | grep -c '"kind":"record"')
+	[ "$n" -ge 8 ] || { echo "$n live records (8 wanted)"; return 1; }
+}
+
+# log_clean IMG: -n finds a clean log and no problem.
+log_clean() {
+	"$REPAIR" -n "$1" > "$T_DIR/n.out" 2>&1 && grep -q 'log is clean' "$T_DIR/n.out"
+}
+
+# refused WHAT IMG ARGS...: xfsj-repair ARGS exits 8 and IMG keeps its bytes.
+refused() {
+	local what=$1 img=$2 before rc
+	shift 2
+	before=$(sum "$img")
+	"$REPAIR" "$@" > "$T_DIR/refused.out" 2>&1
+	rc=$?
+	check "$what: refused (exit $rc: $(tail -1 "$T_DIR/refused.out" | cut -c1-160))" test $rc -eq 8
+	check "$what: nothing written" test "$before" = "$(sum "$img")"
+}
+
+opts_of() { [ $(($1 % 2)) = 0 ] && echo "" || echo "-b size=1024"; }
+
+img=$T_DIR/img orig=$T_DIR/orig.img undo=$T_DIR/undo redo=$T_DIR/redo
+for ((c = 0; c < UNDO_CASES; c++)); do
+	seed=$((UNDO_SEED + c))
+	opts=$(opts_of $c)
+	name="seed $seed${opts:+ $opts}"
+	if ! CRASH_SEED=$seed CRASH_NEED=need_dirty make_crash_image "$img" 1g "$opts" "" 3 2> "$T_DIR/crash.err"; then
+		not_ok "$name: could not make the crash image: $(head -c 300 "$T_DIR/crash.err")"
+		continue
+	fi
+	"$REPAIR" -n "$img" > "$T_DIR/n.out" 2>&1
+	check "$name: the crash image's log is dirty" grep -q 'dirty log' "$T_DIR/n.out"
+	cp --sparse=always "$img" "$orig"
+	rm -f "$undo" "$redo"
+	"$REPAIR" -r "$redo" -U "$undo" "$img" > "$T_DIR/run.out" 2>&1
+	rc=$?
+	check "$name: xfsj-repair -U replays (exit $rc)" test $rc -eq 0
+	grep 'replay done' "$T_DIR/run.out" | sed 's/^/#    /'
+	check "$name: log clean after the replay" log_clean "$img"
+	check "$name: the replay changed the image" test "$(sum "$img")" != "$(sum "$orig")"
+	check "$name: the undo file is private" test "$(stat -c %a "$undo")" = 600
+	"$REPAIR" --undo-apply "$undo" "$img" > "$T_DIR/apply.out" 2>&1
+	rc=$?
+	check "$name: --undo-apply (exit $rc)" test $rc -eq 0
+	sed 's/^/#    /' "$T_DIR/apply.out"
+	check "$name: undone: the crash image byte for byte" cmp -s "$img" "$orig"
+	"$REPAIR" --undo-apply "$undo" "$img" > "$T_DIR/apply.out" 2>&1
+	rc=$?
+	check "$name: applied twice (exit $rc): harmless" test $rc -eq 0
+	check "$name: applied twice: said so" grep -q 'old contents already' "$T_DIR/apply.out"
+	check "$name: applied twice: the crash image byte for byte" cmp -s "$img" "$orig"
+
+	# Refusals, nothing written.
+	if [ $c = 0 ]; then
+		make_fresh_image "$T_DIR/other.img" 1g "" || not_ok "mkfs of another image"
+		refused "$name: another filesystem's undo file" "$T_DIR/other.img" \
+			--undo-apply "$undo" "$T_DIR/other.img"
+		rm -f "$T_DIR/other.img"
+		head -c $(($(stat -c %s "$undo") - 100)) "$undo" > "$T_DIR/cut.undo"
+		refused "$name: a truncated undo file" "$img" --undo-apply "$T_DIR/cut.undo" "$img"
+		cp "$undo" "$T_DIR/bad.undo"
+		printf '\x55' | dd of="$T_DIR/bad.undo" bs=1 seek=100000 conv=notrunc status=none
+		refused "$name: a damaged undo file" "$img" --undo-apply "$T_DIR/bad.undo" "$img"
+		rm -f "$T_DIR/cut.undo" "$T_DIR/bad.undo"
+		refused "$name: --undo-apply with -n" "$img" -n --undo-apply "$undo" "$img"
+		# Replayed again, then mounted and written by the kernel.
+		"$REPAIR" -r "$redo" -U "$undo" "$img" > /dev/null 2>&1
+		dev=$(attach_loop "$img")
+		if t_mount "$dev" "$T_DIR/mnt"; then
+			refused "$name: a mounted image" "$img" --undo-apply "$undo" "$img"
+			echo data > "$T_DIR/mnt/undo-test-file"
+			t_umount "$T_DIR/mnt"
+		else
+			not_ok "$name: the kernel mounts the replayed image"
+		fi
+		detach_loop "$dev"
+		refused "$name: an image changed since the replay" "$img" --undo-apply "$undo" "$img"
+		check "$name: ... and said why" grep -q 'changed since' "$T_DIR/refused.out"
+	fi
+done
+
+# Kills: on the last crash image, at points spread over the commit.
+[ -f "$orig" ] || { not_ok "no crash image for the kills"; t_done; exit; }
+kimg=$T_DIR/k.img kundo=$T_DIR/k.undo kredo=$T_DIR/k.redo
+delay=400
+cp --sparse=always "$orig" "$kimg"
+rm -f "$kundo" "$kredo"
+t0=$(date +%s%N)
+XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" -r "$kredo" -U "$kundo" "$kimg" > /dev/null 2>&1
+span=$((($(date +%s%N) - t0) / 1000000))
+echo "# an uninterrupted run slowed by $delay us a page: $span ms"
+partly=0 kills=0 mismatch=0
+for ((k = 0; k < UNDO_KILLS; k++)); do
+	at=$((span * (2 * k + 1) / (2 * UNDO_KILLS)))
+	cp --sparse=always "$orig" "$kimg"
+	rm -f "$kundo" "$kredo"
+	XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" -r "$kredo" -U "$kundo" "$kimg" > /dev/null 2>&1 &
+	pid=$!
+	sleep "$(awk -v ms="$at" 'BEGIN { printf "%.3f", ms / 1000 }')"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	krc=$?
+	if [ $krc -ne 137 ]; then
+		echo "# kill $k at $at ms: the run had ended (exit $krc)"
+		continue
+	fi
+	kills=$((kills + 1))
+	state="undo file $([ -s "$kundo" ] && echo yes || echo no), redo file $([ -s "$kredo" ] && echo yes || echo no)"
+	if cmp -s "$kimg" "$orig"; then
+		state="$state, image untouched"
+	else
+		state="$state, image partly written"
+		partly=$((partly + 1))
+		if [ $mismatch = 0 ] && [ -s "$kredo" ]; then
+			mismatch=1
+			refused "kill $k: run again with another undo file" "$kimg" \
+				-r "$kredo" -U "$T_DIR/other.undo" "$kimg"
+			check "kill $k: ... and said why" grep -q 'not its complete undo file' "$T_DIR/refused.out"
+			check "kill $k: ... no undo file made" test ! -e "$T_DIR/other.undo"
+		fi
+	fi
+	echo "# kill $k at $at ms: $state"
+	"$REPAIR" -r "$kredo" -U "$kundo" "$kimg" > "$T_DIR/rerun.out" 2>&1
+	rc=$?
+	check "kill $k: run again (exit $rc)" test $rc -eq 0
+	check "kill $k: log clean" log_clean "$kimg"
+	check "kill $k: no redo file left" test ! -e "$kredo"
+	"$REPAIR" --undo-apply "$kundo" "$kimg" > "$T_DIR/apply.out" 2>&1
+	rc=$?
+	check "kill $k: --undo-apply (exit $rc)" test $rc -eq 0
+	check "kill $k: undone: the crash image byte for byte" cmp -s "$kimg" "$orig"
+done
+check "at least $((UNDO_KILLS / 2)) runs killed before they ended ($kills)" test $kills -ge $((UNDO_KILLS / 2))
+check "at least one run killed with the image partly written ($partly)" test $partly -ge 1
+t_done
