@@ -31,8 +31,9 @@ static const struct xrp_fix_ops fixes[XFSJ_FIX__COUNT] = {
 	[XFSJ_FIX_PPTR]		= { XFSJ_FIX_PPTR, false, NULL },
 	[XFSJ_FIX_UNLINKED]	= { XFSJ_FIX_UNLINKED, true, NULL },
 	[XFSJ_FIX_AG_HEADER]	= { XFSJ_FIX_AG_HEADER, false, ag_header },
-	[XFSJ_FIX_REBUILD_BTREE] = { XFSJ_FIX_REBUILD_BTREE, false, NULL },
-	[XFSJ_FIX_FREE_SPACE]	= { XFSJ_FIX_FREE_SPACE, true, NULL },
+	[XFSJ_FIX_REBUILD_BTREE] = { XFSJ_FIX_REBUILD_BTREE, false,
+				     xrp_fix_rebuild_btrees },
+	[XFSJ_FIX_FREE_SPACE]	= { XFSJ_FIX_FREE_SPACE, true, xrp_fix_free_space },
 	[XFSJ_FIX_COUNTERS]	= { XFSJ_FIX_COUNTERS, true, xrp_fix_counters },
 };
 

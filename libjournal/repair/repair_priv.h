@@ -92,6 +92,9 @@ int xrp_clear_needsrepair(struct xrp *rp);	/* fix_sb.c */
  * (ag_rebuild.c).
  */
 int xrp_fix_ag_headers(struct xrp *rp);
+/* FIX_REBUILD_BTREE and FIX_FREE_SPACE: the same rebuild (ag_rebuild.c). */
+int xrp_fix_rebuild_btrees(struct xrp *rp);
+int xrp_fix_free_space(struct xrp *rp);
 /* fix_field.c: FIX_FIELD, through the table of structures below. */
 int xrp_fix_field(struct xrp *rp);
 
