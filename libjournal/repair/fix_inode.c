@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The inode stage's fixes of an inode core:
+ *
+ * - FIX_FIELD of the structures "inode" and "inode fork": the field set
+ *   to the value the check expected where that value is the right one
+ *   (a count the fork walk made, the allowed flags); otherwise to the
+ *   safe value (the inode's own number, the filesystem's uuid, a hint 0
+ *   with its flag cleared, nanoseconds clamped, the reflink flag set).
+ *   An extent count past what the fork can hold is recounted from the
+ *   records (extents format) or zeroed so that the next round's bmbt walk
+ *   counts it (btree format).
+ * - FIX_NLINK: the link count set to the entries that name the inode; an
+ *   inode in use that nothing names is left for lost+found.
+ * - FIX_CLEAR_INODE: the core freed as the kernel's ifree leaves it (mode
+ *   0, forks empty, a valid header); its blocks are left leaked and its
+ *   inobt bit in use, for the AG stage's rebuilds to give back.
+ *
+ * Inodes are read whether their verifier passes or not (xrp_iget): a core
+ * with a bad uuid or number is what some of these fixes are for.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fs/iget.h"
+#include "repair/repair_priv.h"
+
+#define NSEC_MASK	0xffffffffULL
+#define DF_EXTSIZE	0x0800	/* XFS_DIFLAG_EXTSIZE */
+#define DF_EXTSZINHERIT	0x1000	/* XFS_DIFLAG_EXTSZINHERIT */
+#define BMBT_LEN_MASK	((1ULL << 21) - 1)
+
+int xrp_iget(struct xrp *rp, uint64_t ino, struct xfsj_iref *ip)
+{
+	struct xfsj_fault f = { 0 };
+	int err = xfsj_iget(rp->fs, ino, true, ip, &f);
+
+	if (!err)
+		return 0;
+	/* A verifier's refusal still leaves the inode's bytes at hand. */
+	if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
+		return err;
+	if (!ip->bp || !ip->dip)
+		return 1;
+	xfsj_dinode_decode(ip->dip, &ip->di);
+	return 0;
+}
+
+void xrp_ino_action(struct xrp *rp, struct xrp_prob *pr, enum xfsj_fix fix,
+		    uint64_t ino, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (pr)
+		pr->done = true;
+	xrp_action(rp, &(struct xfsj_repair_action){
+		.fix = fix, .problem = pr ? &pr->p : NULL,
+		.has = XFSJ_PF_INO, .ino = ino, .what = what });
+}
+
+/* ---- extent counts ---- */
+
+static void set_count(struct xfsj_dinode *di, bool attr, uint64_t v)
+{
+	if (di->flags2 & XFSJ_DIFLAG2_NREXT64) {
+		if (attr)
+			di->nextents = (uint32_t)v;
+		else
+			di->big_nextents = v;
+	} else if (attr) {
+		di->anextents = (uint16_t)v;
+	} else {
+		di->nextents = (uint32_t)v;
+	}
+}
+
+/*
+ * The records an extents fork really holds: those before the first one of
+ * length 0 (no mapping has that length), at most @max.
+ */
+static uint64_t count_records(struct xrp *rp, struct xfsj_iref *ip,
+			      bool attr, uint64_t max)
+{
+	uint32_t size;
+	const uint8_t *fork = xfsj_ifork(rp->fs, ip, attr, &size);
+	uint64_t n;
+
+	if (max > size / XFSJ_BMBT_REC_SIZE)
+		max = size / XFSJ_BMBT_REC_SIZE;
+	for (n = 0; n < max; n++)
+		if (!(xfsj_get_be64(fork + n * XFSJ_BMBT_REC_SIZE + 8) &
+		      BMBT_LEN_MASK))
+			break;
+	return n;
+}
+
+/* inode.nextents, inode.anextents: over what the fork can hold. */
+static uint64_t count_too_big(struct xrp *rp, struct xfsj_iref *ip,
+			      bool attr, uint64_t expected)
+{
+	uint8_t fmt = attr ? ip->di.aformat : ip->di.format;
+
+	if (attr && !ip->di.forkoff)
+		return 0;
+	if (fmt == XFSJ_DINODE_FMT_EXTENTS)
+		return count_records(rp, ip, attr, expected);
+	if (fmt == XFSJ_DINODE_FMT_BTREE)
+		return 0;	/* the next round's walk counts the records */
+	return 0;
+}
+
+/* ---- sizes ---- */
+
+/* The bytes of a short-form directory, from its header (0: unknown). */
+static uint64_t sf_dir_size(struct xrp *rp, struct xfsj_iref *ip)
+{
+	bool ftype = xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_FTYPE);
+	uint32_t size, pos, i;
+	const uint8_t *f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &size);
+	unsigned int count, i8, inosz;
+
+	if (size < 6)
+		return 0;
+	count = f[0];
+	i8 = f[1];
+	inosz = i8 ? 8 : 4;
+	pos = 2 + inosz;
+	for (i = 0; i < count && pos < size; i++)
+		pos += 3 + f[pos] + (ftype ? 1 : 0) + inosz;
+	return i == count && pos <= size ? pos : 0;
+}
+
+/* The end of the last mapping of an extents data fork below @limit. */
+static uint64_t mapped_end(struct xrp *rp, struct xfsj_iref *ip,
+			   uint64_t limit)
+{
+	uint64_t n = xfsj_dinode_nextents(&ip->di), i, end = 0;
+	uint32_t size;
+	const uint8_t *f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &size);
+
+	if (ip->di.format != XFSJ_DINODE_FMT_EXTENTS)
+		return 0;
+	for (i = 0; i < n && (i + 1) * XFSJ_BMBT_REC_SIZE <= size; i++) {
+		struct xfsj_bmbt_irec m;
+
+		xfsj_bmbt_rec_decode(f + i * XFSJ_BMBT_REC_SIZE, &m);
+		if (m.startoff + m.blockcount <= limit &&
+		    m.startoff + m.blockcount > end)
+			end = m.startoff + m.blockcount;
+	}
+	return end;
+}
+
+/* inode.size: the size the inode's content says, or 0 when unknown. */
+static uint64_t right_size(struct xrp *rp, struct xfsj_iref *ip,
+			   const struct xfsj_problem *p)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	uint32_t size;
+	const uint8_t *f;
+
+	switch (ip->di.mode & S_IFMT) {
+	case S_IFDIR:
+		if (ip->di.format == XFSJ_DINODE_FMT_LOCAL)
+			return sf_dir_size(rp, ip);
+		/* The data blocks sit below the leaf space (32 GiB). */
+		return mapped_end(rp, ip, (32ULL << 30) >> sb->blocklog) <<
+		       sb->blocklog;
+	case S_IFLNK:
+		if (ip->di.format != XFSJ_DINODE_FMT_LOCAL)
+			return 0;
+		f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &size);
+		return strnlen((const char *)f, size);
+	case S_IFREG:
+		return mapped_end(rp, ip, UINT64_MAX) << sb->blocklog;
+	default:
+		return p->expected;	/* devices, fifos, sockets: 0 */
+	}
+}
+
+/* ---- one field ---- */
+
+/* The timestamp the check's field names. */
+static uint64_t *time_field(struct xfsj_dinode *di, const char *name)
+{
+	static const char *const names[] = { "atime", "mtime", "ctime",
+					     "crtime" };
+	uint64_t *t[] = { &di->atime, &di->mtime, &di->ctime, &di->crtime };
+	size_t i;
+
+	for (i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i], name))
+			return t[i];
+	return NULL;
+}
+
+/*
+ * Change @ip->di for problem @p; fills @what.  Returns true when the
+ * inode changed.
+ */
+static bool set_field(struct xrp *rp, struct xrp_prob *pr,
+		      struct xfsj_iref *ip, char *what, size_t len)
+{
+	const struct xfsj_problem *p = &pr->p;
+	struct xfsj_dinode *di = &ip->di;
+	const char *code = p->def->code;
+	uint64_t *t, v;
+
+	if (!strcmp(code, "inode.ino")) {
+		di->ino = ip->ino;
+		snprintf(what, len, "set di_ino of inode %llu to its number",
+			 (unsigned long long)ip->ino);
+	} else if (!strcmp(code, "inode.uuid")) {
+		memcpy(di->uuid, xfsj_fs_has_incompat(rp->fs,
+			XFSJ_INCOMPAT_META_UUID) ? rp->sb->meta_uuid :
+			rp->sb->uuid, sizeof(di->uuid));
+		snprintf(what, len, "set the uuid of inode %llu to the "
+			 "filesystem's", (unsigned long long)ip->ino);
+	} else if (!strcmp(code, "inode.nextents") ||
+		   !strcmp(code, "inode.anextents") ||
+		   !strcmp(code, "fork.nextents")) {
+		bool attr = strcmp(code, "inode.nextents") &&
+			    p->field && strstr(p->field, "anextents");
+
+		if (!strcmp(code, "fork.nextents"))
+			v = p->expected;
+		else
+			v = count_too_big(rp, ip, attr, p->expected);
+		set_count(di, attr, v);
+		snprintf(what, len, "set %s of inode %llu to %llu",
+			 attr ? "anextents" : "nextents",
+			 (unsigned long long)ip->ino, (unsigned long long)v);
+	} else if (!strcmp(code, "inode.big_nextents")) {
+		di->big_nextents = 0;
+		snprintf(what, len, "cleared big_nextents of inode %llu",
+			 (unsigned long long)ip->ino);
+	} else if (!strcmp(code, "inode.nblocks") ||
+		   !strcmp(code, "fork.nblocks")) {
+		di->nblocks = p->expected;
+		snprintf(what, len, "set nblocks of inode %llu to %llu",
+			 (unsigned long long)ip->ino,
+			 (unsigned long long)p->expected);
+	} else if (!strcmp(code, "inode.flags")) {
+		di->flags = (uint16_t)p->expected;
+		snprintf(what, len, "set flags of inode %llu to %#llx",
+			 (unsigned long long)ip->ino,
+			 (unsigned long long)p->expected);
+	} else if (!strcmp(code, "inode.flags2")) {
+		di->flags2 = p->expected;
+		snprintf(what, len, "set flags2 of inode %llu to %#llx",
+			 (unsigned long long)ip->ino,
+			 (unsigned long long)p->expected);
+	} else if (!strcmp(code, "inode.size")) {
+		v = right_size(rp, ip, p);
+		if (!v && (di->mode & S_IFMT) != S_IFREG &&
+		    ((di->mode & S_IFMT) == S_IFDIR ||
+		     (di->mode & S_IFMT) == S_IFLNK))
+			return false;	/* not known: left */
+		di->size = v;
+		snprintf(what, len, "set the size of inode %llu to %llu",
+			 (unsigned long long)ip->ino, (unsigned long long)v);
+	} else if (!strcmp(code, "inode.extsize")) {
+		di->extsize = 0;
+		di->flags &= (uint16_t)~(DF_EXTSIZE | DF_EXTSZINHERIT);
+		snprintf(what, len, "cleared the extent size hint of inode "
+			 "%llu", (unsigned long long)ip->ino);
+	} else if (!strcmp(code, "inode.cowextsize")) {
+		di->cowextsize = 0;
+		di->flags2 &= ~XFSJ_DIFLAG2_COWEXTSIZE;
+		snprintf(what, len, "cleared the CoW extent size hint of "
+			 "inode %llu", (unsigned long long)ip->ino);
+	} else if (!strcmp(code, "inode.onlink")) {
+		di->onlink = 0;
+		snprintf(what, len, "cleared the old link count of inode %llu",
+			 (unsigned long long)ip->ino);
+	} else if (!strcmp(code, "inode.nsec") &&
+		   (t = time_field(di, p->field))) {
+		*t = (*t & ~NSEC_MASK) | (p->expected & NSEC_MASK);
+		snprintf(what, len, "set the %s nanoseconds of inode %llu to "
+			 "%llu", p->field, (unsigned long long)ip->ino,
+			 (unsigned long long)p->expected);
+	} else if (!strcmp(code, "inode.time") &&
+		   (t = time_field(di, p->field))) {
+		*t = 0;
+		snprintf(what, len, "cleared the %s of inode %llu", p->field,
+			 (unsigned long long)ip->ino);
+	} else if (!strcmp(code, "fork.reflink_flag")) {
+		di->flags2 |= XFSJ_DIFLAG2_REFLINK;
+		snprintf(what, len, "set the reflink flag of inode %llu",
+			 (unsigned long long)ip->ino);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+int xrp_field_inode(struct xrp *rp, struct xrp_prob *pr)
+{
+	struct xfsj_iref ip;
+	char what[128];
+	int err;
+
+	if (!(pr->p.has & XFSJ_PF_INO))
+		return 0;
+	err = xrp_iget(rp, pr->p.ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	if (!set_field(rp, pr, &ip, what, sizeof(what)))
+		return 0;
+	xfsj_iput(rp->fs, &ip, false);
+	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino, "%s", what);
+	return 0;
+}
+
+/* ---- link counts ---- */
+
+int xrp_fix_nlink(struct xrp *rp)
+{
+	struct xrp_prob *pr;
+	struct xfsj_iref ip;
+	int err;
+
+	xrp_for_each(rp, pr, XFSJ_FIX_NLINK) {
+		const struct xck_inode *st;
+		uint64_t want;
+
+		if (!(pr->p.has & XFSJ_PF_INO))
+			continue;
+		st = xck_inode_find(rp->ck, pr->p.ino, NULL);
+		if (!st || !(st->flags & XCK_I_INUSE))
+			continue;
+		/* The entries that name it (inode.nlink_zero carries 1,
+		 * "at least one", not a count). */
+		want = xrp_is(pr, "inode.nlink") ? pr->p.expected : st->refs;
+		if (!want)
+			continue;	/* named by nothing: lost+found */
+		err = xrp_iget(rp, pr->p.ino, &ip);
+		if (err < 0)
+			return err;
+		if (err)
+			continue;
+		if (ip.di.nlink == want) {
+			pr->done = true;	/* a problem before did it */
+			continue;
+		}
+		ip.di.nlink = (uint32_t)want;
+		xfsj_iput(rp->fs, &ip, false);
+		xrp_ino_action(rp, pr, XFSJ_FIX_NLINK, pr->p.ino,
+			       "set nlink of inode %llu to %llu",
+			       (unsigned long long)pr->p.ino,
+			       (unsigned long long)want);
+	}
+	return 0;
+}
+
+/* ---- clearing an inode ---- */
+
+/* The core of a free inode, as the kernel's ifree leaves it. */
+static void free_core(struct xrp *rp, struct xfsj_iref *ip)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_dinode *di = &ip->di;
+	uint32_t gen = di->gen + 1;
+	uint64_t lsn = di->lsn;
+
+	memset(di, 0, sizeof(*di));
+	di->magic = XFSJ_DINODE_MAGIC;
+	di->version = 3;
+	di->format = XFSJ_DINODE_FMT_EXTENTS;
+	di->aformat = XFSJ_DINODE_FMT_EXTENTS;
+	di->gen = gen;
+	di->lsn = lsn;
+	di->next_unlinked = XFSJ_NULLAGINO;
+	di->ino = ip->ino;
+	memcpy(di->uuid, xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_META_UUID) ?
+	       sb->meta_uuid : sb->uuid, sizeof(di->uuid));
+	if (sb->features_incompat & XFSJ_INCOMPAT_BIGTIME)
+		di->flags2 |= XFSJ_DIFLAG2_BIGTIME;
+	if (sb->features_incompat & XFSJ_INCOMPAT_NREXT64)
+		di->flags2 |= XFSJ_DIFLAG2_NREXT64;
+	/* The forks' bytes go too. */
+	memset(ip->dip + XFSJ_DINODE_CORE_SIZE, 0,
+	       sb->inodesize - XFSJ_DINODE_CORE_SIZE);
+}
+
+int xrp_fix_clear_inode(struct xrp *rp)
+{
+	struct xrp_prob *pr, *other;
+	struct xfsj_iref ip;
+	int err;
+
+	xrp_for_each(rp, pr, XFSJ_FIX_CLEAR_INODE) {
+		if (pr->done || !(pr->p.has & XFSJ_PF_INO))
+			continue;
+		err = xrp_iget(rp, pr->p.ino, &ip);
+		if (err < 0)
+			return err;
+		if (err)
+			continue;
+		free_core(rp, &ip);
+		xfsj_iput(rp->fs, &ip, false);
+		xrp_ino_action(rp, pr, XFSJ_FIX_CLEAR_INODE, pr->p.ino,
+			       "cleared inode %llu (%s)",
+			       (unsigned long long)pr->p.ino, pr->p.def->code);
+		/* One clearing answers every problem of the inode. */
+		for (other = rp->probs; other < rp->probs + rp->nprobs;
+		     other++)
+			if ((other->p.has & XFSJ_PF_INO) &&
+			    other->p.ino == pr->p.ino &&
+			    xrp_stage_of(other->p.def) == rp->stage)
+				other->done = true;
+	}
+	return 0;
+}
