@@ -14,7 +14,10 @@
  *   inode in use that nothing names is left for lost+found.
  * - FIX_CLEAR_INODE: the core freed as the kernel's ifree leaves it (mode
  *   0, forks empty, a valid header); its blocks are left leaked and its
- *   inobt bit in use, for the AG stage's rebuilds to give back.
+ *   inobt bit in use, for the AG stage's rebuilds to give back.  A
+ *   directory or symlink whose format disagrees with its size keeps its
+ *   format when the size its content says agrees (xfs_repair mends the
+ *   size too).
  *
  * Inodes are read whether their verifier passes or not (xrp_iget): a core
  * with a bad uuid or number is what some of these fixes are for.
@@ -389,6 +392,51 @@ static void free_core(struct xrp *rp, struct xfsj_iref *ip)
 	       sb->inodesize - XFSJ_DINODE_CORE_SIZE);
 }
 
+/* Does a directory's or symlink's format agree with its size? */
+static bool format_fits(const struct xfsj_dinode *di, uint32_t dsize)
+{
+	if (di->format == XFSJ_DINODE_FMT_LOCAL)
+		return di->size && di->size <= dsize;
+	if ((di->mode & S_IFMT) == S_IFLNK)
+		return di->format == XFSJ_DINODE_FMT_EXTENTS ||
+		       di->size > dsize;
+	return di->size > dsize;
+}
+
+/*
+ * inode.format of a directory or symlink whose size, not its format, is
+ * wrong: the size its content says makes the format right, and the inode
+ * is kept (the next round checks it whole).  Returns 1 when the inode was
+ * kept, 0 when it must be cleared.
+ */
+static int size_rescue(struct xrp *rp, struct xrp_prob *pr,
+		       struct xfsj_iref *ip)
+{
+	uint16_t type = ip->di.mode & S_IFMT;
+	uint64_t old = ip->di.size, v;
+	uint32_t dsize;
+
+	if (!xrp_is(pr, "inode.format") || (type != S_IFDIR && type != S_IFLNK))
+		return 0;
+	xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &dsize);
+	if (format_fits(&ip->di, dsize)) {
+		pr->done = true;	/* a size fix before this one did it */
+		return 1;
+	}
+	v = right_size(rp, ip, &pr->p);
+	ip->di.size = v;
+	if (!v || !format_fits(&ip->di, dsize)) {
+		ip->di.size = old;
+		return 0;
+	}
+	xfsj_iput(rp->fs, ip, false);
+	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, ip->ino,
+		       "set the size of inode %llu to %llu, which its format "
+		       "and content say", (unsigned long long)ip->ino,
+		       (unsigned long long)v);
+	return 1;
+}
+
 int xrp_fix_clear_inode(struct xrp *rp)
 {
 	struct xrp_prob *pr, *other;
@@ -401,7 +449,7 @@ int xrp_fix_clear_inode(struct xrp *rp)
 		err = xrp_iget(rp, pr->p.ino, &ip);
 		if (err < 0)
 			return err;
-		if (err)
+		if (err || size_rescue(rp, pr, &ip))
 			continue;
 		free_core(rp, &ip);
 		xfsj_iput(rp->fs, &ip, false);
