@@ -43,11 +43,13 @@ static int clear_pointer(struct xrp *rp, struct xrp_prob *pr, uint64_t ino)
 	return 0;
 }
 
-/* inode.unlinked_nlink: an inode with links off its list. */
-static int take_off(struct xrp *rp, struct xrp_prob *pr)
+/*
+ * Take inode @ino (which has links) off its unlinked list; @pr, when not
+ * NULL, is the problem it answers.
+ */
+static int take_off(struct xrp *rp, struct xrp_prob *pr, uint64_t ino)
 {
 	const struct xfsj_sb *sb = rp->sb;
-	uint64_t ino = pr->p.ino;
 	struct xfsj_fault f = { 0 };
 	struct xfsj_iref ip;
 	bool found;
@@ -106,6 +108,41 @@ static bool step_ok(struct xrp *rp, uint32_t agno, uint32_t bucket,
 }
 
 /*
+ * The inodes with links on bucket @bucket's list (sound, at most @limit
+ * long) taken off it.  (The check stops at the first inode of a list it
+ * finds twice, and does not say which of the others have links.)
+ */
+static int linked_off(struct xrp *rp, uint32_t agno, uint32_t bucket,
+		      uint64_t limit)
+{
+	struct xfsj_iref ip;
+	struct xfsj_buf *agi;
+	uint64_t steps = 0;
+	uint32_t cur, next;
+	int err;
+
+	err = xrp_ag_header_buf(rp, agno, 2, &agi);
+	if (err)
+		return err;
+	cur = xfsj_get_be32(agi->data + XFSJ_AGI_OFF(unlinked) + 4 * bucket);
+	while (cur != XFSJ_NULLAGINO && steps++ <= limit) {
+		uint64_t ino = xfsj_agino_to_ino(rp->sb, agno, cur);
+
+		err = xrp_iget(rp, ino, &ip);
+		if (err)
+			return err < 0 ? err : 0;
+		next = ip.di.next_unlinked;
+		if (ip.di.nlink) {
+			err = take_off(rp, NULL, ino);
+			if (err)
+				return err;
+		}
+		cur = next;
+	}
+	return 0;
+}
+
+/*
  * agi.unlinked_list: cut bucket @bucket's list before its first bad step.
  * A loop is cut where the walk has taken more steps than the AG has
  * inodes: the inode reached then is on the loop, so cutting its pointer
@@ -138,8 +175,9 @@ static int cut_list(struct xrp *rp, struct xrp_prob *pr)
 		cur = ip.di.next_unlinked;
 	}
 	if (cur == XFSJ_NULLAGINO) {
-		pr->done = true;	/* a fix before this one mended it */
-		return 0;
+		/* Sound after all (or mended by a fix before this one). */
+		pr->done = true;
+		return linked_off(rp, agno, bucket, limit);
 	}
 	if (prev == XFSJ_NULLAGINO) {
 		xfsj_put_be32(agi->data + XFSJ_AGI_OFF(unlinked) + 4 * bucket,
@@ -221,7 +259,8 @@ int xrp_fix_unlinked(struct xrp *rp)
 			err = (pr->p.has & XFSJ_PF_INO) ?
 			      clear_pointer(rp, pr, pr->p.ino) : 0;
 		else if (xrp_is(pr, "inode.unlinked_nlink"))
-			err = take_off(rp, pr);
+			err = (pr->p.has & XFSJ_PF_INO) ?
+			      take_off(rp, pr, pr->p.ino) : 0;
 		else if (xrp_is(pr, "agi.unlinked_list"))
 			err = cut_list(rp, pr);
 		if (err)
