@@ -9,7 +9,7 @@
  * is found by its place (the check's directory offset of a short-form
  * entry is its index, "." and ".." first) and name, or, for an entry
  * naming a free inode, by the inode it names and its name's hash.
- * Entries of block, leaf and node directories are not removed yet.
+ * Entries of block and leaf directories: fix_dir_block.c.
  *
  * The link counts and parent pointers the removal changes are the next
  * round's to fix.
@@ -168,6 +168,8 @@ int xrp_fix_clear_entry(struct xrp *rp)
 			continue;
 		if (ip.di.format == XFSJ_DINODE_FMT_LOCAL)
 			err = clear_sf_entry(rp, pr, &ip);
+		else
+			err = xrp_clear_block_entry(rp, pr, &ip);
 		if (err)
 			return err;
 	}

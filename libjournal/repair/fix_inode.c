@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "fs/iget.h"
+#include "ondisk/meta.h"
 #include "repair/repair_priv.h"
 
 #define NSEC_MASK	0xffffffffULL
@@ -220,9 +221,7 @@ static bool set_field(struct xrp *rp, struct xrp_prob *pr,
 		snprintf(what, len, "set di_ino of inode %llu to its number",
 			 (unsigned long long)ip->ino);
 	} else if (!strcmp(code, "inode.uuid")) {
-		memcpy(di->uuid, xfsj_fs_has_incompat(rp->fs,
-			XFSJ_INCOMPAT_META_UUID) ? rp->sb->meta_uuid :
-			rp->sb->uuid, sizeof(di->uuid));
+		memcpy(di->uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(di->uuid));
 		snprintf(what, len, "set the uuid of inode %llu to the "
 			 "filesystem's", (unsigned long long)ip->ino);
 	} else if (!strcmp(code, "inode.nextents") ||
@@ -381,8 +380,7 @@ static void free_core(struct xrp *rp, struct xfsj_iref *ip)
 	di->lsn = lsn;
 	di->next_unlinked = XFSJ_NULLAGINO;
 	di->ino = ip->ino;
-	memcpy(di->uuid, xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_META_UUID) ?
-	       sb->meta_uuid : sb->uuid, sizeof(di->uuid));
+	memcpy(di->uuid, xfsj_meta_fs_uuid(sb), sizeof(di->uuid));
 	if (sb->features_incompat & XFSJ_INCOMPAT_BIGTIME)
 		di->flags2 |= XFSJ_DIFLAG2_BIGTIME;
 	if (sb->features_incompat & XFSJ_INCOMPAT_NREXT64)

@@ -128,5 +128,9 @@ int xrp_fix_nlink(struct xrp *rp);		/* fix_inode.c */
 int xrp_fix_clear_inode(struct xrp *rp);	/* fix_inode.c */
 int xrp_fix_unlinked(struct xrp *rp);		/* fix_unlinked.c */
 int xrp_fix_clear_entry(struct xrp *rp);	/* fix_dir.c */
+/* fix_dir_block.c: the entry @pr names removed from a block or leaf
+ * directory (@ip). */
+int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
+			  struct xfsj_iref *ip);
 
 #endif

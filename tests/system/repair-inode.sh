@@ -3,7 +3,8 @@
 # fixed list of fuzz cases on the inodes of a populated image
 # (lib/populate.sh, profile 4k): a regular file, a btree file, block and
 # short-form directories, a symlink, each damaged the way fstests' fuzz
-# tests do (`xfs_db -x -c "path P" -c "fuzz -d FIELD VERB"`).
+# tests do (`xfs_db -x -c "path P" -c "fuzz -d FIELD VERB"`), and on the
+# AGI unlinked buckets (a bad head, an inode with links on a list).
 # For each case, on a copy of the image:
 #   - `$XFSPROGS613/xfs_repair -n` must detect the damage (exit 1), or
 #     the case is skipped (said so; the list is made of detected ones);
@@ -32,7 +33,9 @@ BASE=$T_DIR/base.img
 CASE=$T_DIR/case.img
 MNT=$T_DIR/mnt
 
-# "PATH FIELD VERB" lines: the fixes of the inode stage handle these.
+# "WHERE FIELD VERB" lines: the fixes of the inode stage handle these.
+# WHERE: a path (the inode), or "agi:AGNO"; VERB: a fuzz verb, or
+# "=VALUE" to write that value.
 CASES="
 /files/extents core.nlinkv2 add
 /files/extents core.nlinkv2 sub
@@ -65,12 +68,18 @@ CASES="
 /files/extents v3.flags2 ones
 /files/extents core.onlink add
 /files/extents v3.cowextsize add
+agi:0 unlinked[3] add
+agi:0 unlinked[3] zeroes
+agi:1 unlinked[10] firstbit
+agi:0 unlinked[0] =128
 "
 # Cases that need fixes other stages will bring.
 PENDING="
 /files/extents core.mode firstbit
 /links/short core.mode firstbit
 /dirs/sf/f0 core.mode firstbit
+/dirs/block/entry_0003 core.mode firstbit
+/dirs/leaf/entry_0003 core.mode firstbit
 /dirs/block core.mode firstbit
 /links/long core.size zeroes
 "
@@ -120,12 +129,20 @@ kernel_takes() {
 }
 
 NCASES=0 NCLEAN=0 NPEND=0 NSKIP=0
-# run_case PENDING(0|1) PATH FIELD VERB
+# run_case PENDING(0|1) WHERE FIELD VERB
 run_case() {
-	local pending=$1 path=$2 field=$3 verb=$4 what fails=() rc sum
-	what="$path $field $verb"
+	local pending=$1 where=$2 field=$3 verb=$4 what fails=() rc sum nav cmd
+	what="$where $field $verb"
+	case $where in
+	/*) nav="path $where" ;;
+	*) nav=${where/:/ } ;;
+	esac
+	case $verb in
+	=*) cmd="write -d $field ${verb#=}" ;;
+	*) cmd="fuzz -d $field $verb" ;;
+	esac
 	cp --sparse=always "$BASE" "$CASE"
-	"$DB" -x -c "path $path" -c "fuzz -d $field $verb" "$CASE" > /dev/null 2>&1
+	"$DB" -x -c "$nav" -c "$cmd" "$CASE" > /dev/null 2>&1
 	"$XFSPROGS613/xfs_repair" -n "$CASE" > /dev/null 2>&1
 	if [ $? -ne 1 ]; then
 		echo "# skip: $what: xfs_repair -n does not detect it"

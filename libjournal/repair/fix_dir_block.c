@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_CLEAR_ENTRY in the directory blocks outside the inode, for
+ * single-block directories and leaf directories (one leaf block with its
+ * bests); node directories are left (their free index blocks and leaves
+ * are the directory salvage's).
+ *
+ * The entry becomes an unused region, merged with the unused regions
+ * beside it (no two may touch), the block's bestfree table is recomputed
+ * from its regions, and the leaf entry pointing at it goes stale (the
+ * stale count grows); a leaf directory's bests entry for the block
+ * follows its new largest region.  A directory block must be one
+ * contiguous mapping of the data fork.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/crc32c.h"
+#include "core/layout.h"
+#include "fs/attr.h"
+#include "fs/bmap.h"
+#include "fs/bmbt.h"
+#include "fs/iget.h"
+#include "ondisk/dir_block.h"
+#include "repair/repair_priv.h"
+
+#define DATA_CRC_OFF	4	/* data and block headers */
+#define DA_CRC_OFF	12	/* leaf and node block info */
+#define BESTFREE_OFF	48
+#define LEAF_HDR_COUNT	56
+#define LEAF_HDR_STALE	58
+
+struct dirw {
+	struct xrp *rp;
+	struct xfsj_iref *ip;
+	struct xfsj_bmbt_irec *map;
+	size_t nmap;
+	uint32_t bsize;		/* directory block bytes */
+	unsigned int bytelog;	/* log2 of it */
+	uint32_t fsbs;		/* filesystem blocks in one */
+	bool ftype;
+};
+
+/* Directory block @db (its file offset in directory blocks), or 1. */
+static int dir_block(struct dirw *w, uint64_t db, struct xfsj_buf **bp)
+{
+	uint64_t off = db * w->fsbs;
+	size_t i;
+
+	for (i = 0; i < w->nmap; i++) {
+		const struct xfsj_bmbt_irec *m = &w->map[i];
+
+		if (m->startoff > off || off + w->fsbs >
+		    m->startoff + m->blockcount)
+			continue;
+		return xfsj_buf_read(w->rp->fs,
+				     xfsj_fsb_daddr(w->rp->sb, m->startblock +
+						    (off - m->startoff)),
+				     w->bsize, bp);
+	}
+	return 1;
+}
+
+/* The end of block @b's data area (0: not a data or block block). */
+static uint32_t data_end(const struct dirw *w, const uint8_t *b)
+{
+	uint32_t magic = xfsj_get_be32(b), count;
+
+	if (magic == XFSJ_DIR3_DATA_MAGIC)
+		return w->bsize;
+	if (magic != XFSJ_DIR3_BLOCK_MAGIC)
+		return 0;
+	count = xfsj_get_be32(b + w->bsize - 8);
+	if (count > (w->bsize - XFSJ_DIR3_HDR_SIZE - XFSJ_DIR2_BLOCK_TAIL) /
+		    XFSJ_DIR2_LEAF_ENT_SIZE)
+		return 0;
+	return w->bsize - XFSJ_DIR2_BLOCK_TAIL - count * XFSJ_DIR2_LEAF_ENT_SIZE;
+}
+
+/* Does item @it match what problem @pr names (at in-block @off)? */
+static bool names_it(const struct xrp_prob *pr, const struct xfsj_dir2_item *it,
+		     uint64_t doff)
+{
+	const struct xfsj_problem *p = &pr->p;
+
+	if (it->unused)
+		return false;
+	if (xrp_is(pr, "dirent.target"))
+		return it->ino == p->expected &&
+		       xfsj_da_hashname(it->name, it->namelen) ==
+		       (uint32_t)p->found;
+	return doff == p->off && p->name && p->namelen == it->namelen &&
+	       !memcmp(p->name, it->name, it->namelen);
+}
+
+/*
+ * Find the entry in the data area of @b ([64, @end)); returns its offset
+ * or 0.  The walk stops at an item that does not fit.
+ */
+static uint32_t find_entry(const struct dirw *w, const uint8_t *b,
+			   uint32_t end, uint64_t db, const struct xrp_prob *pr,
+			   struct xfsj_dir2_item *found)
+{
+	uint32_t off = XFSJ_DIR3_HDR_SIZE;
+	struct xfsj_dir2_item it;
+	const char *field;
+
+	while (off < end) {
+		if (xfsj_dir2_data_item(b, off, end, w->ftype, &it, &field) ||
+		    !it.len)
+			return 0;
+		if (names_it(pr, &it, (db << w->bytelog) + off)) {
+			*found = it;
+			return off;
+		}
+		off += it.len;
+	}
+	return 0;
+}
+
+/*
+ * Make [@off, @off + @len) of the data area unused, merged with its
+ * unused neighbours, and recompute the bestfree table.  Returns the
+ * largest unused region's length.
+ */
+static uint16_t make_unused(const struct dirw *w, uint8_t *b, uint32_t end,
+			    uint32_t off, uint32_t len)
+{
+	struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE] = { { 0, 0 } };
+	uint32_t pos = XFSJ_DIR3_HDR_SIZE, start = off, stop = off + len;
+	struct xfsj_dir2_item it;
+	const char *field;
+	unsigned int i;
+
+	/* The neighbours: one ending at @off, one starting at its end. */
+	while (pos < end && !xfsj_dir2_data_item(b, pos, end, w->ftype, &it,
+						 &field) && it.len) {
+		if (it.unused && pos + it.len == off)
+			start = pos;
+		if (it.unused && pos == stop)
+			stop = pos + it.len;
+		pos += it.len;
+	}
+	memset(b + start, 0, stop - start);
+	xfsj_put_be16(b + start, XFSJ_DIR2_FREE_TAG);
+	xfsj_put_be16(b + start + 2, (uint16_t)(stop - start));
+	xfsj_put_be16(b + stop - 2, (uint16_t)start);
+
+	/* The three largest regions, largest first. */
+	for (pos = XFSJ_DIR3_HDR_SIZE; pos < end; pos += it.len) {
+		if (xfsj_dir2_data_item(b, pos, end, w->ftype, &it, &field) ||
+		    !it.len)
+			break;
+		if (!it.unused)
+			continue;
+		for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++)
+			if (it.len > bf[i].length) {
+				memmove(&bf[i + 1], &bf[i],
+					(XFSJ_DIR2_BEST_FREE - 1 - i) *
+					sizeof(bf[0]));
+				bf[i].offset = (uint16_t)pos;
+				bf[i].length = (uint16_t)it.len;
+				break;
+			}
+	}
+	for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++) {
+		xfsj_put_be16(b + BESTFREE_OFF + 4 * i, bf[i].offset);
+		xfsj_put_be16(b + BESTFREE_OFF + 4 * i + 2, bf[i].length);
+	}
+	return bf[0].length;
+}
+
+/* Stale the leaf entry of @dataptr among @n entries at @ents. */
+static bool stale_leaf(uint8_t *ents, uint32_t n, uint32_t dataptr)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (xfsj_get_be32(ents + i * XFSJ_DIR2_LEAF_ENT_SIZE + 4) ==
+		    dataptr) {
+			xfsj_put_be32(ents + i * XFSJ_DIR2_LEAF_ENT_SIZE + 4, 0);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The leaf block of a leaf directory (LEAF1), checked for what the
+ * removal touches: its entries and bests inside the block.
+ */
+static int leaf1(struct dirw *w, struct xfsj_buf **bp, uint32_t *nents,
+		 uint32_t *nbests)
+{
+	uint64_t ldb = (XFSJ_DIR2_LEAF_OFFSET >> w->bytelog);
+	uint8_t *b;
+	int err = dir_block(w, ldb, bp);
+
+	if (err)
+		return err;
+	b = (*bp)->data;
+	if (xfsj_get_be16(b + 8) != XFSJ_DIR3_LEAF1_MAGIC)
+		return 1;
+	*nents = xfsj_get_be16(b + LEAF_HDR_COUNT);
+	*nbests = xfsj_get_be32(b + w->bsize - XFSJ_DIR2_LEAF_TAIL);
+	if ((uint64_t)*nents * XFSJ_DIR2_LEAF_ENT_SIZE + 2ULL * *nbests +
+	    XFSJ_DIR3_HDR_SIZE + XFSJ_DIR2_LEAF_TAIL > w->bsize)
+		return 1;
+	return 0;
+}
+
+/* Remove the entry from data block @db, if it is there; 1: not there. */
+static int remove_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
+{
+	struct xfsj_buf *bp, *lbp = NULL;
+	struct xfsj_dir2_item it;
+	uint32_t end, off, dataptr, nents = 0, nbests = 0;
+	uint16_t best;
+	uint8_t *b;
+	char name[256];
+	bool block;
+	int err = dir_block(w, db, &bp);
+
+	if (err)
+		return err;
+	b = bp->data;
+	end = data_end(w, b);
+	if (!end || !(off = find_entry(w, b, end, db, pr, &it)))
+		return 1;
+	block = xfsj_get_be32(b) == XFSJ_DIR3_BLOCK_MAGIC;
+	if (!block) {
+		err = leaf1(w, &lbp, &nents, &nbests);
+		if (err || db >= nbests)
+			return err < 0 ? err : 1;	/* node form: left */
+	}
+	dataptr = xfsj_dir2_dataptr(w->bytelog, db, off);
+	if (block && !stale_leaf(b + end, (w->bsize - XFSJ_DIR2_BLOCK_TAIL -
+					     end) / XFSJ_DIR2_LEAF_ENT_SIZE,
+				 dataptr))
+		return 1;
+	if (!block && !stale_leaf(lbp->data + XFSJ_DIR3_HDR_SIZE, nents,
+				  dataptr))
+		return 1;
+	memcpy(name, it.name, it.namelen);
+	name[it.namelen] = '\0';
+	best = make_unused(w, b, end, off, it.len);
+	if (block) {
+		xfsj_put_be32(b + w->bsize - 4,
+			      xfsj_get_be32(b + w->bsize - 4) + 1);
+	} else {
+		uint8_t *l = lbp->data;
+
+		xfsj_put_be16(l + LEAF_HDR_STALE,
+			      xfsj_get_be16(l + LEAF_HDR_STALE) + 1);
+		xfsj_put_be16(l + w->bsize - XFSJ_DIR2_LEAF_TAIL -
+			      2 * (nbests - db), best);
+		xfsj_cksum_update(l, w->bsize, DA_CRC_OFF);
+		xfsj_buf_dirty(lbp);
+	}
+	xfsj_cksum_update(b, w->bsize, DATA_CRC_OFF);
+	xfsj_buf_dirty(bp);
+	xrp_ino_action(w->rp, pr, XFSJ_FIX_CLEAR_ENTRY, w->ip->ino,
+		       "removed entry '%s' (inode %llu) from directory %llu",
+		       name, (unsigned long long)it.ino,
+		       (unsigned long long)w->ip->ino);
+	return 0;
+}
+
+int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
+			  struct xfsj_iref *ip)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_fault f = { 0 };
+	struct dirw w = {
+		.rp = rp, .ip = ip,
+		.bsize = sb->blocksize << sb->dirblklog,
+		.bytelog = sb->blocklog + sb->dirblklog,
+		.fsbs = 1U << sb->dirblklog,
+		.ftype = xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_FTYPE),
+	};
+	uint64_t db, last;
+	size_t i;
+	int err;
+
+	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &w.map, &w.nmap, &f);
+	if (err)
+		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 0;
+	if (!xrp_is(pr, "dirent.target")) {
+		if (pr->p.has & XFSJ_PF_OFF)
+			err = remove_in(&w, pr, pr->p.off >> w.bytelog);
+		goto out;
+	}
+	/* By the inode it names: every data block in turn. */
+	for (i = 0, err = 1; i < w.nmap && err == 1; i++) {
+		const struct xfsj_bmbt_irec *m = &w.map[i];
+
+		last = (m->startoff + m->blockcount) / w.fsbs;
+		for (db = (m->startoff + w.fsbs - 1) / w.fsbs;
+		     db < last && err == 1 &&
+		     (db << w.bytelog) < XFSJ_DIR2_LEAF_OFFSET; db++)
+			err = remove_in(&w, pr, db);
+	}
+out:
+	free(w.map);
+	return err < 0 ? err : 0;
+}
