@@ -238,6 +238,12 @@ static bool set_field(struct xrp *rp, struct xrp_prob *pr,
 		snprintf(what, len, "set %s of inode %llu to %llu",
 			 attr ? "anextents" : "nextents",
 			 (unsigned long long)ip->ino, (unsigned long long)v);
+	} else if (!strcmp(code, "inode.big_nextents") &&
+		   xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_NREXT64)) {
+		/* The counts are laid out large: the flag is what was lost. */
+		di->flags2 |= XFSJ_DIFLAG2_NREXT64;
+		snprintf(what, len, "set the large extent counters flag of "
+			 "inode %llu", (unsigned long long)ip->ino);
 	} else if (!strcmp(code, "inode.big_nextents")) {
 		di->big_nextents = 0;
 		snprintf(what, len, "cleared big_nextents of inode %llu",
@@ -395,6 +401,9 @@ static bool format_fits(const struct xfsj_dinode *di, uint32_t dsize)
 {
 	if (di->format == XFSJ_DINODE_FMT_LOCAL)
 		return di->size && di->size <= dsize;
+	if (di->format != XFSJ_DINODE_FMT_EXTENTS &&
+	    di->format != XFSJ_DINODE_FMT_BTREE)
+		return false;
 	if ((di->mode & S_IFMT) == S_IFLNK)
 		return di->format == XFSJ_DINODE_FMT_EXTENTS ||
 		       di->size > dsize;

@@ -32,6 +32,9 @@ DB=$XFSPROGS613/xfs_db
 BASE=$T_DIR/base.img
 CASE=$T_DIR/case.img
 MNT=$T_DIR/mnt
+# Our own redo file: the default one is named by the filesystem's uuid,
+# which every populated image shares.
+REDO=$T_DIR/redo
 
 # "WHERE FIELD VERB" lines: the fixes of the inode stage handle these.
 # WHERE: a path (the inode), or "agi:AGNO"; VERB: a fuzz verb, or
@@ -150,7 +153,7 @@ run_case() {
 		return
 	fi
 	NCASES=$((NCASES + 1))
-	timeout 120 "$REPAIR" "$CASE" > "$T_DIR/repair.out" 2>&1
+	timeout 120 "$REPAIR" -r "$REDO" "$CASE" > "$T_DIR/repair.out" 2>&1
 	rc=$?
 	[ $rc -le 1 ] || fails+=("xfsj-repair exit $rc")
 	"$XFSPROGS613/xfs_repair" -n "$CASE" > "$T_DIR/oracle.out" 2>&1 ||
@@ -158,7 +161,7 @@ run_case() {
 	timeout 120 "$REPAIR" -n "$CASE" > "$T_DIR/check.out" 2>&1 ||
 		fails+=("xfsj-repair -n after exit $?")
 	sum=$(datasum "$CASE")
-	timeout 120 "$REPAIR" "$CASE" > "$T_DIR/again.out" 2>&1 ||
+	timeout 120 "$REPAIR" -r "$REDO" "$CASE" > "$T_DIR/again.out" 2>&1 ||
 		fails+=("second xfsj-repair exit $?")
 	[ "$sum" = "$(datasum "$CASE")" ] ||
 		fails+=("second xfsj-repair changed the image")
