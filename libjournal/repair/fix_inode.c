@@ -104,19 +104,20 @@ static uint64_t count_records(struct xrp *rp, struct xfsj_iref *ip,
 	return n;
 }
 
-/* inode.nextents, inode.anextents: over what the fork can hold. */
+/*
+ * inode.nextents, inode.anextents: over what the fork can hold.  An
+ * extents fork is recounted; a btree fork's count becomes 0, which the
+ * next round's walk of the bmbt corrects (fork.nextents); a fork of
+ * another format holds no extents.
+ */
 static uint64_t count_too_big(struct xrp *rp, struct xfsj_iref *ip,
 			      bool attr, uint64_t expected)
 {
 	uint8_t fmt = attr ? ip->di.aformat : ip->di.format;
 
-	if (attr && !ip->di.forkoff)
+	if ((attr && !ip->di.forkoff) || fmt != XFSJ_DINODE_FMT_EXTENTS)
 		return 0;
-	if (fmt == XFSJ_DINODE_FMT_EXTENTS)
-		return count_records(rp, ip, attr, expected);
-	if (fmt == XFSJ_DINODE_FMT_BTREE)
-		return 0;	/* the next round's walk counts the records */
-	return 0;
+	return count_records(rp, ip, attr, expected);
 }
 
 /* ---- sizes ---- */

@@ -69,6 +69,8 @@ CASES="
 /dirs/block v3.inumber ones
 /links/short v3.inumber sub
 /files/extents v3.flags2 ones
+/files/extents v3.flags2 zeroes
+/files/extents v3.nrext64 zeroes
 /files/extents core.onlink add
 /files/extents v3.cowextsize add
 agi:0 unlinked[3] add
@@ -84,6 +86,7 @@ PENDING="
 /dirs/block/entry_0003 core.mode firstbit
 /dirs/leaf/entry_0003 core.mode firstbit
 /dirs/block core.mode firstbit
+/dirs/block core.format ones
 /links/long core.size zeroes
 "
 
