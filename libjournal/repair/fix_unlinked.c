@@ -148,7 +148,7 @@ static int linked_off(struct xrp *rp, uint32_t agno, uint32_t bucket,
  * inodes: the inode reached then is on the loop, so cutting its pointer
  * leaves one list of every inode.
  */
-static int cut_list(struct xrp *rp, struct xrp_prob *pr)
+static int cut_list(struct xrp *rp, struct xrp_prob *pr, bool *sound)
 {
 	uint32_t agno = pr->p.agno, bucket = (uint32_t)pr->p.off;
 	uint32_t prev = XFSJ_NULLAGINO, cur;
@@ -175,8 +175,10 @@ static int cut_list(struct xrp *rp, struct xrp_prob *pr)
 		cur = ip.di.next_unlinked;
 	}
 	if (cur == XFSJ_NULLAGINO) {
-		/* Sound after all (or mended by a fix before this one). */
+		/* Sound after all (or mended by a fix before this one):
+		 * what is left on it waits to be freed. */
 		pr->done = true;
+		*sound = true;
 		return linked_off(rp, agno, bucket, limit);
 	}
 	if (prev == XFSJ_NULLAGINO) {
@@ -217,13 +219,15 @@ static bool frees_safe(const struct xrp *rp)
 	return true;
 }
 
-/* agi.unlinked_pending: free the inodes as a mount would. */
-static int free_pending(struct xrp *rp)
+/*
+ * agi.unlinked_pending (or a list found sound, @any): free the inodes as
+ * a mount would.
+ */
+static int free_pending(struct xrp *rp, bool any)
 {
 	struct xfsj_iunlink_stats st = { 0 };
 	struct xfsj_fault f = { 0 };
 	struct xrp_prob *pr;
-	bool any = false;
 	int err;
 
 	xrp_for_each(rp, pr, XFSJ_FIX_UNLINKED)
@@ -249,6 +253,7 @@ static int free_pending(struct xrp *rp)
 int xrp_fix_unlinked(struct xrp *rp)
 {
 	struct xrp_prob *pr;
+	bool sound = false;
 	int err = 0;
 
 	xrp_for_each(rp, pr, XFSJ_FIX_UNLINKED) {
@@ -262,9 +267,9 @@ int xrp_fix_unlinked(struct xrp *rp)
 			err = (pr->p.has & XFSJ_PF_INO) ?
 			      take_off(rp, pr, pr->p.ino) : 0;
 		else if (xrp_is(pr, "agi.unlinked_list"))
-			err = cut_list(rp, pr);
+			err = cut_list(rp, pr, &sound);
 		if (err)
 			return err;
 	}
-	return free_pending(rp);
+	return free_pending(rp, sound);
 }

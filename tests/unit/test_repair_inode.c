@@ -5,7 +5,7 @@
  * fuzz -d leaves it) is repaired, and the filesystem then checks clean;
  * an inode in use behind the inobt's back is cleared; an entry of a
  * short-form directory naming a free inode is removed; an inode with
- * links is taken off an unlinked list.
+ * links is taken off an unlinked list, one without links freed.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -181,6 +181,37 @@ START_TEST(linked_inode_on_list)
 }
 END_TEST
 
+/* An inode in use with no links on a list: freed, as a mount would. */
+START_TEST(pending_list_freed)
+{
+	struct fs_fixture fx;
+	struct xfsj_inobt_rec ir;
+	struct xfsj_dinode di;
+	struct xfsj_buf *bp;
+	uint32_t agino;
+	uint64_t ino;
+	uint8_t *p;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	agino = xfsj_ino_agino(&fx.sb, fx.sb.rootino) + 9;
+	ino = xfsj_agino_to_ino(&fx.sb, 0, agino);
+	ino_take(&fx, 0, agino);
+	p = ino_ptr(&fx, ino, &bp);
+	dinode_base(&fx, ino, &di);
+	di.mode = S_IFREG | 0644;
+	xfsj_dinode_encode(&di, p);
+	xfsj_dinode_finish(p, fx.sb.inodesize);
+	xfsj_buf_dirty(bp);
+	set_bucket(&fx, 0, agino % 64, agino);
+	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_ge(repair(&fx, NULL), 1);
+	ck_assert_uint_eq(get_bucket(&fx, 0, agino % 64), XFSJ_NULLAGINO);
+	ck_assert(ibt_rec(&fx, XFSJ_BT_INO, 0, agino, &ir));
+	ck_assert(ir.free & 1ULL << (agino - ir.startino));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_inode_suite(void)
 {
 	Suite *s = suite_create("repair_inode");
@@ -193,6 +224,7 @@ Suite *repair_inode_suite(void)
 	tcase_add_test(tc, clear_inode);
 	tcase_add_test(tc, sf_entry_to_free_inode);
 	tcase_add_test(tc, linked_inode_on_list);
+	tcase_add_test(tc, pending_list_freed);
 	suite_add_tcase(s, tc);
 	return s;
 }
