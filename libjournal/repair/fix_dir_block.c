@@ -9,8 +9,8 @@
  * beside it (no two may touch), the block's bestfree table is recomputed
  * from its regions, and the leaf entry pointing at it goes stale (the
  * stale count grows); a leaf directory's bests entry for the block
- * follows its new largest region.  A directory block must be one
- * contiguous mapping of the data fork.
+ * follows its new largest region.  Only directory blocks of one
+ * filesystem block for now (see xrp_clear_block_entry).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,24 +41,75 @@ struct dirw {
 	bool ftype;
 };
 
-/* Directory block @db (its file offset in directory blocks), or 1. */
-static int dir_block(struct dirw *w, uint64_t db, struct xfsj_buf **bp)
+/* The filesystem block at file offset @off of the data fork, or -1. */
+static uint64_t map_fsb(const struct dirw *w, uint64_t off)
 {
-	uint64_t off = db * w->fsbs;
 	size_t i;
 
 	for (i = 0; i < w->nmap; i++) {
 		const struct xfsj_bmbt_irec *m = &w->map[i];
 
-		if (m->startoff > off || off + w->fsbs >
-		    m->startoff + m->blockcount)
-			continue;
-		return xfsj_buf_read(w->rp->fs,
-				     xfsj_fsb_daddr(w->rp->sb, m->startblock +
-						    (off - m->startoff)),
-				     w->bsize, bp);
+		if (m->startoff <= off && off < m->startoff + m->blockcount)
+			return m->startblock + (off - m->startoff);
 	}
-	return 1;
+	return UINT64_MAX;
+}
+
+/*
+ * A directory block, read one filesystem block at a time (the cache keys
+ * a buffer by its address and length, and the check read them so) and
+ * edited in a copy of the whole.
+ */
+struct dblock {
+	struct xfsj_buf **bp;
+	uint8_t *b;
+};
+
+static void dblock_free(struct dblock *d)
+{
+	free(d->bp);
+	free(d->b);
+	d->bp = NULL;
+	d->b = NULL;
+}
+
+/* Directory block @db (its file offset in directory blocks): 0, 1 when
+ * part of it is not mapped, or a negative XFSJ_E_*. */
+static int dblock_read(struct dirw *w, uint64_t db, struct dblock *d)
+{
+	const struct xfsj_sb *sb = w->rp->sb;
+	uint32_t i;
+	int err;
+
+	d->bp = calloc(w->fsbs, sizeof(*d->bp));
+	d->b = malloc(w->bsize);
+	if (!d->bp || !d->b)
+		return -XFSJ_E_NOMEM;
+	for (i = 0; i < w->fsbs; i++) {
+		uint64_t fsb = map_fsb(w, db * w->fsbs + i);
+
+		if (fsb == UINT64_MAX)
+			return 1;
+		err = xfsj_buf_read(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
+				    sb->blocksize, &d->bp[i]);
+		if (err)
+			return err;
+		memcpy(d->b + (size_t)i * sb->blocksize, d->bp[i]->data,
+		       sb->blocksize);
+	}
+	return 0;
+}
+
+/* The edited copy back into its buffers, with a fresh CRC. */
+static void dblock_write(struct dirw *w, struct dblock *d, size_t crc_off)
+{
+	uint32_t bs = w->rp->sb->blocksize, i;
+
+	xfsj_cksum_update(d->b, w->bsize, crc_off);
+	for (i = 0; i < w->fsbs; i++) {
+		memcpy(d->bp[i]->data, d->b + (size_t)i * bs, bs);
+		xfsj_buf_dirty(d->bp[i]);
+	}
 }
 
 /* The end of block @b's data area (0: not a data or block block). */
@@ -188,47 +239,42 @@ static bool stale_leaf(uint8_t *ents, uint32_t n, uint32_t dataptr)
  * The leaf block of a leaf directory (LEAF1), checked for what the
  * removal touches: its entries and bests inside the block.
  */
-static int leaf1(struct dirw *w, struct xfsj_buf **bp, uint32_t *nents,
+static int leaf1(struct dirw *w, struct dblock *l, uint32_t *nents,
 		 uint32_t *nbests)
 {
-	uint64_t ldb = (XFSJ_DIR2_LEAF_OFFSET >> w->bytelog);
-	uint8_t *b;
-	int err = dir_block(w, ldb, bp);
+	int err = dblock_read(w, XFSJ_DIR2_LEAF_OFFSET >> w->bytelog, l);
 
 	if (err)
 		return err;
-	b = (*bp)->data;
-	if (xfsj_get_be16(b + 8) != XFSJ_DIR3_LEAF1_MAGIC)
+	if (xfsj_get_be16(l->b + 8) != XFSJ_DIR3_LEAF1_MAGIC)
 		return 1;
-	*nents = xfsj_get_be16(b + LEAF_HDR_COUNT);
-	*nbests = xfsj_get_be32(b + w->bsize - XFSJ_DIR2_LEAF_TAIL);
+	*nents = xfsj_get_be16(l->b + LEAF_HDR_COUNT);
+	*nbests = xfsj_get_be32(l->b + w->bsize - XFSJ_DIR2_LEAF_TAIL);
 	if ((uint64_t)*nents * XFSJ_DIR2_LEAF_ENT_SIZE + 2ULL * *nbests +
 	    XFSJ_DIR3_HDR_SIZE + XFSJ_DIR2_LEAF_TAIL > w->bsize)
 		return 1;
 	return 0;
 }
 
-/* Remove the entry from data block @db, if it is there; 1: not there. */
-static int remove_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
+/* Remove the entry from data block @db (read into @d), if it is there;
+ * 1: not there. */
+static int remove_from(struct dirw *w, struct xrp_prob *pr, uint64_t db,
+		       struct dblock *d, struct dblock *l)
 {
-	struct xfsj_buf *bp, *lbp = NULL;
 	struct xfsj_dir2_item it;
 	uint32_t end, off, dataptr, nents = 0, nbests = 0;
+	uint8_t *b = d->b;
 	uint16_t best;
-	uint8_t *b;
 	char name[256];
 	bool block;
-	int err = dir_block(w, db, &bp);
+	int err;
 
-	if (err)
-		return err;
-	b = bp->data;
 	end = data_end(w, b);
 	if (!end || !(off = find_entry(w, b, end, db, pr, &it)))
 		return 1;
 	block = xfsj_get_be32(b) == XFSJ_DIR3_BLOCK_MAGIC;
 	if (!block) {
-		err = leaf1(w, &lbp, &nents, &nbests);
+		err = leaf1(w, l, &nents, &nbests);
 		if (err || db >= nbests)
 			return err < 0 ? err : 1;	/* node form: left */
 	}
@@ -237,8 +283,7 @@ static int remove_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
 					     end) / XFSJ_DIR2_LEAF_ENT_SIZE,
 				 dataptr))
 		return 1;
-	if (!block && !stale_leaf(lbp->data + XFSJ_DIR3_HDR_SIZE, nents,
-				  dataptr))
+	if (!block && !stale_leaf(l->b + XFSJ_DIR3_HDR_SIZE, nents, dataptr))
 		return 1;
 	memcpy(name, it.name, it.namelen);
 	name[it.namelen] = '\0';
@@ -247,22 +292,31 @@ static int remove_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
 		xfsj_put_be32(b + w->bsize - 4,
 			      xfsj_get_be32(b + w->bsize - 4) + 1);
 	} else {
-		uint8_t *l = lbp->data;
-
-		xfsj_put_be16(l + LEAF_HDR_STALE,
-			      xfsj_get_be16(l + LEAF_HDR_STALE) + 1);
-		xfsj_put_be16(l + w->bsize - XFSJ_DIR2_LEAF_TAIL -
+		xfsj_put_be16(l->b + LEAF_HDR_STALE,
+			      xfsj_get_be16(l->b + LEAF_HDR_STALE) + 1);
+		xfsj_put_be16(l->b + w->bsize - XFSJ_DIR2_LEAF_TAIL -
 			      2 * (nbests - db), best);
-		xfsj_cksum_update(l, w->bsize, DA_CRC_OFF);
-		xfsj_buf_dirty(lbp);
+		dblock_write(w, l, DA_CRC_OFF);
 	}
-	xfsj_cksum_update(b, w->bsize, DATA_CRC_OFF);
-	xfsj_buf_dirty(bp);
+	dblock_write(w, d, DATA_CRC_OFF);
 	xrp_ino_action(w->rp, pr, XFSJ_FIX_CLEAR_ENTRY, w->ip->ino,
 		       "removed entry '%s' (inode %llu) from directory %llu",
 		       name, (unsigned long long)it.ino,
 		       (unsigned long long)w->ip->ino);
 	return 0;
+}
+
+/* Remove the entry from data block @db, if it is there; 1: not there. */
+static int remove_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
+{
+	struct dblock d = { 0 }, l = { 0 };
+	int err = dblock_read(w, db, &d);
+
+	if (!err)
+		err = remove_from(w, pr, db, &d, &l);
+	dblock_free(&d);
+	dblock_free(&l);
+	return err;
 }
 
 int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
@@ -281,6 +335,13 @@ int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
 	size_t i;
 	int err;
 
+	/*
+	 * A directory block of several filesystem blocks is cached a block
+	 * at a time, and the flush stamps the CRC of the first piece over
+	 * that piece alone: such directories are left.
+	 */
+	if (sb->dirblklog)
+		return 0;
 	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &w.map, &w.nmap, &f);
 	if (err)
 		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 0;

@@ -22,6 +22,7 @@
 # when they pass).  A summary line counts the cases, those fixed clean
 # and those pending.
 #
+#   REPAIR_INODE_PROFILE=p  the populated profile (default 4k)
 #   XFSJ_VERBOSE=1   print every passing check too
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/populate.sh"
@@ -90,7 +91,8 @@ PENDING="
 /links/long core.size zeroes
 "
 
-populate_image "$BASE" 4k || exit 1
+PROFILE=${REPAIR_INODE_PROFILE:-4k}
+populate_image "$BASE" "$PROFILE" || exit 1
 
 # The image's bytes, holes skipped (a 1 GiB image holds a few MiB).
 datasum() {
@@ -193,5 +195,5 @@ done <<< "$CASES"
 while read -r p f v; do
 	[ -n "$p" ] && run_case 1 "$p" "$f" "$v"
 done <<< "$PENDING"
-echo "# repair-inode: $NCASES cases, $NCLEAN fixed clean, $NPEND pending, $NSKIP skipped (not detected)"
+echo "# repair-inode ($PROFILE): $NCASES cases, $NCLEAN fixed clean, $NPEND pending, $NSKIP skipped (not detected)"
 t_done
