@@ -24,9 +24,12 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fs/bmap.h"
+#include "fs/bmbt.h"
 #include "fs/iget.h"
 #include "ondisk/meta.h"
 #include "repair/repair_priv.h"
@@ -162,6 +165,48 @@ static uint64_t mapped_end(struct xrp *rp, struct xfsj_iref *ip,
 	return end;
 }
 
+/*
+ * A remote symlink's target length: the bytes its blocks' headers hold,
+ * each block verified and owned by the inode (0: unknown).
+ */
+static uint64_t remote_link_size(struct xrp *rp, struct xfsj_iref *ip)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_bmbt_irec *map;
+	uint64_t total = 0, b;
+	size_t n, i;
+
+	if (xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &map, &n, &f))
+		return 0;
+	for (i = 0; i < n && total <= XFSJ_SYMLINK_MAXLEN; i++)
+		for (b = 0; b < map[i].blockcount &&
+		     total <= XFSJ_SYMLINK_MAXLEN; b++) {
+			uint64_t daddr = xfsj_fsb_daddr(sb,
+						map[i].startblock + b);
+			struct xfsj_rmt_hdr h;
+			struct xfsj_buf *bp;
+
+			if (xfsj_buf_read(rp->fs, daddr, sb->blocksize, &bp) ||
+			    xfsj_rmt_hdr_verify(bp->data, sb->blocksize,
+				XFSJ_SYMLINK_MAGIC, xfsj_meta_fs_uuid(sb),
+				daddr, XFSJ_SYMLINK_MAXLEN + 1, "symlink",
+				&f)) {
+				total = 0;
+				goto out;
+			}
+			xfsj_rmt_hdr_decode(bp->data, &h);
+			if (h.owner != ip->ino || h.offset != total) {
+				total = 0;
+				goto out;
+			}
+			total += h.bytes;
+		}
+out:
+	free(map);
+	return total <= XFSJ_SYMLINK_MAXLEN ? total : 0;
+}
+
 /* inode.size: the size the inode's content says, or 0 when unknown. */
 static uint64_t right_size(struct xrp *rp, struct xfsj_iref *ip,
 			   const struct xfsj_problem *p)
@@ -179,7 +224,7 @@ static uint64_t right_size(struct xrp *rp, struct xfsj_iref *ip,
 		       sb->blocklog;
 	case S_IFLNK:
 		if (ip->di.format != XFSJ_DINODE_FMT_LOCAL)
-			return 0;
+			return remote_link_size(rp, ip);
 		f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &size);
 		return strnlen((const char *)f, size);
 	case S_IFREG:
@@ -445,6 +490,20 @@ static int size_rescue(struct xrp *rp, struct xrp_prob *pr,
 	return 1;
 }
 
+/*
+ * inode.meta of an inode a directory entry names: the superblock's
+ * pointer is what is wrong, not the file.
+ */
+static bool named_meta(struct xrp *rp, const struct xrp_prob *pr)
+{
+	const struct xck_inode *st;
+
+	if (!xrp_is(pr, "inode.meta"))
+		return false;
+	st = xck_inode_find(rp->ck, pr->p.ino, NULL);
+	return st && (st->refs || (st->flags & XCK_I_INDIR));
+}
+
 int xrp_fix_clear_inode(struct xrp *rp)
 {
 	struct xrp_prob *pr, *other;
@@ -452,7 +511,8 @@ int xrp_fix_clear_inode(struct xrp *rp)
 	int err;
 
 	xrp_for_each(rp, pr, XFSJ_FIX_CLEAR_INODE) {
-		if (pr->done || !(pr->p.has & XFSJ_PF_INO))
+		if (pr->done || !(pr->p.has & XFSJ_PF_INO) ||
+		    named_meta(rp, pr))
 			continue;
 		err = xrp_iget(rp, pr->p.ino, &ip);
 		if (err < 0)

@@ -16,8 +16,8 @@
 #   - the kernel mounts it and takes a short workload (write a file,
 #     remove one, unmount).
 # Cases whose fixes are not written yet (the AG stage's inobt and free
-# space rebuild after an inode is cleared, lost+found, a remote symlink's
-# size) are the PENDING list: they run the same way but print
+# space rebuild after an inode is cleared, lost+found) are the PENDING
+# list: they run the same way but print
 # "# pending: ..." instead of failing (and "# pending case passes: ..."
 # when they pass).  A summary line counts the cases, those fixed clean
 # and those pending.
@@ -54,6 +54,7 @@ CASES="
 /dirs/sf core.size add
 /dirs/sf core.size zeroes
 /links/short core.size zeroes
+/links/long core.size zeroes
 /files/extents core.flags ones
 /dirs/sf core.flags ones
 /links/short core.flags ones
@@ -88,7 +89,6 @@ PENDING="
 /dirs/leaf/entry_0003 core.mode firstbit
 /dirs/block core.mode firstbit
 /dirs/block core.format ones
-/links/long core.size zeroes
 "
 
 PROFILE=${REPAIR_INODE_PROFILE:-4k}
