@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * FIX_CLEAR_ENTRY: one directory entry removed (an entry naming an
- * invalid or free inode, a name that is not allowed, a name there twice),
- * and FIX_FIELD of a directory's size.
+ * invalid or free inode, a name that is not allowed, a name there twice).
  *
  * A short-form directory loses the entry from the inode's literal area:
  * the entries after it move up, the count and the size shrink.  The entry
@@ -173,26 +172,5 @@ int xrp_fix_clear_entry(struct xrp *rp)
 		if (err)
 			return err;
 	}
-	return 0;
-}
-
-/* dir.size: the size the data blocks' mapping says. */
-int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
-{
-	struct xfsj_iref ip;
-	int err;
-
-	if (!xrp_is(pr, "dir.size") || !(pr->p.has & XFSJ_PF_INO) ||
-	    !(pr->p.has & XFSJ_PF_EXPECTED) || !pr->p.expected)
-		return 0;
-	err = xrp_iget(rp, pr->p.ino, &ip);
-	if (err)
-		return err < 0 ? err : 0;
-	ip.di.size = pr->p.expected;
-	xfsj_iput(rp->fs, &ip, false);
-	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino,
-		       "set the size of directory %llu to %llu",
-		       (unsigned long long)pr->p.ino,
-		       (unsigned long long)pr->p.expected);
 	return 0;
 }
