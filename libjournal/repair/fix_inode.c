@@ -251,124 +251,208 @@ static uint64_t *time_field(struct xfsj_dinode *di, const char *name)
 }
 
 /*
- * Change @ip->di for problem @p; fills @what.  Returns true when the
- * inode changed.
+ * One field's fix: change @ip->di for problem @p and say what in @what
+ * (the caller names the inode).  Returns false when the right value is
+ * not known (the problem is left).
  */
-static bool set_field(struct xrp *rp, struct xrp_prob *pr,
+typedef bool (*field_fix)(struct xrp *rp, const struct xfsj_problem *p,
+			  struct xfsj_iref *ip, char *what, size_t len);
+
+static bool fix_ino(struct xrp *rp, const struct xfsj_problem *p,
+		    struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)rp;
+	(void)p;
+	ip->di.ino = ip->ino;
+	snprintf(what, len, "set di_ino to the inode's number");
+	return true;
+}
+
+static bool fix_uuid(struct xrp *rp, const struct xfsj_problem *p,
+		     struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)p;
+	memcpy(ip->di.uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(ip->di.uuid));
+	snprintf(what, len, "set the uuid to the filesystem's");
+	return true;
+}
+
+/* inode.nextents, inode.anextents (over what the fork holds), and
+ * fork.nextents (the walk's count). */
+static bool fix_count(struct xrp *rp, const struct xfsj_problem *p,
 		      struct xfsj_iref *ip, char *what, size_t len)
 {
-	const struct xfsj_problem *p = &pr->p;
-	struct xfsj_dinode *di = &ip->di;
-	const char *code = p->def->code;
-	uint64_t *t, v;
+	bool walked = !strcmp(p->def->code, "fork.nextents");
+	bool attr = strcmp(p->def->code, "inode.nextents") && p->field &&
+		    strstr(p->field, "anextents");
+	uint64_t v = walked ? p->expected :
+			      count_too_big(rp, ip, attr, p->expected);
 
-	if (!strcmp(code, "inode.ino")) {
-		di->ino = ip->ino;
-		snprintf(what, len, "set di_ino of inode %llu to its number",
-			 (unsigned long long)ip->ino);
-	} else if (!strcmp(code, "inode.uuid")) {
-		memcpy(di->uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(di->uuid));
-		snprintf(what, len, "set the uuid of inode %llu to the "
-			 "filesystem's", (unsigned long long)ip->ino);
-	} else if (!strcmp(code, "inode.nextents") ||
-		   !strcmp(code, "inode.anextents") ||
-		   !strcmp(code, "fork.nextents")) {
-		bool attr = strcmp(code, "inode.nextents") &&
-			    p->field && strstr(p->field, "anextents");
+	set_count(&ip->di, attr, v);
+	snprintf(what, len, "set %s to %llu", attr ? "anextents" : "nextents",
+		 (unsigned long long)v);
+	return true;
+}
 
-		if (!strcmp(code, "fork.nextents"))
-			v = p->expected;
-		else
-			v = count_too_big(rp, ip, attr, p->expected);
-		set_count(di, attr, v);
-		snprintf(what, len, "set %s of inode %llu to %llu",
-			 attr ? "anextents" : "nextents",
-			 (unsigned long long)ip->ino, (unsigned long long)v);
-	} else if (!strcmp(code, "inode.big_nextents") &&
-		   xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_NREXT64)) {
+/* big_nextents without the large extent counters flag. */
+static bool fix_big(struct xrp *rp, const struct xfsj_problem *p,
+		    struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)p;
+	if (xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_NREXT64)) {
 		/* The counts are laid out large: the flag is what was lost. */
-		di->flags2 |= XFSJ_DIFLAG2_NREXT64;
-		snprintf(what, len, "set the large extent counters flag of "
-			 "inode %llu", (unsigned long long)ip->ino);
-	} else if (!strcmp(code, "inode.big_nextents")) {
-		di->big_nextents = 0;
-		snprintf(what, len, "cleared big_nextents of inode %llu",
-			 (unsigned long long)ip->ino);
-	} else if (!strcmp(code, "inode.nblocks") ||
-		   !strcmp(code, "fork.nblocks")) {
-		di->nblocks = p->expected;
-		snprintf(what, len, "set nblocks of inode %llu to %llu",
-			 (unsigned long long)ip->ino,
-			 (unsigned long long)p->expected);
-	} else if (!strcmp(code, "inode.flags")) {
-		di->flags = (uint16_t)p->expected;
-		snprintf(what, len, "set flags of inode %llu to %#llx",
-			 (unsigned long long)ip->ino,
-			 (unsigned long long)p->expected);
-	} else if (!strcmp(code, "inode.flags2")) {
-		di->flags2 = p->expected;
-		snprintf(what, len, "set flags2 of inode %llu to %#llx",
-			 (unsigned long long)ip->ino,
-			 (unsigned long long)p->expected);
-	} else if (!strcmp(code, "inode.size")) {
-		v = right_size(rp, ip, p);
-		if (!v && (di->mode & S_IFMT) != S_IFREG &&
-		    ((di->mode & S_IFMT) == S_IFDIR ||
-		     (di->mode & S_IFMT) == S_IFLNK))
-			return false;	/* not known: left */
-		di->size = v;
-		snprintf(what, len, "set the size of inode %llu to %llu",
-			 (unsigned long long)ip->ino, (unsigned long long)v);
-	} else if (!strcmp(code, "inode.extsize")) {
-		di->extsize = 0;
-		di->flags &= (uint16_t)~(DF_EXTSIZE | DF_EXTSZINHERIT);
-		snprintf(what, len, "cleared the extent size hint of inode "
-			 "%llu", (unsigned long long)ip->ino);
-	} else if (!strcmp(code, "inode.cowextsize")) {
-		di->cowextsize = 0;
-		di->flags2 &= ~XFSJ_DIFLAG2_COWEXTSIZE;
-		snprintf(what, len, "cleared the CoW extent size hint of "
-			 "inode %llu", (unsigned long long)ip->ino);
-	} else if (!strcmp(code, "inode.onlink")) {
-		di->onlink = 0;
-		snprintf(what, len, "cleared the old link count of inode %llu",
-			 (unsigned long long)ip->ino);
-	} else if (!strcmp(code, "inode.nsec") &&
-		   (t = time_field(di, p->field))) {
-		*t = (*t & ~NSEC_MASK) | (p->expected & NSEC_MASK);
-		snprintf(what, len, "set the %s nanoseconds of inode %llu to "
-			 "%llu", p->field, (unsigned long long)ip->ino,
-			 (unsigned long long)p->expected);
-	} else if (!strcmp(code, "inode.time") &&
-		   (t = time_field(di, p->field))) {
-		*t = 0;
-		snprintf(what, len, "cleared the %s of inode %llu", p->field,
-			 (unsigned long long)ip->ino);
-	} else if (!strcmp(code, "fork.reflink_flag")) {
-		di->flags2 |= XFSJ_DIFLAG2_REFLINK;
-		snprintf(what, len, "set the reflink flag of inode %llu",
-			 (unsigned long long)ip->ino);
+		ip->di.flags2 |= XFSJ_DIFLAG2_NREXT64;
+		snprintf(what, len, "set the large extent counters flag");
 	} else {
-		return false;
+		ip->di.big_nextents = 0;
+		snprintf(what, len, "cleared big_nextents");
 	}
 	return true;
 }
 
+static bool fix_nblocks(struct xrp *rp, const struct xfsj_problem *p,
+			struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)rp;
+	ip->di.nblocks = p->expected;
+	snprintf(what, len, "set nblocks to %llu",
+		 (unsigned long long)p->expected);
+	return true;
+}
+
+/* flags, flags2: the allowed bits the check kept. */
+static bool fix_flags(struct xrp *rp, const struct xfsj_problem *p,
+		      struct xfsj_iref *ip, char *what, size_t len)
+{
+	bool two = !strcmp(p->def->code, "inode.flags2");
+
+	(void)rp;
+	if (two)
+		ip->di.flags2 = p->expected;
+	else
+		ip->di.flags = (uint16_t)p->expected;
+	snprintf(what, len, "set %s to %#llx", two ? "flags2" : "flags",
+		 (unsigned long long)p->expected);
+	return true;
+}
+
+static bool fix_size(struct xrp *rp, const struct xfsj_problem *p,
+		     struct xfsj_iref *ip, char *what, size_t len)
+{
+	uint16_t type = ip->di.mode & S_IFMT;
+	uint64_t v = right_size(rp, ip, p);
+
+	if (!v && (type == S_IFDIR || type == S_IFLNK))
+		return false;
+	ip->di.size = v;
+	snprintf(what, len, "set the size to %llu", (unsigned long long)v);
+	return true;
+}
+
+/* A hint: 0, and its flag cleared. */
+static bool fix_hint(struct xrp *rp, const struct xfsj_problem *p,
+		     struct xfsj_iref *ip, char *what, size_t len)
+{
+	bool cow = !strcmp(p->def->code, "inode.cowextsize");
+
+	(void)rp;
+	if (cow) {
+		ip->di.cowextsize = 0;
+		ip->di.flags2 &= ~XFSJ_DIFLAG2_COWEXTSIZE;
+	} else {
+		ip->di.extsize = 0;
+		ip->di.flags &= (uint16_t)~(DF_EXTSIZE | DF_EXTSZINHERIT);
+	}
+	snprintf(what, len, "cleared the %sextent size hint",
+		 cow ? "CoW " : "");
+	return true;
+}
+
+static bool fix_onlink(struct xrp *rp, const struct xfsj_problem *p,
+		       struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)rp;
+	(void)p;
+	ip->di.onlink = 0;
+	snprintf(what, len, "cleared the old link count");
+	return true;
+}
+
+/* inode.nsec: clamped; inode.time: cleared. */
+static bool fix_time(struct xrp *rp, const struct xfsj_problem *p,
+		     struct xfsj_iref *ip, char *what, size_t len)
+{
+	uint64_t *t = time_field(&ip->di, p->field);
+
+	(void)rp;
+	if (!t)
+		return false;
+	if (!strcmp(p->def->code, "inode.nsec")) {
+		*t = (*t & ~NSEC_MASK) | (p->expected & NSEC_MASK);
+		snprintf(what, len, "set the %s nanoseconds to %llu",
+			 p->field, (unsigned long long)p->expected);
+	} else {
+		*t = 0;
+		snprintf(what, len, "cleared the %s", p->field);
+	}
+	return true;
+}
+
+static bool fix_reflink(struct xrp *rp, const struct xfsj_problem *p,
+			struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)rp;
+	(void)p;
+	ip->di.flags2 |= XFSJ_DIFLAG2_REFLINK;
+	snprintf(what, len, "set the reflink flag");
+	return true;
+}
+
+static const struct {
+	const char *code;
+	field_fix fix;
+} field_fixes[] = {
+	{ "inode.ino", fix_ino },
+	{ "inode.uuid", fix_uuid },
+	{ "inode.nextents", fix_count },
+	{ "inode.anextents", fix_count },
+	{ "fork.nextents", fix_count },
+	{ "inode.big_nextents", fix_big },
+	{ "inode.nblocks", fix_nblocks },
+	{ "fork.nblocks", fix_nblocks },
+	{ "inode.flags", fix_flags },
+	{ "inode.flags2", fix_flags },
+	{ "inode.size", fix_size },
+	{ "inode.extsize", fix_hint },
+	{ "inode.cowextsize", fix_hint },
+	{ "inode.onlink", fix_onlink },
+	{ "inode.nsec", fix_time },
+	{ "inode.time", fix_time },
+	{ "fork.reflink_flag", fix_reflink },
+};
+
 int xrp_field_inode(struct xrp *rp, struct xrp_prob *pr)
 {
 	struct xfsj_iref ip;
-	char what[128];
+	char what[112];
+	size_t i;
 	int err;
 
 	if (!(pr->p.has & XFSJ_PF_INO))
 		return 0;
+	for (i = 0; i < sizeof(field_fixes) / sizeof(field_fixes[0]); i++)
+		if (xrp_is(pr, field_fixes[i].code))
+			break;
+	if (i == sizeof(field_fixes) / sizeof(field_fixes[0]))
+		return 0;
 	err = xrp_iget(rp, pr->p.ino, &ip);
 	if (err)
 		return err < 0 ? err : 0;
-	if (!set_field(rp, pr, &ip, what, sizeof(what)))
+	if (!field_fixes[i].fix(rp, &pr->p, &ip, what, sizeof(what)))
 		return 0;
 	xfsj_iput(rp->fs, &ip, false);
-	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino, "%s", what);
+	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino, "inode %llu: %s",
+		       (unsigned long long)pr->p.ino, what);
 	return 0;
 }
 
