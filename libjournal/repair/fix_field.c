@@ -52,6 +52,8 @@ int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr)
 }
 
 static const struct xrp_field_ops structures[] = {
+	{ "inode", xrp_field_inode },
+	{ "inode fork", xrp_field_inode },
 	{ "superblock", xrp_field_sb },
 	{ "AGF", xrp_field_ag },
 	{ "AGI", xrp_field_ag },

@@ -81,6 +81,31 @@ bool xrp_is(const struct xrp_prob *pr, const char *code);
 int xrp_ag_header_buf(struct xrp *rp, uint32_t agno, unsigned int sect,
 		      struct xfsj_buf **bp);
 
+/* "inode", "inode fork": fix_inode.c */
+int xrp_field_inode(struct xrp *rp, struct xrp_prob *pr);
+
+/* ---- the inode stage (fix_inode.c, fix_unlinked.c, fix_dir.c) ---- */
+struct xfsj_iref;
+/*
+ * Inode @ino as it is, whether its verifier passes or not (decoded into
+ * @ip; xfsj_iput writes it back with a fresh CRC).  Returns 0, 1 when
+ * there is no such inode to read (a number outside the AGs), or a
+ * negative XFSJ_E_* (I/O, memory).
+ */
+int xrp_iget(struct xrp *rp, uint64_t ino, struct xfsj_iref *ip);
+/* Report a fix of inode @ino (@pr answered, when not NULL). */
+void xrp_ino_action(struct xrp *rp, struct xrp_prob *pr, enum xfsj_fix fix,
+		    uint64_t ino, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+int xrp_fix_nlink(struct xrp *rp);		/* fix_inode.c */
+int xrp_fix_clear_inode(struct xrp *rp);	/* fix_inode.c */
+int xrp_fix_unlinked(struct xrp *rp);		/* fix_unlinked.c */
+int xrp_fix_clear_entry(struct xrp *rp);	/* fix_dir.c */
+/* fix_dir_block.c: the entry @pr names removed from a block or leaf
+ * directory (@ip). */
+int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
+			  struct xfsj_iref *ip);
+
 /* ---- the fixes (one file each) ---- */
 int xrp_fix_counters(struct xrp *rp);		/* fix_counters.c */
 int xrp_fix_sb_secondary(struct xrp *rp);	/* fix_sb.c */

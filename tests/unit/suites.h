@@ -54,6 +54,7 @@
 	X(check_space_suite)	\
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\
+	X(repair_inode_suite)	\
 	X(check_headers_suite)	\
 	X(replay_suite)
 

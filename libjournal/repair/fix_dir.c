@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_CLEAR_ENTRY: one directory entry removed (an entry naming an
+ * invalid or free inode, a name that is not allowed, a name there twice).
+ *
+ * A short-form directory loses the entry from the inode's literal area:
+ * the entries after it move up, the count and the size shrink.  The entry
+ * is found by its place (the check's directory offset of a short-form
+ * entry is its index, "." and ".." first) and name, or, for an entry
+ * naming a free inode, by the inode it names and its name's hash.
+ * Entries of block and leaf directories: fix_dir_block.c.
+ *
+ * The link counts and parent pointers the removal changes are the next
+ * round's to fix.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/layout.h"
+#include "fs/attr.h"
+#include "fs/iget.h"
+#include "repair/repair_priv.h"
+
+/* The check numbers a short-form entry by its index after "." and "..". */
+#define SF_ADDR_FIRST	3
+
+/* One short-form entry as found in the literal area. */
+struct sf_ent {
+	uint32_t pos, len;	/* its bytes in the fork */
+	const uint8_t *name;
+	uint8_t namelen;
+	uint64_t ino;
+};
+
+/* How a problem names the entry to remove. */
+struct sf_target {
+	long idx;		/* its index, or -1 */
+	const char *name;	/* its name, or NULL */
+	size_t namelen;
+	bool by_child;		/* ... or the inode it names and a hash */
+	uint64_t child;
+	uint32_t hash;
+};
+
+static bool sf_matches(const struct sf_ent *e, long idx,
+		       const struct sf_target *t)
+{
+	if (t->by_child)
+		return e->ino == t->child &&
+		       xfsj_da_hashname(e->name, e->namelen) == t->hash;
+	if (t->idx >= 0 && t->idx != idx)
+		return false;
+	return !t->name || (t->namelen == e->namelen &&
+			    !memcmp(t->name, e->name, e->namelen));
+}
+
+/*
+ * Find the entry @t names in the short-form fork @f of @size bytes (the
+ * directory's size); 0 and *@out filled, or 1 when it is not there or the
+ * fork cannot be walked.
+ */
+static int sf_find(const uint8_t *f, uint64_t size, bool ftype,
+		   const struct sf_target *t, struct sf_ent *out)
+{
+	unsigned int count, inosz, i;
+	uint64_t pos;
+
+	if (size < 6)
+		return 1;
+	count = f[0];
+	inosz = f[1] ? 8 : 4;
+	pos = 2 + inosz;
+	for (i = 0; i < count; i++) {
+		struct sf_ent e;
+		uint64_t end;
+
+		if (pos + 3 > size)
+			return 1;
+		e.namelen = f[pos];
+		end = pos + 3 + e.namelen + (ftype ? 1 : 0) + inosz;
+		if (end > size)
+			return 1;
+		e.pos = (uint32_t)pos;
+		e.len = (uint32_t)(end - pos);
+		e.name = f + pos + 3;
+		e.ino = inosz == 8 ? xfsj_get_be64(f + end - 8) :
+				     xfsj_get_be32(f + end - 4);
+		if (sf_matches(&e, i, t)) {
+			*out = e;
+			return 0;
+		}
+		pos = end;
+	}
+	return 1;
+}
+
+/* What the problem says of the entry. */
+static bool sf_target_of(const struct xrp_prob *pr, struct sf_target *t)
+{
+	const struct xfsj_problem *p = &pr->p;
+
+	memset(t, 0, sizeof(*t));
+	t->idx = -1;
+	if (xrp_is(pr, "dirent.target")) {
+		if (!(p->has & XFSJ_PF_EXPECTED) || !(p->has & XFSJ_PF_FOUND))
+			return false;
+		t->by_child = true;
+		t->child = p->expected;
+		t->hash = (uint32_t)p->found;
+		return true;
+	}
+	if (!(p->has & XFSJ_PF_OFF) || !p->name)
+		return false;
+	if ((p->off >> 3) >= SF_ADDR_FIRST)
+		t->idx = (long)((p->off >> 3) - SF_ADDR_FIRST);
+	t->name = p->name;
+	t->namelen = p->namelen;
+	return true;
+}
+
+static int clear_sf_entry(struct xrp *rp, struct xrp_prob *pr,
+			  struct xfsj_iref *ip)
+{
+	bool ftype = xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_FTYPE);
+	struct sf_target t;
+	struct sf_ent e;
+	uint32_t fsize;
+	uint8_t *f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &fsize);
+	uint64_t size = ip->di.size;
+	char name[64];
+
+	if (size > fsize || !sf_target_of(pr, &t) ||
+	    sf_find(f, size, ftype, &t, &e))
+		return 0;
+	/* The last wide number gone would change every number's width. */
+	if (f[1] == 1 && e.ino > UINT32_MAX)
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", e.namelen, (const char *)e.name);
+	memmove(f + e.pos, f + e.pos + e.len, size - e.pos - e.len);
+	memset(f + size - e.len, 0, e.len);
+	f[0]--;
+	if (e.ino > UINT32_MAX)
+		f[1]--;
+	ip->di.size = size - e.len;
+	xfsj_iput(rp->fs, ip, false);
+	xrp_ino_action(rp, pr, XFSJ_FIX_CLEAR_ENTRY, ip->ino,
+		       "removed entry '%s' (inode %llu) from directory %llu",
+		       name, (unsigned long long)e.ino,
+		       (unsigned long long)ip->ino);
+	return 0;
+}
+
+int xrp_fix_clear_entry(struct xrp *rp)
+{
+	struct xrp_prob *pr;
+	struct xfsj_iref ip;
+	int err;
+
+	xrp_for_each(rp, pr, XFSJ_FIX_CLEAR_ENTRY) {
+		if (pr->done || !(pr->p.has & XFSJ_PF_INO))
+			continue;
+		err = xrp_iget(rp, pr->p.ino, &ip);
+		if (err < 0)
+			return err;
+		if (err || (ip.di.mode & S_IFMT) != S_IFDIR)
+			continue;
+		if (ip.di.format == XFSJ_DINODE_FMT_LOCAL)
+			err = clear_sf_entry(rp, pr, &ip);
+		else
+			err = xrp_clear_block_entry(rp, pr, &ip);
+		if (err)
+			return err;
+	}
+	return 0;
+}

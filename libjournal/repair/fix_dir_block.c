@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_CLEAR_ENTRY in the directory blocks outside the inode, for
+ * single-block directories and leaf directories (one leaf block with its
+ * bests); node directories are left (their free index blocks and leaves
+ * are the directory salvage's).
+ *
+ * The entry becomes an unused region, merged with the unused regions
+ * beside it (no two may touch), the block's bestfree table is recomputed
+ * from its regions, and the leaf entry pointing at it goes stale (the
+ * stale count grows); a leaf directory's bests entry for the block
+ * follows its new largest region.  Only directory blocks of one
+ * filesystem block for now (see xrp_clear_block_entry).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/crc32c.h"
+#include "core/layout.h"
+#include "fs/attr.h"
+#include "fs/bmap.h"
+#include "fs/bmbt.h"
+#include "fs/iget.h"
+#include "ondisk/dir_block.h"
+#include "repair/repair_priv.h"
+
+#define DATA_CRC_OFF	4	/* data and block headers */
+#define DA_CRC_OFF	12	/* leaf and node block info */
+#define BESTFREE_OFF	48
+#define LEAF_HDR_COUNT	56
+#define LEAF_HDR_STALE	58
+
+struct dirw {
+	struct xrp *rp;
+	struct xfsj_iref *ip;
+	struct xfsj_bmbt_irec *map;
+	size_t nmap;
+	uint32_t bsize;		/* directory block bytes */
+	unsigned int bytelog;	/* log2 of it */
+	uint32_t fsbs;		/* filesystem blocks in one */
+	bool ftype;
+};
+
+/* The filesystem block at file offset @off of the data fork, or -1. */
+static uint64_t map_fsb(const struct dirw *w, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < w->nmap; i++) {
+		const struct xfsj_bmbt_irec *m = &w->map[i];
+
+		if (m->startoff <= off && off < m->startoff + m->blockcount)
+			return m->startblock + (off - m->startoff);
+	}
+	return UINT64_MAX;
+}
+
+/*
+ * A directory block, read one filesystem block at a time (the cache keys
+ * a buffer by its address and length, and the check read them so) and
+ * edited in a copy of the whole.
+ */
+struct dblock {
+	struct xfsj_buf **bp;
+	uint8_t *b;
+};
+
+static void dblock_free(struct dblock *d)
+{
+	free(d->bp);
+	free(d->b);
+	d->bp = NULL;
+	d->b = NULL;
+}
+
+/* Directory block @db (its file offset in directory blocks): 0, 1 when
+ * part of it is not mapped, or a negative XFSJ_E_*. */
+static int dblock_read(struct dirw *w, uint64_t db, struct dblock *d)
+{
+	const struct xfsj_sb *sb = w->rp->sb;
+	uint32_t i;
+	int err;
+
+	d->bp = calloc(w->fsbs, sizeof(*d->bp));
+	d->b = malloc(w->bsize);
+	if (!d->bp || !d->b)
+		return -XFSJ_E_NOMEM;
+	for (i = 0; i < w->fsbs; i++) {
+		uint64_t fsb = map_fsb(w, db * w->fsbs + i);
+
+		if (fsb == UINT64_MAX)
+			return 1;
+		err = xfsj_buf_read(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
+				    sb->blocksize, &d->bp[i]);
+		if (err)
+			return err;
+		memcpy(d->b + (size_t)i * sb->blocksize, d->bp[i]->data,
+		       sb->blocksize);
+	}
+	return 0;
+}
+
+/* The edited copy back into its buffers, with a fresh CRC. */
+static void dblock_write(struct dirw *w, struct dblock *d, size_t crc_off)
+{
+	uint32_t bs = w->rp->sb->blocksize, i;
+
+	xfsj_cksum_update(d->b, w->bsize, crc_off);
+	for (i = 0; i < w->fsbs; i++) {
+		memcpy(d->bp[i]->data, d->b + (size_t)i * bs, bs);
+		xfsj_buf_dirty(d->bp[i]);
+	}
+}
+
+/* The end of block @b's data area (0: not a data or block block). */
+static uint32_t data_end(const struct dirw *w, const uint8_t *b)
+{
+	uint32_t magic = xfsj_get_be32(b), count;
+
+	if (magic == XFSJ_DIR3_DATA_MAGIC)
+		return w->bsize;
+	if (magic != XFSJ_DIR3_BLOCK_MAGIC)
+		return 0;
+	count = xfsj_get_be32(b + w->bsize - 8);
+	if (count > (w->bsize - XFSJ_DIR3_HDR_SIZE - XFSJ_DIR2_BLOCK_TAIL) /
+		    XFSJ_DIR2_LEAF_ENT_SIZE)
+		return 0;
+	return w->bsize - XFSJ_DIR2_BLOCK_TAIL - count * XFSJ_DIR2_LEAF_ENT_SIZE;
+}
+
+/* Does item @it match what problem @pr names (at in-block @off)? */
+static bool names_it(const struct xrp_prob *pr, const struct xfsj_dir2_item *it,
+		     uint64_t doff)
+{
+	const struct xfsj_problem *p = &pr->p;
+
+	if (it->unused)
+		return false;
+	if (xrp_is(pr, "dirent.target"))
+		return it->ino == p->expected &&
+		       xfsj_da_hashname(it->name, it->namelen) ==
+		       (uint32_t)p->found;
+	return doff == p->off && p->name && p->namelen == it->namelen &&
+	       !memcmp(p->name, it->name, it->namelen);
+}
+
+/*
+ * Find the entry in the data area of @b ([64, @end)); returns its offset
+ * or 0.  The walk stops at an item that does not fit.
+ */
+static uint32_t find_entry(const struct dirw *w, const uint8_t *b,
+			   uint32_t end, uint64_t db, const struct xrp_prob *pr,
+			   struct xfsj_dir2_item *found)
+{
+	uint32_t off = XFSJ_DIR3_HDR_SIZE;
+	struct xfsj_dir2_item it;
+	const char *field;
+
+	while (off < end) {
+		if (xfsj_dir2_data_item(b, off, end, w->ftype, &it, &field) ||
+		    !it.len)
+			return 0;
+		if (names_it(pr, &it, (db << w->bytelog) + off)) {
+			*found = it;
+			return off;
+		}
+		off += it.len;
+	}
+	return 0;
+}
+
+/*
+ * Make [@off, @off + @len) of the data area unused, merged with its
+ * unused neighbours, and recompute the bestfree table.  Returns the
+ * largest unused region's length.
+ */
+static uint16_t make_unused(const struct dirw *w, uint8_t *b, uint32_t end,
+			    uint32_t off, uint32_t len)
+{
+	struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE] = { { 0, 0 } };
+	uint32_t pos = XFSJ_DIR3_HDR_SIZE, start = off, stop = off + len;
+	struct xfsj_dir2_item it;
+	const char *field;
+	unsigned int i;
+
+	/* The neighbours: one ending at @off, one starting at its end. */
+	while (pos < end && !xfsj_dir2_data_item(b, pos, end, w->ftype, &it,
+						 &field) && it.len) {
+		if (it.unused && pos + it.len == off)
+			start = pos;
+		if (it.unused && pos == stop)
+			stop = pos + it.len;
+		pos += it.len;
+	}
+	memset(b + start, 0, stop - start);
+	xfsj_put_be16(b + start, XFSJ_DIR2_FREE_TAG);
+	xfsj_put_be16(b + start + 2, (uint16_t)(stop - start));
+	xfsj_put_be16(b + stop - 2, (uint16_t)start);
+
+	/* The three largest regions, largest first. */
+	for (pos = XFSJ_DIR3_HDR_SIZE; pos < end; pos += it.len) {
+		if (xfsj_dir2_data_item(b, pos, end, w->ftype, &it, &field) ||
+		    !it.len)
+			break;
+		if (!it.unused)
+			continue;
+		for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++)
+			if (it.len > bf[i].length) {
+				memmove(&bf[i + 1], &bf[i],
+					(XFSJ_DIR2_BEST_FREE - 1 - i) *
+					sizeof(bf[0]));
+				bf[i].offset = (uint16_t)pos;
+				bf[i].length = (uint16_t)it.len;
+				break;
+			}
+	}
+	for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++) {
+		xfsj_put_be16(b + BESTFREE_OFF + 4 * i, bf[i].offset);
+		xfsj_put_be16(b + BESTFREE_OFF + 4 * i + 2, bf[i].length);
+	}
+	return bf[0].length;
+}
+
+/* Stale the leaf entry of @dataptr among @n entries at @ents. */
+static bool stale_leaf(uint8_t *ents, uint32_t n, uint32_t dataptr)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (xfsj_get_be32(ents + i * XFSJ_DIR2_LEAF_ENT_SIZE + 4) ==
+		    dataptr) {
+			xfsj_put_be32(ents + i * XFSJ_DIR2_LEAF_ENT_SIZE + 4, 0);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The leaf block of a leaf directory (LEAF1), checked for what the
+ * removal touches: its entries and bests inside the block.
+ */
+static int leaf1(struct dirw *w, struct dblock *l, uint32_t *nents,
+		 uint32_t *nbests)
+{
+	int err = dblock_read(w, XFSJ_DIR2_LEAF_OFFSET >> w->bytelog, l);
+
+	if (err)
+		return err;
+	if (xfsj_get_be16(l->b + 8) != XFSJ_DIR3_LEAF1_MAGIC)
+		return 1;
+	*nents = xfsj_get_be16(l->b + LEAF_HDR_COUNT);
+	*nbests = xfsj_get_be32(l->b + w->bsize - XFSJ_DIR2_LEAF_TAIL);
+	if ((uint64_t)*nents * XFSJ_DIR2_LEAF_ENT_SIZE + 2ULL * *nbests +
+	    XFSJ_DIR3_HDR_SIZE + XFSJ_DIR2_LEAF_TAIL > w->bsize)
+		return 1;
+	return 0;
+}
+
+/* Remove the entry from data block @db (read into @d), if it is there;
+ * 1: not there. */
+static int remove_from(struct dirw *w, struct xrp_prob *pr, uint64_t db,
+		       struct dblock *d, struct dblock *l)
+{
+	struct xfsj_dir2_item it;
+	uint32_t end, off, dataptr, nents = 0, nbests = 0;
+	uint8_t *b = d->b;
+	uint16_t best;
+	char name[256];
+	bool block;
+	int err;
+
+	end = data_end(w, b);
+	if (!end || !(off = find_entry(w, b, end, db, pr, &it)))
+		return 1;
+	block = xfsj_get_be32(b) == XFSJ_DIR3_BLOCK_MAGIC;
+	if (!block) {
+		err = leaf1(w, l, &nents, &nbests);
+		if (err || db >= nbests)
+			return err < 0 ? err : 1;	/* node form: left */
+	}
+	dataptr = xfsj_dir2_dataptr(w->bytelog, db, off);
+	if (block && !stale_leaf(b + end, (w->bsize - XFSJ_DIR2_BLOCK_TAIL -
+					     end) / XFSJ_DIR2_LEAF_ENT_SIZE,
+				 dataptr))
+		return 1;
+	if (!block && !stale_leaf(l->b + XFSJ_DIR3_HDR_SIZE, nents, dataptr))
+		return 1;
+	memcpy(name, it.name, it.namelen);
+	name[it.namelen] = '\0';
+	best = make_unused(w, b, end, off, it.len);
+	if (block) {
+		xfsj_put_be32(b + w->bsize - 4,
+			      xfsj_get_be32(b + w->bsize - 4) + 1);
+	} else {
+		xfsj_put_be16(l->b + LEAF_HDR_STALE,
+			      xfsj_get_be16(l->b + LEAF_HDR_STALE) + 1);
+		xfsj_put_be16(l->b + w->bsize - XFSJ_DIR2_LEAF_TAIL -
+			      2 * (nbests - db), best);
+		dblock_write(w, l, DA_CRC_OFF);
+	}
+	dblock_write(w, d, DATA_CRC_OFF);
+	xrp_ino_action(w->rp, pr, XFSJ_FIX_CLEAR_ENTRY, w->ip->ino,
+		       "removed entry '%s' (inode %llu) from directory %llu",
+		       name, (unsigned long long)it.ino,
+		       (unsigned long long)w->ip->ino);
+	return 0;
+}
+
+/* Remove the entry from data block @db, if it is there; 1: not there. */
+static int remove_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
+{
+	struct dblock d = { 0 }, l = { 0 };
+	int err = dblock_read(w, db, &d);
+
+	if (!err)
+		err = remove_from(w, pr, db, &d, &l);
+	dblock_free(&d);
+	dblock_free(&l);
+	return err;
+}
+
+int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
+			  struct xfsj_iref *ip)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_fault f = { 0 };
+	struct dirw w = {
+		.rp = rp, .ip = ip,
+		.bsize = sb->blocksize << sb->dirblklog,
+		.bytelog = sb->blocklog + sb->dirblklog,
+		.fsbs = 1U << sb->dirblklog,
+		.ftype = xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_FTYPE),
+	};
+	uint64_t db, last;
+	size_t i;
+	int err;
+
+	/*
+	 * A directory block of several filesystem blocks is cached a block
+	 * at a time, and the flush stamps the CRC of the first piece over
+	 * that piece alone: such directories are left.
+	 */
+	if (sb->dirblklog)
+		return 0;
+	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &w.map, &w.nmap, &f);
+	if (err)
+		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 0;
+	if (!xrp_is(pr, "dirent.target")) {
+		if (pr->p.has & XFSJ_PF_OFF)
+			err = remove_in(&w, pr, pr->p.off >> w.bytelog);
+		goto out;
+	}
+	/* By the inode it names: every data block in turn. */
+	for (i = 0, err = 1; i < w.nmap && err == 1; i++) {
+		const struct xfsj_bmbt_irec *m = &w.map[i];
+
+		last = (m->startoff + m->blockcount) / w.fsbs;
+		for (db = (m->startoff + w.fsbs - 1) / w.fsbs;
+		     db < last && err == 1 &&
+		     (db << w.bytelog) < XFSJ_DIR2_LEAF_OFFSET; db++)
+			err = remove_in(&w, pr, db);
+	}
+out:
+	free(w.map);
+	return err < 0 ? err : 0;
+}

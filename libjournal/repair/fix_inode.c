@@ -1,0 +1,620 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The inode stage's fixes of an inode core:
+ *
+ * - FIX_FIELD of the structures "inode" and "inode fork": the field set
+ *   to the value the check expected where that value is the right one
+ *   (a count the fork walk made, the allowed flags); otherwise to the
+ *   safe value (the inode's own number, the filesystem's uuid, a hint 0
+ *   with its flag cleared, nanoseconds clamped, the reflink flag set).
+ *   An extent count past what the fork can hold is recounted from the
+ *   records (extents format) or zeroed so that the next round's bmbt walk
+ *   counts it (btree format).
+ * - FIX_NLINK: the link count set to the entries that name the inode; an
+ *   inode in use that nothing names is left for lost+found.
+ * - FIX_CLEAR_INODE: the core freed as the kernel's ifree leaves it (mode
+ *   0, forks empty, a valid header); its blocks are left leaked and its
+ *   inobt bit in use, for the AG stage's rebuilds to give back.  A
+ *   directory or symlink whose format disagrees with its size keeps its
+ *   format when the size its content says agrees (xfs_repair mends the
+ *   size too).
+ *
+ * Inodes are read whether their verifier passes or not (xrp_iget): a core
+ * with a bad uuid or number is what some of these fixes are for.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fs/bmap.h"
+#include "fs/bmbt.h"
+#include "fs/iget.h"
+#include "ondisk/meta.h"
+#include "repair/repair_priv.h"
+
+#define NSEC_MASK	0xffffffffULL
+#define DF_EXTSIZE	0x0800	/* XFS_DIFLAG_EXTSIZE */
+#define DF_EXTSZINHERIT	0x1000	/* XFS_DIFLAG_EXTSZINHERIT */
+#define BMBT_LEN_MASK	((1ULL << 21) - 1)
+
+int xrp_iget(struct xrp *rp, uint64_t ino, struct xfsj_iref *ip)
+{
+	struct xfsj_fault f = { 0 };
+	int err = xfsj_iget(rp->fs, ino, true, ip, &f);
+
+	if (!err)
+		return 0;
+	/* A verifier's refusal still leaves the inode's bytes at hand. */
+	if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
+		return err;
+	if (!ip->bp || !ip->dip)
+		return 1;
+	xfsj_dinode_decode(ip->dip, &ip->di);
+	return 0;
+}
+
+void xrp_ino_action(struct xrp *rp, struct xrp_prob *pr, enum xfsj_fix fix,
+		    uint64_t ino, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (pr)
+		pr->done = true;
+	xrp_action(rp, &(struct xfsj_repair_action){
+		.fix = fix, .problem = pr ? &pr->p : NULL,
+		.has = XFSJ_PF_INO, .ino = ino, .what = what });
+}
+
+/* ---- extent counts ---- */
+
+static void set_count(struct xfsj_dinode *di, bool attr, uint64_t v)
+{
+	if (di->flags2 & XFSJ_DIFLAG2_NREXT64) {
+		if (attr)
+			di->nextents = (uint32_t)v;
+		else
+			di->big_nextents = v;
+	} else if (attr) {
+		di->anextents = (uint16_t)v;
+	} else {
+		di->nextents = (uint32_t)v;
+	}
+}
+
+/*
+ * The records an extents fork really holds: those before the first one of
+ * length 0 (no mapping has that length), at most @max.
+ */
+static uint64_t count_records(struct xrp *rp, struct xfsj_iref *ip,
+			      bool attr, uint64_t max)
+{
+	uint32_t size;
+	const uint8_t *fork = xfsj_ifork(rp->fs, ip, attr, &size);
+	uint64_t n;
+
+	if (max > size / XFSJ_BMBT_REC_SIZE)
+		max = size / XFSJ_BMBT_REC_SIZE;
+	for (n = 0; n < max; n++)
+		if (!(xfsj_get_be64(fork + n * XFSJ_BMBT_REC_SIZE + 8) &
+		      BMBT_LEN_MASK))
+			break;
+	return n;
+}
+
+/*
+ * inode.nextents, inode.anextents: over what the fork can hold.  An
+ * extents fork is recounted; a btree fork's count becomes 0, which the
+ * next round's walk of the bmbt corrects (fork.nextents); a fork of
+ * another format holds no extents.
+ */
+static uint64_t count_too_big(struct xrp *rp, struct xfsj_iref *ip,
+			      bool attr, uint64_t expected)
+{
+	uint8_t fmt = attr ? ip->di.aformat : ip->di.format;
+
+	if ((attr && !ip->di.forkoff) || fmt != XFSJ_DINODE_FMT_EXTENTS)
+		return 0;
+	return count_records(rp, ip, attr, expected);
+}
+
+/* ---- sizes ---- */
+
+/* The bytes of a short-form directory, from its header (0: unknown). */
+static uint64_t sf_dir_size(struct xrp *rp, struct xfsj_iref *ip)
+{
+	bool ftype = xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_FTYPE);
+	uint32_t size, pos, i;
+	const uint8_t *f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &size);
+	unsigned int count, i8, inosz;
+
+	if (size < 6)
+		return 0;
+	count = f[0];
+	i8 = f[1];
+	inosz = i8 ? 8 : 4;
+	pos = 2 + inosz;
+	for (i = 0; i < count && pos < size; i++)
+		pos += 3 + f[pos] + (ftype ? 1 : 0) + inosz;
+	return i == count && pos <= size ? pos : 0;
+}
+
+/* The end of the last mapping of an extents data fork below @limit. */
+static uint64_t mapped_end(struct xrp *rp, struct xfsj_iref *ip,
+			   uint64_t limit)
+{
+	uint64_t n = xfsj_dinode_nextents(&ip->di), i, end = 0;
+	uint32_t size;
+	const uint8_t *f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &size);
+
+	if (ip->di.format != XFSJ_DINODE_FMT_EXTENTS)
+		return 0;
+	for (i = 0; i < n && (i + 1) * XFSJ_BMBT_REC_SIZE <= size; i++) {
+		struct xfsj_bmbt_irec m;
+
+		xfsj_bmbt_rec_decode(f + i * XFSJ_BMBT_REC_SIZE, &m);
+		if (m.startoff + m.blockcount <= limit &&
+		    m.startoff + m.blockcount > end)
+			end = m.startoff + m.blockcount;
+	}
+	return end;
+}
+
+/*
+ * A remote symlink's target length: the bytes its blocks' headers hold,
+ * each block verified and owned by the inode (0: unknown).
+ */
+static uint64_t remote_link_size(struct xrp *rp, struct xfsj_iref *ip)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_bmbt_irec *map;
+	uint64_t total = 0, b;
+	size_t n, i;
+
+	if (xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &map, &n, &f))
+		return 0;
+	for (i = 0; i < n && total <= XFSJ_SYMLINK_MAXLEN; i++)
+		for (b = 0; b < map[i].blockcount &&
+		     total <= XFSJ_SYMLINK_MAXLEN; b++) {
+			uint64_t daddr = xfsj_fsb_daddr(sb,
+						map[i].startblock + b);
+			struct xfsj_rmt_hdr h;
+			struct xfsj_buf *bp;
+
+			if (xfsj_buf_read(rp->fs, daddr, sb->blocksize, &bp) ||
+			    xfsj_rmt_hdr_verify(bp->data, sb->blocksize,
+				XFSJ_SYMLINK_MAGIC, xfsj_meta_fs_uuid(sb),
+				daddr, XFSJ_SYMLINK_MAXLEN + 1, "symlink",
+				&f)) {
+				total = 0;
+				goto out;
+			}
+			xfsj_rmt_hdr_decode(bp->data, &h);
+			if (h.owner != ip->ino || h.offset != total) {
+				total = 0;
+				goto out;
+			}
+			total += h.bytes;
+		}
+out:
+	free(map);
+	return total <= XFSJ_SYMLINK_MAXLEN ? total : 0;
+}
+
+/* inode.size: the size the inode's content says, or 0 when unknown. */
+static uint64_t right_size(struct xrp *rp, struct xfsj_iref *ip,
+			   const struct xfsj_problem *p)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	uint32_t size;
+	const uint8_t *f;
+
+	switch (ip->di.mode & S_IFMT) {
+	case S_IFDIR:
+		if (ip->di.format == XFSJ_DINODE_FMT_LOCAL)
+			return sf_dir_size(rp, ip);
+		/* The data blocks sit below the leaf space (32 GiB). */
+		return mapped_end(rp, ip, (32ULL << 30) >> sb->blocklog) <<
+		       sb->blocklog;
+	case S_IFLNK:
+		if (ip->di.format != XFSJ_DINODE_FMT_LOCAL)
+			return remote_link_size(rp, ip);
+		f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &size);
+		return strnlen((const char *)f, size);
+	case S_IFREG:
+		return mapped_end(rp, ip, UINT64_MAX) << sb->blocklog;
+	default:
+		return p->expected;	/* devices, fifos, sockets: 0 */
+	}
+}
+
+/* ---- one field ---- */
+
+/* The timestamp the check's field names. */
+static uint64_t *time_field(struct xfsj_dinode *di, const char *name)
+{
+	static const char *const names[] = { "atime", "mtime", "ctime",
+					     "crtime" };
+	uint64_t *t[] = { &di->atime, &di->mtime, &di->ctime, &di->crtime };
+	size_t i;
+
+	for (i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i], name))
+			return t[i];
+	return NULL;
+}
+
+/*
+ * One field's fix: change @ip->di for problem @p and say what in @what
+ * (the caller names the inode).  Returns false when the right value is
+ * not known (the problem is left).
+ */
+typedef bool (*field_fix)(struct xrp *rp, const struct xfsj_problem *p,
+			  struct xfsj_iref *ip, char *what, size_t len);
+
+static bool fix_ino(struct xrp *rp, const struct xfsj_problem *p,
+		    struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)rp;
+	(void)p;
+	ip->di.ino = ip->ino;
+	snprintf(what, len, "set di_ino to the inode's number");
+	return true;
+}
+
+static bool fix_uuid(struct xrp *rp, const struct xfsj_problem *p,
+		     struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)p;
+	memcpy(ip->di.uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(ip->di.uuid));
+	snprintf(what, len, "set the uuid to the filesystem's");
+	return true;
+}
+
+/* inode.nextents, inode.anextents (over what the fork holds), and
+ * fork.nextents (the walk's count). */
+static bool fix_count(struct xrp *rp, const struct xfsj_problem *p,
+		      struct xfsj_iref *ip, char *what, size_t len)
+{
+	bool walked = !strcmp(p->def->code, "fork.nextents");
+	bool attr = strcmp(p->def->code, "inode.nextents") && p->field &&
+		    strstr(p->field, "anextents");
+	uint64_t v = walked ? p->expected :
+			      count_too_big(rp, ip, attr, p->expected);
+
+	set_count(&ip->di, attr, v);
+	snprintf(what, len, "set %s to %llu", attr ? "anextents" : "nextents",
+		 (unsigned long long)v);
+	return true;
+}
+
+/* big_nextents without the large extent counters flag. */
+static bool fix_big(struct xrp *rp, const struct xfsj_problem *p,
+		    struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)p;
+	if (xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_NREXT64)) {
+		/* The counts are laid out large: the flag is what was lost. */
+		ip->di.flags2 |= XFSJ_DIFLAG2_NREXT64;
+		snprintf(what, len, "set the large extent counters flag");
+	} else {
+		ip->di.big_nextents = 0;
+		snprintf(what, len, "cleared big_nextents");
+	}
+	return true;
+}
+
+static bool fix_nblocks(struct xrp *rp, const struct xfsj_problem *p,
+			struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)rp;
+	ip->di.nblocks = p->expected;
+	snprintf(what, len, "set nblocks to %llu",
+		 (unsigned long long)p->expected);
+	return true;
+}
+
+/* flags, flags2: the allowed bits the check kept. */
+static bool fix_flags(struct xrp *rp, const struct xfsj_problem *p,
+		      struct xfsj_iref *ip, char *what, size_t len)
+{
+	bool two = !strcmp(p->def->code, "inode.flags2");
+
+	(void)rp;
+	if (two)
+		ip->di.flags2 = p->expected;
+	else
+		ip->di.flags = (uint16_t)p->expected;
+	snprintf(what, len, "set %s to %#llx", two ? "flags2" : "flags",
+		 (unsigned long long)p->expected);
+	return true;
+}
+
+static bool fix_size(struct xrp *rp, const struct xfsj_problem *p,
+		     struct xfsj_iref *ip, char *what, size_t len)
+{
+	uint16_t type = ip->di.mode & S_IFMT;
+	uint64_t v = right_size(rp, ip, p);
+
+	if (!v && (type == S_IFDIR || type == S_IFLNK))
+		return false;
+	ip->di.size = v;
+	snprintf(what, len, "set the size to %llu", (unsigned long long)v);
+	return true;
+}
+
+/* A hint: 0, and its flag cleared. */
+static bool fix_hint(struct xrp *rp, const struct xfsj_problem *p,
+		     struct xfsj_iref *ip, char *what, size_t len)
+{
+	bool cow = !strcmp(p->def->code, "inode.cowextsize");
+
+	(void)rp;
+	if (cow) {
+		ip->di.cowextsize = 0;
+		ip->di.flags2 &= ~XFSJ_DIFLAG2_COWEXTSIZE;
+	} else {
+		ip->di.extsize = 0;
+		ip->di.flags &= (uint16_t)~(DF_EXTSIZE | DF_EXTSZINHERIT);
+	}
+	snprintf(what, len, "cleared the %sextent size hint",
+		 cow ? "CoW " : "");
+	return true;
+}
+
+static bool fix_onlink(struct xrp *rp, const struct xfsj_problem *p,
+		       struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)rp;
+	(void)p;
+	ip->di.onlink = 0;
+	snprintf(what, len, "cleared the old link count");
+	return true;
+}
+
+/* inode.nsec: clamped; inode.time: cleared. */
+static bool fix_time(struct xrp *rp, const struct xfsj_problem *p,
+		     struct xfsj_iref *ip, char *what, size_t len)
+{
+	uint64_t *t = time_field(&ip->di, p->field);
+
+	(void)rp;
+	if (!t)
+		return false;
+	if (!strcmp(p->def->code, "inode.nsec")) {
+		*t = (*t & ~NSEC_MASK) | (p->expected & NSEC_MASK);
+		snprintf(what, len, "set the %s nanoseconds to %llu",
+			 p->field, (unsigned long long)p->expected);
+	} else {
+		*t = 0;
+		snprintf(what, len, "cleared the %s", p->field);
+	}
+	return true;
+}
+
+static bool fix_reflink(struct xrp *rp, const struct xfsj_problem *p,
+			struct xfsj_iref *ip, char *what, size_t len)
+{
+	(void)rp;
+	(void)p;
+	ip->di.flags2 |= XFSJ_DIFLAG2_REFLINK;
+	snprintf(what, len, "set the reflink flag");
+	return true;
+}
+
+static const struct {
+	const char *code;
+	field_fix fix;
+} field_fixes[] = {
+	{ "inode.ino", fix_ino },
+	{ "inode.uuid", fix_uuid },
+	{ "inode.nextents", fix_count },
+	{ "inode.anextents", fix_count },
+	{ "fork.nextents", fix_count },
+	{ "inode.big_nextents", fix_big },
+	{ "inode.nblocks", fix_nblocks },
+	{ "fork.nblocks", fix_nblocks },
+	{ "inode.flags", fix_flags },
+	{ "inode.flags2", fix_flags },
+	{ "inode.size", fix_size },
+	{ "inode.extsize", fix_hint },
+	{ "inode.cowextsize", fix_hint },
+	{ "inode.onlink", fix_onlink },
+	{ "inode.nsec", fix_time },
+	{ "inode.time", fix_time },
+	{ "fork.reflink_flag", fix_reflink },
+};
+
+int xrp_field_inode(struct xrp *rp, struct xrp_prob *pr)
+{
+	struct xfsj_iref ip;
+	char what[112];
+	size_t i;
+	int err;
+
+	if (!(pr->p.has & XFSJ_PF_INO))
+		return 0;
+	for (i = 0; i < sizeof(field_fixes) / sizeof(field_fixes[0]); i++)
+		if (xrp_is(pr, field_fixes[i].code))
+			break;
+	if (i == sizeof(field_fixes) / sizeof(field_fixes[0]))
+		return 0;
+	err = xrp_iget(rp, pr->p.ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	if (!field_fixes[i].fix(rp, &pr->p, &ip, what, sizeof(what)))
+		return 0;
+	xfsj_iput(rp->fs, &ip, false);
+	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino, "inode %llu: %s",
+		       (unsigned long long)pr->p.ino, what);
+	return 0;
+}
+
+/* ---- link counts ---- */
+
+int xrp_fix_nlink(struct xrp *rp)
+{
+	struct xrp_prob *pr;
+	struct xfsj_iref ip;
+	int err;
+
+	xrp_for_each(rp, pr, XFSJ_FIX_NLINK) {
+		const struct xck_inode *st;
+		uint64_t want;
+
+		if (!(pr->p.has & XFSJ_PF_INO))
+			continue;
+		st = xck_inode_find(rp->ck, pr->p.ino, NULL);
+		if (!st || !(st->flags & XCK_I_INUSE))
+			continue;
+		/* The entries that name it (inode.nlink_zero carries 1,
+		 * "at least one", not a count). */
+		want = xrp_is(pr, "inode.nlink") ? pr->p.expected : st->refs;
+		if (!want)
+			continue;	/* named by nothing: lost+found */
+		err = xrp_iget(rp, pr->p.ino, &ip);
+		if (err < 0)
+			return err;
+		if (err)
+			continue;
+		if (ip.di.nlink == want) {
+			pr->done = true;	/* a problem before did it */
+			continue;
+		}
+		ip.di.nlink = (uint32_t)want;
+		xfsj_iput(rp->fs, &ip, false);
+		xrp_ino_action(rp, pr, XFSJ_FIX_NLINK, pr->p.ino,
+			       "set nlink of inode %llu to %llu",
+			       (unsigned long long)pr->p.ino,
+			       (unsigned long long)want);
+	}
+	return 0;
+}
+
+/* ---- clearing an inode ---- */
+
+/* The core of a free inode, as the kernel's ifree leaves it. */
+static void free_core(struct xrp *rp, struct xfsj_iref *ip)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_dinode *di = &ip->di;
+	uint32_t gen = di->gen + 1;
+	uint64_t lsn = di->lsn;
+
+	memset(di, 0, sizeof(*di));
+	di->magic = XFSJ_DINODE_MAGIC;
+	di->version = 3;
+	di->format = XFSJ_DINODE_FMT_EXTENTS;
+	di->aformat = XFSJ_DINODE_FMT_EXTENTS;
+	di->gen = gen;
+	di->lsn = lsn;
+	di->next_unlinked = XFSJ_NULLAGINO;
+	di->ino = ip->ino;
+	memcpy(di->uuid, xfsj_meta_fs_uuid(sb), sizeof(di->uuid));
+	if (sb->features_incompat & XFSJ_INCOMPAT_BIGTIME)
+		di->flags2 |= XFSJ_DIFLAG2_BIGTIME;
+	if (sb->features_incompat & XFSJ_INCOMPAT_NREXT64)
+		di->flags2 |= XFSJ_DIFLAG2_NREXT64;
+	/* The forks' bytes go too. */
+	memset(ip->dip + XFSJ_DINODE_CORE_SIZE, 0,
+	       sb->inodesize - XFSJ_DINODE_CORE_SIZE);
+}
+
+/* Does a directory's or symlink's format agree with its size? */
+static bool format_fits(const struct xfsj_dinode *di, uint32_t dsize)
+{
+	if (di->format == XFSJ_DINODE_FMT_LOCAL)
+		return di->size && di->size <= dsize;
+	if (di->format != XFSJ_DINODE_FMT_EXTENTS &&
+	    di->format != XFSJ_DINODE_FMT_BTREE)
+		return false;
+	if ((di->mode & S_IFMT) == S_IFLNK)
+		return di->format == XFSJ_DINODE_FMT_EXTENTS ||
+		       di->size > dsize;
+	return di->size > dsize;
+}
+
+/*
+ * inode.format of a directory or symlink whose size, not its format, is
+ * wrong: the size its content says makes the format right, and the inode
+ * is kept (the next round checks it whole).  Returns 1 when the inode was
+ * kept, 0 when it must be cleared.
+ */
+static int size_rescue(struct xrp *rp, struct xrp_prob *pr,
+		       struct xfsj_iref *ip)
+{
+	uint16_t type = ip->di.mode & S_IFMT;
+	uint64_t old = ip->di.size, v;
+	uint32_t dsize;
+
+	if (!xrp_is(pr, "inode.format") || (type != S_IFDIR && type != S_IFLNK))
+		return 0;
+	xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &dsize);
+	if (format_fits(&ip->di, dsize)) {
+		pr->done = true;	/* a size fix before this one did it */
+		return 1;
+	}
+	v = right_size(rp, ip, &pr->p);
+	ip->di.size = v;
+	if (!v || !format_fits(&ip->di, dsize)) {
+		ip->di.size = old;
+		return 0;
+	}
+	xfsj_iput(rp->fs, ip, false);
+	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, ip->ino,
+		       "set the size of inode %llu to %llu, which its format "
+		       "and content say", (unsigned long long)ip->ino,
+		       (unsigned long long)v);
+	return 1;
+}
+
+/*
+ * inode.meta of an inode a directory entry names: the superblock's
+ * pointer is what is wrong, not the file.
+ */
+static bool named_meta(struct xrp *rp, const struct xrp_prob *pr)
+{
+	const struct xck_inode *st;
+
+	if (!xrp_is(pr, "inode.meta"))
+		return false;
+	st = xck_inode_find(rp->ck, pr->p.ino, NULL);
+	return st && (st->refs || (st->flags & XCK_I_INDIR));
+}
+
+int xrp_fix_clear_inode(struct xrp *rp)
+{
+	struct xrp_prob *pr, *other;
+	struct xfsj_iref ip;
+	int err;
+
+	xrp_for_each(rp, pr, XFSJ_FIX_CLEAR_INODE) {
+		if (pr->done || !(pr->p.has & XFSJ_PF_INO) ||
+		    named_meta(rp, pr))
+			continue;
+		err = xrp_iget(rp, pr->p.ino, &ip);
+		if (err < 0)
+			return err;
+		if (err || size_rescue(rp, pr, &ip))
+			continue;
+		free_core(rp, &ip);
+		xfsj_iput(rp->fs, &ip, false);
+		xrp_ino_action(rp, pr, XFSJ_FIX_CLEAR_INODE, pr->p.ino,
+			       "cleared inode %llu (%s)",
+			       (unsigned long long)pr->p.ino, pr->p.def->code);
+		/* One clearing answers every problem of the inode. */
+		for (other = rp->probs; other < rp->probs + rp->nprobs;
+		     other++)
+			if ((other->p.has & XFSJ_PF_INO) &&
+			    other->p.ino == pr->p.ino &&
+			    xrp_stage_of(other->p.def) == rp->stage)
+				other->done = true;
+	}
+	return 0;
+}

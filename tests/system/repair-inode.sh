@@ -1,0 +1,201 @@
+#!/bin/bash
+# xfsj-repair (without -n) fixes what the checker finds in inode cores: a
+# fixed list of fuzz cases on the inodes of a populated image
+# (lib/populate.sh, profile 4k): a regular file, a btree file, block and
+# short-form directories, a symlink, each damaged the way fstests' fuzz
+# tests do (`xfs_db -x -c "path P" -c "fuzz -d FIELD VERB"`), and on the
+# AGI unlinked buckets (a bad head, an inode with links on a list).
+# For each case, on a copy of the image:
+#   - `$XFSPROGS613/xfs_repair -n` must detect the damage (exit 1), or
+#     the case is skipped (said so; the list is made of detected ones);
+#   - `xfsj-repair COPY` runs, then
+#   - `$XFSPROGS613/xfs_repair -n COPY` exits 0 and `xfsj-repair -n COPY`
+#     exits 0 (nothing left),
+#   - a second `xfsj-repair COPY` exits 0 and changes nothing (the
+#     image's data, holes skipped, hashes the same),
+#   - the kernel mounts it and takes a short workload (write a file,
+#     remove one, unmount).
+# Cases whose fixes are not written yet (the AG stage's inobt and free
+# space rebuild after an inode is cleared, lost+found, a directory's size
+# against its blocks) are the PENDING
+# list: they run the same way but print
+# "# pending: ..." instead of failing (and "# pending case passes: ..."
+# when they pass).  A summary line counts the cases, those fixed clean
+# and those pending.
+#
+#   REPAIR_INODE_PROFILE=p  the populated profile (default 4k)
+#   XFSJ_VERBOSE=1   print every passing check too
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/populate.sh"
+need_root
+oracle_613
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+DB=$XFSPROGS613/xfs_db
+BASE=$T_DIR/base.img
+CASE=$T_DIR/case.img
+MNT=$T_DIR/mnt
+# Our own redo file: the default one is named by the filesystem's uuid,
+# which every populated image shares.
+REDO=$T_DIR/redo
+
+# "WHERE FIELD VERB" lines: the fixes of the inode stage handle these.
+# WHERE: a path (the inode), or "agi:AGNO"; VERB: a fuzz verb, or
+# "=VALUE" to write that value.
+CASES="
+/files/extents core.nlinkv2 add
+/files/extents core.nlinkv2 sub
+/dirs/block core.nlinkv2 add
+/dirs/sf core.nlinkv2 zeroes
+/links/short core.nlinkv2 zeroes
+/files/extents core.nblocks add
+/dirs/block core.nblocks firstbit
+/files/sparse core.nblocks sub
+/dirs/block core.size zeroes
+/dirs/sf core.size add
+/dirs/sf core.size zeroes
+/links/short core.size zeroes
+/links/long core.size zeroes
+/files/extents core.flags ones
+/dirs/sf core.flags ones
+/links/short core.flags ones
+/files/extents core.extsize ones
+/dirs/block core.extsize add
+/files/extents core.nextents add
+/files/extents core.nextents ones
+/files/sparse core.nextents add
+/files/extents next_unlinked zeroes
+/dirs/block next_unlinked add
+/files/extents v3.uuid firstbit
+/dirs/sf v3.uuid lastbit
+/files/extents v3.inumber add
+/dirs/block v3.inumber ones
+/links/short v3.inumber sub
+/files/extents v3.flags2 ones
+/files/extents v3.flags2 zeroes
+/files/extents v3.nrext64 zeroes
+/files/extents core.onlink add
+/files/extents v3.cowextsize add
+agi:0 unlinked[3] add
+agi:0 unlinked[3] zeroes
+agi:1 unlinked[10] firstbit
+agi:0 unlinked[0] =128
+"
+# Cases that need fixes other stages will bring (or other files: dir.size
+# is fix_dirhdr.c's, on main).
+PENDING="
+/dirs/block core.size add
+/files/extents core.mode firstbit
+/links/short core.mode firstbit
+/dirs/sf/f0 core.mode firstbit
+/dirs/block/entry_0003 core.mode firstbit
+/dirs/leaf/entry_0003 core.mode firstbit
+/dirs/block core.mode firstbit
+/dirs/block core.format ones
+"
+
+PROFILE=${REPAIR_INODE_PROFILE:-4k}
+populate_image "$BASE" "$PROFILE" || exit 1
+
+# The image's bytes, holes skipped (a 1 GiB image holds a few MiB).
+datasum() {
+	python3 - "$1" <<-'EOF'
+	import hashlib, os, sys
+	fd = os.open(sys.argv[1], os.O_RDONLY)
+	end = os.fstat(fd).st_size
+	h = hashlib.md5()
+	off = 0
+	while off < end:
+	    try:
+	        d = os.lseek(fd, off, os.SEEK_DATA)
+	    except OSError:
+	        break
+	    e = os.lseek(fd, d, os.SEEK_HOLE)
+	    h.update(d.to_bytes(8, 'little'))
+	    while d < e:
+	        b = os.pread(fd, min(1 << 20, e - d), d)
+	        if not b:
+	            break
+	        h.update(b)
+	        d += len(b)
+	    off = e
+	print(h.hexdigest())
+	EOF
+}
+
+# The kernel mounts the image and takes a write, a remove, an unmount.
+kernel_takes() {
+	local dev ok=0
+	dev=$(attach_loop "$1") || return 1
+	if t_mount "$dev" "$MNT"; then
+		dd if=/dev/zero of="$MNT/repair-inode.new" bs=64k count=4 \
+			status=none && rm -f "$MNT/repair-inode.new" "$MNT/files/small" ||
+			ok=1
+		t_umount "$MNT" || ok=1
+	else
+		ok=1
+	fi
+	detach_loop "$dev"
+	return $ok
+}
+
+NCASES=0 NCLEAN=0 NPEND=0 NSKIP=0
+# run_case PENDING(0|1) WHERE FIELD VERB
+run_case() {
+	local pending=$1 where=$2 field=$3 verb=$4 what fails=() rc sum nav cmd
+	what="$where $field $verb"
+	case $where in
+	/*) nav="path $where" ;;
+	*) nav=${where/:/ } ;;
+	esac
+	case $verb in
+	=*) cmd="write -d $field ${verb#=}" ;;
+	*) cmd="fuzz -d $field $verb" ;;
+	esac
+	cp --sparse=always "$BASE" "$CASE"
+	"$DB" -x -c "$nav" -c "$cmd" "$CASE" > /dev/null 2>&1
+	"$XFSPROGS613/xfs_repair" -n "$CASE" > /dev/null 2>&1
+	if [ $? -ne 1 ]; then
+		echo "# skip: $what: xfs_repair -n does not detect it"
+		NSKIP=$((NSKIP + 1))
+		return
+	fi
+	NCASES=$((NCASES + 1))
+	timeout 120 "$REPAIR" -r "$REDO" "$CASE" > "$T_DIR/repair.out" 2>&1
+	rc=$?
+	[ $rc -le 1 ] || fails+=("xfsj-repair exit $rc")
+	"$XFSPROGS613/xfs_repair" -n "$CASE" > "$T_DIR/oracle.out" 2>&1 ||
+		fails+=("xfs_repair -n after exit $?")
+	timeout 120 "$REPAIR" -n "$CASE" > "$T_DIR/check.out" 2>&1 ||
+		fails+=("xfsj-repair -n after exit $?")
+	sum=$(datasum "$CASE")
+	timeout 120 "$REPAIR" -r "$REDO" "$CASE" > "$T_DIR/again.out" 2>&1 ||
+		fails+=("second xfsj-repair exit $?")
+	[ "$sum" = "$(datasum "$CASE")" ] ||
+		fails+=("second xfsj-repair changed the image")
+	kernel_takes "$CASE" || fails+=("the kernel refused it")
+	if [ ${#fails[@]} -eq 0 ]; then
+		NCLEAN=$((NCLEAN + 1))
+		if [ "$pending" = 1 ]; then
+			echo "# pending case passes: $what"
+		fi
+		ok "$what"
+		return
+	fi
+	if [ "$pending" = 1 ]; then
+		NPEND=$((NPEND + 1))
+		echo "# pending: $what: ${fails[*]}"
+		return
+	fi
+	not_ok "$what: $(IFS=';'; echo "${fails[*]}")"
+	grep -v "log is clean" "$T_DIR/repair.out" | head -8 | sed 's/^/#   /'
+	grep -v "log is clean" "$T_DIR/check.out" | head -4 | sed 's/^/#   /'
+}
+
+while read -r p f v; do
+	[ -n "$p" ] && run_case 0 "$p" "$f" "$v"
+done <<< "$CASES"
+while read -r p f v; do
+	[ -n "$p" ] && run_case 1 "$p" "$f" "$v"
+done <<< "$PENDING"
+echo "# repair-inode ($PROFILE): $NCASES cases, $NCLEAN fixed clean, $NPEND pending, $NSKIP skipped (not detected)"
+t_done

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The repair's inode stage (repair/fix_inode.c, fix_unlinked.c,
+ * fix_dir.c): a core damaged one field at a time (a good CRC, as xfs_db's
+ * fuzz -d leaves it) is repaired, and the filesystem then checks clean;
+ * an inode in use behind the inobt's back is cleared; an entry of a
+ * short-form directory naming a free inode is removed; an inode with
+ * links is taken off an unlinked list, one without links freed.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fs_fixture.h"
+#include "ino_fixture.h"
+#include "suites.h"
+#include "xfsj/check.h"
+#include "xfsj/repair.h"
+#include "core/layout.h"
+
+#define MB	(1ULL << 20)
+
+/* Set @field of inode @ino to @v on the handle, CRC restamped. */
+static void poke(struct fs_fixture *fx, uint64_t ino, const char *field,
+		 uint64_t v)
+{
+	struct xfsj_iref ip;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	ck_assert_int_eq(xfsj_layout_put(&xfsj_dinode_layout, ip.dip, field,
+					 v), 0);
+	xfsj_dinode_finish(ip.dip, fx->sb.inodesize);
+	xfsj_buf_dirty(ip.bp);
+	fs_fixture_reopen(fx);
+}
+
+static uint64_t problems(struct fs_fixture *fx)
+{
+	struct xfsj_check_result res;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, NULL, &res), 0);
+	return res.problems;
+}
+
+static void on_left(void *arg, const struct xfsj_problem *p)
+{
+	char *last = arg;
+
+	xfsj_problem_format(p, last, 160);
+}
+
+/* Repair; returns the fixes applied, and the repair must leave nothing. */
+static uint64_t repair(struct fs_fixture *fx, uint64_t *cleared)
+{
+	char last[160] = "";
+	struct xfsj_repair_cb cb = { .arg = last, .left = on_left };
+	struct xfsj_repair_result res;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, &cb, &res), 0);
+	ck_assert_msg(res.left == 0, "%llu problems left (%s)",
+		      (unsigned long long)res.left, last);
+	if (cleared)
+		*cleared = res.inodes_cleared;
+	ck_assert_uint_eq(problems(fx), 0);
+	return res.actions;
+}
+
+static const struct {
+	const char *field;
+	uint64_t v;
+} root_cases[] = {
+	{ "ino", 99 },
+	{ "onlink", 3 },
+	{ "flags", 0x8000 },
+	{ "flags2", 0x0a },		/* reflink on a directory */
+	{ "extsize", 16 },
+	{ "cowextsize", 16 },
+	{ "nlink", 0 },
+	{ "nlink", 7 },
+	{ "next_unlinked", 1 },
+	{ "size", 0 },
+	{ "nblocks", 3 },
+	{ "big_nextents", 5 },
+};
+
+START_TEST(root_fields)
+{
+	struct fs_fixture fx;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	poke(&fx, fx.sb.rootino, root_cases[_i].field, root_cases[_i].v);
+	ck_assert_msg(problems(&fx) > 0, "case %d: %s not detected", _i,
+		      root_cases[_i].field);
+	ck_assert_uint_ge(repair(&fx, NULL), 1);
+	/* A second repair finds nothing to do. */
+	ck_assert_uint_eq(repair(&fx, NULL), 0);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+START_TEST(root_uuid)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
+	ip.di.uuid[3] ^= 0x40;
+	xfsj_iput(fx.fs, &ip, false);
+	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_ge(repair(&fx, NULL), 1);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* An inode in use that the inobt calls free: its core is freed. */
+START_TEST(clear_inode)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	uint64_t ino, cleared = 0;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	ino = fs_fixture_make_file(&fx, 5, 7, 0, 0, &ip);
+	ck_assert_uint_gt(problems(&fx), 0);
+	repair(&fx, &cleared);
+	ck_assert_uint_eq(cleared, 1);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, true, &ip, &fx.f), 0);
+	ck_assert_uint_eq(ip.di.mode, 0);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* An entry of the root (short form) naming a free inode is removed. */
+START_TEST(sf_entry_to_free_inode)
+{
+	struct fs_fixture fx;
+	struct xfsj_dirent e[2] = {
+		{ .name = "gone", .namelen = 4, .ftype = XFSJ_FT_REG },
+		{ .name = "also", .namelen = 4, .ftype = XFSJ_FT_REG },
+	};
+	struct xfsj_iref ip;
+	uint32_t size;
+	uint8_t *f;
+	int n;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	e[0].ino = fx.sb.rootino + 6;
+	e[1].ino = fx.sb.rootino + 7;
+	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
+	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+	n = xfsj_dir_sf_encode(fx.sb.rootino, e, 2, true, f, size);
+	ck_assert_int_gt(n, 0);
+	ip.di.size = (uint64_t)n;
+	xfsj_iput(fx.fs, &ip, false);
+	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_ge(repair(&fx, NULL), 2);
+	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
+	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+	ck_assert_uint_eq(f[0], 0);
+	ck_assert_uint_eq(ip.di.size, 6);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* The root on an unlinked list (it has links): taken off. */
+START_TEST(linked_inode_on_list)
+{
+	struct fs_fixture fx;
+	uint32_t agino;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	agino = (uint32_t)(fx.sb.rootino & ((1ULL << (fx.sb.agblklog +
+						      fx.sb.inopblog)) - 1));
+	set_bucket(&fx, 0, agino % 64, agino);
+	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_ge(repair(&fx, NULL), 1);
+	ck_assert_uint_eq(get_bucket(&fx, 0, agino % 64), XFSJ_NULLAGINO);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* An inode in use with no links on a list: freed, as a mount would. */
+START_TEST(pending_list_freed)
+{
+	struct fs_fixture fx;
+	struct xfsj_inobt_rec ir;
+	struct xfsj_dinode di;
+	struct xfsj_buf *bp;
+	uint32_t agino;
+	uint64_t ino;
+	uint8_t *p;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	agino = xfsj_ino_agino(&fx.sb, fx.sb.rootino) + 9;
+	ino = xfsj_agino_to_ino(&fx.sb, 0, agino);
+	ino_take(&fx, 0, agino);
+	p = ino_ptr(&fx, ino, &bp);
+	dinode_base(&fx, ino, &di);
+	di.mode = S_IFREG | 0644;
+	xfsj_dinode_encode(&di, p);
+	xfsj_dinode_finish(p, fx.sb.inodesize);
+	xfsj_buf_dirty(bp);
+	set_bucket(&fx, 0, agino % 64, agino);
+	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_ge(repair(&fx, NULL), 1);
+	ck_assert_uint_eq(get_bucket(&fx, 0, agino % 64), XFSJ_NULLAGINO);
+	ck_assert(ibt_rec(&fx, XFSJ_BT_INO, 0, agino, &ir));
+	ck_assert(ir.free & 1ULL << (agino - ir.startino));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+Suite *repair_inode_suite(void)
+{
+	Suite *s = suite_create("repair_inode");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, root_fields, 0,
+			    sizeof(root_cases) / sizeof(root_cases[0]));
+	tcase_add_test(tc, root_uuid);
+	tcase_add_test(tc, clear_inode);
+	tcase_add_test(tc, sf_entry_to_free_inode);
+	tcase_add_test(tc, linked_inode_on_list);
+	tcase_add_test(tc, pending_list_freed);
+	suite_add_tcase(s, tc);
+	return s;
+}
