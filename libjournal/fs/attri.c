@@ -284,7 +284,8 @@ static int apply(struct xfsj_fs *fs, struct xfsj_iref *ip,
 		*dirty = true;
 		return xfsj_attr_replace(fs, ip, &old, &new, &found, f);
 	}
-	return xfsj_fault_set(f, XFSJ_E_CORRUPT, ITEM, "op_flags", 0, a->fmt.op);
+	return xfsj_fault_set(f, XFSJ_E_CORRUPT, ITEM, "op_flags", 0,
+			      a->fmt.op);
 }
 
 int xfsj_attri_recover(struct xfsj_fs *fs, const struct xfsj_pending_intent *pi,
