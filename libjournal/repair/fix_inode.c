@@ -13,8 +13,9 @@
  * - FIX_NLINK: the link count set to the entries that name the inode; an
  *   inode in use that nothing names is left for lost+found.
  * - FIX_CLEAR_INODE: the core freed as the kernel's ifree leaves it (mode
- *   0, forks empty, a valid header); its blocks are left leaked and its
- *   inobt bit in use, for the AG stage's rebuilds to give back.  A
+ *   0, forks empty, a valid header) and, when the inode btrees are sound
+ *   and the chunk keeps another inode, marked free there too; its blocks
+ *   are left leaked for the AG stage's free space rebuild to give back.  A
  *   directory or symlink whose format disagrees with its size keeps its
  *   format when the size its content says agrees (xfs_repair mends the
  *   size too).
@@ -30,6 +31,8 @@
 
 #include "fs/bmap.h"
 #include "fs/bmbt.h"
+#include "fs/defer.h"
+#include "fs/ialloc.h"
 #include "fs/iget.h"
 #include "ondisk/meta.h"
 #include "repair/repair_priv.h"
@@ -588,6 +591,47 @@ static bool named_meta(struct xrp *rp, const struct xrp_prob *pr)
 	return st && (st->refs || (st->flags & XCK_I_INDIR));
 }
 
+/*
+ * The cleared inode marked free in the inobt, the finobt and the AGI, as
+ * the kernel's ifree does, when those trees were read whole and sound and
+ * the chunk keeps another inode in use (a chunk that would go free, or a
+ * tree in doubt, is left for the AG stage's inobt rebuild).  Returns 0
+ * or a negative XFSJ_E_* (I/O, memory).
+ */
+static int free_in_btrees(struct xrp *rp, uint64_t ino)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	uint32_t agno = xfsj_ino_agno(sb, ino);
+	uint32_t agino = xfsj_ino_agino(sb, ino);
+	struct xfsj_difree_res res;
+	struct xfsj_fault f = { 0 };
+	const struct xck_ag *ag;
+	struct xck_chunk *c;
+	uint64_t others;
+	int err;
+
+	if (agno >= rp->ck->agcount || !xck_inode_find(rp->ck, ino, &c) || !c)
+		return 0;
+	ag = &rp->ck->ags[agno];
+	if (!ag->agi_ok || !ag->tree_ok[XFSJ_BT_INO] ||
+	    (xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_FINOBT) &&
+	     !ag->tree_ok[XFSJ_BT_FINO]))
+		return 0;
+	if (agino < c->rec.startino ||
+	    agino >= c->rec.startino + XFSJ_INODES_PER_CHUNK ||
+	    (c->rec.free >> (agino - c->rec.startino) & 1))
+		return 0;	/* already free there */
+	others = ~c->rec.free & ~(1ULL << (agino - c->rec.startino));
+	if (!others)
+		return 0;	/* the chunk would go */
+	err = xfsj_difree(rp->fs, agno, agino, &res, &f);
+	if (!err && res.chunk_freed)
+		err = xfsj_defer_finish(rp->fs, &f);
+	if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
+		return err;
+	return 0;
+}
+
 int xrp_fix_clear_inode(struct xrp *rp)
 {
 	struct xrp_prob *pr, *other;
@@ -605,6 +649,9 @@ int xrp_fix_clear_inode(struct xrp *rp)
 			continue;
 		free_core(rp, &ip);
 		xfsj_iput(rp->fs, &ip, false);
+		err = free_in_btrees(rp, pr->p.ino);
+		if (err)
+			return err;
 		xrp_ino_action(rp, pr, XFSJ_FIX_CLEAR_INODE, pr->p.ino,
 			       "cleared inode %llu (%s)",
 			       (unsigned long long)pr->p.ino, pr->p.def->code);

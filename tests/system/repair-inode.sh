@@ -79,16 +79,16 @@ agi:0 unlinked[3] add
 agi:0 unlinked[3] zeroes
 agi:1 unlinked[10] firstbit
 agi:0 unlinked[0] =128
-"
-# Cases that need fixes other stages will bring (or other files: dir.size
-# is fix_dirhdr.c's, on main).
-PENDING="
-/dirs/block core.size add
-/files/extents core.mode firstbit
 /links/short core.mode firstbit
 /dirs/sf/f0 core.mode firstbit
 /dirs/block/entry_0003 core.mode firstbit
 /dirs/leaf/entry_0003 core.mode firstbit
+"
+# Cases that need fixes other stages will bring: dir.size (fix_dirhdr.c),
+# the leaked blocks of a cleared file (the AG stage), lost+found.
+PENDING="
+/dirs/block core.size add
+/files/extents core.mode firstbit
 /dirs/block core.mode firstbit
 /dirs/block core.format ones
 "
@@ -126,7 +126,8 @@ datasum() {
 kernel_takes() {
 	local dev ok=0
 	dev=$(attach_loop "$1") || return 1
-	if t_mount "$dev" "$MNT"; then
+	# nouuid: every populated image (other tests' too) has one uuid.
+	if t_mount "$dev" "$MNT" nouuid; then
 		dd if=/dev/zero of="$MNT/repair-inode.new" bs=64k count=4 \
 			status=none && rm -f "$MNT/repair-inode.new" "$MNT/files/small" ||
 			ok=1
@@ -191,8 +192,13 @@ run_case() {
 	grep -v "log is clean" "$T_DIR/check.out" | head -4 | sed 's/^/#   /'
 }
 
+# On 1 KiB blocks a directory block spans four filesystem blocks, whose
+# entries are not removed yet: pending there.
 while read -r p f v; do
-	[ -n "$p" ] && run_case 0 "$p" "$f" "$v"
+	case $PROFILE:$p in
+	1k*:/dirs/block/*|1k*:/dirs/leaf/*) run_case 1 "$p" "$f" "$v" ;;
+	*:/*|*:agi*) run_case 0 "$p" "$f" "$v" ;;
+	esac
 done <<< "$CASES"
 while read -r p f v; do
 	[ -n "$p" ] && run_case 1 "$p" "$f" "$v"

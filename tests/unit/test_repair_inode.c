@@ -132,6 +132,37 @@ START_TEST(clear_inode)
 }
 END_TEST
 
+/* A core with no file type, in use in the inobt: freed in both. */
+START_TEST(clear_inode_in_btrees)
+{
+	struct fs_fixture fx;
+	struct xfsj_inobt_rec ir;
+	struct xfsj_dinode di;
+	struct xfsj_buf *bp;
+	uint64_t ino, cleared = 0;
+	uint32_t agino;
+	uint8_t *p;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	agino = xfsj_ino_agino(&fx.sb, fx.sb.rootino) + 11;
+	ino = xfsj_agino_to_ino(&fx.sb, 0, agino);
+	ino_take(&fx, 0, agino);
+	p = ino_ptr(&fx, ino, &bp);
+	dinode_base(&fx, ino, &di);
+	di.mode = 0170644;
+	di.nlink = 1;
+	xfsj_dinode_encode(&di, p);
+	xfsj_dinode_finish(p, fx.sb.inodesize);
+	xfsj_buf_dirty(bp);
+	ck_assert_uint_gt(problems(&fx), 0);
+	repair(&fx, &cleared);
+	ck_assert_uint_eq(cleared, 1);
+	ck_assert(ibt_rec(&fx, XFSJ_BT_INO, 0, agino, &ir));
+	ck_assert(ir.free & 1ULL << (agino - ir.startino));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 /* An entry of the root (short form) naming a free inode is removed. */
 START_TEST(sf_entry_to_free_inode)
 {
@@ -222,6 +253,7 @@ Suite *repair_inode_suite(void)
 			    sizeof(root_cases) / sizeof(root_cases[0]));
 	tcase_add_test(tc, root_uuid);
 	tcase_add_test(tc, clear_inode);
+	tcase_add_test(tc, clear_inode_in_btrees);
 	tcase_add_test(tc, sf_entry_to_free_inode);
 	tcase_add_test(tc, linked_inode_on_list);
 	tcase_add_test(tc, pending_list_freed);
