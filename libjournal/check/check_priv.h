@@ -68,6 +68,9 @@ enum {
 					 * realtime, metadir) */
 	XCK_I_SCANNED	= 1 << 5,	/* the inode phase saw this slot */
 	XCK_I_UNLINKED	= 1 << 6,	/* on an AGI unlinked list */
+	XCK_I_WALKED	= 1 << 7,	/* reached by names.c's walk of the
+					 * unlinked lists (a second time: a
+					 * loop) */
 };
 
 struct xck_inode {

@@ -396,7 +396,12 @@ static int unlinked_bucket(struct xck *ck, struct xck_ag *ag, uint32_t b)
 				     "is not in any inode chunk");
 			break;
 		}
-		if (st->flags & XCK_I_UNLINKED) {
+		/*
+		 * The inode scan marks every inode some list names
+		 * (XCK_I_UNLINKED) before this walk: a loop is an inode
+		 * this walk reaches twice.
+		 */
+		if (st->flags & XCK_I_WALKED) {
 			unlinked_bad(ck, ag->agno, b, ino,
 				     "is on an unlinked list twice (a loop)");
 			break;
@@ -406,7 +411,7 @@ static int unlinked_bucket(struct xck *ck, struct xck_ag *ag, uint32_t b)
 				unlinked_bad(ck, ag->agno, b, ino, "is free");
 			break;
 		}
-		st->flags |= XCK_I_UNLINKED;
+		st->flags |= XCK_I_UNLINKED | XCK_I_WALKED;
 		n++;
 		if (agino % XFSJ_AGI_UNLINKED_BUCKETS != b && !wrong_bucket) {
 			unlinked_bad(ck, ag->agno, b, ino,

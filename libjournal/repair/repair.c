@@ -61,6 +61,12 @@ bool xrp_is(const struct xrp_prob *pr, const char *code)
 
 enum xfsj_repair_stage xrp_stage_of(const struct xfsj_problem_def *d)
 {
+	/* A tree or the free space is rebuilt in the AG stage, whoever
+	 * found it wrong (inode.used_free: an inode phase row). */
+	if (d->fix == XFSJ_FIX_REBUILD_BTREE || d->fix == XFSJ_FIX_FREE_SPACE)
+		return XFSJ_RS_AG;
+	if (d->fix == XFSJ_FIX_COUNTERS)
+		return XFSJ_RS_COUNTERS;
 	switch (d->num >> 16) {
 	case 0x01:
 		return XFSJ_RS_SB;
