@@ -1,8 +1,8 @@
 #!/bin/bash
 # xfsj-repair fixes damaged AG headers and AG btrees (the AG stage:
 # libjournal/repair/ag_rebuild.c).  On populated images (lib/populate.sh,
-# profiles 4k and 4k-normap), for a fixed list of fuzz cases on the AGF,
-# AGI, AGFL and the bnobt, cntbt, inobt, rmapbt and refcountbt blocks
+# profiles 4k and 4k-normap, a few cases on 1k), for a fixed list of fuzz
+# cases on the AGF, AGI, AGFL and the bnobt, cntbt, inobt, rmapbt and refcountbt blocks
 # (`xfs_db -x NAV -c "fuzz -d FIELD VERB"`, as fstests damages them), each
 # case the oracle detects (`$XFSPROGS613/xfs_repair -n` exits 1; a case it
 # finds clean is counted as skipped, not run) must be repaired:
@@ -25,7 +25,8 @@ ORACLE=$XFSPROGS613/xfs_repair
 T_VERBOSE=1
 
 # PROFILES:NAV|FIELD|VERB (NAV: xfs_db commands separated by ";";
-# PROFILES "all", or "4k" where the case needs the rmapbt or refcountbt).
+# PROFILES "all" (4k and 4k-normap), "4k" where the case needs the
+# rmapbt or refcountbt, "1k" for trees of more levels on 1 KiB blocks).
 CASES="
 all:agf 0|freeblks|add
 4k:agf 0|longest|sub
@@ -48,6 +49,10 @@ all:agi 0;addr root|recs[2].freecount|sub
 4k:agf 0;addr rmaproot|recs[3].owner|add
 4k:agf 0|refcntroot|ones
 4k:agf 2;addr refcntroot|numrecs|zeroes
+1k:agf 1;addr bnoroot|numrecs|add
+1k:agf 1;addr rmaproot|numrecs|sub
+1k:agf 1|rmaplevel|sub
+1k:agi 1;addr root;addr ptrs[1]|recs[3].freecount|add
 "
 
 SKIP=0
@@ -137,13 +142,14 @@ one_case() {	# PROFILE BASE NAV FIELD VERB
 	ok "$name ($(grep -c '^fixed' "$T_DIR/out") fixes)"
 }
 
-for prof in 4k 4k-normap; do
+for prof in 4k 4k-normap 1k; do
 	base=$T_DIR/pop.$prof.img
 	populate_image "$base" "$prof"
 	while IFS='|' read -r nav field verb; do
 		[ -z "$nav" ] && continue
 		case ${nav%%:*} in
-		all|"$prof") ;;
+		all) [ "$prof" = 1k ] && continue ;;
+		"$prof") ;;
 		*) continue ;;
 		esac
 		nav=${nav#*:}
