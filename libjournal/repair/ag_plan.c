@@ -107,10 +107,9 @@ static bool dropped(const struct xrp_agplan *pl, uint64_t owner)
 	return false;
 }
 
-static int push_rmap(struct xrp_agplan *pl, struct xfsj_rmap_rec **v,
-		     size_t *n, size_t *cap, const struct xfsj_rmap_rec *r)
+static int push_rmap(struct xfsj_rmap_rec **v, size_t *n, size_t *cap,
+		     const struct xfsj_rmap_rec *r)
 {
-	(void)pl;
 	if (*n == *cap) {
 		size_t c = *cap ? *cap * 2 : 64;
 		struct xfsj_rmap_rec *nv = realloc(*v, c * sizeof(*nv));
@@ -139,7 +138,7 @@ static int keep_claims(struct xrp_agplan *pl)
 			continue;
 		if (r.blockcount > pl->agblocks - r.startblock)
 			r.blockcount = pl->agblocks - r.startblock;
-		err = push_rmap(pl, &pl->kept, &pl->nkept, &cap, &r);
+		err = push_rmap(&pl->kept, &pl->nkept, &cap, &r);
 		if (err)
 			return err;
 	}

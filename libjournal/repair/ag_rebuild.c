@@ -50,16 +50,61 @@ static bool unlinked_row(const struct xrp_prob *pr)
 	return xrp_is(pr, "agi.unlinked") || xrp_is(pr, "agi.unlinked_hash");
 }
 
-/* Can the claims be trusted to name every used block? */
+/*
+ * An inobt problem that leaves every record read (the record's counts
+ * disagree with its masks): the chunks are all known all the same.
+ */
+static bool inobt_counts_row(const struct xrp_prob *pr)
+{
+	return xrp_is(pr, "inobt.freecount") || xrp_is(pr, "inobt.count") ||
+	       xrp_is(pr, "inobt.holes");
+}
+
+/*
+ * Were every AG's chunks found and their inodes scanned?  As
+ * xck_inodes_complete, but an inobt whose only problems are in its
+ * records' counts was read whole.
+ */
+static bool chunks_complete(const struct xrp *rp)
+{
+	const struct xck *ck = rp->ck;
+
+	for (uint32_t agno = 0; agno < ck->agcount; agno++) {
+		const struct xck_ag *ag = &ck->ags[agno];
+
+		if (!ag->agi_ok)
+			return false;
+		for (size_t i = 0; !ag->tree_ok[XFSJ_BT_INO] &&
+		     i < rp->nprobs; i++) {
+			const struct xrp_prob *pr = &rp->probs[i];
+
+			if ((pr->p.has & XFSJ_PF_AG) && pr->p.agno == agno &&
+			    is_tree(&pr->p, "inobt") && !inobt_counts_row(pr))
+				return false;
+		}
+		for (size_t i = 0; i < ag->chunks.n; i++)
+			if (!((const struct xck_chunk *)
+			      xck_vec_at(&ag->chunks, i))->ino)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Can the claims be trusted to name every used block?  A block claimed
+ * twice keeps both claims, so only an owner that is not known (an inode
+ * or fork the scan could not read, to be cleared) stops the rebuild.
+ */
 static bool claims_trusted(const struct xrp *rp)
 {
-	if (!xck_inodes_complete(rp->ck))
+	if (!chunks_complete(rp))
 		return false;
 	for (size_t i = 0; i < rp->nprobs; i++) {
 		const struct xrp_prob *pr = &rp->probs[i];
 		enum xfsj_fix f = pr->p.def->fix;
 
-		if (pr->done || pr->p.def->sev == XFSJ_SEV_INFO)
+		if (pr->done || pr->p.def->sev == XFSJ_SEV_INFO ||
+		    xrp_is(pr, "space.multiply_claimed"))
 			continue;
 		if (f == XFSJ_FIX_CLEAR_INODE || f == XFSJ_FIX_CLEAR_FORK ||
 		    f == XFSJ_FIX_REBUILD_BMBT)

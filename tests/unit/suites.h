@@ -56,6 +56,7 @@
 	X(check_inodes_suite)	\
 	X(repair_inode_suite)	\
 	X(check_headers_suite)	\
+	X(repair_ag_suite)	\
 	X(replay_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
