@@ -11,9 +11,10 @@
 # The image: bench/check.sh's (bench/lib.sh: 16 GiB sparse, BENCH_INODES
 # inodes filled through the kernel by bench/mkinodes.c, cached), damaged
 # in every AG as DAMAGE says: xfs_db commands run with "agf N" or "agi N"
-# first, one ";"-separated list per tree (default: the bnobt and the
-# inobt roots get a bad CRC and the cntbt root a bad first record, so
-# free-space and inode btrees need rebuilding in every AG).
+# first, one ";"-separated list per tree (default: the bnobt root gets a
+# bad CRC, the cntbt root a bad record, an inobt leaf a bad free count,
+# so free-space and inode btrees need rebuilding in every AG; an inobt
+# whose blocks cannot be read is not rebuilt by this version yet).
 #
 #   BENCH_INODES=n (default 1000000)   REPS=n (default 3)
 #   DAMAGE="agf:addr bnoroot;fuzz -c crc zeroes|..."
@@ -28,7 +29,7 @@ INODES=${BENCH_INODES:-1000000}
 REPS=${REPS:-3}
 THREADS=${THREADS:-2}
 CACHE=${BENCH_CACHE:-/var/cache/xfsj/bench}
-DAMAGE=${DAMAGE:-agf:addr bnoroot;fuzz -c crc zeroes|agf:addr cntroot;fuzz -d recs[1].blockcount add|agi:addr root;fuzz -c crc zeroes}
+DAMAGE=${DAMAGE:-agf:addr bnoroot;fuzz -c crc zeroes|agf:addr cntroot;fuzz -d recs[1].blockcount add|agi:addr root;addr ptrs[1];fuzz -d recs[2].freecount add}
 source "$TOP/bench/lib.sh"
 
 IMG=$(image "$INODES") || { echo "bench/repair: cannot make the image"; exit 1; }
