@@ -152,12 +152,15 @@ int xfsj_item_decode_brief(const struct xfsj_ritem *it,
 
 uint8_t xfsj_item_order(const struct xfsj_ritem *it)
 {
-	const struct xfsj_item_type *kind;
+	const struct xfsj_item_type *kind = xfsj_item_type_lookup(it->type);
 
-	if (!it->nreg || !it->reg || it->reg[0].len < 4)
+	/*
+	 * Most rows are of the default class whatever the bytes say: those
+	 * are not looked at (they are far from the cache here).
+	 */
+	if (!kind || (kind->order == XFSJ_ORDER_ITEM && !kind->ops->order))
 		return XFSJ_ORDER_ITEM;
-	kind = xfsj_item_type_lookup(it->type);
-	if (!kind)
+	if (!it->nreg || !it->reg || it->reg[0].len < 4)
 		return XFSJ_ORDER_ITEM;
 	if (kind->ops->order)
 		return kind->ops->order(it, (uint8_t)kind->order);

@@ -166,9 +166,10 @@ static int classify(struct xfsj_recover *rc, const struct xfsj_rtrans *t)
 		rc->order = n;
 		rc->caporder = cap;
 	}
+	/* An item without regions is in no class: it is passed over. */
 	for (uint32_t i = 0; i < t->nitems; i++)
-		if (t->items[i].nreg)
-			rc->order[i] = xfsj_item_order(&t->items[i]);
+		rc->order[i] = t->items[i].nreg ?
+			       xfsj_item_order(&t->items[i]) : XFSJ_ORDER_N;
 	return 0;
 }
 
@@ -190,7 +191,7 @@ int xfsj_recover_pass2(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 			struct xfsj_item_info in;
 			const struct xrec_ops *ops;
 
-			if (!it->nreg || rc->order[i] != cls)
+			if (rc->order[i] != cls)
 				continue;
 			if (it->type >= XFSJ_LI_FIRST &&
 			    it->type < XFSJ_LI_FIRST + XFSJ_LI_SPAN)
