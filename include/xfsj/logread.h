@@ -359,6 +359,11 @@ struct xfsj_item_ops {
 	 * bounds checked by xfsj_item_extent()); NULL: the family has none.
 	 */
 	void (*extent)(const uint8_t *entry, struct xfsj_item_ext *e);
+	/*
+	 * The reorder class when it depends on the item's bytes (a
+	 * well-sized region 0, at least 4 bytes); NULL: the row's order.
+	 */
+	uint8_t (*order)(const struct xfsj_ritem *it, uint8_t row_order);
 	/* Does the item touch inode @ino?  NULL: never. */
 	bool (*touches_ino)(const struct xfsj_item_info *in,
 			    const struct xfsj_fsgeo *g, uint64_t ino);
@@ -436,6 +441,11 @@ struct xfsj_item_info {
 	/* Region 0, the format, decoded; err, if set, is about the rest. */
 	bool fmt_ok;
 	uint8_t order;		/* enum xfsj_item_order */
+	/*
+	 * Decoded by xfsj_item_decode_brief(): what only printing and
+	 * filtering use is left out (see there).
+	 */
+	bool brief;
 	union {
 		struct {
 			uint64_t blkno;		/* daddr */
@@ -513,6 +523,15 @@ const struct xfsj_item_type *xfsj_item_types(unsigned int *n);
  * Returns info->err.
  */
 int xfsj_item_decode(const struct xfsj_ritem *it, struct xfsj_item_info *info);
+/*
+ * The same checks and faults, for the replay: what is used only to print
+ * or filter items is not filled (BUF: u.buf.content, nbits, data_bytes,
+ * map_mismatch; INODE: of u.ino.core, only magic and v3).
+ */
+int xfsj_item_decode_brief(const struct xfsj_ritem *it,
+			   struct xfsj_item_info *info);
+/* The reorder class the decode would give the item (info->order). */
+uint8_t xfsj_item_order(const struct xfsj_ritem *it);
 
 /* Entry @i of an EFI/EFD/RUI/CUI/BUI (and RT) item. */
 int xfsj_item_extent(const struct xfsj_item_info *info, uint32_t i,

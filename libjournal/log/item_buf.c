@@ -127,6 +127,24 @@ const char *xfsj_blft_name(unsigned int blft)
 							 "unknown";
 }
 
+/* Cancellations last, inode buffers before them, the rest first. */
+static uint8_t order_of(uint16_t flags, uint8_t row_order)
+{
+	if (flags & XFSJ_BLF_CANCEL)
+		return XFSJ_ORDER_CANCEL;
+	if (flags & XFSJ_BLF_INODE_BUF)
+		return XFSJ_ORDER_INODE_BUF;
+	return row_order;
+}
+
+static uint8_t buf_order(const struct xfsj_ritem *it, uint8_t row_order)
+{
+	if (it->reg[0].len < XFSJ_BLF_HDR_SIZE)
+		return row_order;
+	return order_of(xlog_le16(it->reg[0].p + XFSJ_BLF_OFF(flags)),
+			row_order);
+}
+
 static int dec_buf(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 {
 	const uint8_t *p = it->reg[0].p;
@@ -140,14 +158,14 @@ static int dec_buf(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 	in->u.buf.map_size = xlog_le32(p + XFSJ_BLF_OFF(map_size));
 	in->u.buf.map = p + XFSJ_BLF_HDR_SIZE;
 	in->u.buf.blft = in->u.buf.flags >> XFSJ_BLFT_SHIFT;
-	if (in->u.buf.flags & XFSJ_BLF_CANCEL)
-		in->order = XFSJ_ORDER_CANCEL;
-	else if (in->u.buf.flags & XFSJ_BLF_INODE_BUF)
-		in->order = XFSJ_ORDER_INODE_BUF;
+	in->order = order_of(in->u.buf.flags, in->order);
 	if (in->u.buf.map_size > XFSJ_BLF_MAP_MAX ||
 	    XFSJ_BLF_HDR_SIZE + 4 * in->u.buf.map_size > len)
 		return ITEM_BAD(in, "BUF item", "blf_map_size",
 				XFSJ_BLF_OFF(map_size), in->u.buf.map_size);
+	in->u.buf.content.level = -1;
+	if (in->brief)		/* the rest describes the item for printing */
+		return 0;
 	for (uint32_t i = 0; i < in->u.buf.map_size; i++)
 		bits += (uint32_t)__builtin_popcount(xlog_le32(in->u.buf.map +
 							       4 * i));
@@ -156,8 +174,6 @@ static int dec_buf(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 	in->u.buf.nbits = bits;
 	in->u.buf.data_bytes = bytes;
 	in->u.buf.map_mismatch = bytes != bits * XFSJ_BLF_CHUNK;
-	in->u.buf.content.name = NULL;
-	in->u.buf.content.level = -1;
 	/* The first region starts at buffer byte 0 only if bit 0 is set. */
 	if (it->nreg >= 2 && in->u.buf.map_size &&
 	    (xlog_le32(in->u.buf.map) & 1))
@@ -251,6 +267,7 @@ static bool buf_touches(const struct xfsj_item_info *in,
 
 const struct xfsj_item_ops xlog_buf_ops = {
 	.decode = dec_buf,
+	.order = buf_order,
 	.touches_ino = buf_touches_ino,
 	.touches = buf_touches,
 };

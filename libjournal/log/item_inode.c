@@ -109,7 +109,12 @@ static int dec_inode(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 	if (it->reg[1].len < 96)
 		return ITEM_BAD_R(in, 1, "log dinode", "length", 0,
 				  it->reg[1].len);
-	dinode_decode(it->reg[1].p, it->reg[1].len, &in->u.ino.core);
+	if (in->brief) {	/* the replay copies the log dinode itself */
+		in->u.ino.core.magic = xlog_le16(it->reg[1].p);
+		in->u.ino.core.v3 = it->reg[1].len >= XFSJ_DINODE_CORE_SIZE;
+	} else {
+		dinode_decode(it->reg[1].p, it->reg[1].len, &in->u.ino.core);
+	}
 	in->u.ino.have_core = true;
 	if (in->u.ino.core.magic != XFSJ_DINODE_MAGIC)
 		ITEM_BAD_R(in, 1, "log dinode", "di_magic", 0,

@@ -111,9 +111,11 @@ const struct xfsj_item_type *xfsj_item_types(unsigned int *n)
 	return item_types;
 }
 
-int xfsj_item_decode(const struct xfsj_ritem *it, struct xfsj_item_info *info)
+static int decode(const struct xfsj_ritem *it, struct xfsj_item_info *info,
+		  bool brief)
 {
 	memset(info, 0, sizeof(*info));
+	info->brief = brief;
 	info->type = it->type;
 	info->nreg = it->nreg;
 	info->order = XFSJ_ORDER_ITEM;
@@ -135,6 +137,34 @@ int xfsj_item_decode(const struct xfsj_ritem *it, struct xfsj_item_info *info)
 	if (!info->kind->ops->decode(it, info))
 		info->fmt_ok = true;
 	return info->err;
+}
+
+int xfsj_item_decode(const struct xfsj_ritem *it, struct xfsj_item_info *info)
+{
+	return decode(it, info, false);
+}
+
+int xfsj_item_decode_brief(const struct xfsj_ritem *it,
+			   struct xfsj_item_info *info)
+{
+	return decode(it, info, true);
+}
+
+uint8_t xfsj_item_order(const struct xfsj_ritem *it)
+{
+	const struct xfsj_item_type *kind = xfsj_item_type_lookup(it->type);
+
+	/*
+	 * Most rows are of the default class whatever the bytes say: those
+	 * are not looked at (they are far from the cache here).
+	 */
+	if (!kind || (kind->order == XFSJ_ORDER_ITEM && !kind->ops->order))
+		return XFSJ_ORDER_ITEM;
+	if (!it->nreg || !it->reg || it->reg[0].len < 4)
+		return XFSJ_ORDER_ITEM;
+	if (kind->ops->order)
+		return kind->ops->order(it, (uint8_t)kind->order);
+	return (uint8_t)kind->order;
 }
 
 int xfsj_item_extent(const struct xfsj_item_info *info, uint32_t i,

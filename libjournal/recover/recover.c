@@ -59,7 +59,7 @@ void xfsj_recover_free(struct xfsj_recover *rc)
 		return;
 	free(rc->buf);
 	free(rc->cancels);
-	free(rc->info);
+	free(rc->order);
 	xrec_intents_free(rc);
 	xrec_group_free(rc);
 	free(rc);
@@ -139,7 +139,7 @@ int xfsj_recover_pass1(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 
 		if (!it->nreg || !ops || !ops->pass1)
 			continue;
-		xfsj_item_decode(it, &in);
+		xfsj_item_decode_brief(it, &in);
 		err = ops->pass1(rc, it, &in, f);
 		if (err)
 			return err;
@@ -147,23 +147,29 @@ int xfsj_recover_pass1(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 	return 0;
 }
 
-static int decode_all(struct xfsj_recover *rc, const struct xfsj_rtrans *t)
+/*
+ * The reorder class of every item, a byte each: each item is decoded once,
+ * when its class comes, and only one decoded item is alive at a time (a
+ * checkpoint can hold a hundred thousand items).
+ */
+static int classify(struct xfsj_recover *rc, const struct xfsj_rtrans *t)
 {
-	if (t->nitems > rc->capinfo) {
-		size_t cap = rc->capinfo ? rc->capinfo : 64;
-		struct xfsj_item_info *n;
+	if (t->nitems > rc->caporder) {
+		size_t cap = rc->caporder ? rc->caporder : 64;
+		uint8_t *n;
 
 		while (cap < t->nitems)
 			cap *= 2;
-		n = realloc(rc->info, cap * sizeof(*n));
+		n = realloc(rc->order, cap);
 		if (!n)
 			return -XFSJ_E_NOMEM;
-		rc->info = n;
-		rc->capinfo = cap;
+		rc->order = n;
+		rc->caporder = cap;
 	}
+	/* An item without regions is in no class: it is passed over. */
 	for (uint32_t i = 0; i < t->nitems; i++)
-		if (t->items[i].nreg)
-			xfsj_item_decode(&t->items[i], &rc->info[i]);
+		rc->order[i] = t->items[i].nreg ?
+			       xfsj_item_order(&t->items[i]) : XFSJ_ORDER_N;
 	return 0;
 }
 
@@ -176,16 +182,16 @@ int xfsj_recover_pass2(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 	xrec_group_start(rc, t->lsn);
 	if (t->lsn > rc->st.max_lsn)
 		rc->st.max_lsn = t->lsn;
-	err = decode_all(rc, t);
+	err = classify(rc, t);
 	if (err)
 		return err;
 	for (int cls = 0; cls < XFSJ_ORDER_N; cls++) {
 		for (uint32_t i = 0; i < t->nitems; i++) {
 			const struct xfsj_ritem *it = &t->items[i];
-			const struct xfsj_item_info *in = &rc->info[i];
+			struct xfsj_item_info in;
 			const struct xrec_ops *ops;
 
-			if (!it->nreg || in->order != cls)
+			if (rc->order[i] != cls)
 				continue;
 			if (it->type >= XFSJ_LI_FIRST &&
 			    it->type < XFSJ_LI_FIRST + XFSJ_LI_SPAN)
@@ -195,7 +201,8 @@ int xfsj_recover_pass2(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 				return xfsj_fault_set(f, XFSJ_E_UNSUPP,
 						      "log item", "type", 0,
 						      it->type);
-			err = ops->pass2(rc, it, in, t->lsn, f);
+			xfsj_item_decode_brief(it, &in);
+			err = ops->pass2(rc, it, &in, t->lsn, f);
 			if (err)
 				return err;
 		}

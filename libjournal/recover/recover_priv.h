@@ -44,8 +44,8 @@ struct xfsj_recover {
 	struct intent *intents;
 	size_t nintent, capintent;
 	struct xfsj_recover_stats st;
-	struct xfsj_item_info *info;	/* the current transaction's items */
-	size_t capinfo;
+	uint8_t *order;		/* the current transaction's reorder classes */
+	size_t caporder;
 	/*
 	 * The buffers replayed by transactions of the current start LSN.
 	 * The kernel stamps a replayed buffer with the transaction's LSN only
