@@ -59,7 +59,7 @@ MNT=$T_DIR/mnt
 manifest() {
 	local img=$1 out=$2 dev n l x
 	dev=$(attach_loop "$img") || return 1
-	if ! t_mount "$dev" "$MNT" ro; then
+	if ! t_mount "$dev" "$MNT" ro,nouuid; then
 		detach_loop "$dev"
 		return 1
 	fi
@@ -90,7 +90,7 @@ same_bytes() {
 workload() {
 	local dev i
 	dev=$(attach_loop "$1") || return 1
-	if ! t_mount "$dev" "$MNT"; then
+	if ! t_mount "$dev" "$MNT" nouuid; then
 		detach_loop "$dev"
 		return 1
 	fi
