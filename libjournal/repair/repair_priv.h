@@ -111,4 +111,20 @@ int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr);	/* fix_sb.c */
 int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr);	/* fix_field.c */
 int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
 
+/* fix_dir_salvage.c: FIX_SALVAGE_DIR, directories rewritten from what
+ * survives. */
+int xrp_fix_salvage_dir(struct xrp *rp);
+/*
+ * dir_write.c: rewrite directory @dir from scratch holding @ents ("." and
+ * ".." left out: ".." is @parent), short form or one block; the old
+ * blocks freed, or only unmapped with @keep_blocks.  -XFSJ_E_NOSPC when
+ * they need more than one block.
+ */
+int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
+		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
+		  struct xfsj_fault *f);
+/* Do @n entries fit one directory block (with ".", ".." and leaves)? */
+bool xrp_dir_fits_block(const struct xfsj_sb *sb,
+			const struct xfsj_dirent *ents, size_t n);
+
 #endif
