@@ -108,11 +108,40 @@ static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 
 /* ---- blocks ---- */
 
+/* An item decodes at @off and ends where its tag says. */
+static bool item_sound(const uint8_t *b, uint32_t off, uint32_t end,
+		       bool ftype, struct xfsj_dir2_item *it)
+{
+	const char *field;
+
+	return !xfsj_dir2_data_item(b, off, end, ftype, it, &field) &&
+	       it->tag == off;
+}
+
+/*
+ * The entry at @off whose length field is damaged, ending at @next (where
+ * a sound item starts): the name length that makes it end there with its
+ * tag, a legal name and a file type.  0: none.
+ */
+static unsigned int entry_len_between(const uint8_t *b, uint32_t off,
+				      uint32_t next, bool ftype)
+{
+	for (unsigned int n = 255; n > 0; n--) {
+		if (xfsj_dir2_data_entsize(n, ftype) != next - off ||
+		    xfsj_get_be16(b + next - 2) != off ||
+		    memchr(b + off + 9, 0, n) || memchr(b + off + 9, '/', n))
+			continue;
+		if (ftype && (!b[off + 9 + n] || b[off + 9 + n] >= XFSJ_FT__MAX))
+			continue;
+		return n;
+	}
+	return 0;
+}
+
 static int walk_block(struct salvage *s, const uint8_t *b, uint32_t bs,
 		      bool ftype)
 {
 	uint32_t off = XFSJ_DIR3_HDR_SIZE, end = bs;
-	bool lost = false;
 	int err;
 
 	if (xfsj_get_be32(b) == XFSJ_DIR3_BLOCK_MAGIC) {
@@ -124,23 +153,36 @@ static int walk_block(struct salvage *s, const uint8_t *b, uint32_t bs,
 			      count * XFSJ_DIR2_LEAF_ENT_SIZE;
 	}
 	while (off < end) {
-		struct xfsj_dir2_item it;
+		struct xfsj_dir2_item it, nx;
 		const char *field;
+		uint32_t q;
+		unsigned int n;
 
-		if (xfsj_dir2_data_item(b, off, end, ftype, &it, &field) ||
-		    (lost && it.tag != off)) {
-			/* Look for the next item that knows its place. */
-			lost = true;
-			off += XFSJ_DIR2_DATA_ALIGN;
+		/* Sound, or only its tag is wrong (the next item is sound). */
+		if (!xfsj_dir2_data_item(b, off, end, ftype, &it, &field) &&
+		    (it.tag == off || off + it.len == end ||
+		     item_sound(b, off + it.len, end, ftype, &nx))) {
+			if (!it.unused) {
+				err = add(s, it.ino, it.name, it.namelen);
+				if (err)
+					return err;
+			}
+			off += it.len;
 			continue;
 		}
-		lost = false;
-		if (!it.unused) {
-			err = add(s, it.ino, it.name, it.namelen);
+		/* Lost: the next item that knows its place. */
+		for (q = off + XFSJ_DIR2_DATA_ALIGN; q < end;
+		     q += XFSJ_DIR2_DATA_ALIGN)
+			if (item_sound(b, q, end, ftype, &nx))
+				break;
+		if (xfsj_get_be16(b + off) != XFSJ_DIR2_FREE_TAG) {
+			n = entry_len_between(b, off, q, ftype);
+			err = n ? add(s, xfsj_get_be64(b + off), b + off + 9,
+				      (uint8_t)n) : (s->seen++, 0);
 			if (err)
 				return err;
 		}
-		off += it.len;
+		off = q;
 	}
 	return 0;
 }
