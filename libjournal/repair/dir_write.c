@@ -49,15 +49,45 @@ static int unmap_data(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	return err;
 }
 
-/* Bytes the data area needs for @n entries (without "." and ".."). */
-static uint32_t data_bytes(const struct xfsj_dirent *ents, size_t n,
-			   bool ftype)
+static int lent_cmp(const void *a, const void *b)
 {
-	uint32_t sz = 0;
+	const struct xfsj_dir2_leaf_ent *x = a, *y = b;
 
-	for (size_t i = 0; i < n; i++)
-		sz += xfsj_dir2_data_entsize(ents[i].namelen, ftype);
-	return sz;
+	if (x->hashval != y->hashval)
+		return x->hashval < y->hashval ? -1 : 1;
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* One directory being written. */
+struct dw {
+	struct xfsj_fs *fs;
+	const struct xfsj_sb *sb;
+	struct xfsj_iref *ip;
+	struct xfsj_fault *f;
+	bool ftype;
+	uint32_t bs, fsbs;
+	unsigned int bytelog;
+	uint64_t dir, parent;
+	const struct xfsj_dirent *ents;
+	size_t n;			/* entries, "." and ".." left out */
+	struct xfsj_dir2_leaf_ent *le;	/* n + 2: every entry's leaf entry */
+};
+
+/* Entry @k of the directory: "." and ".." first. */
+static void dw_entry(const struct dw *w, size_t k, uint64_t *ino,
+		     const uint8_t **name, uint8_t *namelen, uint8_t *ft)
+{
+	if (k < 2) {
+		*ino = k ? w->parent : w->dir;
+		*name = (const uint8_t *)"..";
+		*namelen = (uint8_t)(k + 1);
+		*ft = XFSJ_FT_DIR;
+		return;
+	}
+	*ino = w->ents[k - 2].ino;
+	*name = (const uint8_t *)w->ents[k - 2].name;
+	*namelen = w->ents[k - 2].namelen;
+	*ft = w->ents[k - 2].ftype;
 }
 
 static uint32_t put_entry(uint8_t *b, uint32_t off, uint64_t ino,
@@ -75,62 +105,155 @@ static uint32_t put_entry(uint8_t *b, uint32_t off, uint64_t ino,
 	return len;
 }
 
-static int lent_cmp(const void *a, const void *b)
+/*
+ * Fill the data area of data block @db, [64, @end) of @b, from entry *@k
+ * on, as many as fit; the rest is one unused region (bestfree[0]).
+ * Returns the unused region's length.  @b NULL: only count.
+ */
+static uint32_t fill_data(struct dw *w, uint8_t *b, uint64_t db,
+			  size_t *k, uint32_t end)
 {
-	const struct xfsj_dir2_leaf_ent *x = a, *y = b;
+	uint32_t off = XFSJ_DIR3_HDR_SIZE;
 
-	if (x->hashval != y->hashval)
-		return x->hashval < y->hashval ? -1 : 1;
-	return x->address < y->address ? -1 : x->address > y->address;
+	for (; *k < w->n + 2; (*k)++) {
+		const uint8_t *name;
+		uint8_t namelen, ft;
+		uint64_t ino;
+
+		dw_entry(w, *k, &ino, &name, &namelen, &ft);
+		if (off + xfsj_dir2_data_entsize(namelen, w->ftype) > end)
+			break;
+		if (!b) {
+			off += xfsj_dir2_data_entsize(namelen, w->ftype);
+			continue;
+		}
+		w->le[*k].hashval = xfsj_da_hashname(name, namelen);
+		w->le[*k].address = xfsj_dir2_dataptr(w->bytelog, db, off);
+		off += put_entry(b, off, ino, name, namelen, ft, w->ftype);
+	}
+	if (b && off < end) {
+		xfsj_put_be16(b + off, XFSJ_DIR2_FREE_TAG);
+		xfsj_put_be16(b + off + 2, (uint16_t)(end - off));
+		xfsj_put_be16(b + end - 2, (uint16_t)off);
+		xfsj_put_be16(b + 48, (uint16_t)off);
+		xfsj_put_be16(b + 50, (uint16_t)(end - off));
+	}
+	return end - off;
 }
 
-/* Fill the single block @b of @bs bytes (zeroed). */
-static int build_block(const struct xfsj_sb *sb, uint8_t *b, uint32_t bs,
-		       uint64_t daddr, uint64_t dir, uint64_t parent,
-		       const struct xfsj_dirent *ents, size_t n, bool ftype)
+/* A new directory block at file block @fileoff, zeroed, its header set. */
+static int new_block(struct dw *w, uint64_t fileoff, uint32_t magic,
+		     uint32_t crc_off, struct xfsj_buf **bp)
 {
-	uint32_t nl = (uint32_t)n + 2;
-	uint32_t leaf = bs - XFSJ_DIR2_BLOCK_TAIL - nl * XFSJ_DIR2_LEAF_ENT_SIZE;
-	struct xfsj_dir2_leaf_ent *le = calloc(nl, sizeof(*le));
-	uint32_t off = XFSJ_DIR3_HDR_SIZE;
-	struct xfsj_dir3_hdr h = { .magic = XFSJ_DIR3_BLOCK_MAGIC,
-				   .blkno = daddr, .owner = dir, .crc_off = 4 };
+	struct xfsj_dir3_hdr h = { .magic = magic, .owner = w->ip->ino,
+				   .crc_off = crc_off };
+	uint64_t fsb;
+	int err;
 
-	if (!le)
-		return -XFSJ_E_NOMEM;
-	memcpy(h.uuid, xfsj_meta_fs_uuid(sb), sizeof(h.uuid));
-	xfsj_dir3_hdr_encode(b, &h);
-	le[0] = (struct xfsj_dir2_leaf_ent){ xfsj_da_hashname((const uint8_t *)".", 1), off >> 3 };
-	off += put_entry(b, off, dir, (const uint8_t *)".", 1, XFSJ_FT_DIR,
-			 ftype);
-	le[1] = (struct xfsj_dir2_leaf_ent){ xfsj_da_hashname((const uint8_t *)"..", 2), off >> 3 };
-	off += put_entry(b, off, parent, (const uint8_t *)"..", 2, XFSJ_FT_DIR,
-			 ftype);
-	for (size_t i = 0; i < n; i++) {
-		le[i + 2].hashval = xfsj_da_hashname(
-			(const uint8_t *)ents[i].name, ents[i].namelen);
-		le[i + 2].address = off >> 3;
-		off += put_entry(b, off, ents[i].ino,
-				 (const uint8_t *)ents[i].name,
-				 ents[i].namelen, ents[i].ftype, ftype);
-	}
-	if (off < leaf) {
-		/* One unused region up to the leaf entries: bestfree[0]. */
-		xfsj_put_be16(b + off, XFSJ_DIR2_FREE_TAG);
-		xfsj_put_be16(b + off + 2, (uint16_t)(leaf - off));
-		xfsj_put_be16(b + leaf - 2, (uint16_t)off);
-		xfsj_put_be16(b + 48, (uint16_t)off);
-		xfsj_put_be16(b + 50, (uint16_t)(leaf - off));
-	}
-	qsort(le, nl, sizeof(*le), lent_cmp);
-	for (uint32_t i = 0; i < nl; i++) {
-		xfsj_put_be32(b + leaf + 8 * i, le[i].hashval);
-		xfsj_put_be32(b + leaf + 8 * i + 4, le[i].address);
-	}
-	xfsj_put_be32(b + bs - 8, nl);
-	xfsj_put_be32(b + bs - 4, 0);
-	free(le);
+	err = xfsj_bmap_alloc(w->fs, w->ip, XFSJ_DATA_FORK, fileoff, w->fsbs,
+			      &fsb, w->f);
+	if (err)
+		return err;
+	h.blkno = xfsj_fsb_daddr(w->sb, fsb);
+	err = xfsj_buf_get_zero(w->fs, h.blkno, w->bs, bp);
+	if (err)
+		return xfsj_fault_set(w->f, err, "directory block", "get",
+				      h.blkno << 9, w->ip->ino);
+	memset((*bp)->data, 0, w->bs);
+	memcpy(h.uuid, xfsj_meta_fs_uuid(w->sb), sizeof(h.uuid));
+	xfsj_dir3_hdr_encode((*bp)->data, &h);
+	xfsj_buf_dirty(*bp);
 	return 0;
+}
+
+/* The leaf entries, sorted, from @b + @at. */
+static void put_leaves(struct dw *w, uint8_t *b, uint32_t at)
+{
+	qsort(w->le, w->n + 2, sizeof(*w->le), lent_cmp);
+	for (size_t i = 0; i < w->n + 2; i++) {
+		xfsj_put_be32(b + at + 8 * i, w->le[i].hashval);
+		xfsj_put_be32(b + at + 8 * i + 4, w->le[i].address);
+	}
+}
+
+/* Block format: one block, the leaf entries and the tail at its end. */
+static int write_block(struct dw *w)
+{
+	uint32_t nl = (uint32_t)w->n + 2;
+	uint32_t leaf = w->bs - XFSJ_DIR2_BLOCK_TAIL -
+			nl * XFSJ_DIR2_LEAF_ENT_SIZE;
+	struct xfsj_buf *bp;
+	size_t k = 0;
+	int err;
+
+	err = new_block(w, 0, XFSJ_DIR3_BLOCK_MAGIC, 4, &bp);
+	if (err)
+		return err;
+	fill_data(w, bp->data, 0, &k, leaf);
+	put_leaves(w, bp->data, leaf);
+	xfsj_put_be32(bp->data + w->bs - 8, nl);
+	xfsj_put_be32(bp->data + w->bs - 4, 0);
+	w->ip->di.size = w->bs;
+	return 0;
+}
+
+/* Data blocks the entries fill in leaf format. */
+static uint64_t leaf_data_blocks(struct dw *w)
+{
+	uint64_t ndb = 0;
+	size_t k = 0;
+
+	while (k < w->n + 2) {
+		size_t k0 = k;
+
+		fill_data(w, NULL, ndb, &k, w->bs);
+		if (k == k0)
+			return UINT64_MAX;
+		ndb++;
+	}
+	return ndb;
+}
+
+static bool leaf_fits(const struct dw *w, uint64_t ndb)
+{
+	return ndb < w->bs &&
+	       XFSJ_DIR3_HDR_SIZE + (w->n + 2) * XFSJ_DIR2_LEAF_ENT_SIZE +
+	       2 * ndb + XFSJ_DIR2_LEAF_TAIL <= w->bs;
+}
+
+/* Leaf format: full data blocks, then one leaf1 block with the bests. */
+static int write_leaf(struct dw *w, uint64_t ndb)
+{
+	uint16_t *bests = calloc(ndb, sizeof(*bests));
+	struct xfsj_buf *bp;
+	size_t k = 0;
+	int err = 0;
+
+	if (!bests)
+		return -XFSJ_E_NOMEM;
+	for (uint64_t db = 0; db < ndb && !err; db++) {
+		err = new_block(w, db * w->fsbs, XFSJ_DIR3_DATA_MAGIC, 4, &bp);
+		if (!err)
+			bests[db] = (uint16_t)fill_data(w, bp->data, db, &k,
+							w->bs);
+	}
+	if (!err)
+		err = new_block(w, XFSJ_DIR2_LEAF_OFFSET >> w->sb->blocklog,
+				XFSJ_DIR3_LEAF1_MAGIC, 12, &bp);
+	if (!err) {
+		uint8_t *b = bp->data;
+
+		xfsj_put_be16(b + 56, (uint16_t)(w->n + 2));
+		xfsj_put_be16(b + 58, 0);
+		put_leaves(w, b, XFSJ_DIR3_HDR_SIZE);
+		for (uint64_t db = 0; db < ndb; db++)
+			xfsj_put_be16(b + w->bs - XFSJ_DIR2_LEAF_TAIL -
+				      2 * (ndb - db), bests[db]);
+		xfsj_put_be32(b + w->bs - XFSJ_DIR2_LEAF_TAIL, (uint32_t)ndb);
+		w->ip->di.size = ndb * w->bs;
+	}
+	free(bests);
+	return err;
 }
 
 bool xrp_dir_fits_block(const struct xfsj_sb *sb,
@@ -138,40 +261,25 @@ bool xrp_dir_fits_block(const struct xfsj_sb *sb,
 {
 	bool ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
 	uint64_t bs = (uint64_t)sb->blocksize << sb->dirblklog;
+	uint64_t sz = XFSJ_DIR3_HDR_SIZE + DOT_BYTES(ftype) +
+		      (n + 2) * XFSJ_DIR2_LEAF_ENT_SIZE + XFSJ_DIR2_BLOCK_TAIL;
 
-	return XFSJ_DIR3_HDR_SIZE + DOT_BYTES(ftype) +
-	       data_bytes(ents, n, ftype) +
-	       (n + 2) * XFSJ_DIR2_LEAF_ENT_SIZE + XFSJ_DIR2_BLOCK_TAIL <= bs;
+	for (size_t i = 0; i < n && sz <= bs; i++)
+		sz += xfsj_dir2_data_entsize(ents[i].namelen, ftype);
+	return sz <= bs;
 }
 
-static int write_block(struct xfsj_fs *fs, struct xfsj_iref *ip,
-		       uint64_t parent, const struct xfsj_dirent *ents,
-		       size_t n, struct xfsj_fault *f)
+bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
+		  size_t n)
 {
-	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	bool ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
-	uint32_t fsbs = 1U << sb->dirblklog;
-	uint32_t bs = sb->blocksize << sb->dirblklog;
-	struct xfsj_buf *bp;
-	uint64_t fsb, daddr;
-	int err;
+	struct dw w = {
+		.sb = sb, .ents = ents, .n = n,
+		.ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0,
+		.bs = sb->blocksize << sb->dirblklog,
+	};
 
-	err = xfsj_bmap_alloc(fs, ip, XFSJ_DATA_FORK, 0, fsbs, &fsb, f);
-	if (err)
-		return err;
-	daddr = xfsj_fsb_daddr(sb, fsb);
-	err = xfsj_buf_get_zero(fs, daddr, bs, &bp);
-	if (err)
-		return xfsj_fault_set(f, err, "directory block", "get",
-				      daddr << 9, ip->ino);
-	memset(bp->data, 0, bs);
-	err = build_block(sb, bp->data, bs, daddr, ip->ino, parent, ents, n,
-			  ftype);
-	if (err)
-		return err;
-	xfsj_buf_dirty(bp);
-	ip->di.size = bs;
-	return 0;
+	return xrp_dir_fits_block(sb, ents, n) ||
+	       leaf_fits(&w, leaf_data_blocks(&w));
 }
 
 int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
@@ -179,14 +287,23 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		  struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
-	bool ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
 	struct xfsj_iref ip;
+	struct dw w = {
+		.fs = fs, .sb = sb, .ip = &ip, .f = f, .dir = dir,
+		.parent = parent,
+		.ents = ents, .n = n,
+		.ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0,
+		.bs = sb->blocksize << sb->dirblklog, .fsbs = 1U << sb->dirblklog,
+		.bytelog = sb->blocklog + sb->dirblklog,
+	};
+	bool block = xrp_dir_fits_block(sb, ents, n);
+	uint64_t ndb = block ? 1 : leaf_data_blocks(&w);
 	uint32_t forksize;
 	uint8_t *fork;
 	size_t sfsize;
 	int err;
 
-	if (!xrp_dir_fits_block(sb, ents, n))
+	if (!block && !leaf_fits(&w, ndb))
 		return xfsj_fault_set(f, XFSJ_E_NOSPC, "directory", "entries",
 				      dir, n);
 	err = xfsj_iget(fs, dir, true, &ip, f);
@@ -197,17 +314,16 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		return err;
 	xfsj_iput(fs, &ip, true);
 	err = xfsj_defer_finish(fs, f);
-	if (err)
-		return err;
-	err = xfsj_iget(fs, dir, true, &ip, f);
+	if (!err)
+		err = xfsj_iget(fs, dir, true, &ip, f);
 	if (err)
 		return err;
 	fork = xfsj_ifork(fs, &ip, XFSJ_DATA_FORK, &forksize);
-	sfsize = xfsj_dir_sf_size(parent, ents, (unsigned int)n, ftype);
+	sfsize = xfsj_dir_sf_size(parent, ents, (unsigned int)n, w.ftype);
 	memset(fork, 0, forksize);
-	if (n <= 255 && sfsize <= forksize) {
+	if (block && n <= 255 && sfsize <= forksize) {
 		int len = xfsj_dir_sf_encode(parent, ents, (unsigned int)n,
-					     ftype, fork, forksize);
+					     w.ftype, fork, forksize);
 
 		if (len < 0)
 			return xfsj_fault_set(f, -len, "directory",
@@ -217,8 +333,12 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		xfsj_iput(fs, &ip, true);
 		return 0;
 	}
+	w.le = calloc(n + 2, sizeof(*w.le));
+	if (!w.le)
+		return -XFSJ_E_NOMEM;
 	ip.di.format = XFSJ_DINODE_FMT_EXTENTS;
-	err = write_block(fs, &ip, parent, ents, n, f);
+	err = block ? write_block(&w) : write_leaf(&w, ndb);
+	free(w.le);
 	xfsj_iput(fs, &ip, true);
 	if (err)
 		return err;

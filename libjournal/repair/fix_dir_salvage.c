@@ -371,8 +371,8 @@ static int salvage_one(struct xrp *rp, uint64_t dir)
 	for (size_t i = 0; i < s.n; i++)
 		de[i] = (struct xfsj_dirent){ s.e[i].name, s.e[i].namelen,
 					      s.e[i].ftype, s.e[i].ino };
-	/* Too many for one block: left for a later version (leaf form). */
-	if (!xrp_dir_fits_block(rp->sb, de, s.n))
+	/* Too many for the leaf format: left for a later version. */
+	if (!xrp_dir_fits(rp->sb, de, s.n))
 		goto out;
 	err = xrp_dir_write(rp->fs, dir, parent, de, s.n,
 			    keep_old_blocks(rp), &f);

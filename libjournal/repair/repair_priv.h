@@ -116,9 +116,9 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
 int xrp_fix_salvage_dir(struct xrp *rp);
 /*
  * dir_write.c: rewrite directory @dir from scratch holding @ents ("." and
- * ".." left out: ".." is @parent), short form or one block; the old
- * blocks freed, or only unmapped with @keep_blocks.  -XFSJ_E_NOSPC when
- * they need more than one block.
+ * ".." left out: ".." is @parent), short form, one block or leaf
+ * format; the old blocks freed, or only unmapped with @keep_blocks.
+ * -XFSJ_E_NOSPC when they need the node format.
  */
 int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
@@ -126,5 +126,8 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 /* Do @n entries fit one directory block (with ".", ".." and leaves)? */
 bool xrp_dir_fits_block(const struct xfsj_sb *sb,
 			const struct xfsj_dirent *ents, size_t n);
+/* ... or a leaf-format directory (what xrp_dir_write can write)? */
+bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
+		  size_t n);
 
 #endif
