@@ -324,8 +324,7 @@ static uint64_t find_parent(struct salvage *s)
 	return root;
 }
 
-/* Free the old blocks only when every AG's free space can be trusted. */
-static bool keep_old_blocks(const struct xrp *rp)
+bool xrp_keep_old_blocks(const struct xrp *rp)
 {
 	for (uint32_t a = 0; a < rp->ck->agcount; a++)
 		if (!rp->ck->ags[a].tree_ok[XFSJ_BT_BNO] ||
@@ -334,22 +333,27 @@ static bool keep_old_blocks(const struct xrp *rp)
 	return false;
 }
 
-static int salvage_one(struct xrp *rp, uint64_t dir)
+void xrp_dirlist_free(struct xrp_dirlist *l)
+{
+	free(l->de);
+	free(l->priv);
+	memset(l, 0, sizeof(*l));
+}
+
+int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 {
 	bool ftype = (rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
 	struct salvage s = { .rp = rp, .dir = dir, .dotdot = XFSJ_NULLFSINO };
-	struct xfsj_dirent *de = NULL;
 	struct xfsj_fault f = { 0 };
 	struct xfsj_iref ip;
-	uint64_t parent;
-	char what[128];
 	int err;
 
+	memset(l, 0, sizeof(*l));
 	err = xfsj_iget(rp->fs, dir, true, &ip, &f);
 	if (err)
-		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 1;
 	if ((ip.di.mode & 0170000) != 0040000)
-		return 0;
+		return 1;
 	if (ip.di.format == XFSJ_DINODE_FMT_LOCAL) {
 		uint32_t fsz;
 		const uint8_t *fork = xfsj_ifork(rp->fs, &ip, XFSJ_DATA_FORK,
@@ -360,40 +364,57 @@ static int salvage_one(struct xrp *rp, uint64_t dir)
 	} else {
 		err = walk_blocks(&s, &ip);
 	}
-	if (err)
-		goto out;
-	parent = find_parent(&s);
-	de = calloc(s.n ? s.n : 1, sizeof(*de));
-	if (!de) {
-		err = -XFSJ_E_NOMEM;
-		goto out;
+	if (!err) {
+		l->de = calloc(s.n + 1, sizeof(*l->de));
+		if (!l->de)
+			err = -XFSJ_E_NOMEM;
+	}
+	if (err) {
+		free(s.e);
+		return err;
 	}
 	for (size_t i = 0; i < s.n; i++)
-		de[i] = (struct xfsj_dirent){ s.e[i].name, s.e[i].namelen,
-					      s.e[i].ftype, s.e[i].ino };
+		l->de[i] = (struct xfsj_dirent){ s.e[i].name, s.e[i].namelen,
+						 s.e[i].ftype, s.e[i].ino };
+	l->n = s.n;
+	l->seen = s.seen;
+	l->priv = s.e;
+	l->parent = find_parent(&s);
+	return 0;
+}
+
+static int salvage_one(struct xrp *rp, uint64_t dir)
+{
+	struct xrp_dirlist l;
+	struct xfsj_fault f = { 0 };
+	char what[128];
+	int err;
+
+	err = xrp_dir_collect(rp, dir, &l);
+	if (err)
+		return err < 0 ? err : 0;
 	/* Too many for the leaf format: left for a later version. */
-	if (!xrp_dir_fits(rp->sb, de, s.n))
+	if (!xrp_dir_fits(rp->sb, l.de, l.n))
 		goto out;
-	err = xrp_dir_write(rp->fs, dir, parent, de, s.n,
-			    keep_old_blocks(rp), &f);
+	err = xrp_dir_write(rp->fs, dir, l.parent, l.de, l.n,
+			    xrp_keep_old_blocks(rp), &f);
 	if (err) {
 		err = err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
 		goto out;
 	}
 	snprintf(what, sizeof(what),
 		 "rebuilt directory %llu from %zu entries (%zu lost)",
-		 (unsigned long long)dir, s.n,
-		 s.seen > s.n ? s.seen - s.n : 0);
+		 (unsigned long long)dir, l.n,
+		 l.seen > l.n ? l.seen - l.n : 0);
 	xrp_action(rp, &(struct xfsj_repair_action){
 		.fix = XFSJ_FIX_SALVAGE_DIR, .has = XFSJ_PF_INO | XFSJ_PF_COUNT,
-		.ino = dir, .count = s.n, .what = what });
+		.ino = dir, .count = l.n, .what = what });
 	for (size_t i = 0; i < rp->nprobs; i++)
 		if (rp->probs[i].p.def->fix == XFSJ_FIX_SALVAGE_DIR &&
 		    rp->probs[i].p.ino == dir)
 			rp->probs[i].done = true;
 out:
-	free(de);
-	free(s.e);
+	xrp_dirlist_free(&l);
 	return err;
 }
 

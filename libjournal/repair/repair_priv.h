@@ -129,5 +129,26 @@ bool xrp_dir_fits_block(const struct xfsj_sb *sb,
 /* ... or a leaf-format directory (what xrp_dir_write can write)? */
 bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
 		  size_t n);
+/*
+ * The entries of directory @dir that survive (fix_dir_salvage.c: every
+ * data block walked past damage, names legal and once, inodes in use in
+ * the check's state, their file types from it), "." and ".." left out;
+ * @parent: the directory naming it, else its "..", else the root.
+ * Returns 0, 1 (not a directory), or a negative XFSJ_E_*.
+ */
+struct xrp_dirlist {
+	struct xfsj_dirent *de;
+	size_t n;
+	size_t seen;		/* entries found, kept or not */
+	uint64_t parent;
+	void *priv;		/* the names */
+};
+int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l);
+void xrp_dirlist_free(struct xrp_dirlist *l);
+/* Old directory blocks only unmapped, not freed: some AG's free space
+ * btrees cannot be trusted. */
+bool xrp_keep_old_blocks(const struct xrp *rp);
+/* fix_reconnect.c: FIX_RECONNECT, to lost+found. */
+int xrp_fix_reconnect(struct xrp *rp);
 
 #endif
