@@ -150,5 +150,7 @@ void xrp_dirlist_free(struct xrp_dirlist *l);
 bool xrp_keep_old_blocks(const struct xrp *rp);
 /* fix_reconnect.c: FIX_RECONNECT, to lost+found. */
 int xrp_fix_reconnect(struct xrp *rp);
+/* fix_pptr.c: FIX_PPTR, parent pointers matched to the entries. */
+int xrp_fix_pptr(struct xrp *rp);
 
 #endif
