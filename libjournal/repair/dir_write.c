@@ -9,6 +9,11 @@
  * - Block format otherwise: one directory block holding the header, "."
  *   and "..", the entries, one unused region, the leaf entries sorted by
  *   hash and the tail.
+ * - Leaf format when the leaf entries and the data blocks' bests fit one
+ *   leaf1 block: data blocks filled in order (each ending with one unused
+ *   region), the leaf1 block at the start of the leaf space.
+ * - Node format beyond: the same data blocks, leafn blocks under one node
+ *   of level 1 and one free index block.
  *
  * The old blocks leave the fork first (freed through the deferred work,
  * or only unmapped when the caller says the free space cannot be
@@ -221,22 +226,33 @@ static bool leaf_fits(const struct dw *w, uint64_t ndb)
 	       2 * ndb + XFSJ_DIR2_LEAF_TAIL <= w->bs;
 }
 
-/* Leaf format: full data blocks, then one leaf1 block with the bests. */
-static int write_leaf(struct dw *w, uint64_t ndb)
+/* Full data blocks from block 0: @bests gets each one's free length. */
+static int write_data(struct dw *w, uint64_t ndb, uint16_t *bests)
 {
-	uint16_t *bests = calloc(ndb, sizeof(*bests));
 	struct xfsj_buf *bp;
 	size_t k = 0;
 	int err = 0;
 
-	if (!bests)
-		return -XFSJ_E_NOMEM;
 	for (uint64_t db = 0; db < ndb && !err; db++) {
 		err = new_block(w, db * w->fsbs, XFSJ_DIR3_DATA_MAGIC, 4, &bp);
 		if (!err)
 			bests[db] = (uint16_t)fill_data(w, bp->data, db, &k,
 							w->bs);
 	}
+	w->ip->di.size = ndb * w->bs;
+	return err;
+}
+
+/* Leaf format: full data blocks, then one leaf1 block with the bests. */
+static int write_leaf(struct dw *w, uint64_t ndb)
+{
+	uint16_t *bests = calloc(ndb, sizeof(*bests));
+	struct xfsj_buf *bp;
+	int err;
+
+	if (!bests)
+		return -XFSJ_E_NOMEM;
+	err = write_data(w, ndb, bests);
 	if (!err)
 		err = new_block(w, XFSJ_DIR2_LEAF_OFFSET >> w->sb->blocklog,
 				XFSJ_DIR3_LEAF1_MAGIC, 12, &bp);
@@ -250,7 +266,92 @@ static int write_leaf(struct dw *w, uint64_t ndb)
 			xfsj_put_be16(b + w->bs - XFSJ_DIR2_LEAF_TAIL -
 				      2 * (ndb - db), bests[db]);
 		xfsj_put_be32(b + w->bs - XFSJ_DIR2_LEAF_TAIL, (uint32_t)ndb);
-		w->ip->di.size = ndb * w->bs;
+	}
+	free(bests);
+	return err;
+}
+
+/* Leaf blocks of the node format, and whether one node and one free
+ * index block hold them and the data blocks. */
+static uint64_t node_leaves(const struct dw *w)
+{
+	uint64_t per = xfsj_dir3_leaf_max_ents(w->bs);
+
+	return (w->n + 2 + per - 1) / per;
+}
+
+static bool node_fits(const struct dw *w, uint64_t ndb)
+{
+	return ndb <= xfsj_dir3_free_max_bests(w->bs) &&
+	       node_leaves(w) <= (w->bs - XFSJ_DIR3_HDR_SIZE) /
+				 XFSJ_DA3_NODE_ENTRY_SIZE;
+}
+
+/*
+ * Node format: full data blocks; leafn blocks (siblings linked) from the
+ * second block of the leaf space, under one node (level 1) at its first
+ * block; one free index block at the start of the free space.
+ */
+static int write_node(struct dw *w, uint64_t ndb)
+{
+	uint64_t per = xfsj_dir3_leaf_max_ents(w->bs);
+	uint64_t nleaf = node_leaves(w), total = w->n + 2;
+	uint64_t leaf0 = (XFSJ_DIR2_LEAF_OFFSET >> w->bytelog) * w->fsbs;
+	uint16_t *bests = calloc(ndb, sizeof(*bests));
+	struct xfsj_buf *bp;
+	uint8_t *b;
+	int err;
+
+	if (!bests)
+		return -XFSJ_E_NOMEM;
+	err = write_data(w, ndb, bests);
+	qsort(w->le, total, sizeof(*w->le), lent_cmp);
+	for (uint64_t i = 0; i < nleaf && !err; i++) {
+		uint64_t first = i * per;
+		uint64_t cnt = total - first < per ? total - first : per;
+
+		err = new_block(w, leaf0 + (i + 1) * w->fsbs,
+				XFSJ_DIR3_LEAFN_MAGIC, 12, &bp);
+		if (err)
+			break;
+		b = bp->data;
+		xfsj_put_be32(b, i + 1 < nleaf ?
+			      (uint32_t)(leaf0 + (i + 2) * w->fsbs) : 0);
+		xfsj_put_be32(b + 4, i ? (uint32_t)(leaf0 + i * w->fsbs) : 0);
+		xfsj_put_be16(b + 56, (uint16_t)cnt);
+		for (uint64_t j = 0; j < cnt; j++) {
+			xfsj_put_be32(b + XFSJ_DIR3_HDR_SIZE + 8 * j,
+				      w->le[first + j].hashval);
+			xfsj_put_be32(b + XFSJ_DIR3_HDR_SIZE + 8 * j + 4,
+				      w->le[first + j].address);
+		}
+	}
+	if (!err)
+		err = new_block(w, leaf0, XFSJ_DIR3_NODE_MAGIC, 12, &bp);
+	if (!err) {
+		b = bp->data;
+		xfsj_put_be16(b + XFSJ_DA3_NODE_OFF_COUNT, (uint16_t)nleaf);
+		xfsj_put_be16(b + XFSJ_DA3_NODE_OFF_LEVEL, 1);
+		for (uint64_t i = 0; i < nleaf; i++) {
+			uint64_t last = (i + 1) * per < total ?
+					(i + 1) * per - 1 : total - 1;
+
+			xfsj_put_be32(b + XFSJ_DA3_NODE_HDR_SIZE + 8 * i,
+				      w->le[last].hashval);
+			xfsj_put_be32(b + XFSJ_DA3_NODE_HDR_SIZE + 8 * i + 4,
+				      (uint32_t)(leaf0 + (i + 1) * w->fsbs));
+		}
+		err = new_block(w, (XFSJ_DIR2_FREE_OFFSET >> w->bytelog) *
+				w->fsbs, XFSJ_DIR3_FREE_MAGIC, 4, &bp);
+	}
+	if (!err) {
+		b = bp->data;
+		xfsj_put_be32(b + 48, 0);		/* firstdb */
+		xfsj_put_be32(b + 52, (uint32_t)ndb);	/* nvalid */
+		xfsj_put_be32(b + 56, (uint32_t)ndb);	/* nused */
+		for (uint64_t db = 0; db < ndb; db++)
+			xfsj_put_be16(b + XFSJ_DIR3_HDR_SIZE + 2 * db,
+				      bests[db]);
 	}
 	free(bests);
 	return err;
@@ -278,8 +379,12 @@ bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
 		.bs = sb->blocksize << sb->dirblklog,
 	};
 
-	return xrp_dir_fits_block(sb, ents, n) ||
-	       leaf_fits(&w, leaf_data_blocks(&w));
+	uint64_t ndb;
+
+	if (xrp_dir_fits_block(sb, ents, n))
+		return true;
+	ndb = leaf_data_blocks(&w);
+	return leaf_fits(&w, ndb) || node_fits(&w, ndb);
 }
 
 int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
@@ -303,7 +408,9 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 	size_t sfsize;
 	int err;
 
-	if (!block && !leaf_fits(&w, ndb))
+	bool leaf = !block && leaf_fits(&w, ndb);
+
+	if (!block && !leaf && !node_fits(&w, ndb))
 		return xfsj_fault_set(f, XFSJ_E_NOSPC, "directory", "entries",
 				      dir, n);
 	err = xfsj_iget(fs, dir, true, &ip, f);
@@ -337,7 +444,8 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 	if (!w.le)
 		return -XFSJ_E_NOMEM;
 	ip.di.format = XFSJ_DINODE_FMT_EXTENTS;
-	err = block ? write_block(&w) : write_leaf(&w, ndb);
+	err = block ? write_block(&w) : leaf ? write_leaf(&w, ndb) :
+	      write_node(&w, ndb);
 	free(w.le);
 	xfsj_iput(fs, &ip, true);
 	if (err)

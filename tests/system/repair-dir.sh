@@ -3,8 +3,8 @@
 # FIX_PPTR): populated images (lib/populate.sh, profiles 4k with parent
 # pointers and 4k-normap), each case one field of a directory fuzzed with
 # xfs_db as fstests does: block headers, entries' name lengths, tags and
-# inode numbers, leaf headers, a leaf directory's data block, short-form
-# entries.  For each case, on two copies of the damaged image:
+# inode numbers, leaf and node headers, data blocks of leaf, node and
+# btree-fork directories, short-form entries.  For each case, on two copies of the damaged image:
 #   - xfs_repair -n (6.13) detects it;
 #   - xfsj-repair fixes it (exit 1): then xfs_repair -n and xfsj-repair -n
 #     are clean, a second xfsj-repair changes nothing (exit 0, same md5),
@@ -35,7 +35,9 @@ CASES="4k block-magic /dirs/block dblock 0;fuzz -d bhdr.hdr.magic zeroes
 4k leaf-data-namelen /dirs/leaf dblock 1;fuzz -d du[2].namelen ones
 4k sf-namelen /dirs/sf fuzz -d u3.sfdir3.list[1].namelen ones
 4k-normap block-inumber /dirs/block dblock 0;fuzz -d bu[5].inumber ones
-4k-normap leaf-count /dirs/leaf dblock $LEAFDB;fuzz -d lhdr.count add
+4k node-magic /dirs/node dblock $LEAFDB;fuzz -d nhdr.info.hdr.magic zeroes
+4k-normap node-data-namelen /dirs/node dblock 3;fuzz -d du[4].namelen ones
+4k-normap btree-data-magic /dirs/btree dblock 2;fuzz -d dhdr.hdr.magic zeroes
 4k-normap sf-namelen /dirs/sf fuzz -d u3.sfdir3.list[1].namelen ones"
 
 quiet() { "$@" > /dev/null 2>&1; }
