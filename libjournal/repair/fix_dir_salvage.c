@@ -393,7 +393,7 @@ static int salvage_one(struct xrp *rp, uint64_t dir)
 	err = xrp_dir_collect(rp, dir, &l);
 	if (err)
 		return err < 0 ? err : 0;
-	/* Too many for the leaf format: left for a later version. */
+	/* More than one node holds: left for a later version. */
 	if (!xrp_dir_fits(rp->sb, l.de, l.n))
 		goto out;
 	err = xrp_dir_write(rp->fs, dir, l.parent, l.de, l.n,

@@ -116,9 +116,9 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
 int xrp_fix_salvage_dir(struct xrp *rp);
 /*
  * dir_write.c: rewrite directory @dir from scratch holding @ents ("." and
- * ".." left out: ".." is @parent), short form, one block or leaf
- * format; the old blocks freed, or only unmapped with @keep_blocks.
- * -XFSJ_E_NOSPC when they need the node format.
+ * ".." left out: ".." is @parent), short form, block, leaf or node
+ * format (a node of one level); the old blocks freed, or only unmapped
+ * with @keep_blocks.  -XFSJ_E_NOSPC when they need more than that.
  */
 int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
@@ -126,7 +126,7 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 /* Do @n entries fit one directory block (with ".", ".." and leaves)? */
 bool xrp_dir_fits_block(const struct xfsj_sb *sb,
 			const struct xfsj_dirent *ents, size_t n);
-/* ... or a leaf-format directory (what xrp_dir_write can write)? */
+/* ... or any format xrp_dir_write writes? */
 bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
 		  size_t n);
 /*
