@@ -77,7 +77,8 @@ static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	}
 	s->seen++;
 	if (!namelen || memchr(name, '/', namelen) ||
-	    memchr(name, 0, namelen) || ino == s->dir)
+	    memchr(name, 0, namelen) || ino == s->dir ||
+	    ino == s->rp->sb->rootino)
 		return 0;
 	ft = child_ftype(s->rp, ino);
 	if (!ft)
