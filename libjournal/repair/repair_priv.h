@@ -139,4 +139,46 @@ int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr);	/* fix_sb.c */
 int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr);	/* fix_field.c */
 int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
 
+/* fix_dir_salvage.c: FIX_SALVAGE_DIR, directories rewritten from what
+ * survives. */
+int xrp_fix_salvage_dir(struct xrp *rp);
+/*
+ * dir_write.c: rewrite directory @dir from scratch holding @ents ("." and
+ * ".." left out: ".." is @parent), short form, block, leaf or node
+ * format (a node of one level); the old blocks freed, or only unmapped
+ * with @keep_blocks.  -XFSJ_E_NOSPC when they need more than that.
+ */
+int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
+		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
+		  struct xfsj_fault *f);
+/* Do @n entries fit one directory block (with ".", ".." and leaves)? */
+bool xrp_dir_fits_block(const struct xfsj_sb *sb,
+			const struct xfsj_dirent *ents, size_t n);
+/* ... or any format xrp_dir_write writes? */
+bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
+		  size_t n);
+/*
+ * The entries of directory @dir that survive (fix_dir_salvage.c: every
+ * data block walked past damage, names legal and once, inodes in use in
+ * the check's state, their file types from it), "." and ".." left out;
+ * @parent: the directory naming it, else its "..", else the root.
+ * Returns 0, 1 (not a directory), or a negative XFSJ_E_*.
+ */
+struct xrp_dirlist {
+	struct xfsj_dirent *de;
+	size_t n;
+	size_t seen;		/* entries found, kept or not */
+	uint64_t parent;
+	void *priv;		/* the names */
+};
+int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l);
+void xrp_dirlist_free(struct xrp_dirlist *l);
+/* Old directory blocks only unmapped, not freed: some AG's free space
+ * btrees cannot be trusted. */
+bool xrp_keep_old_blocks(const struct xrp *rp);
+/* fix_reconnect.c: FIX_RECONNECT, to lost+found. */
+int xrp_fix_reconnect(struct xrp *rp);
+/* fix_pptr.c: FIX_PPTR, parent pointers matched to the entries. */
+int xrp_fix_pptr(struct xrp *rp);
+
 #endif

@@ -52,6 +52,7 @@
 	X(intent_fmt_suite)	\
 	X(check_problem_suite)	\
 	X(check_dir_suite)	\
+	X(repair_dir_suite)	\
 	X(check_space_suite)	\
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The directory writer: a directory rewritten from scratch around a list
+ * of entries, in the smallest format that holds them.
+ *
+ * - Short form, in the inode's literal area, when the encoded entries fit
+ *   the data fork and would fit one block too (the checker's rule: the
+ *   kernel turns a short form into a block before it outgrows one).
+ * - Block format otherwise: one directory block holding the header, "."
+ *   and "..", the entries, one unused region, the leaf entries sorted by
+ *   hash and the tail.
+ * - Leaf format when the leaf entries and the data blocks' bests fit one
+ *   leaf1 block: data blocks filled in order (each ending with one unused
+ *   region), the leaf1 block at the start of the leaf space.
+ * - Node format beyond: the same data blocks, leafn blocks under one node
+ *   of level 1 and one free index block.
+ *
+ * The old blocks leave the fork first (freed through the deferred work,
+ * or only unmapped when the caller says the free space cannot be
+ * trusted: the AG stage's rebuild reclaims them); the new block comes
+ * from xfsj_bmap_alloc.  The flush stamps the CRC and LSN.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/bmap.h"
+#include "fs/bmbt.h"
+#include "fs/defer.h"
+#include "fs/attr.h"
+#include "fs/iget.h"
+#include "ondisk/dir_block.h"
+#include "ondisk/meta.h"
+#include "repair/repair_priv.h"
+
+/* "." and ".." in a v5 block: 16 bytes each with or without ftype. */
+#define DOT_BYTES(ft)	(2 * xfsj_dir2_data_entsize(2, (ft)))
+
+static int unmap_data(struct xfsj_fs *fs, struct xfsj_iref *ip,
+		      bool keep_blocks, struct xfsj_fault *f)
+{
+	struct xfsj_bmbt_irec *ext = NULL;
+	size_t n = 0;
+	uint64_t done;
+	int err;
+
+	if (ip->di.format != XFSJ_DINODE_FMT_EXTENTS &&
+	    ip->di.format != XFSJ_DINODE_FMT_BTREE)
+		return 0;
+	err = xfsj_bmap_read(fs, ip, XFSJ_DATA_FORK, &ext, &n, f);
+	for (size_t i = n; !err && i-- > 0;)
+		err = xfsj_bmap_unmap(fs, ip, XFSJ_DATA_FORK, ext[i].startoff,
+				      ext[i].blockcount, keep_blocks, &done, f);
+	free(ext);
+	return err;
+}
+
+static int lent_cmp(const void *a, const void *b)
+{
+	const struct xfsj_dir2_leaf_ent *x = a, *y = b;
+
+	if (x->hashval != y->hashval)
+		return x->hashval < y->hashval ? -1 : 1;
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* One directory being written. */
+struct dw {
+	struct xfsj_fs *fs;
+	const struct xfsj_sb *sb;
+	struct xfsj_iref *ip;
+	struct xfsj_fault *f;
+	bool ftype;
+	uint32_t bs, fsbs;
+	unsigned int bytelog;
+	uint64_t dir, parent;
+	const struct xfsj_dirent *ents;
+	size_t n;			/* entries, "." and ".." left out */
+	struct xfsj_dir2_leaf_ent *le;	/* n + 2: every entry's leaf entry */
+};
+
+/* Entry @k of the directory: "." and ".." first. */
+static void dw_entry(const struct dw *w, size_t k, uint64_t *ino,
+		     const uint8_t **name, uint8_t *namelen, uint8_t *ft)
+{
+	if (k < 2) {
+		*ino = k ? w->parent : w->dir;
+		*name = (const uint8_t *)"..";
+		*namelen = (uint8_t)(k + 1);
+		*ft = XFSJ_FT_DIR;
+		return;
+	}
+	*ino = w->ents[k - 2].ino;
+	*name = (const uint8_t *)w->ents[k - 2].name;
+	*namelen = w->ents[k - 2].namelen;
+	*ft = w->ents[k - 2].ftype;
+}
+
+static uint32_t put_entry(uint8_t *b, uint32_t off, uint64_t ino,
+			  const uint8_t *name, uint8_t namelen, uint8_t ftype,
+			  bool has_ftype)
+{
+	uint32_t len = xfsj_dir2_data_entsize(namelen, has_ftype);
+
+	xfsj_put_be64(b + off, ino);
+	b[off + 8] = namelen;
+	memcpy(b + off + 9, name, namelen);
+	if (has_ftype)
+		b[off + 9 + namelen] = ftype;
+	xfsj_put_be16(b + off + len - 2, (uint16_t)off);
+	return len;
+}
+
+/*
+ * Fill the data area of data block @db, [64, @end) of @b, from entry *@k
+ * on, as many as fit; the rest is one unused region (bestfree[0]).
+ * Returns the unused region's length.  @b NULL: only count.
+ */
+static uint32_t fill_data(struct dw *w, uint8_t *b, uint64_t db,
+			  size_t *k, uint32_t end)
+{
+	uint32_t off = XFSJ_DIR3_HDR_SIZE;
+
+	for (; *k < w->n + 2; (*k)++) {
+		const uint8_t *name;
+		uint8_t namelen, ft;
+		uint64_t ino;
+
+		dw_entry(w, *k, &ino, &name, &namelen, &ft);
+		if (off + xfsj_dir2_data_entsize(namelen, w->ftype) > end)
+			break;
+		if (!b) {
+			off += xfsj_dir2_data_entsize(namelen, w->ftype);
+			continue;
+		}
+		w->le[*k].hashval = xfsj_da_hashname(name, namelen);
+		w->le[*k].address = xfsj_dir2_dataptr(w->bytelog, db, off);
+		off += put_entry(b, off, ino, name, namelen, ft, w->ftype);
+	}
+	if (b && off < end) {
+		xfsj_put_be16(b + off, XFSJ_DIR2_FREE_TAG);
+		xfsj_put_be16(b + off + 2, (uint16_t)(end - off));
+		xfsj_put_be16(b + end - 2, (uint16_t)off);
+		xfsj_put_be16(b + 48, (uint16_t)off);
+		xfsj_put_be16(b + 50, (uint16_t)(end - off));
+	}
+	return end - off;
+}
+
+/* A new directory block at file block @fileoff, zeroed, its header set. */
+static int new_block(struct dw *w, uint64_t fileoff, uint32_t magic,
+		     uint32_t crc_off, struct xfsj_buf **bp)
+{
+	struct xfsj_dir3_hdr h = { .magic = magic, .owner = w->ip->ino,
+				   .crc_off = crc_off };
+	uint64_t fsb;
+	int err;
+
+	err = xfsj_bmap_alloc(w->fs, w->ip, XFSJ_DATA_FORK, fileoff, w->fsbs,
+			      &fsb, w->f);
+	if (err)
+		return err;
+	h.blkno = xfsj_fsb_daddr(w->sb, fsb);
+	err = xfsj_buf_get_zero(w->fs, h.blkno, w->bs, bp);
+	if (err)
+		return xfsj_fault_set(w->f, err, "directory block", "get",
+				      h.blkno << 9, w->ip->ino);
+	memset((*bp)->data, 0, w->bs);
+	memcpy(h.uuid, xfsj_meta_fs_uuid(w->sb), sizeof(h.uuid));
+	xfsj_dir3_hdr_encode((*bp)->data, &h);
+	xfsj_buf_dirty(*bp);
+	return 0;
+}
+
+/* The leaf entries, sorted, from @b + @at. */
+static void put_leaves(struct dw *w, uint8_t *b, uint32_t at)
+{
+	qsort(w->le, w->n + 2, sizeof(*w->le), lent_cmp);
+	for (size_t i = 0; i < w->n + 2; i++) {
+		xfsj_put_be32(b + at + 8 * i, w->le[i].hashval);
+		xfsj_put_be32(b + at + 8 * i + 4, w->le[i].address);
+	}
+}
+
+/* Block format: one block, the leaf entries and the tail at its end. */
+static int write_block(struct dw *w)
+{
+	uint32_t nl = (uint32_t)w->n + 2;
+	uint32_t leaf = w->bs - XFSJ_DIR2_BLOCK_TAIL -
+			nl * XFSJ_DIR2_LEAF_ENT_SIZE;
+	struct xfsj_buf *bp;
+	size_t k = 0;
+	int err;
+
+	err = new_block(w, 0, XFSJ_DIR3_BLOCK_MAGIC, 4, &bp);
+	if (err)
+		return err;
+	fill_data(w, bp->data, 0, &k, leaf);
+	put_leaves(w, bp->data, leaf);
+	xfsj_put_be32(bp->data + w->bs - 8, nl);
+	xfsj_put_be32(bp->data + w->bs - 4, 0);
+	w->ip->di.size = w->bs;
+	return 0;
+}
+
+/* Data blocks the entries fill in leaf format. */
+static uint64_t leaf_data_blocks(struct dw *w)
+{
+	uint64_t ndb = 0;
+	size_t k = 0;
+
+	while (k < w->n + 2) {
+		size_t k0 = k;
+
+		fill_data(w, NULL, ndb, &k, w->bs);
+		if (k == k0)
+			return UINT64_MAX;
+		ndb++;
+	}
+	return ndb;
+}
+
+static bool leaf_fits(const struct dw *w, uint64_t ndb)
+{
+	return ndb < w->bs &&
+	       XFSJ_DIR3_HDR_SIZE + (w->n + 2) * XFSJ_DIR2_LEAF_ENT_SIZE +
+	       2 * ndb + XFSJ_DIR2_LEAF_TAIL <= w->bs;
+}
+
+/* Full data blocks from block 0: @bests gets each one's free length. */
+static int write_data(struct dw *w, uint64_t ndb, uint16_t *bests)
+{
+	struct xfsj_buf *bp;
+	size_t k = 0;
+	int err = 0;
+
+	for (uint64_t db = 0; db < ndb && !err; db++) {
+		err = new_block(w, db * w->fsbs, XFSJ_DIR3_DATA_MAGIC, 4, &bp);
+		if (!err)
+			bests[db] = (uint16_t)fill_data(w, bp->data, db, &k,
+							w->bs);
+	}
+	w->ip->di.size = ndb * w->bs;
+	return err;
+}
+
+/* Leaf format: full data blocks, then one leaf1 block with the bests. */
+static int write_leaf(struct dw *w, uint64_t ndb)
+{
+	uint16_t *bests = calloc(ndb, sizeof(*bests));
+	struct xfsj_buf *bp;
+	int err;
+
+	if (!bests)
+		return -XFSJ_E_NOMEM;
+	err = write_data(w, ndb, bests);
+	if (!err)
+		err = new_block(w, XFSJ_DIR2_LEAF_OFFSET >> w->sb->blocklog,
+				XFSJ_DIR3_LEAF1_MAGIC, 12, &bp);
+	if (!err) {
+		uint8_t *b = bp->data;
+
+		xfsj_put_be16(b + 56, (uint16_t)(w->n + 2));
+		xfsj_put_be16(b + 58, 0);
+		put_leaves(w, b, XFSJ_DIR3_HDR_SIZE);
+		for (uint64_t db = 0; db < ndb; db++)
+			xfsj_put_be16(b + w->bs - XFSJ_DIR2_LEAF_TAIL -
+				      2 * (ndb - db), bests[db]);
+		xfsj_put_be32(b + w->bs - XFSJ_DIR2_LEAF_TAIL, (uint32_t)ndb);
+	}
+	free(bests);
+	return err;
+}
+
+/* Leaf blocks of the node format, and whether one node and one free
+ * index block hold them and the data blocks. */
+static uint64_t node_leaves(const struct dw *w)
+{
+	uint64_t per = xfsj_dir3_leaf_max_ents(w->bs);
+
+	return (w->n + 2 + per - 1) / per;
+}
+
+static bool node_fits(const struct dw *w, uint64_t ndb)
+{
+	return ndb <= xfsj_dir3_free_max_bests(w->bs) &&
+	       node_leaves(w) <= (w->bs - XFSJ_DIR3_HDR_SIZE) /
+				 XFSJ_DA3_NODE_ENTRY_SIZE;
+}
+
+/*
+ * Node format: full data blocks; leafn blocks (siblings linked) from the
+ * second block of the leaf space, under one node (level 1) at its first
+ * block; one free index block at the start of the free space.
+ */
+static int write_node(struct dw *w, uint64_t ndb)
+{
+	uint64_t per = xfsj_dir3_leaf_max_ents(w->bs);
+	uint64_t nleaf = node_leaves(w), total = w->n + 2;
+	uint64_t leaf0 = (XFSJ_DIR2_LEAF_OFFSET >> w->bytelog) * w->fsbs;
+	uint16_t *bests = calloc(ndb, sizeof(*bests));
+	struct xfsj_buf *bp;
+	uint8_t *b;
+	int err;
+
+	if (!bests)
+		return -XFSJ_E_NOMEM;
+	err = write_data(w, ndb, bests);
+	qsort(w->le, total, sizeof(*w->le), lent_cmp);
+	for (uint64_t i = 0; i < nleaf && !err; i++) {
+		uint64_t first = i * per;
+		uint64_t cnt = total - first < per ? total - first : per;
+
+		err = new_block(w, leaf0 + (i + 1) * w->fsbs,
+				XFSJ_DIR3_LEAFN_MAGIC, 12, &bp);
+		if (err)
+			break;
+		b = bp->data;
+		xfsj_put_be32(b, i + 1 < nleaf ?
+			      (uint32_t)(leaf0 + (i + 2) * w->fsbs) : 0);
+		xfsj_put_be32(b + 4, i ? (uint32_t)(leaf0 + i * w->fsbs) : 0);
+		xfsj_put_be16(b + 56, (uint16_t)cnt);
+		for (uint64_t j = 0; j < cnt; j++) {
+			xfsj_put_be32(b + XFSJ_DIR3_HDR_SIZE + 8 * j,
+				      w->le[first + j].hashval);
+			xfsj_put_be32(b + XFSJ_DIR3_HDR_SIZE + 8 * j + 4,
+				      w->le[first + j].address);
+		}
+	}
+	if (!err)
+		err = new_block(w, leaf0, XFSJ_DIR3_NODE_MAGIC, 12, &bp);
+	if (!err) {
+		b = bp->data;
+		xfsj_put_be16(b + XFSJ_DA3_NODE_OFF_COUNT, (uint16_t)nleaf);
+		xfsj_put_be16(b + XFSJ_DA3_NODE_OFF_LEVEL, 1);
+		for (uint64_t i = 0; i < nleaf; i++) {
+			uint64_t last = (i + 1) * per < total ?
+					(i + 1) * per - 1 : total - 1;
+
+			xfsj_put_be32(b + XFSJ_DA3_NODE_HDR_SIZE + 8 * i,
+				      w->le[last].hashval);
+			xfsj_put_be32(b + XFSJ_DA3_NODE_HDR_SIZE + 8 * i + 4,
+				      (uint32_t)(leaf0 + (i + 1) * w->fsbs));
+		}
+		err = new_block(w, (XFSJ_DIR2_FREE_OFFSET >> w->bytelog) *
+				w->fsbs, XFSJ_DIR3_FREE_MAGIC, 4, &bp);
+	}
+	if (!err) {
+		b = bp->data;
+		xfsj_put_be32(b + 48, 0);		/* firstdb */
+		xfsj_put_be32(b + 52, (uint32_t)ndb);	/* nvalid */
+		xfsj_put_be32(b + 56, (uint32_t)ndb);	/* nused */
+		for (uint64_t db = 0; db < ndb; db++)
+			xfsj_put_be16(b + XFSJ_DIR3_HDR_SIZE + 2 * db,
+				      bests[db]);
+	}
+	free(bests);
+	return err;
+}
+
+bool xrp_dir_fits_block(const struct xfsj_sb *sb,
+			const struct xfsj_dirent *ents, size_t n)
+{
+	bool ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
+	uint64_t bs = (uint64_t)sb->blocksize << sb->dirblklog;
+	uint64_t sz = XFSJ_DIR3_HDR_SIZE + DOT_BYTES(ftype) +
+		      (n + 2) * XFSJ_DIR2_LEAF_ENT_SIZE + XFSJ_DIR2_BLOCK_TAIL;
+
+	for (size_t i = 0; i < n && sz <= bs; i++)
+		sz += xfsj_dir2_data_entsize(ents[i].namelen, ftype);
+	return sz <= bs;
+}
+
+bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
+		  size_t n)
+{
+	struct dw w = {
+		.sb = sb, .ents = ents, .n = n,
+		.ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0,
+		.bs = sb->blocksize << sb->dirblklog,
+	};
+
+	uint64_t ndb;
+
+	if (xrp_dir_fits_block(sb, ents, n))
+		return true;
+	ndb = leaf_data_blocks(&w);
+	return leaf_fits(&w, ndb) || node_fits(&w, ndb);
+}
+
+int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
+		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
+		  struct xfsj_fault *f)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+	struct xfsj_iref ip;
+	struct dw w = {
+		.fs = fs, .sb = sb, .ip = &ip, .f = f, .dir = dir,
+		.parent = parent,
+		.ents = ents, .n = n,
+		.ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0,
+		.bs = sb->blocksize << sb->dirblklog, .fsbs = 1U << sb->dirblklog,
+		.bytelog = sb->blocklog + sb->dirblklog,
+	};
+	bool block = xrp_dir_fits_block(sb, ents, n);
+	uint64_t ndb = block ? 1 : leaf_data_blocks(&w);
+	uint32_t forksize;
+	uint8_t *fork;
+	size_t sfsize;
+	int err;
+
+	bool leaf = !block && leaf_fits(&w, ndb);
+
+	if (!block && !leaf && !node_fits(&w, ndb))
+		return xfsj_fault_set(f, XFSJ_E_NOSPC, "directory", "entries",
+				      dir, n);
+	err = xfsj_iget(fs, dir, true, &ip, f);
+	if (err)
+		return err;
+	err = unmap_data(fs, &ip, keep_blocks, f);
+	if (err)
+		return err;
+	xfsj_iput(fs, &ip, true);
+	err = xfsj_defer_finish(fs, f);
+	if (!err)
+		err = xfsj_iget(fs, dir, true, &ip, f);
+	if (err)
+		return err;
+	fork = xfsj_ifork(fs, &ip, XFSJ_DATA_FORK, &forksize);
+	sfsize = xfsj_dir_sf_size(parent, ents, (unsigned int)n, w.ftype);
+	memset(fork, 0, forksize);
+	if (block && n <= 255 && sfsize <= forksize) {
+		int len = xfsj_dir_sf_encode(parent, ents, (unsigned int)n,
+					     w.ftype, fork, forksize);
+
+		if (len < 0)
+			return xfsj_fault_set(f, -len, "directory",
+					      "short form", dir, n);
+		ip.di.format = XFSJ_DINODE_FMT_LOCAL;
+		ip.di.size = (uint64_t)len;
+		xfsj_iput(fs, &ip, true);
+		return 0;
+	}
+	w.le = calloc(n + 2, sizeof(*w.le));
+	if (!w.le)
+		return -XFSJ_E_NOMEM;
+	ip.di.format = XFSJ_DINODE_FMT_EXTENTS;
+	err = block ? write_block(&w) : leaf ? write_leaf(&w, ndb) :
+	      write_node(&w, ndb);
+	free(w.le);
+	xfsj_iput(fs, &ip, true);
+	if (err)
+		return err;
+	return xfsj_defer_finish(fs, f);
+}

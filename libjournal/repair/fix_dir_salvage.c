@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_SALVAGE_DIR: a directory whose structure is damaged (a block's
+ * magic, an entry's length, the leaves, the short form's bytes) is
+ * rewritten from the entries that survive, where xfs_repair 6.13 drops
+ * the whole directory for one bad field.
+ *
+ * Every block of the data space is walked, whatever its header says:
+ * items are read in order; past one that does not decode, the walk
+ * resumes at the next 8-byte boundary holding an item whose tag is its
+ * own offset.  A short form is read the same way: past a bad entry, the
+ * next place where a whole sound entry starts.  An entry is kept when
+ * its name is legal and not seen before in the directory, and its inode
+ * number names an inode in use in the check's state (whose file type it
+ * takes).  ".." is the directory that names it, else the ".." the scan
+ * found if that is a directory, else the root.  The directory writer
+ * (dir_write.c) writes the survivors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/attr.h"
+#include "fs/bmap.h"
+#include "fs/bmbt.h"
+#include "fs/iget.h"
+#include "ondisk/dir_block.h"
+#include "repair/repair_priv.h"
+
+struct sent {
+	uint64_t ino;
+	uint32_t hash;
+	uint8_t namelen;
+	uint8_t ftype;
+	char name[256];
+};
+
+struct salvage {
+	struct xrp *rp;
+	uint64_t dir;
+	struct sent *e;
+	size_t n, cap;
+	size_t seen;		/* entries found, "." and ".." left out */
+	uint64_t dotdot;	/* the ".." found, or NULLFSINO */
+};
+
+static bool is_dot(const uint8_t *name, uint8_t len)
+{
+	return (len == 1 && name[0] == '.') ||
+	       (len == 2 && name[0] == '.' && name[1] == '.');
+}
+
+/* A child the state knows in use: its file type, else 0. */
+static uint8_t child_ftype(struct xrp *rp, uint64_t ino)
+{
+	struct xck_inode *st;
+
+	if (!xck_ino_valid(rp->ck, ino))
+		return 0;
+	st = xck_inode_find(rp->ck, ino, NULL);
+	if (!st || !(st->flags & XCK_I_INUSE))
+		return 0;
+	return st->ftype;
+}
+
+static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
+	       uint8_t namelen)
+{
+	uint8_t ft;
+	uint32_t hash;
+	struct sent *e;
+
+	if (is_dot(name, namelen)) {
+		if (namelen == 2 && s->dotdot == XFSJ_NULLFSINO)
+			s->dotdot = ino;
+		return 0;
+	}
+	s->seen++;
+	if (!namelen || memchr(name, '/', namelen) ||
+	    memchr(name, 0, namelen) || ino == s->dir ||
+	    ino == s->rp->sb->rootino)
+		return 0;
+	ft = child_ftype(s->rp, ino);
+	if (!ft)
+		return 0;
+	hash = xfsj_da_hashname(name, namelen);
+	for (size_t i = 0; i < s->n; i++)
+		if (s->e[i].hash == hash && s->e[i].namelen == namelen &&
+		    !memcmp(s->e[i].name, name, namelen))
+			return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct sent *v = realloc(s->e, cap * sizeof(*v));
+
+		if (!v)
+			return -XFSJ_E_NOMEM;
+		s->e = v;
+		s->cap = cap;
+	}
+	e = &s->e[s->n++];
+	e->ino = ino;
+	e->hash = hash;
+	e->namelen = namelen;
+	e->ftype = ft;
+	memcpy(e->name, name, namelen);
+	e->name[namelen] = 0;
+	return 0;
+}
+
+/* ---- blocks ---- */
+
+/* An item decodes at @off and ends where its tag says. */
+static bool item_sound(const uint8_t *b, uint32_t off, uint32_t end,
+		       bool ftype, struct xfsj_dir2_item *it)
+{
+	const char *field;
+
+	return !xfsj_dir2_data_item(b, off, end, ftype, it, &field) &&
+	       it->tag == off;
+}
+
+/*
+ * The entry at @off whose length field is damaged, ending at @next (where
+ * a sound item starts): the name length that makes it end there with its
+ * tag, a legal name and a file type.  0: none.
+ */
+static unsigned int entry_len_between(const uint8_t *b, uint32_t off,
+				      uint32_t next, bool ftype)
+{
+	for (unsigned int n = 255; n > 0; n--) {
+		if (xfsj_dir2_data_entsize(n, ftype) != next - off ||
+		    xfsj_get_be16(b + next - 2) != off ||
+		    memchr(b + off + 9, 0, n) || memchr(b + off + 9, '/', n))
+			continue;
+		if (ftype && (!b[off + 9 + n] || b[off + 9 + n] >= XFSJ_FT__MAX))
+			continue;
+		return n;
+	}
+	return 0;
+}
+
+static int walk_block(struct salvage *s, const uint8_t *b, uint32_t bs,
+		      bool ftype)
+{
+	uint32_t off = XFSJ_DIR3_HDR_SIZE, end = bs;
+	int err;
+
+	if (xfsj_get_be32(b) == XFSJ_DIR3_BLOCK_MAGIC) {
+		uint32_t count = xfsj_get_be32(b + bs - 8);
+
+		if (count <= (bs - XFSJ_DIR3_HDR_SIZE - XFSJ_DIR2_BLOCK_TAIL) /
+			     XFSJ_DIR2_LEAF_ENT_SIZE)
+			end = bs - XFSJ_DIR2_BLOCK_TAIL -
+			      count * XFSJ_DIR2_LEAF_ENT_SIZE;
+	}
+	while (off < end) {
+		struct xfsj_dir2_item it, nx;
+		const char *field;
+		uint32_t q;
+		unsigned int n;
+
+		/* Sound, or only its tag is wrong (the next item is sound). */
+		if (!xfsj_dir2_data_item(b, off, end, ftype, &it, &field) &&
+		    (it.tag == off || off + it.len == end ||
+		     item_sound(b, off + it.len, end, ftype, &nx))) {
+			if (!it.unused) {
+				err = add(s, it.ino, it.name, it.namelen);
+				if (err)
+					return err;
+			}
+			off += it.len;
+			continue;
+		}
+		/* Lost: the next item that knows its place. */
+		for (q = off + XFSJ_DIR2_DATA_ALIGN; q < end;
+		     q += XFSJ_DIR2_DATA_ALIGN)
+			if (item_sound(b, q, end, ftype, &nx))
+				break;
+		if (xfsj_get_be16(b + off) != XFSJ_DIR2_FREE_TAG) {
+			n = entry_len_between(b, off, q, ftype);
+			err = n ? add(s, xfsj_get_be64(b + off), b + off + 9,
+				      (uint8_t)n) : (s->seen++, 0);
+			if (err)
+				return err;
+		}
+		off = q;
+	}
+	return 0;
+}
+
+static int walk_blocks(struct salvage *s, struct xfsj_iref *ip)
+{
+	struct xrp *rp = s->rp;
+	const struct xfsj_sb *sb = rp->sb;
+	bool ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
+	uint32_t fsbs = 1U << sb->dirblklog;
+	uint32_t bs = sb->blocksize << sb->dirblklog;
+	uint64_t leafoff = XFSJ_DIR2_LEAF_OFFSET >> sb->blocklog;
+	struct xfsj_bmbt_irec *ext = NULL;
+	struct xfsj_fault f = { 0 };
+	size_t n = 0;
+	int err;
+
+	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &ext, &n, &f);
+	if (err) {
+		free(ext);
+		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct xfsj_bmbt_irec *m = &ext[i];
+		uint64_t first = (m->startoff + fsbs - 1) / fsbs * fsbs;
+
+		for (uint64_t o = first; !err && o < leafoff &&
+		     o + fsbs <= m->startoff + m->blockcount; o += fsbs) {
+			uint64_t fsb = m->startblock + (o - m->startoff);
+			struct xfsj_buf *bp;
+
+			if (!xfsj_fsbext_ok(rp->fs, fsb, fsbs))
+				break;
+			err = xfsj_buf_read(rp->fs, xfsj_fsb_daddr(sb, fsb), bs,
+					    &bp);
+			if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
+				break;
+			err = err ? 0 : walk_block(s, bp->data, bs, ftype);
+		}
+	}
+	free(ext);
+	return err;
+}
+
+/* ---- short form ---- */
+
+/*
+ * The entry at @p (of @left bytes) decodes whole with a legal name and a
+ * sound inode number, its offset above @last: its size, else 0.
+ */
+static size_t sf_entry_ok(struct salvage *s, const uint8_t *p, size_t left,
+			  unsigned int isz, bool ftype, uint32_t last,
+			  unsigned int namelen)
+{
+	size_t need = 3 + namelen + (ftype ? 1 : 0) + isz;
+	uint64_t ino;
+
+	if (!namelen || left < need || xfsj_get_be16(p + 1) <= last ||
+	    memchr(p + 3, '/', namelen) || memchr(p + 3, 0, namelen))
+		return 0;
+	ino = isz == 8 ? xfsj_get_be64(p + need - 8) :
+			 xfsj_get_be32(p + need - 4);
+	return child_ftype(s->rp, ino) ? need : 0;
+}
+
+static int walk_sf(struct salvage *s, const uint8_t *fork, size_t len,
+		   bool ftype)
+{
+	const uint8_t *p, *end = fork + len;
+	unsigned int count, isz;
+	uint32_t last = 0;
+	int err;
+
+	if (len < 6)
+		return 0;
+	count = fork[0];
+	isz = fork[1] ? 8 : 4;
+	if (len < 2 + isz)
+		return 0;
+	s->dotdot = isz == 8 ? xfsj_get_be64(fork + 2) :
+			       xfsj_get_be32(fork + 2);
+	p = fork + 2 + isz;
+	for (unsigned int i = 0; i < count && p + 3 <= end; i++) {
+		size_t sz = sf_entry_ok(s, p, (size_t)(end - p), isz, ftype,
+					last, p[0]);
+		const uint8_t *q;
+
+		if (!sz) {
+			/*
+			 * A bad entry: find where the next sound one starts;
+			 * the bytes between give this one's name length.
+			 */
+			s->seen++;
+			for (q = p + 1; q + 3 <= end; q++)
+				if (sf_entry_ok(s, q, (size_t)(end - q), isz,
+						ftype, last, q[0]))
+					break;
+			sz = (size_t)(q - p);
+			if (sz > 3 + (ftype ? 1U : 0U) + isz &&
+			    sf_entry_ok(s, p, sz, isz, ftype, last,
+					(unsigned int)(sz - 3 - isz -
+						       (ftype ? 1 : 0)))) {
+				s->seen--;
+			} else {
+				p = q;
+				continue;
+			}
+		}
+		last = xfsj_get_be16(p + 1);
+		err = add(s, isz == 8 ? xfsj_get_be64(p + sz - 8) :
+			  xfsj_get_be32(p + sz - 4), p + 3,
+			  (uint8_t)(sz - 3 - isz - (ftype ? 1 : 0)));
+		if (err)
+			return err;
+		p += sz;
+	}
+	return 0;
+}
+
+/* ---- the parent ---- */
+
+static uint64_t find_parent(struct salvage *s)
+{
+	struct xrp *rp = s->rp;
+	uint64_t root = rp->sb->rootino;
+	uint32_t dd = xfsj_da_hashname((const uint8_t *)"..", 2);
+	const struct xck_dirent *de = rp->ck->dirents.v;
+
+	if (s->dir == root)
+		return root;
+	for (size_t i = 0; i < rp->ck->dirents.n; i++)
+		if (de[i].child == s->dir && de[i].dir != s->dir &&
+		    !(de[i].namelen == 2 && de[i].namehash == dd) &&
+		    child_ftype(rp, de[i].dir) == XFSJ_FT_DIR)
+			return de[i].dir;
+	if (s->dotdot != XFSJ_NULLFSINO &&
+	    child_ftype(rp, s->dotdot) == XFSJ_FT_DIR)
+		return s->dotdot;
+	return root;
+}
+
+bool xrp_keep_old_blocks(const struct xrp *rp)
+{
+	for (uint32_t a = 0; a < rp->ck->agcount; a++)
+		if (!rp->ck->ags[a].tree_ok[XFSJ_BT_BNO] ||
+		    !rp->ck->ags[a].tree_ok[XFSJ_BT_CNT])
+			return true;
+	return false;
+}
+
+void xrp_dirlist_free(struct xrp_dirlist *l)
+{
+	free(l->de);
+	free(l->priv);
+	memset(l, 0, sizeof(*l));
+}
+
+int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
+{
+	bool ftype = (rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
+	struct salvage s = { .rp = rp, .dir = dir, .dotdot = XFSJ_NULLFSINO };
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref ip;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	err = xfsj_iget(rp->fs, dir, true, &ip, &f);
+	if (err)
+		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 1;
+	if ((ip.di.mode & 0170000) != 0040000)
+		return 1;
+	if (ip.di.format == XFSJ_DINODE_FMT_LOCAL) {
+		uint32_t fsz;
+		const uint8_t *fork = xfsj_ifork(rp->fs, &ip, XFSJ_DATA_FORK,
+						 &fsz);
+
+		err = walk_sf(&s, fork, ip.di.size && ip.di.size < fsz ?
+			      ip.di.size : fsz, ftype);
+	} else {
+		err = walk_blocks(&s, &ip);
+	}
+	if (!err) {
+		l->de = calloc(s.n + 1, sizeof(*l->de));
+		if (!l->de)
+			err = -XFSJ_E_NOMEM;
+	}
+	if (err) {
+		free(s.e);
+		return err;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		l->de[i] = (struct xfsj_dirent){ s.e[i].name, s.e[i].namelen,
+						 s.e[i].ftype, s.e[i].ino };
+	l->n = s.n;
+	l->seen = s.seen;
+	l->priv = s.e;
+	l->parent = find_parent(&s);
+	return 0;
+}
+
+static int salvage_one(struct xrp *rp, uint64_t dir)
+{
+	struct xrp_dirlist l;
+	struct xfsj_fault f = { 0 };
+	char what[128];
+	int err;
+
+	err = xrp_dir_collect(rp, dir, &l);
+	if (err)
+		return err < 0 ? err : 0;
+	/* More than one node holds: left for a later version. */
+	if (!xrp_dir_fits(rp->sb, l.de, l.n))
+		goto out;
+	err = xrp_dir_write(rp->fs, dir, l.parent, l.de, l.n,
+			    xrp_keep_old_blocks(rp), &f);
+	if (err) {
+		err = err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+		goto out;
+	}
+	snprintf(what, sizeof(what),
+		 "rebuilt directory %llu from %zu entries (%zu lost)",
+		 (unsigned long long)dir, l.n,
+		 l.seen > l.n ? l.seen - l.n : 0);
+	xrp_action(rp, &(struct xfsj_repair_action){
+		.fix = XFSJ_FIX_SALVAGE_DIR, .has = XFSJ_PF_INO | XFSJ_PF_COUNT,
+		.ino = dir, .count = l.n, .what = what });
+	for (size_t i = 0; i < rp->nprobs; i++)
+		if (rp->probs[i].p.def->fix == XFSJ_FIX_SALVAGE_DIR &&
+		    rp->probs[i].p.ino == dir)
+			rp->probs[i].done = true;
+out:
+	xrp_dirlist_free(&l);
+	return err;
+}
+
+int xrp_fix_salvage_dir(struct xrp *rp)
+{
+	struct xrp_prob *pr;
+	int err;
+
+	xrp_for_each(rp, pr, XFSJ_FIX_SALVAGE_DIR) {
+		const struct xrp_prob *q;
+
+		if (pr->done || !(pr->p.has & XFSJ_PF_INO))
+			continue;
+		/* Once per directory, even when it was left alone. */
+		for (q = rp->probs; q < pr; q++)
+			if (q->p.def->fix == XFSJ_FIX_SALVAGE_DIR &&
+			    (q->p.has & XFSJ_PF_INO) && q->p.ino == pr->p.ino)
+				break;
+		if (q < pr)
+			continue;
+		err = salvage_one(rp, pr->p.ino);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_RECONNECT: an inode in use that no directory names (and a
+ * directory whose chain of parents never reaches the root, when nothing
+ * names it) goes to /lost+found under its inode number in decimal, as
+ * xfs_repair names them.  Only the heads move: an inode named by a
+ * directory that is itself disconnected comes back with it.
+ *
+ * lost+found is found in the root's entries, or made (mode 0700, in a
+ * free inode of an existing chunk: the inobt and finobt records and the
+ * AGI's free count follow; the superblock's count is the counters
+ * stage's), its entries and the root's written again by the directory
+ * writer.  A moved directory's ".." becomes lost+found; link counts are
+ * set; with parent pointers each moved inode (and a new lost+found) gets
+ * the pointer of its new entry (stale ones are FIX_PPTR's).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/alloc.h"
+#include "fs/attr.h"
+#include "fs/btree.h"
+#include "fs/iget.h"
+#include "repair/repair_priv.h"
+
+#define LPF_NAME	"lost+found"
+#define LPF_LEN		10
+#define S_IFMT_		0170000U
+#define S_IFDIR_	0040000U
+
+static bool is_dir_inuse(struct xrp *rp, uint64_t ino)
+{
+	struct xck_inode *st;
+
+	if (!xck_ino_valid(rp->ck, ino))
+		return false;
+	st = xck_inode_find(rp->ck, ino, NULL);
+	return st && (st->flags & XCK_I_INUSE) && st->ftype == XFSJ_FT_DIR;
+}
+
+/* lost+found in the root's entries, or NULLFSINO. */
+static uint64_t find_lpf(struct xrp *rp)
+{
+	uint32_t h = xfsj_da_hashname((const uint8_t *)LPF_NAME, LPF_LEN);
+	const struct xck_dirent *de = rp->ck->dirents.v;
+
+	for (size_t i = 0; i < rp->ck->dirents.n; i++)
+		if (de[i].dir == rp->sb->rootino && de[i].namelen == LPF_LEN &&
+		    de[i].namehash == h && de[i].child != rp->sb->rootino &&
+		    is_dir_inuse(rp, de[i].child))
+			return de[i].child;
+	return XFSJ_NULLFSINO;
+}
+
+/* ---- a free inode taken ---- */
+
+static int take_inobt(struct xrp *rp, enum xfsj_btnum bt, uint32_t agno,
+		      uint32_t startino, unsigned int bit, struct xfsj_fault *f)
+{
+	struct xfsj_btree_cur *cur;
+	union xfsj_btree_irec rec;
+	int stat, err;
+
+	err = xfsj_btree_cur_new(rp->fs, bt, agno, xfsj_alloc_block_source(bt),
+				 f, &cur);
+	if (err)
+		return err;
+	memset(&rec, 0, sizeof(rec));
+	rec.i.startino = startino;
+	err = xfsj_btree_lookup(cur, XFSJ_LOOKUP_EQ, &rec, &stat);
+	if (!err && stat)
+		err = xfsj_btree_get_rec(cur, &rec, &stat);
+	if (!err && (!stat || !(rec.i.free & (1ULL << bit)) ||
+		     !rec.i.freecount))
+		err = -XFSJ_E_CORRUPT;
+	if (!err) {
+		rec.i.free &= ~(1ULL << bit);
+		rec.i.freecount--;
+		/* The finobt holds only chunks with a free inode. */
+		if (bt == XFSJ_BT_FINO && !rec.i.freecount)
+			err = xfsj_btree_delete(cur, &stat);
+		else
+			err = xfsj_btree_update(cur, &rec);
+	}
+	xfsj_btree_cur_free(cur);
+	return err;
+}
+
+/* A free inode of AG @agno's chunks (the scan's view), made in use. */
+static int alloc_inode(struct xrp *rp, uint32_t agno, uint64_t *ino)
+{
+	struct xck_ag *ag = &rp->ck->ags[agno];
+	struct xfsj_fault f = { 0 };
+	struct xfsj_buf *agibp;
+	int err;
+
+	if (!ag->agi_ok || !ag->tree_ok[XFSJ_BT_INO] ||
+	    (xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_FINOBT) &&
+	     !ag->tree_ok[XFSJ_BT_FINO]))
+		return 1;
+	for (size_t c = 0; c < ag->chunks.n; c++) {
+		struct xck_chunk *ch = xck_vec_at(&ag->chunks, c);
+		unsigned int bit;
+
+		if (!ch->ino || !ch->rec.freecount)
+			continue;
+		for (bit = 0; bit < XFSJ_INODES_PER_CHUNK; bit++)
+			if ((ch->rec.free & (1ULL << bit)) &&
+			    !(ch->rec.holemask &
+			      (1U << (bit / XFSJ_INODES_PER_HOLEMASK_BIT))) &&
+			    !(ch->ino[bit].flags & XCK_I_INUSE))
+				break;
+		if (bit == XFSJ_INODES_PER_CHUNK)
+			continue;
+		err = take_inobt(rp, XFSJ_BT_INO, agno, ch->rec.startino, bit,
+				 &f);
+		if (!err && xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_FINOBT))
+			err = take_inobt(rp, XFSJ_BT_FINO, agno,
+					 ch->rec.startino, bit, &f);
+		if (!err)
+			err = xrp_ag_header_buf(rp, agno, 2, &agibp);
+		if (err)
+			return err;
+		xfsj_put_be32(agibp->data + XFSJ_AGI_OFF(freecount),
+			      xfsj_get_be32(agibp->data +
+					    XFSJ_AGI_OFF(freecount)) - 1);
+		xfsj_buf_dirty(agibp);
+		ch->rec.free &= ~(1ULL << bit);
+		ch->rec.freecount--;
+		ch->ino[bit].flags |= XCK_I_INUSE;
+		ch->ino[bit].ftype = XFSJ_FT_DIR;
+		*ino = xfsj_agino_to_ino(rp->sb, agno, ch->rec.startino + bit);
+		return 0;
+	}
+	return 1;
+}
+
+static int pptr_set(struct xrp *rp, struct xfsj_iref *ip, const char *name,
+		    size_t namelen, uint64_t parent)
+{
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref pip;
+	uint8_t val[XFSJ_ATTR_PPTR_VALUE_LEN];
+	int err;
+
+	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_PARENT))
+		return 0;
+	err = xfsj_iget(rp->fs, parent, true, &pip, &f);
+	if (err)
+		return err;
+	xfsj_put_be64(val, parent);
+	xfsj_put_be32(val + 8, pip.di.gen);
+	return xfsj_attr_set(rp->fs, ip, &(struct xfsj_attr_arg){
+		.ns = XFSJ_ATTR_NS_PARENT, .name = (const uint8_t *)name,
+		.namelen = (uint32_t)namelen, .value = val,
+		.valuelen = sizeof(val) }, XFSJ_ATTR_UPSERT, &f);
+}
+
+/* Add entries @add to directory @dir (its surviving entries kept). */
+static int dir_add(struct xrp *rp, uint64_t dir,
+		   const struct xfsj_dirent *add, size_t nadd)
+{
+	struct xfsj_fault f = { 0 };
+	struct xrp_dirlist l;
+	struct xfsj_dirent *v;
+	int err;
+
+	err = xrp_dir_collect(rp, dir, &l);
+	if (err)
+		return err < 0 ? err : 1;
+	v = realloc(l.de, (l.n + nadd) * sizeof(*v));
+	if (!v) {
+		xrp_dirlist_free(&l);
+		return -XFSJ_E_NOMEM;
+	}
+	l.de = v;
+	memcpy(v + l.n, add, nadd * sizeof(*v));
+	if (dir == rp->sb->rootino)
+		l.parent = dir;
+	err = xrp_dir_fits(rp->sb, v, l.n + nadd) ?
+	      xrp_dir_write(rp->fs, dir, l.parent, v, l.n + nadd,
+			    xrp_keep_old_blocks(rp), &f) : 1;
+	xrp_dirlist_free(&l);
+	if (err < 0 && err != -XFSJ_E_NOMEM && err != -XFSJ_E_IO)
+		err = 1;
+	return err;
+}
+
+/* A new lost+found in the root. */
+static int make_lpf(struct xrp *rp, uint64_t *lpf)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_dirent e = { LPF_NAME, LPF_LEN, XFSJ_FT_DIR, 0 };
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref root, ip;
+	struct xfsj_dinode di;
+	uint32_t fsz;
+	uint8_t *fork;
+	int err = 1;
+
+	for (uint32_t i = 0; i < sb->agcount && err == 1; i++)
+		err = alloc_inode(rp, (xfsj_ino_agno(sb, sb->rootino) + i) %
+				  sb->agcount, lpf);
+	if (err)
+		return err;
+	err = xfsj_iget(rp->fs, sb->rootino, true, &root, &f);
+	if (!err)
+		err = xfsj_iget(rp->fs, *lpf, true, &ip, &f);
+	if (err)
+		return err;
+	/* The root's core as the pattern: owner, times, flags2. */
+	di = root.di;
+	di.mode = (uint16_t)(S_IFDIR_ | 0700);
+	di.format = XFSJ_DINODE_FMT_LOCAL;
+	di.onlink = 0;
+	di.nlink = 2;
+	di.nblocks = 0;
+	di.nextents = 0;
+	di.big_nextents = 0;
+	di.anextents = 0;
+	di.forkoff = 0;
+	di.aformat = XFSJ_DINODE_FMT_EXTENTS;
+	di.flags = 0;
+	di.extsize = 0;
+	di.cowextsize = 0;
+	di.gen = ip.di.gen;
+	di.next_unlinked = XFSJ_NULLAGINO;
+	di.ino = *lpf;
+	di.changecount = 0;
+	ip.di = di;
+	fork = xfsj_ifork(rp->fs, &ip, XFSJ_DATA_FORK, &fsz);
+	memset(fork, 0, fsz);
+	/* An empty short form: only the parent. */
+	err = xfsj_dir_sf_encode(sb->rootino, NULL, 0,
+				 (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0,
+				 fork, fsz);
+	if (err < 0)
+		return err;
+	ip.di.size = (uint64_t)err;
+	xfsj_iput(rp->fs, &ip, true);
+	e.ino = *lpf;
+	err = dir_add(rp, sb->rootino, &e, 1);
+	if (err)
+		return err;
+	err = xfsj_iget(rp->fs, sb->rootino, true, &root, &f);
+	if (err)
+		return err;
+	root.di.nlink++;
+	xfsj_iput(rp->fs, &root, true);
+	err = xfsj_iget(rp->fs, *lpf, true, &ip, &f);
+	if (!err)
+		err = pptr_set(rp, &ip, LPF_NAME, LPF_LEN, sb->rootino);
+	if (!err)
+		xfsj_iput(rp->fs, &ip, true);
+	if (!err)
+		xrp_action(rp, &(struct xfsj_repair_action){
+			.fix = XFSJ_FIX_RECONNECT, .has = XFSJ_PF_INO,
+			.ino = *lpf, .what = "created /lost+found" });
+	return err;
+}
+
+/* The heads to move: in use, named by no directory entry at all. */
+static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
+{
+	struct xrp_prob *pr;
+	uint64_t *v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	xrp_for_each(rp, pr, XFSJ_FIX_RECONNECT) {
+		struct xck_inode *st;
+		uint64_t ino = pr->p.ino;
+		size_t i;
+
+		if (!(pr->p.has & XFSJ_PF_INO) || ino == lpf ||
+		    ino == rp->sb->rootino ||
+		    (!xrp_is(pr, "inode.disconnected") &&
+		     !xrp_is(pr, "dir.loop")))
+			continue;
+		st = xck_inode_find(rp->ck, ino, NULL);
+		if (!st || !(st->flags & XCK_I_INUSE) ||
+		    (st->flags & (XCK_I_INDIR | XCK_I_META | XCK_I_UNLINKED)) ||
+		    !st->ftype)
+			continue;
+		for (i = 0; i < *n && v[i] != ino; i++)
+			;
+		if (i < *n)
+			continue;
+		if (*n == cap) {
+			uint64_t *nv;
+
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return -XFSJ_E_NOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++] = ino;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A moved inode: ".." (directories), link count, parent pointer. */
+static int settle(struct xrp *rp, uint64_t ino, uint64_t lpf,
+		  const char *name)
+{
+	struct xck_inode *st = xck_inode_find(rp->ck, ino, NULL);
+	struct xfsj_fault f = { 0 };
+	struct xrp_dirlist l;
+	struct xfsj_iref ip;
+	int err;
+
+	if (st->ftype == XFSJ_FT_DIR) {
+		err = xrp_dir_collect(rp, ino, &l);
+		if (err)
+			return err;
+		/* Too big to write again: its ".." is left for the next
+		 * round to report. */
+		err = xrp_dir_fits(rp->sb, l.de, l.n) ?
+		      xrp_dir_write(rp->fs, ino, lpf, l.de, l.n,
+				    xrp_keep_old_blocks(rp), &f) : 0;
+		xrp_dirlist_free(&l);
+		if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO)
+			return err;
+	}
+	err = xfsj_iget(rp->fs, ino, true, &ip, &f);
+	if (err)
+		return err;
+	/* Its own "." and its subdirectories' "..", and the new entry. */
+	ip.di.nlink = st->refs + 1;
+	err = pptr_set(rp, &ip, name, strlen(name), lpf);
+	xfsj_iput(rp->fs, &ip, true);
+	return err;
+}
+
+int xrp_fix_reconnect(struct xrp *rp)
+{
+	uint64_t lpf, *h = NULL;
+	struct xfsj_dirent *add = NULL;
+	char (*names)[24] = NULL;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref ip;
+	size_t n, ndirs = 0;
+	int err;
+
+	/* A directory rebuilt this round may name them again: the next
+	 * round's check says. */
+	for (struct xrp_prob *pr = rp->probs; pr < rp->probs + rp->nprobs;
+	     pr++)
+		if (pr->p.def->fix == XFSJ_FIX_SALVAGE_DIR &&
+		    xrp_stage_of(pr->p.def) == rp->stage)
+			return 0;
+	lpf = find_lpf(rp);
+	err = heads(rp, lpf, &h, &n);
+	if (err || !n)
+		goto out;
+	if (lpf == XFSJ_NULLFSINO) {
+		err = make_lpf(rp, &lpf);
+		if (err)
+			goto out;
+	}
+	add = calloc(n, sizeof(*add));
+	names = calloc(n, sizeof(*names));
+	if (!add || !names) {
+		err = -XFSJ_E_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct xck_inode *st = xck_inode_find(rp->ck, h[i], NULL);
+
+		snprintf(names[i], sizeof(names[i]), "%llu",
+			 (unsigned long long)h[i]);
+		add[i] = (struct xfsj_dirent){ names[i],
+			(uint8_t)strlen(names[i]), st->ftype, h[i] };
+	}
+	err = dir_add(rp, lpf, add, n);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		char what[96];
+
+		err = settle(rp, h[i], lpf, names[i]);
+		if (err)
+			goto out;
+		snprintf(what, sizeof(what),
+			 "moved inode %llu to lost+found as %s",
+			 (unsigned long long)h[i], names[i]);
+		xrp_action(rp, &(struct xfsj_repair_action){
+			.fix = XFSJ_FIX_RECONNECT,
+			.has = XFSJ_PF_INO | XFSJ_PF_COUNT, .ino = h[i],
+			.count = 1, .what = what });
+	}
+	/* lost+found's links: ".", its entry, each subdirectory's "..". */
+	{
+		struct xrp_dirlist l;
+
+		err = xrp_dir_collect(rp, lpf, &l);
+		if (err)
+			goto out;
+		for (size_t i = 0; i < l.n; i++)
+			ndirs += l.de[i].ftype == XFSJ_FT_DIR;
+		xrp_dirlist_free(&l);
+	}
+	err = xfsj_iget(rp->fs, lpf, true, &ip, &f);
+	if (err)
+		goto out;
+	ip.di.nlink = (uint32_t)(2 + ndirs);
+	xfsj_iput(rp->fs, &ip, true);
+	for (struct xrp_prob *pr = rp->probs; pr < rp->probs + rp->nprobs;
+	     pr++)
+		for (size_t i = 0; i < n; i++)
+			if (pr->p.def->fix == XFSJ_FIX_RECONNECT &&
+			    pr->p.ino == h[i])
+				pr->done = true;
+out:
+	free(h);
+	free(add);
+	free(names);
+	/* A fix that cannot be made is left for the final check. */
+	return err > 0 ? 0 : err;
+}

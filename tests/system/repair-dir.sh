@@ -1,0 +1,110 @@
+#!/bin/bash
+# xfsj-repair on damaged directories (FIX_SALVAGE_DIR, FIX_RECONNECT,
+# FIX_PPTR): populated images (lib/populate.sh, profiles 4k with parent
+# pointers and 4k-normap), each case one field of a directory fuzzed with
+# xfs_db as fstests does: block headers, entries' name lengths, tags and
+# inode numbers, leaf and node headers, data blocks of leaf, node and
+# btree-fork directories, short-form entries.  For each case, on two copies of the damaged image:
+#   - xfs_repair -n (6.13) detects it;
+#   - xfsj-repair fixes it (exit 1): then xfs_repair -n and xfsj-repair -n
+#     are clean, a second xfsj-repair changes nothing (exit 0, same md5),
+#     and the kernel mounts it and lists the directory;
+#   - xfs_repair repairs the other copy; the entries of the damaged
+#     directory and of lost+found are counted in each (the kernel lists
+#     them) and printed; ours must keep at least as many names in place.
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/populate.sh"
+need_root
+oracle_613
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+DB=$XFSPROGS613/xfs_db
+ORACLE=$XFSPROGS613/xfs_repair
+MNT=$T_DIR/mnt
+
+# Leaf blocks start at directory offset 32 GiB: 4 KiB blocks.
+LEAFDB=$((34359738368 / 4096))
+
+# profile  name  directory  xfs_db commands (after `path DIR`), ';'-split
+CASES="4k block-magic /dirs/block dblock 0;fuzz -d bhdr.hdr.magic zeroes
+4k block-namelen /dirs/block dblock 0;fuzz -d bu[3].namelen ones
+4k block-tag /dirs/block dblock 0;fuzz -d bu[5].tag ones
+4k block-inumber /dirs/block dblock 0;fuzz -d bu[5].inumber ones
+4k leaf-magic /dirs/leaf dblock $LEAFDB;fuzz -d lhdr.info.hdr.magic zeroes
+4k leaf-count /dirs/leaf dblock $LEAFDB;fuzz -d lhdr.count add
+4k leaf-data-magic /dirs/leaf dblock 1;fuzz -d dhdr.hdr.magic ones
+4k leaf-data-namelen /dirs/leaf dblock 1;fuzz -d du[2].namelen ones
+4k sf-namelen /dirs/sf fuzz -d u3.sfdir3.list[1].namelen ones
+4k-normap block-inumber /dirs/block dblock 0;fuzz -d bu[5].inumber ones
+4k node-magic /dirs/node dblock $LEAFDB;fuzz -d nhdr.info.hdr.magic zeroes
+4k-normap node-data-namelen /dirs/node dblock 3;fuzz -d du[4].namelen ones
+4k-normap btree-data-magic /dirs/btree dblock 2;fuzz -d dhdr.hdr.magic zeroes"
+
+quiet() { "$@" > /dev/null 2>&1; }
+
+# count IMG DIR: "entries-of-DIR entries-of-lost+found listed", the kernel
+# listing them (listed: 0 when DIR is gone or cannot be listed, its
+# entries then counted 0); fails when the kernel does not mount IMG.
+count() {
+	local dev d=0 l=0 listed=0
+	dev=$(attach_loop "$1") || return 1
+	if ! t_mount "$dev" "$MNT" ro,nouuid; then
+		detach_loop "$dev"
+		return 1
+	fi
+	if ls -la "$MNT$2" > "$T_DIR/ls.out" 2>/dev/null; then
+		listed=1
+		d=$(tail -n +2 "$T_DIR/ls.out" | grep -vc ' \.\.\?$')
+	fi
+	[ -d "$MNT/lost+found" ] && l=$(ls -A "$MNT/lost+found" | wc -l)
+	t_umount "$MNT"
+	detach_loop "$dev"
+	echo "$d $l $listed"
+}
+
+for p in 4k 4k-normap; do
+	populate_image "$T_DIR/base.$p.img" "$p" ||
+		{ not_ok "populate $p"; continue; }
+done
+
+printf '# %-28s %-10s %-14s %-14s %s\n' case "ours" "dir/l+f ours" "dir/l+f 6.13" fixes
+while read -r p name dir cmds; do
+	base=$T_DIR/base.$p.img
+	[ -f "$base" ] || continue
+	c="$p $name"
+	ours=$T_DIR/ours.img
+	theirs=$T_DIR/theirs.img
+	cp --sparse=always "$base" "$ours"
+	args=(-x -c "path $dir")
+	IFS=';' read -ra cl <<< "$cmds"
+	for x in "${cl[@]}"; do args+=(-c "$x"); done
+	"$DB" "${args[@]}" "$ours" > "$T_DIR/db.out" 2>&1
+	cp --sparse=always "$ours" "$theirs"
+	if "$ORACLE" -n "$ours" > /dev/null 2>&1; then
+		not_ok "$c: xfs_repair -n does not detect the damage"
+		continue
+	fi
+	"$REPAIR" "$ours" > "$T_DIR/ours.out" 2>&1
+	rc=$?
+	check "$c: xfsj-repair fixes it (exit $rc)" [ "$rc" = 1 ]
+	check "$c: xfs_repair -n clean after" quiet "$ORACLE" -n "$ours"
+	check "$c: xfsj-repair -n clean after" quiet "$REPAIR" -n "$ours"
+	m1=$(md5sum < "$ours")
+	"$REPAIR" "$ours" > "$T_DIR/again.out" 2>&1
+	rc2=$?
+	m2=$(md5sum < "$ours")
+	check "$c: a second xfsj-repair changes nothing (exit $rc2)" \
+		[ "$rc2.$m1" = "0.$m2" ]
+	"$ORACLE" "$theirs" > /dev/null 2>&1
+	o=$(count "$ours" "$dir") || o="0 0 0"
+	t=$(count "$theirs" "$dir") || t="0 0 0"
+	read -r od ol olisted <<< "$o"
+	read -r td tl tlisted <<< "$t"
+	check "$c: the kernel mounts ours and lists $dir" [ "$olisted" = 1 ]
+	[ "$tlisted" = 1 ] || td="0 (gone)"
+	printf '# %-28s %-10s %-14s %-14s %s\n' "$c" "exit $rc" "$od/$ol" "$td/$tl" \
+		"$(grep -c '^fixed' "$T_DIR/ours.out")"
+	check "$c: ours keeps at least as many names in $dir ($od against $td)" \
+		[ "$od" -ge "${td% *}" ]
+done <<< "$CASES"
+
+t_done
