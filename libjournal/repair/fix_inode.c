@@ -35,6 +35,8 @@
 #include "fs/ialloc.h"
 #include "fs/iget.h"
 #include "ondisk/meta.h"
+#include "core/crc32c.h"
+#include "core/layout.h"
 #include "repair/repair_priv.h"
 
 #define NSEC_MASK	0xffffffffULL
@@ -632,6 +634,42 @@ static int free_in_btrees(struct xrp *rp, uint64_t ino)
 	return 0;
 }
 
+/*
+ * An inode whose only damage is its magic: with "IN" put back (and its
+ * CRC recomputed, as a fuzzer or a bit flip before the CRC leaves it),
+ * it passes the kernel's verifier, so it is kept as xfs_repair keeps it.
+ * Returns 1 when the inode was kept.
+ */
+static int magic_rescue(struct xrp *rp, struct xrp_prob *pr,
+			struct xfsj_iref *ip)
+{
+	uint32_t isz = rp->sb->inodesize;
+	struct xfsj_vctx c;
+	uint8_t *tmp;
+	int bad;
+
+	if (!xrp_is(pr, "inode.magic"))
+		return 0;
+	tmp = malloc(isz);
+	if (!tmp)
+		return -XFSJ_E_NOMEM;
+	memcpy(tmp, ip->dip, isz);
+	xfsj_put_be16(tmp, XFSJ_DINODE_MAGIC);
+	xfsj_dinode_finish(tmp, isz);
+	xfsj_fs_vctx(rp->fs, xfsj_ino_agno(rp->sb, pr->p.ino), &c);
+	bad = xfsj_dinode_verify(tmp, &c, pr->p.ino, ip->byte_off, NULL);
+	free(tmp);
+	if (bad)
+		return 0;
+	xfsj_put_be16(ip->dip, XFSJ_DINODE_MAGIC);
+	xfsj_dinode_finish(ip->dip, isz);
+	xfsj_buf_dirty(ip->bp);
+	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino,
+		       "inode %llu: magic put back (the rest passes the verifier)",
+		       (unsigned long long)pr->p.ino);
+	return 1;
+}
+
 int xrp_fix_clear_inode(struct xrp *rp)
 {
 	struct xrp_prob *pr, *other;
@@ -646,6 +684,11 @@ int xrp_fix_clear_inode(struct xrp *rp)
 		if (err < 0)
 			return err;
 		if (err || size_rescue(rp, pr, &ip))
+			continue;
+		err = magic_rescue(rp, pr, &ip);
+		if (err < 0)
+			return err;
+		if (err)
 			continue;
 		free_core(rp, &ip);
 		xfsj_iput(rp->fs, &ip, false);

@@ -65,7 +65,9 @@ manifest() {
 	fi
 	n=$(find "$MNT" -xdev -mindepth 1 2>/dev/null | wc -l)
 	l=0
-	[ -d "$MNT/lost+found" ] && l=$(find "$MNT/lost+found" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+	# (lost+found itself is not a file kept)
+	[ -d "$MNT/lost+found" ] && l=$(find "$MNT/lost+found" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l) &&
+		n=$((n - 1))
 	x=$(getfattr -R -d -m - --absolute-names "$MNT" 2>/dev/null | grep -c '=')
 	echo "$n $l $x" > "$out"
 	# "md5 size path" of every file, sorted by path (one md5sum run).
