@@ -15,13 +15,11 @@
 struct out {
 	const char *dev;
 	bool json;
-	bool progress;
-	bool progress_shown;
-	uint64_t last_ms;
+	struct progress_line pl;
 	FILE *txt;
 };
 
-static uint64_t ms_now(void)
+uint64_t now_ms(void)
 {
 	struct timespec ts;
 
@@ -48,12 +46,28 @@ void json_str(FILE *f, const char *s, size_t n)
 	fputc('"', f);
 }
 
-static void clear_progress(struct out *o)
+void progress_clear(struct progress_line *pl)
 {
-	if (o->progress_shown) {
+	if (pl->shown) {
 		fputs("\r\033[K", stderr);
-		o->progress_shown = false;
+		pl->shown = false;
 	}
+}
+
+void progress_show(struct progress_line *pl, enum xfsj_check_phase ph,
+		   uint64_t done, uint64_t total)
+{
+	uint64_t t;
+
+	if (!pl->on)
+		return;
+	t = now_ms();
+	if (done != total && t - pl->last_ms < 200)
+		return;
+	pl->last_ms = t;
+	fprintf(stderr, "\r\033[Kxfsj-repair: checking %s: %" PRIu64 "/%" PRIu64,
+		xfsj_check_phase_name(ph), done, total);
+	pl->shown = true;
 }
 
 void print_problem(const struct xfsj_problem *p, bool json, const char *tag)
@@ -109,7 +123,7 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 {
 	struct out *o = arg;
 
-	clear_progress(o);
+	progress_clear(&o->pl);
 	print_problem(p, o->json, NULL);
 }
 
@@ -117,17 +131,8 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 			uint64_t total)
 {
 	struct out *o = arg;
-	uint64_t t;
 
-	if (!o->progress)
-		return;
-	t = ms_now();
-	if (done != total && t - o->last_ms < 200)
-		return;
-	o->last_ms = t;
-	fprintf(stderr, "\r\033[Kxfsj-repair: checking %s: %" PRIu64 "/%" PRIu64,
-		xfsj_check_phase_name(ph), done, total);
-	o->progress_shown = true;
+	progress_show(&o->pl, ph, done, total);
 }
 
 /* How a check ended: the summary (or why it could not run). */
@@ -138,7 +143,7 @@ static enum check_outcome check_end(struct out *o, int err,
 	bool json = o->json;
 	FILE *txt = o->txt;
 
-	clear_progress(o);
+	progress_clear(&o->pl);
 	if (err) {
 		const struct xfsj_fault *f = &r->fault;
 
@@ -176,7 +181,7 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 {
 	const struct xfsj_check_opts copts = { .cache_bytes = cache_bytes };
 	struct out o = {
-		.dev = dev, .json = json, .progress = progress, .txt = txt,
+		.dev = dev, .json = json, .pl = { .on = progress }, .txt = txt,
 	};
 	const struct xfsj_check_cb cb = {
 		.arg = &o,

@@ -137,14 +137,6 @@ static void usage(FILE *out)
 "problems left, or an error.\n", out);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- undo files (-U, --undo-apply) ---- */
 
 enum { OPT_UNDO_APPLY = 512 };

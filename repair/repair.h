@@ -13,6 +13,22 @@
 
 enum check_outcome { CHECK_CLEAN, CHECK_PROBLEMS, CHECK_FAILED };
 
+/* Milliseconds of the monotonic clock. */
+uint64_t now_ms(void);
+
+/*
+ * The check's progress line on stderr (when @on): at most five updates a
+ * second, cleared before anything else is printed.
+ */
+struct progress_line {
+	bool on;
+	bool shown;
+	uint64_t last_ms;
+};
+void progress_show(struct progress_line *pl, enum xfsj_check_phase ph,
+		   uint64_t done, uint64_t total);
+void progress_clear(struct progress_line *pl);
+
 /*
  * Check the filesystem the replay @keep left in its overlay (@lsn: the
  * replay's head, or 0 after a clean log): one line per problem on stdout

@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "xfsj/redo.h"
 #include "xfsj/repair.h"
@@ -18,31 +17,14 @@
 
 struct rout {
 	const struct repair_args *a;
-	bool progress_shown;
-	uint64_t last_ms;
+	struct progress_line pl;
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void clear_line(struct rout *r)
-{
-	if (r->progress_shown) {
-		fputs("\r\033[K", stderr);
-		r->progress_shown = false;
-	}
-}
 
 static void on_found(void *arg, const struct xfsj_problem *p)
 {
 	struct rout *r = arg;
 
-	clear_line(r);
+	progress_clear(&r->pl);
 	print_problem(p, r->a->json, "found");
 }
 
@@ -50,7 +32,7 @@ static void on_left(void *arg, const struct xfsj_problem *p)
 {
 	struct rout *r = arg;
 
-	clear_line(r);
+	progress_clear(&r->pl);
 	print_problem(p, r->a->json, "left");
 }
 
@@ -59,7 +41,7 @@ static void on_action(void *arg, const struct xfsj_repair_action *a)
 	struct rout *r = arg;
 	const char *code = a->problem ? a->problem->def->code : NULL;
 
-	clear_line(r);
+	progress_clear(&r->pl);
 	if (!r->a->json) {
 		if (code)
 			printf("fixed: %s: %s\n", code, a->what);
@@ -90,7 +72,7 @@ static void on_round(void *arg, unsigned int round,
 
 	if (!r->a->verbose)
 		return;
-	clear_line(r);
+	progress_clear(&r->pl);
 	fprintf(r->a->txt, "%s: round %u: fixing the %s\n", r->a->device,
 		round, xfsj_repair_stage_name(stage));
 }
@@ -99,17 +81,8 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 			uint64_t total)
 {
 	struct rout *r = arg;
-	uint64_t t;
 
-	if (!r->a->progress)
-		return;
-	t = now_ms();
-	if (done != total && t - r->last_ms < 200)
-		return;
-	r->last_ms = t;
-	fprintf(stderr, "\r\033[Kxfsj-repair: checking %s: %" PRIu64 "/%" PRIu64,
-		xfsj_check_phase_name(ph), done, total);
-	r->progress_shown = true;
+	progress_show(&r->pl, ph, done, total);
 }
 
 static void summary(const struct repair_args *a,
@@ -159,7 +132,7 @@ enum repair_outcome run_repair(const struct repair_args *a,
 		.preen = a->preen,
 		.cache_bytes = a->cache_bytes,
 	};
-	struct rout r = { .a = a };
+	struct rout r = { .a = a, .pl = { .on = a->progress } };
 	const struct xfsj_repair_cb cb = {
 		.arg = &r,
 		.problem = on_found,
@@ -183,7 +156,7 @@ enum repair_outcome run_repair(const struct repair_args *a,
 		return REPAIR_FAILED;
 	}
 	err = xfsj_repair(fs, &ro, &cb, &res);
-	clear_line(&r);
+	progress_clear(&r.pl);
 	xfsj_fs_close(fs);
 	if (err) {
 		if (res.fault.structure)
