@@ -53,6 +53,7 @@ SCALE=${SECONDS_SCALE:-1}
 #   PREFIX.seq  one line per transaction ("TRANS tid") and per item
 #               ("BUF daddr", "INODE ino", or the type), in log order
 #   PREFIX.cyc  the highest record cycle seen (text only)
+#   PREFIX.lastblk  where the last record of that cycle starts (text only)
 # Item types are named as xfsj's JSON names them (INO -> INODE, ICR ->
 # ICREATE, DQ -> DQUOT, QOFF -> QUOTAOFF).
 AWK_COMMON='
@@ -69,6 +70,7 @@ function finish(  t) {
 	system("sort -o \"" P ".cnt\" \"" P ".cnt\"")
 	if (!havesum) print "none" > (P ".sum")
 	printf "%d\n", maxcyc > (P ".cyc")
+	printf "%d\n", lastblk > (P ".lastblk")
 }'
 
 # digest_text FILE PREFIX: from `xfs_logprint -t` (or xfsj's -t) text
@@ -84,7 +86,12 @@ digest_text() {
 		}
 		gsub(/[<>]/, "", st); print t, h, st > (P ".sum"); havesum = 1; next
 	}
-	/^LOG REC AT LSN cycle [0-9]+ block/ { if ($6 + 0 > maxcyc) maxcyc = $6 + 0; next }
+	/^LOG REC AT LSN cycle [0-9]+ block/ {
+		if ($6 + 0 > maxcyc || ($6 + 0 == maxcyc && $8 + 0 > lastblk)) {
+			maxcyc = $6 + 0; lastblk = $8 + 0
+		}
+		next
+	}
 	/^TRANS: tid:/ {
 		flush(); ntrans++
 		match($0, /tid:0x[0-9a-fA-F]+/)
@@ -359,7 +366,15 @@ CRASH_NEED=need_wrapped profile smalllog crash 256m 10 "--small" ""
 c=$(cat "$T_DIR/smalllog.do613.cyc" 2>/dev/null || echo 0)
 check "smalllog: the log wrapped several times (cycle $c >= 3)" test "$c" -ge 3
 c2=$(grep -o '"cycle":[0-9]*' "$T_DIR/smalllog.xjson" | head -1 | cut -d: -f2)
-check "smalllog: xfsj's head cycle ($c2) is the last record's ($c)" test "$c2" = "$c"
+# The head is in the last record's cycle, or in the next one when that
+# record runs past the end of the log (its head lies before its start):
+# the kernel then counts the cycle on, and so does xfsj.
+lb=$(cat "$T_DIR/smalllog.do613.lastblk" 2>/dev/null || echo 0)
+hb=$(awk '{ print $2 }' "$T_DIR/smalllog.do613.sum" 2>/dev/null)
+want=$c
+[ -n "$hb" ] && [ "$hb" -lt "$lb" ] 2>/dev/null && want=$((c + 1))
+check "smalllog: xfsj's head cycle ($c2) is the head's (last record cycle $c at block $lb, head $hb)" \
+	test "$c2" = "$want"
 rm -f "$T_DIR"/smalllog.*
 CRASH_NEED=need_big_records CRASH_SYNCER=0 profile logbsize256k crash 1g 6 "" "logbsize=256k"
 # The profile must have records that need the extended headers.
