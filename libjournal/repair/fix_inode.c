@@ -635,20 +635,21 @@ static int free_in_btrees(struct xrp *rp, uint64_t ino)
 }
 
 /*
- * An inode whose only damage is its magic: with "IN" put back (and its
- * CRC recomputed, as a fuzzer or a bit flip before the CRC leaves it),
- * it passes the kernel's verifier, so it is kept as xfs_repair keeps it.
- * Returns 1 when the inode was kept.
+ * An inode whose only damage is its magic or its CRC: with "IN" put back
+ * and the CRC recomputed (a fuzzer or a bit flip before the CRC leaves
+ * the one or the other wrong), it passes the kernel's verifier, so it is
+ * kept as xfs_repair keeps it.  Returns 1 when the inode was kept.
  */
-static int magic_rescue(struct xrp *rp, struct xrp_prob *pr,
-			struct xfsj_iref *ip)
+static int header_rescue(struct xrp *rp, struct xrp_prob *pr,
+			 struct xfsj_iref *ip)
 {
 	uint32_t isz = rp->sb->inodesize;
+	bool magic = xrp_is(pr, "inode.magic");
 	struct xfsj_vctx c;
 	uint8_t *tmp;
 	int bad;
 
-	if (!xrp_is(pr, "inode.magic"))
+	if (!magic && !xrp_is(pr, "inode.crc"))
 		return 0;
 	tmp = malloc(isz);
 	if (!tmp)
@@ -664,9 +665,11 @@ static int magic_rescue(struct xrp *rp, struct xrp_prob *pr,
 	xfsj_put_be16(ip->dip, XFSJ_DINODE_MAGIC);
 	xfsj_dinode_finish(ip->dip, isz);
 	xfsj_buf_dirty(ip->bp);
+	rp->recheck = true;
 	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino,
-		       "inode %llu: magic put back (the rest passes the verifier)",
-		       (unsigned long long)pr->p.ino);
+		       "inode %llu: %s (the rest passes the verifier)",
+		       (unsigned long long)pr->p.ino,
+		       magic ? "magic put back" : "CRC recomputed");
 	return 1;
 }
 
@@ -685,7 +688,7 @@ int xrp_fix_clear_inode(struct xrp *rp)
 			return err;
 		if (err || size_rescue(rp, pr, &ip))
 			continue;
-		err = magic_rescue(rp, pr, &ip);
+		err = header_rescue(rp, pr, &ip);
 		if (err < 0)
 			return err;
 		if (err)

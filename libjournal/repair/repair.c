@@ -249,7 +249,8 @@ static int apply_stage(struct xrp *rp)
 	enum xfsj_fix fix;
 	int err;
 
-	for (fix = 0; fix < XFSJ_FIX__COUNT; fix++) {
+	rp->recheck = false;
+	for (fix = 0; fix < XFSJ_FIX__COUNT && !rp->recheck; fix++) {
 		const struct xrp_fix_ops *ops = xrp_fix_ops(fix);
 		struct xrp_prob *pr;
 		bool any = false;

@@ -40,6 +40,13 @@ struct xrp {
 	size_t nprobs, capprobs;
 	unsigned int round;
 	enum xfsj_repair_stage stage;	/* ... and its stage */
+	/*
+	 * Set by a fix that makes the rest of this round's findings stale
+	 * (an inode kept instead of cleared: its entries and links, which
+	 * the check counted as lost, are back): the round ends after that
+	 * fix kind and the next one checks again.
+	 */
+	bool recheck;
 };
 
 /*
