@@ -52,12 +52,15 @@ static bool unlinked_row(const struct xrp_prob *pr)
 
 /*
  * An inobt problem that leaves every record read (the record's counts
- * disagree with its masks): the chunks are all known all the same.
+ * disagree with its masks, or a block's sibling pointer is wrong: the
+ * walk goes down from the root and never follows siblings): the chunks
+ * are all known all the same.
  */
-static bool inobt_counts_row(const struct xrp_prob *pr)
+static bool inobt_records_read(const struct xrp_prob *pr)
 {
 	return xrp_is(pr, "inobt.freecount") || xrp_is(pr, "inobt.count") ||
-	       xrp_is(pr, "inobt.holes");
+	       xrp_is(pr, "inobt.holes") || xrp_is(pr, "btree.leftsib") ||
+	       xrp_is(pr, "btree.rightsib");
 }
 
 /*
@@ -79,7 +82,7 @@ static bool chunks_complete(const struct xrp *rp)
 			const struct xrp_prob *pr = &rp->probs[i];
 
 			if ((pr->p.has & XFSJ_PF_AG) && pr->p.agno == agno &&
-			    is_tree(&pr->p, "inobt") && !inobt_counts_row(pr))
+			    is_tree(&pr->p, "inobt") && !inobt_records_read(pr))
 				return false;
 		}
 		for (size_t i = 0; i < ag->chunks.n; i++)
