@@ -8,6 +8,8 @@
  * - pptr.extra: the child's pointers to that directory with that name
  *   hash are removed.
  * - pptr.gen: the child's pointers to that directory get its generation.
+ * - attr.pptr.parent: the child's pointers naming that impossible parent
+ *   are removed (the one its entry asks for is pptr.missing's to add).
  *
  * In a round that rebuilds directories the entries the check compared
  * against are not the ones now on disk: the fix waits for the next round.
@@ -67,14 +69,16 @@ static bool fatal(int err)
 	return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO;
 }
 
-/* Remove the matching pointers; with @gen_fix, add each back with the
- * directory's generation @gen. */
-static int fix_existing(struct xrp *rp, struct xrp_prob *pr, bool gen_fix,
-			uint32_t gen, size_t *done)
+/* Remove the pointers to @parent (with the problem's name hash unless
+ * @any_hash); with @gen_fix, add each back with the directory's
+ * generation @gen. */
+static int fix_existing(struct xrp *rp, struct xrp_prob *pr, uint64_t parent,
+			bool any_hash, bool gen_fix, uint32_t gen,
+			size_t *done)
 {
-	struct pp_find pf = { .parent = pr->p.off,
+	struct pp_find pf = { .parent = parent,
 			      .hash = (uint32_t)pr->p.found,
-			      .any_hash = gen_fix };
+			      .any_hash = any_hash };
 	struct xfsj_fault f = { 0 };
 	struct xfsj_iref ip;
 	int err;
@@ -159,19 +163,35 @@ int xrp_fix_pptr(struct xrp *rp)
 			return 0;
 	xrp_for_each(rp, pr, XFSJ_FIX_PPTR) {
 		const unsigned int need = XFSJ_PF_INO | XFSJ_PF_OFF;
+		const unsigned int bad = XFSJ_PF_INO | XFSJ_PF_FOUND;
 		size_t done = 0;
 		char what[128];
 		int err;
 
+		if (xrp_is(pr, "attr.pptr.parent") &&
+		    (pr->p.has & bad) == bad) {
+			err = fix_existing(rp, pr, pr->p.found, true, false, 0,
+					   &done);
+			if (err && fatal(err))
+				return err;
+			if (err || !done)
+				continue;
+			snprintf(what, sizeof(what), "inode %llu: parent "
+				 "pointer to inode %llu removed",
+				 (unsigned long long)pr->p.ino,
+				 (unsigned long long)pr->p.found);
+			goto report;
+		}
 		if ((pr->p.has & need) != need)
 			continue;
 		if (xrp_is(pr, "pptr.missing"))
 			err = add_missing(rp, pr, &done);
 		else if (xrp_is(pr, "pptr.extra"))
-			err = fix_existing(rp, pr, false, 0, &done);
+			err = fix_existing(rp, pr, pr->p.off, false, false, 0,
+					   &done);
 		else if (xrp_is(pr, "pptr.gen") &&
 			 (pr->p.has & XFSJ_PF_EXPECTED))
-			err = fix_existing(rp, pr, true,
+			err = fix_existing(rp, pr, pr->p.off, true, true,
 					   (uint32_t)pr->p.expected, &done);
 		else
 			continue;
@@ -186,6 +206,7 @@ int xrp_fix_pptr(struct xrp *rp)
 			 xrp_is(pr, "pptr.missing") ? "added" :
 			 xrp_is(pr, "pptr.extra") ? "removed" :
 			 "given the directory's generation");
+report:
 		pr->done = true;
 		xrp_action(rp, &(struct xfsj_repair_action){
 			.fix = XFSJ_FIX_PPTR, .problem = &pr->p,
