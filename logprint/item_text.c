@@ -58,11 +58,11 @@ void lp_text_buf(struct lp *lp, const struct xfsj_ritem *it,
 
 		if (r == 1 && in->u.buf.blkno == 0 && name)
 			O_LIT("\tSUPER Block Buffer:\n");
-		else if (m == 0x58414749)
+		else if (m == XFSJ_AGI_MAGIC)
 			O_LIT("\tAGI Buffer: (XAGI)\n");
-		else if (m == 0x58414746)
+		else if (m == XFSJ_AGF_MAGIC)
 			O_LIT("\tAGF Buffer: (XAGF)\n");
-		else if (m == 0x4451)
+		else if (m == XFSJ_DQUOT_MAGIC)
 			O_LIT("\tDQUOT Buffer:\n");
 		else
 			O_LIT("\tBUF DATA\n");

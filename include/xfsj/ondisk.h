@@ -140,6 +140,17 @@ void xfsj_refc_rec_get(const void *block, unsigned int i, struct xfsj_refc_rec *
 
 /* ---- inodes ---- */
 void xfsj_dinode_decode(const void *buf, struct xfsj_dinode *di);
+/*
+ * The log dinode (the core as the writer's memory held it: little-endian
+ * here, legacy timestamps as two 32-bit words) of @len bytes (96 for v1
+ * and v2 inodes, 176 for v3), as the on-disk core would decode: the
+ * fields past @len are 0.
+ */
+void xfsj_log_dinode_decode(const void *p, uint32_t len,
+			    struct xfsj_dinode *di);
+/* An encoded timestamp (xfsj_time_encode) as seconds and nanoseconds. */
+void xfsj_time_decode(uint64_t v, bool bigtime, int64_t *sec,
+		      uint32_t *nsec);
 /* Writes the 176-byte core; the forks after it are left as they are. */
 void xfsj_dinode_encode(const struct xfsj_dinode *di, void *buf);
 void xfsj_dinode_finish(void *buf, uint32_t inodesize);

@@ -36,7 +36,6 @@
 #define LENT		XFSJ_ATTR_LEAF_ENTRY_SIZE
 #define NHDR		XFSJ_DA3_NODE_HDR_SIZE
 #define NENT		XFSJ_DA3_NODE_ENTRY_SIZE
-#define MAXDEPTH	XFSJ_ATTR_DA_MAXDEPTH
 #define RUN_MAX		32		/* names of one hash kept for dups */
 #define SEEN_MAX	(1ULL << 27)	/* fork blocks tracked, at most */
 
@@ -61,7 +60,7 @@ struct bw {
 	uint64_t *prefix;
 	uint8_t *seen;
 	uint8_t *bytes;		/* a leaf's bytes in use, one bit each */
-	struct level lv[MAXDEPTH + 1];
+	struct level lv[XFSJ_DA_NODE_MAXDEPTH + 1];
 	uint64_t total, visits;
 	int err;		/* an I/O error or no memory, kept */
 	bool have_last;
@@ -226,7 +225,7 @@ static void sibling(struct bw *b, int level, uint32_t dablk,
 /* A subtree of @level could not be walked: its links cannot be checked. */
 static void broken(struct bw *b, int level)
 {
-	for (int l = 0; l <= level && l <= MAXDEPTH; l++)
+	for (int l = 0; l <= level && l <= XFSJ_DA_NODE_MAXDEPTH; l++)
 		b->lv[l].broken = true;
 }
 
@@ -659,8 +658,9 @@ static int walk_root(struct bw *b)
 	}
 	level = xfsj_get_be16(blk + XFSJ_DA3_NODE_OFF_LEVEL);
 	strcpy(b->w->field, "hdr.level");
-	if (level == 0 || level > MAXDEPTH) {
-		blk_report(b, AT_NODE_LEVEL, 0, has, MAXDEPTH, level);
+	if (level == 0 || level > XFSJ_DA_NODE_MAXDEPTH) {
+		blk_report(b, AT_NODE_LEVEL, 0, has, XFSJ_DA_NODE_MAXDEPTH,
+			   level);
 		goto out;
 	}
 	err = check_node(b, blk, 0, (int)level, &highest);

@@ -227,9 +227,6 @@ struct sf_walk {
 	int err;
 };
 
-/* Where "." and ".." end in a v5 block: the first entry's offset. */
-#define SF_FIRST_OFFSET	(XFSJ_DIR3_HDR_SIZE + 2 * 16)
-
 static int sf_entry(const struct xfsj_dirent *e, void *arg)
 {
 	struct sf_walk *w = arg;
@@ -259,7 +256,7 @@ static int sf_entry(const struct xfsj_dirent *e, void *arg)
 static int check_sf(struct xck_dctx *d)
 {
 	struct xck_icheck *ic = d->ic;
-	struct sf_walk w = { .d = d, .next = SF_FIRST_OFFSET };
+	struct sf_walk w = { .d = d, .next = XFSJ_DIR3_FIRST_OFFSET };
 	struct xfsj_fault f = { 0 };
 	uint64_t parent = XFSJ_NULLFSINO;
 	int err;

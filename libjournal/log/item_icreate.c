@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inode chunk creation (ICREATE) items: 0 type u16, 2 size u16, then
- * big-endian as on disk: 4 ag, 8 agbno, 12 count (inodes), 16 isize,
- * 20 length (blocks), 24 gen.  The replay writes the new inodes, whose
- * cluster buffers are not logged.
+ * Inode chunk creation (ICREATE) items (ondisk/log.h XFSJ_ICL_FIELDS: the
+ * AG, first block, inode count, inode size, length in blocks and
+ * generation, big-endian as on disk).  The replay writes the new inodes,
+ * whose cluster buffers are not logged.
  */
 #include "log/item_priv.h"
 
@@ -11,15 +11,15 @@ static int dec_icreate(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 {
 	const uint8_t *p = it->reg[0].p;
 
-	if (it->reg[0].len < 28)
+	if (it->reg[0].len < XFSJ_ICREATE_LOGFMT_SIZE)
 		return ITEM_BAD(in, "ICREATE item", "length", 0,
 				it->reg[0].len);
-	in->u.icr.ag = xfsj_get_be32(p + 4);
-	in->u.icr.agbno = xfsj_get_be32(p + 8);
-	in->u.icr.count = xfsj_get_be32(p + 12);
-	in->u.icr.isize = xfsj_get_be32(p + 16);
-	in->u.icr.length = xfsj_get_be32(p + 20);
-	in->u.icr.gen = xfsj_get_be32(p + 24);
+	in->u.icr.ag = xfsj_get_be32(p + XFSJ_ICL_OFF(ag));
+	in->u.icr.agbno = xfsj_get_be32(p + XFSJ_ICL_OFF(agbno));
+	in->u.icr.count = xfsj_get_be32(p + XFSJ_ICL_OFF(count));
+	in->u.icr.isize = xfsj_get_be32(p + XFSJ_ICL_OFF(isize));
+	in->u.icr.length = xfsj_get_be32(p + XFSJ_ICL_OFF(length));
+	in->u.icr.gen = xfsj_get_be32(p + XFSJ_ICL_OFF(gen));
 	return 0;
 }
 

@@ -9,70 +9,59 @@
 
 #include "log/item_priv.h"
 
-static void ts_decode(const uint8_t *p, bool bigtime, int64_t *sec,
-		      uint32_t *nsec)
-{
-	if (bigtime) {
-		uint64_t v = xlog_le64(p);
-
-		*sec = (int64_t)(v / 1000000000ULL) - XFSJ_BIGTIME_EPOCH_OFFSET;
-		*nsec = (uint32_t)(v % 1000000000ULL);
-	} else {
-		*sec = (int32_t)xlog_le32(p);
-		*nsec = xlog_le32(p + 4);
-	}
-}
-
+/* The log dinode as printing shows it. */
 static void dinode_decode(const uint8_t *p, uint32_t len,
 			  struct xfsj_log_dinode *d)
 {
-	bool big, nrext;
+	struct xfsj_dinode di;
+	bool big;
 
+	xfsj_log_dinode_decode(p, len, &di);
 	memset(d, 0, sizeof(*d));
-	d->magic = xlog_le16(p);
-	d->mode = xlog_le16(p + 2);
-	d->version = p[4];
-	d->format = p[5];
-	d->metatype = xlog_le16(p + 6);
-	d->uid = xlog_le32(p + 8);
-	d->gid = xlog_le32(p + 12);
-	d->nlink = xlog_le32(p + 16);
-	d->projid = (uint32_t)xlog_le16(p + 22) << 16 | xlog_le16(p + 20);
+	d->magic = di.magic;
+	d->mode = di.mode;
+	d->version = di.version;
+	d->format = di.format;
+	d->metatype = di.onlink;	/* metadir files reuse the old count */
+	d->uid = di.uid;
+	d->gid = di.gid;
+	d->nlink = di.nlink;
+	d->projid = (uint32_t)di.projid_hi << 16 | di.projid_lo;
 	d->v3 = len >= XFSJ_DINODE_CORE_SIZE;
 	if (d->v3)
-		d->flags2 = xlog_le64(p + 120);
+		d->flags2 = di.flags2;
+	else		/* v2: di_flushiter in the last pad word */
+		d->flushiter = (uint16_t)(di.big_nextents >> 48);
 	big = d->flags2 & XFSJ_DIFLAG2_BIGTIME;
-	nrext = d->flags2 & XFSJ_DIFLAG2_NREXT64;
-	if (!d->v3)
-		d->flushiter = xlog_le16(p + 30);
-	ts_decode(p + 32, big, &d->atime_sec, &d->atime_nsec);
-	ts_decode(p + 40, big, &d->mtime_sec, &d->mtime_nsec);
-	ts_decode(p + 48, big, &d->ctime_sec, &d->ctime_nsec);
-	d->size = xlog_le64(p + 56);
-	d->nblocks = xlog_le64(p + 64);
-	d->extsize = xlog_le32(p + 72);
-	if (nrext) {
-		d->nextents = xlog_le64(p + 24);
-		d->anextents = xlog_le32(p + 76);
+	xfsj_time_decode(di.atime, big, &d->atime_sec, &d->atime_nsec);
+	xfsj_time_decode(di.mtime, big, &d->mtime_sec, &d->mtime_nsec);
+	xfsj_time_decode(di.ctime, big, &d->ctime_sec, &d->ctime_nsec);
+	d->size = di.size;
+	d->nblocks = di.nblocks;
+	d->extsize = di.extsize;
+	if (d->flags2 & XFSJ_DIFLAG2_NREXT64) {
+		d->nextents = di.big_nextents;
+		d->anextents = di.nextents;
 	} else {
-		d->nextents = xlog_le32(p + 76);
-		d->anextents = xlog_le16(p + 80);
+		d->nextents = di.nextents;
+		d->anextents = di.anextents;
 	}
-	d->forkoff = p[82];
-	d->aformat = p[83];
-	d->dmevmask = xlog_le32(p + 84);
-	d->dmstate = xlog_le16(p + 88);
-	d->flags = xlog_le16(p + 90);
-	d->gen = xlog_le32(p + 92);
-	if (len >= 100)
-		d->next_unlinked = xlog_le32(p + 96);
+	d->forkoff = di.forkoff;
+	d->aformat = di.aformat;
+	d->dmevmask = di.dmevmask;
+	d->dmstate = di.dmstate;
+	d->flags = di.flags;
+	d->gen = di.gen;
+	if (len >= XFSJ_DI_OFF(next_unlinked) + 4)
+		d->next_unlinked = di.next_unlinked;
 	if (d->v3) {
-		d->changecount = xlog_le64(p + 104);
-		d->lsn = xlog_le64(p + 112);
-		d->cowextsize = xlog_le32(p + 128);
-		ts_decode(p + 144, big, &d->crtime_sec, &d->crtime_nsec);
-		d->ino = xlog_le64(p + 152);
-		memcpy(d->uuid, p + 160, 16);
+		d->changecount = di.changecount;
+		d->lsn = di.lsn;
+		d->cowextsize = di.cowextsize;
+		xfsj_time_decode(di.crtime, big, &d->crtime_sec,
+				 &d->crtime_nsec);
+		d->ino = di.ino;
+		memcpy(d->uuid, di.uuid, 16);
 	}
 }
 
@@ -84,33 +73,35 @@ static int dec_inode(const struct xfsj_ritem *it, struct xfsj_item_info *in)
 
 	in->u.ino.dfork_reg = in->u.ino.afork_reg = -1;
 	if (len == XFSJ_INODE_LOGFMT_SIZE) {
-		in->u.ino.ino = xlog_le64(p + 16);
-		in->u.ino.rdev = xlog_le32(p + 24);
-		in->u.ino.blkno = xlog_le64(p + 40);
-		in->u.ino.len = xlog_le32(p + 48);
-		in->u.ino.boffset = xlog_le32(p + 52);
+		in->u.ino.ino = xlog_le64(p + XFSJ_ILF_OFF(ino));
+		in->u.ino.rdev = xlog_le32(p + XFSJ_ILF_OFF(rdev));
+		in->u.ino.blkno = xlog_le64(p + XFSJ_ILF_OFF(blkno));
+		in->u.ino.len = xlog_le32(p + XFSJ_ILF_OFF(len));
+		in->u.ino.boffset = xlog_le32(p + XFSJ_ILF_OFF(boffset));
 	} else if (len == XFSJ_INODE_LOGFMT32_SIZE) {
 		/* The packed layout of 32-bit writers: no pad before ino. */
 		in->u.ino.packed32 = true;
-		in->u.ino.ino = xlog_le64(p + 12);
-		in->u.ino.rdev = xlog_le32(p + 20);
-		in->u.ino.blkno = xlog_le64(p + 36);
-		in->u.ino.len = xlog_le32(p + 44);
-		in->u.ino.boffset = xlog_le32(p + 48);
+		in->u.ino.ino = xlog_le64(p + XFSJ_ILF32_OFF(ino));
+		in->u.ino.rdev = xlog_le32(p + XFSJ_ILF32_OFF(rdev));
+		in->u.ino.blkno = xlog_le64(p + XFSJ_ILF32_OFF(blkno));
+		in->u.ino.len = xlog_le32(p + XFSJ_ILF32_OFF(len));
+		in->u.ino.boffset = xlog_le32(p + XFSJ_ILF32_OFF(boffset));
 	} else {
 		return ITEM_BAD(in, "INODE item", "ilf_size", 0, len);
 	}
 	in->fmt_ok = true;
-	in->u.ino.fields = xlog_le32(p + 4);
-	in->u.ino.asize = xlog_le16(p + 8);
-	in->u.ino.dsize = xlog_le16(p + 10);
+	/* The fields before the inode number are where both put them. */
+	in->u.ino.fields = xlog_le32(p + XFSJ_ILF_OFF(fields));
+	in->u.ino.asize = xlog_le16(p + XFSJ_ILF_OFF(asize));
+	in->u.ino.dsize = xlog_le16(p + XFSJ_ILF_OFF(dsize));
 	if (it->nreg < 2)
 		return ITEM_BAD(in, "INODE item", "regions", 2, it->nreg);
-	if (it->reg[1].len < 96)
+	if (it->reg[1].len < XFSJ_LOG_DINODE_V2_SIZE)
 		return ITEM_BAD_R(in, 1, "log dinode", "length", 0,
 				  it->reg[1].len);
 	if (in->brief) {	/* the replay copies the log dinode itself */
-		in->u.ino.core.magic = xlog_le16(it->reg[1].p);
+		in->u.ino.core.magic = xlog_le16(it->reg[1].p +
+						 XFSJ_DI_OFF(magic));
 		in->u.ino.core.v3 = it->reg[1].len >= XFSJ_DINODE_CORE_SIZE;
 	} else {
 		dinode_decode(it->reg[1].p, it->reg[1].len, &in->u.ino.core);

@@ -14,7 +14,6 @@
  * The offset an entry would have in a single-block directory: after the v5
  * data block header and the "." and ".." entries.
  */
-#define SF_FIRST_OFFSET	XFSJ_DIR3_FIRST_OFFSET
 
 static bool needs_i8(uint64_t ino)
 {
@@ -57,7 +56,7 @@ int xfsj_dir_sf_encode(uint64_t parent, const struct xfsj_dirent *ents,
 		       unsigned int n, bool ftype, void *buf, size_t len)
 {
 	size_t size = xfsj_dir_sf_size(parent, ents, n, ftype);
-	unsigned int offset = SF_FIRST_OFFSET;
+	unsigned int offset = XFSJ_DIR3_FIRST_OFFSET;
 	unsigned int i8count = 0;
 	uint8_t *p = buf;
 
@@ -130,7 +129,7 @@ int xfsj_dir_sf_walk(const void *buf, size_t len, bool ftype,
 		if ((size_t)(end - p) < need || e.namelen == 0)
 			goto trunc;
 		off = xfsj_get_be16(p + 1);
-		if (off < SF_FIRST_OFFSET || off <= last_off)
+		if (off < XFSJ_DIR3_FIRST_OFFSET || off <= last_off)
 			return xfsj_fault_set(f, XFSJ_E_CORRUPT,
 					      "short-form directory", "offset",
 					      (uint64_t)(p + 1 - (const uint8_t *)buf),

@@ -340,6 +340,23 @@ int xfsj_rmt_hdr_verify(const void *buf, size_t len, uint32_t magic,
 			const uint8_t *uuid, uint64_t daddr, uint32_t limit,
 			const char *structure, struct xfsj_fault *f);
 
+/* ---- the on-disk dquot (big-endian), in quota files and the log ---- */
+#define XFSJ_DQBLK_FIELDS(F, P)						\
+	F(U16, magic, 0)	F(U8, version, 2)			\
+	F(U8, type, 3)		F(U32, id, 4)				\
+	F(U64, blk_hardlimit, 8) F(U64, blk_softlimit, 16)		\
+	F(U64, ino_hardlimit, 24) F(U64, ino_softlimit, 32)		\
+	F(U64, bcount, 40)	F(U64, icount, 48)			\
+	F(U32, itimer, 56)	F(U32, btimer, 60)			\
+	F(U16, iwarns, 64)	F(U16, bwarns, 66)			\
+	F(U32, bigtime_pad, 68)						\
+	F(U64, rtb_hardlimit, 72) F(U64, rtb_softlimit, 80)		\
+	F(U64, rtbcount, 88)	F(U32, rtbtimer, 96)			\
+	F(U16, rtbwarns, 100)	P(2, pad, 102)
+XFSJ_DECLARE_STRUCTS(xfsj_dqblk, XFSJ_DQBLK_FIELDS);
+#define XFSJ_DQ_OFF(field)	offsetof(struct xfsj_dqblk_raw, field)
+#define XFSJ_DQBLK_CORE_SIZE	104	/* before the v5 CRC, LSN and uuid */
+
 /* ---- v3 inode core ---- */
 #define XFSJ_DINODE_FIELDS(F, P)					\
 	F(U16, magic, 0)	F(U16, mode, 2)				\

@@ -30,9 +30,41 @@ uint64_t xfsj_time_encode(int64_t sec, uint32_t nsec, bool bigtime)
 	return (uint64_t)(uint32_t)(int32_t)sec << 32 | nsec;
 }
 
+void xfsj_time_decode(uint64_t v, bool bigtime, int64_t *sec,
+		      uint32_t *nsec)
+{
+	if (bigtime) {
+		*sec = (int64_t)(v / 1000000000ULL) - XFSJ_BIGTIME_EPOCH_OFFSET;
+		*nsec = (uint32_t)(v % 1000000000ULL);
+	} else {
+		*sec = (int32_t)(uint32_t)(v >> 32);
+		*nsec = (uint32_t)v;
+	}
+}
+
 void xfsj_dinode_decode(const void *buf, struct xfsj_dinode *di)
 {
 	xfsj_layout_decode(&xfsj_dinode_layout, buf, di);
+}
+
+void xfsj_log_dinode_decode(const void *p, uint32_t len,
+			    struct xfsj_dinode *di)
+{
+	static const unsigned int ts_off[] = {
+		XFSJ_DI_OFF(atime), XFSJ_DI_OFF(mtime), XFSJ_DI_OFF(ctime),
+		XFSJ_DI_OFF(crtime),
+	};
+	uint64_t *ts[] = { &di->atime, &di->mtime, &di->ctime, &di->crtime };
+	uint8_t core[XFSJ_DINODE_CORE_SIZE] = { 0 };
+
+	memcpy(core, p, len < sizeof(core) ? len : sizeof(core));
+	xfsj_layout_decode_le(&xfsj_dinode_layout, core, di);
+	if (di->flags2 & XFSJ_DIFLAG2_BIGTIME)
+		return;
+	/* Legacy: seconds, then nanoseconds, each a 32-bit word. */
+	for (unsigned int i = 0; i < 4; i++)
+		*ts[i] = (uint64_t)xfsj_get_le32(core + ts_off[i]) << 32 |
+			 xfsj_get_le32(core + ts_off[i] + 4);
 }
 
 void xfsj_dinode_encode(const struct xfsj_dinode *di, void *buf)

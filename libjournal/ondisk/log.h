@@ -14,10 +14,65 @@
 #define XFSJ_LOG_OPHDR_SIZE	12
 #define XFSJ_LOG_TRANS_HDR_SIZE	16
 #define XFSJ_LOG_MAX_RECORD	(256 * 1024)	/* largest iclog */
-/* The inode log format: 56 bytes, or 52 from writers that pack it. */
+/*
+ * ---- the formats of inode, ICREATE and quota items ----
+ * The inode log format (host order): 56 bytes, or 52 from 32-bit writers,
+ * which pack it (no padding before the inode number).  The rdev word is
+ * the first of a 16-byte union (a uuid on old devices).
+ */
+#define XFSJ_ILF_FIELDS(F, P)						\
+	F(U16, type, 0)		F(U16, size, 2)				\
+	F(U32, fields, 4)	F(U16, asize, 8)			\
+	F(U16, dsize, 10)	P(4, pad, 12)				\
+	F(U64, ino, 16)		F(U32, rdev, 24)			\
+	P(12, upad, 28)		F(U64, blkno, 40)			\
+	F(U32, len, 48)		F(U32, boffset, 52)
+XFSJ_DECLARE_STRUCTS(xfsj_ilf, XFSJ_ILF_FIELDS);
+#define XFSJ_ILF_OFF(field)	offsetof(struct xfsj_ilf_raw, field)
 #define XFSJ_INODE_LOGFMT_SIZE	56
+#define XFSJ_ILF32_FIELDS(F, P)						\
+	F(U16, type, 0)		F(U16, size, 2)				\
+	F(U32, fields, 4)	F(U16, asize, 8)			\
+	F(U16, dsize, 10)	F(U64, ino, 12)				\
+	F(U32, rdev, 20)	P(12, upad, 24)				\
+	F(U64, blkno, 36)	F(U32, len, 44)				\
+	F(U32, boffset, 48)
+XFSJ_DECLARE_STRUCTS(xfsj_ilf32, XFSJ_ILF32_FIELDS);
+#define XFSJ_ILF32_OFF(field)	offsetof(struct xfsj_ilf32_raw, field)
 #define XFSJ_INODE_LOGFMT32_SIZE 52
-#define XFSJ_DQUOT_LOGFMT_SIZE	24	/* the dquot log format */
+/* The log dinode of a v1/v2 inode stops before di_next_unlinked. */
+#define XFSJ_LOG_DINODE_V2_SIZE	96
+
+/* ICREATE: type and size in host order, the rest big-endian. */
+#define XFSJ_ICL_FIELDS(F, P)						\
+	F(U16, type, 0)		F(U16, size, 2)				\
+	F(U32, ag, 4)		F(U32, agbno, 8)			\
+	F(U32, count, 12)	F(U32, isize, 16)			\
+	F(U32, length, 20)	F(U32, gen, 24)
+XFSJ_DECLARE_STRUCTS(xfsj_icl, XFSJ_ICL_FIELDS);
+#define XFSJ_ICL_OFF(field)	offsetof(struct xfsj_icl_raw, field)
+#define XFSJ_ICREATE_LOGFMT_SIZE 28
+
+/* The dquot log format (host order); the dquot itself follows. */
+#define XFSJ_QLF_FIELDS(F, P)						\
+	F(U16, type, 0)		F(U16, size, 2)				\
+	F(U32, id, 4)		F(U64, blkno, 8)			\
+	F(U32, len, 16)		F(U32, boffset, 20)
+XFSJ_DECLARE_STRUCTS(xfsj_qlf, XFSJ_QLF_FIELDS);
+#define XFSJ_QLF_OFF(field)	offsetof(struct xfsj_qlf_raw, field)
+#define XFSJ_DQUOT_LOGFMT_SIZE	24
+
+/* QUOTAOFF (host order): the quota types being turned off. */
+#define XFSJ_QOFF_FIELDS(F, P)						\
+	F(U16, type, 0)		F(U16, size, 2)				\
+	F(U32, flags, 4)	P(12, pad, 8)
+XFSJ_DECLARE_STRUCTS(xfsj_qoff, XFSJ_QOFF_FIELDS);
+#define XFSJ_QOFF_OFF(field)	offsetof(struct xfsj_qoff_raw, field)
+#define XFSJ_QOFF_LOGFMT_SIZE	20
+/* Writers before the padding was added logged the first 8 bytes. */
+#define XFSJ_QOFF_LOGFMT_MIN	8
+extern const struct xfsj_layout xfsj_ilf_layout, xfsj_ilf32_layout,
+	xfsj_icl_layout, xfsj_qlf_layout, xfsj_qoff_layout, xfsj_dqblk_layout;
 
 /* Log item types (the first u16 of every item's first region). */
 enum {

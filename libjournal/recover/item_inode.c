@@ -89,49 +89,35 @@ static int owner_changes(struct xfsj_recover *rc, const struct xfsj_item_info *i
 			 const uint8_t *dip, uint32_t isize, uint64_t as_of,
 			 struct xfsj_fault *f)
 {
-	uint32_t forkoff = dip[82], dsize, asize;
+	uint32_t forkoff = dip[XFSJ_DI_OFF(forkoff)], dsize, asize;
 	int err = 0;
 
 	if (!(in->u.ino.fields & (XFSJ_ILOG_DOWNER | XFSJ_ILOG_AOWNER)) ||
-	    !xfsj_get_be16(dip + 2))
+	    !xfsj_get_be16(dip + XFSJ_DI_OFF(mode)))
 		return 0;
 	rc->st.owner_items++;
 	if (forkoff * 8U >= isize - XFSJ_DINODE_CORE_SIZE)
 		return 0;
 	dsize = forkoff ? forkoff * 8U : isize - XFSJ_DINODE_CORE_SIZE;
 	asize = isize - XFSJ_DINODE_CORE_SIZE - forkoff * 8U;
-	if ((in->u.ino.fields & XFSJ_ILOG_DOWNER) && dip[5] == XFSJ_DINODE_FMT_BTREE)
+	if ((in->u.ino.fields & XFSJ_ILOG_DOWNER) && dip[XFSJ_DI_OFF(format)] == XFSJ_DINODE_FMT_BTREE)
 		err = change_owner(rc, in->u.ino.ino, dip + XFSJ_DINODE_CORE_SIZE,
 				   dsize, as_of, f);
 	if (!err && (in->u.ino.fields & XFSJ_ILOG_AOWNER) && forkoff &&
-	    dip[83] == XFSJ_DINODE_FMT_BTREE)
+	    dip[XFSJ_DI_OFF(aformat)] == XFSJ_DINODE_FMT_BTREE)
 		err = change_owner(rc, in->u.ino.ino, dip + XFSJ_DINODE_CORE_SIZE +
 				   forkoff * 8U, asize, as_of, f);
 	return err;
 }
 
 /* Log dinode (host order) to on-disk dinode (big-endian). */
-static void log_dinode_to_disk(const uint8_t *ld, uint8_t *dip, uint64_t lsn)
+static void log_dinode_to_disk(const uint8_t *ld, uint32_t len, uint8_t *dip,
+			       uint64_t lsn)
 {
-	static const int ts_offs[] = { 32, 40, 48, 144 };
 	struct xfsj_dinode di;
-	uint32_t next_unlinked = xfsj_get_be32(dip + 96);
+	uint32_t next_unlinked = xfsj_get_be32(dip + XFSJ_DI_OFF(next_unlinked));
 
-	xfsj_layout_decode_le(&xfsj_dinode_layout, ld, &di);
-	if (!(di.flags2 & XFSJ_DIFLAG2_BIGTIME)) {
-		/* Legacy timestamps: two host-order 32-bit words each. */
-		for (int i = 0; i < 4; i++) {
-			uint64_t v = (uint64_t)xfsj_get_le32(ld + ts_offs[i]) << 32 |
-				     xfsj_get_le32(ld + ts_offs[i] + 4);
-
-			switch (i) {
-			case 0: di.atime = v; break;
-			case 1: di.mtime = v; break;
-			case 2: di.ctime = v; break;
-			case 3: di.crtime = v; break;
-			}
-		}
-	}
+	xfsj_log_dinode_decode(ld, len, &di);
 	di.next_unlinked = next_unlinked;	/* comes from inode buffers */
 	di.lsn = lsn;
 	xfsj_dinode_encode(&di, dip);
@@ -143,19 +129,22 @@ static int broot_to_disk(const struct xfsj_region *r, uint8_t *fork,
 {
 	uint32_t maxrecs, dmaxrecs, level, numrecs;
 
-	if (r->len < XFSJ_LBLOCK_HDR_SIZE || forksize < 4)
+	if (r->len < XFSJ_LBLOCK_HDR_SIZE || forksize < XFSJ_BMDR_HDR_SIZE)
 		return xrec_corrupt(f, "inode log item", "broot", 0, r->len);
-	level = xfsj_get_be16(r->p + 4);
-	numrecs = xfsj_get_be16(r->p + 6);
+	level = xfsj_get_be16(r->p + XFSJ_LB_OFF(level));
+	numrecs = xfsj_get_be16(r->p + XFSJ_LB_OFF(numrecs));
+	/* A key (8 bytes) and a pointer (8 bytes) per record. */
 	maxrecs = (r->len - XFSJ_LBLOCK_HDR_SIZE) / 16;
-	dmaxrecs = (forksize - 4) / 16;
+	dmaxrecs = (forksize - XFSJ_BMDR_HDR_SIZE) / 16;
 	if (numrecs > maxrecs || numrecs > dmaxrecs || level == 0)
 		return xrec_corrupt(f, "inode log item", "broot numrecs", 0, numrecs);
 	memset(fork, 0, forksize);
+	/* The bmdr header: level, then numrecs. */
 	xfsj_put_be16(fork, (uint16_t)level);
 	xfsj_put_be16(fork + 2, (uint16_t)numrecs);
-	memcpy(fork + 4, r->p + XFSJ_LBLOCK_HDR_SIZE, numrecs * 8);
-	memcpy(fork + 4 + dmaxrecs * 8,
+	memcpy(fork + XFSJ_BMDR_HDR_SIZE, r->p + XFSJ_LBLOCK_HDR_SIZE,
+	       numrecs * 8);
+	memcpy(fork + XFSJ_BMDR_HDR_SIZE + dmaxrecs * 8,
 	       r->p + XFSJ_LBLOCK_HDR_SIZE + maxrecs * 8, numrecs * 8);
 	return 0;
 }
@@ -206,7 +195,7 @@ int xrec_inode_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	    core->magic != XFSJ_DINODE_MAGIC)
 		return xrec_corrupt(f, "log dinode", "di_magic", 0, core->magic);
 
-	disk_lsn = xfsj_get_be64(dip + 112);
+	disk_lsn = xfsj_get_be64(dip + XFSJ_DI_OFF(lsn));
 	if (disk_lsn && disk_lsn != UINT64_MAX && disk_lsn > lsn) {
 		rc->st.inodes_skipped_lsn++;
 		/*
@@ -217,12 +206,13 @@ int xrec_inode_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		 */
 		return owner_changes(rc, in, dip, isize, disk_lsn, f);
 	}
-	log_dinode_to_disk(ld, dip, lsn);
+	log_dinode_to_disk(ld, it->reg[1].len, dip, lsn);
 
-	forkoff = dip[82];
+	forkoff = dip[XFSJ_DI_OFF(forkoff)];
 	if (forkoff * 8U >= isize - XFSJ_DINODE_CORE_SIZE)
-		return xrec_corrupt(f, "log dinode", "di_forkoff", off + in->u.ino.boffset + 82,
-			       forkoff);
+		return xrec_corrupt(f, "log dinode", "di_forkoff",
+				    off + in->u.ino.boffset +
+				    XFSJ_DI_OFF(forkoff), forkoff);
 	dsize = forkoff ? forkoff * 8U : isize - XFSJ_DINODE_CORE_SIZE;
 	asize = isize - XFSJ_DINODE_CORE_SIZE - forkoff * 8U;
 	if (in->u.ino.fields & XFSJ_ILOG_DFORK) {

@@ -91,11 +91,12 @@ int xrec_scratch(struct xfsj_recover *rc, size_t len)
 bool xrec_quota_on(const struct xfsj_recover *rc)
 {
 	/*
-	 * User or group accounting, or the enforcement bit group and
-	 * project quotas share (project accounting is XFSJ_PQUOTA_ACCT).
+	 * The kernel replays dquots when the mount has quotas on; without a
+	 * mount, a quota type accounted when the filesystem was last
+	 * mounted (sb_qflags) stands for it: user, group or project.
 	 */
 	return rc->sb.qflags & (XFSJ_UQUOTA_ACCT | XFSJ_GQUOTA_ACCT |
-				XFSJ_OQUOTA_ENFD);
+				XFSJ_PQUOTA_ACCT);
 }
 
 /*
