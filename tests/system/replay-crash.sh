@@ -76,11 +76,15 @@ repair_findings() {
 		sed 's/[0-9]\{6,\}/N/g' | sort -u
 }
 
-# meta_digest IMG DUMP: the on-disk cores of the inodes DUMP lists (all
-# but di_lsn and di_crc, which depend on where each log's head was) and
-# the superblock and AG counters, as xfs_db (6.13) prints them.
+# meta_digest IMG DUMP SINCE: the on-disk cores of the inodes DUMP lists
+# (all but di_lsn and di_crc, which depend on where each log's head was)
+# and the superblock and AG counters, as xfs_db (6.13) prints them.  A
+# timestamp at or after SINCE (seconds: when the crash image was made)
+# was set by the replay itself (the kernel stamps the time it finishes
+# some leftover work with): it is shown as such, not as the time, which
+# differs between two replays run seconds apart.
 meta_digest() {
-	local img=$1 dump=$2 agc a args=()
+	local img=$1 dump=$2 since=$3 agc a args=()
 	agc=$("$XFSPROGS613/xfs_db" -r -c "sb 0" -c "print agcount" "$img" | awk '{ print $3 }')
 	args=(-c "sb 0" -c "print icount ifree fdblocks")
 	for ((a = 0; a < ${agc:-0}; a++)); do
@@ -90,7 +94,22 @@ meta_digest() {
 	while read -r ino; do
 		args+=(-c "inode $ino" -c "print core")
 	done < <(awk -F' [|] ' '{ split($2, m, " "); print m[1] }' "$dump" | sort -un)
-	"$XFSPROGS613/xfs_db" -r "${args[@]}" "$img" 2>&1 | grep -v -e '^core\.lsn' -e '^core\.crc'
+	"$XFSPROGS613/xfs_db" -r "${args[@]}" "$img" 2>&1 |
+		grep -v -e '^core\.lsn' -e '^core\.crc' > "$T_DIR/meta.raw"
+	# "core.ctime.sec = Fri Nov 27 01:33:30 2026": each as seconds, in order
+	{
+		echo "seconds"	# never empty: awk tells the two files apart
+		sed -n 's/^core\.[a-z]*time\.sec = //p' "$T_DIR/meta.raw" |
+			date -u -f - +%s 2>/dev/null
+	} > "$T_DIR/meta.secs"
+	awk -v since="$since" '
+		NR == FNR { if (FNR > 1) secs[++n] = $1; next }
+		/^core\.[a-z]*time\.sec = / && secs[++k] + 0 >= since + 0 {
+			f = $1; sub(/\.sec$/, "", f)
+			print f " = set by the replay"; skip = f ".nsec"; next
+		}
+		skip != "" && $1 == skip { skip = ""; next }
+		{ skip = ""; print }' "$T_DIR/meta.secs" "$T_DIR/meta.raw"
 }
 
 # The work xfsj-repair reports having finished, as one number.
@@ -140,6 +159,7 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 		not_ok "$name: could not make the crash image ($(head -c 200 "$T_DIR/gen.err"))"
 		continue
 	fi
+	since=$(date +%s)
 	cp --sparse=always "$img" "$T_DIR/A.img"
 	cp --sparse=always "$img" "$T_DIR/B.img"
 
@@ -214,8 +234,8 @@ while { [ $matched -lt "$CASES" ] || [ $finished -lt "$FREE_CASES" ] ||
 		diff "$T_DIR/A.dump" "$T_DIR/B.dump" | head -6 | cut -c1-200 | sed 's/^/#  /'
 		[ "${XFSJ_KEEP:-0}" = 1 ] && cp --sparse=always "$img" "$T_DIR/failed-$seed.img"
 	fi
-	meta_digest "$T_DIR/A.img" "$T_DIR/A.dump" > "$T_DIR/A.meta"
-	meta_digest "$T_DIR/B.img" "$T_DIR/A.dump" > "$T_DIR/B.meta"
+	meta_digest "$T_DIR/A.img" "$T_DIR/A.dump" "$since" > "$T_DIR/A.meta"
+	meta_digest "$T_DIR/B.img" "$T_DIR/A.dump" "$since" > "$T_DIR/B.meta"
 	if cmp -s "$T_DIR/A.meta" "$T_DIR/B.meta" && [ -s "$T_DIR/A.meta" ]; then
 		ok "$name: same inode cores and AG counters as the kernel's replay"
 	else
