@@ -16,11 +16,12 @@
 #include "core/layout.h"
 #include "ondisk/format.h"
 #include "xfsj/redo.h"
+#include "repair/repair_priv.h"
 #include "xfsj/repair.h"
 #include "xfsj/undo.h"
 
-/* Set or clear the flag in the primary superblock held by @ov. */
-static int set_flag(struct xfsj_overlay *ov, uint32_t sectsize, bool on)
+int xrp_sb_needsrepair(struct xfsj_overlay *ov, uint32_t sectsize, bool on,
+		       bool always, bool *was_on)
 {
 	uint8_t *buf = malloc(sectsize);
 	uint32_t v;
@@ -31,11 +32,16 @@ static int set_flag(struct xfsj_overlay *ov, uint32_t sectsize, bool on)
 	err = xfsj_overlay_read(ov, buf, sectsize, 0);
 	if (!err) {
 		v = xfsj_get_be32(buf + XFSJ_SB_OFF(features_incompat));
+		bool was = v & XFSJ_INCOMPAT_NEEDSREPAIR;
+
+		if (was_on)
+			*was_on = was;
 		v = on ? v | XFSJ_INCOMPAT_NEEDSREPAIR :
 			 v & ~XFSJ_INCOMPAT_NEEDSREPAIR;
 		xfsj_put_be32(buf + XFSJ_SB_OFF(features_incompat), v);
 		xfsj_cksum_update(buf, sectsize, XFSJ_SB_CRC_OFF);
-		err = xfsj_overlay_write(ov, buf, sectsize, 0);
+		if (always || was != on)
+			err = xfsj_overlay_write(ov, buf, sectsize, 0);
 	}
 	free(buf);
 	return err;
@@ -61,9 +67,9 @@ int xfsj_repair_commit(const char *redo, const char *undo,
 	 */
 	err = xfsj_overlay_create(xfsj_overlay_device(ov), &flag);
 	if (!err)
-		err = set_flag(flag, sb->sectsize, true);
+		err = xrp_sb_needsrepair(flag, sb->sectsize, true, true, NULL);
 	if (!err)
-		err = set_flag(ov, sb->sectsize, false);
+		err = xrp_sb_needsrepair(ov, sb->sectsize, false, true, NULL);
 	if (err) {
 		xfsj_overlay_free(flag);
 		return xfsj_fault_set(f, err, "superblock",

@@ -233,30 +233,19 @@ int xrp_fix_sb_copies(struct xrp *rp)
 
 int xrp_clear_needsrepair(struct xrp *rp)
 {
-	struct xfsj_overlay *ov = xfsj_fs_overlay(rp->fs);
-	uint32_t ss = rp->sb->sectsize, v;
-	uint8_t *buf = malloc(ss);
+	bool was_on = false;
 	int err;
 
-	if (!buf)
-		return -XFSJ_E_NOMEM;
-	err = xfsj_overlay_read(ov, buf, ss, 0);
-	v = err ? 0 : xfsj_get_be32(buf + XFSJ_SB_OFF(features_incompat));
-	if (v & XFSJ_INCOMPAT_NEEDSREPAIR) {
-		/*
-		 * Into the overlay as the commit's own flag write does (no
-		 * LSN stamp), so that a rerun ends with the bytes of a run
-		 * that was never interrupted.
-		 */
-		xfsj_put_be32(buf + XFSJ_SB_OFF(features_incompat),
-			      v & ~XFSJ_INCOMPAT_NEEDSREPAIR);
-		xfsj_cksum_update(buf, ss, XFSJ_SB_CRC_OFF);
-		err = xfsj_overlay_write(ov, buf, ss, 0);
-		if (!err)
-			xrp_action(rp, &(struct xfsj_repair_action){
-				.fix = XFSJ_FIX_FIELD,
-				.what = "cleared the needs-repair flag of a repair that did not finish" });
-	}
-	free(buf);
+	/*
+	 * Into the overlay as the commit's own flag write does (no LSN
+	 * stamp), so that a rerun ends with the bytes of a run that was
+	 * never interrupted; nothing is written when the flag is not set.
+	 */
+	err = xrp_sb_needsrepair(xfsj_fs_overlay(rp->fs), rp->sb->sectsize,
+				 false, false, &was_on);
+	if (!err && was_on)
+		xrp_action(rp, &(struct xfsj_repair_action){
+			.fix = XFSJ_FIX_FIELD,
+			.what = "cleared the needs-repair flag of a repair that did not finish" });
 	return err;
 }

@@ -71,6 +71,14 @@ const struct xrp_fix_ops *xrp_fix_ops(enum xfsj_fix fix);
 /* The stage that fixes the problems of row @d. */
 enum xfsj_repair_stage xrp_stage_of(const struct xfsj_problem_def *d);
 
+/*
+ * Set (@on) or clear the needs-repair flag of the primary superblock held
+ * by @ov (CRC updated), written only when that changes it unless
+ * @always; @was_on, if not NULL, gets what it was.
+ */
+int xrp_sb_needsrepair(struct xfsj_overlay *ov, uint32_t sectsize, bool on,
+		       bool always, bool *was_on);
+
 /* Report an action and count it. */
 void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a);
 
