@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "xfsj/errors.h"
@@ -231,16 +232,48 @@ static void on_copy_progress(void *arg, uint64_t done, uint64_t total)
 	}
 }
 
-/* The same file or device (a path given twice, or two names of it)? */
+/* The file behind loop device @blk, into @out; false if none. */
+static bool loop_backing(const struct stat *blk, struct stat *out)
+{
+	char sys[96], path[4096];
+	FILE *f;
+	bool ok;
+
+	if (!S_ISBLK(blk->st_mode))
+		return false;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/loop/backing_file",
+		 major(blk->st_rdev), minor(blk->st_rdev));
+	f = fopen(sys, "r");
+	if (!f)
+		return false;
+	ok = fgets(path, sizeof(path), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return false;
+	path[strcspn(path, "\n")] = 0;
+	return stat(path, out) == 0;
+}
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	if (S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode))
+		return a->st_rdev == b->st_rdev;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * The same file or device (a path given twice, two names of it, or a
+ * loop device and the file behind it)?
+ */
 static bool same_file(const struct stat *a, const char *path)
 {
-	struct stat b;
+	struct stat b, back;
 
 	if (stat(path, &b) < 0)
 		return false;
-	if (S_ISBLK(a->st_mode) && S_ISBLK(b.st_mode))
-		return a->st_rdev == b.st_rdev;
-	return a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+	return same_inode(a, &b) ||
+	       (loop_backing(a, &back) && same_inode(&back, &b)) ||
+	       (loop_backing(&b, &back) && same_inode(a, &back));
 }
 
 /* Open @path as a target: created when missing (*@created set). */
@@ -305,7 +338,7 @@ bool copy_to_output(struct xfsj_io *src, const char *src_path,
 	int err;
 
 	if (stat(src_path, &ss) == 0 && same_file(&ss, path)) {
-		fprintf(stderr, "xfsj-repair: %s %s is %s itself: the original is never written with -O\n",
+		fprintf(stderr, "xfsj-repair: %s %s would overwrite the original %s: the original is never written with -O\n",
 			what, path, src_path);
 		return false;
 	}

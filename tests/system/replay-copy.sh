@@ -12,7 +12,8 @@
 #   - the same run into a block device (a loop device over a file
 #     holding junk) gives the same bytes;
 # and the refusals: an existing non-empty file without -f (then -f
-# overwrites it), -O with -n, -O naming the device itself.
+# overwrites it), -O with -n, -O naming the device itself or the file
+# behind its loop device.
 #
 #   SEED=s
 source "$(dirname "$0")/lib/common.sh"
@@ -81,6 +82,12 @@ chattr -i "$O"
 "$REPAIR" --replay-only -O "$O" "$O" > "$T_DIR/r.out" 2>&1
 rc=$?
 check "-O naming the device itself: refused, exit 8 ($rc): $(head -1 "$T_DIR/r.out")" \
+	test $rc = 8 -a "$(sum "$O")" = "$bo"
+dev=$(attach_loop "$O")
+"$REPAIR" --replay-only -f -O "$O" "$dev" > "$T_DIR/r.out" 2>&1
+rc=$?
+detach_loop "$dev"
+check "-O naming the file behind the device's loop device: refused, exit 8 ($rc): $(head -1 "$T_DIR/r.out")" \
 	test $rc = 8 -a "$(sum "$O")" = "$bo"
 immutable "$O"
 head -c 1M /dev/urandom > "$C"
