@@ -19,16 +19,20 @@
 #include "xfsj/errors.h"
 #include "xfsj/io.h"
 
-int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)
+/*
+ * One device (the data device, or with @is_log the external log device):
+ * what it is and holds, into @t.
+ */
+static int check_one(const struct mkfs_cli *cli, const char *name,
+		     bool is_log, struct xfsj_topology *t)
 {
-	const char *name = cli->device;
 	blkid_probe pr;
 	struct stat st;
 
 	memset(t, 0, sizeof(*t));
 	t->lsectsize = t->psectsize = 512;
 	if (stat(name, &st) < 0) {
-		if (errno == ENOENT && cli->dfile) {
+		if (errno == ENOENT && cli->dfile && !is_log) {
 			t->is_file = true;
 			return 0;	/* created later */
 		}
@@ -37,7 +41,7 @@ int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)
 		return -XFSJ_E_OPEN;
 	}
 	if (S_ISBLK(st.st_mode)) {
-		if (xfsj_path_mounted(name)) {
+		if (xfsj_path_mounted(name) || (is_log && xfsj_path_held(name))) {
 			fprintf(stderr,
 				"xfsj-mkfs: %s contains a mounted filesystem\n",
 				name);
@@ -46,7 +50,7 @@ int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)
 	} else if (S_ISREG(st.st_mode)) {
 		t->is_file = true;
 		t->size = (uint64_t)st.st_size;
-		if (xfsj_path_mounted(name)) {
+		if (xfsj_path_mounted(name) || (is_log && xfsj_path_held(name))) {
 			fprintf(stderr,
 				"xfsj-mkfs: %s backs a loop device with a mounted filesystem\n",
 				name);
@@ -114,5 +118,37 @@ int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)
 		}
 	}
 	blkid_free_probe(pr);
+	return 0;
+}
+
+/* The same file or block device under two names? */
+static bool same_device(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) < 0 || stat(b, &sb) < 0)
+		return false;
+	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
+		return sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t)
+{
+	struct xfsj_topology lt;
+	int err = check_one(cli, cli->device, false, t);
+
+	if (err || !cli->logdev)
+		return err;
+	if (same_device(cli->device, cli->logdev)) {
+		fprintf(stderr, "xfsj-mkfs: the log device %s is the data device\n",
+			cli->logdev);
+		return -XFSJ_E_INVAL;
+	}
+	err = check_one(cli, cli->logdev, true, &lt);
+	if (err)
+		return err;
+	t->logdev_size = lt.size;
+	t->logdev_lsectsize = lt.lsectsize;
 	return 0;
 }

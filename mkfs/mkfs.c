@@ -25,6 +25,29 @@ static void progress(void *arg, uint32_t done, uint32_t total)
 		fputc('\n', stderr);
 }
 
+/* -l logdev=: the external log device, large enough for the log. */
+static int open_logdev(const struct mkfs_cli *cli, const struct xfsj_geometry *g,
+		       struct xfsj_io **out)
+{
+	const uint64_t bytes = (uint64_t)g->logblocks << g->blocklog;
+	int err = xfsj_io_open(cli->logdev, XFSJ_IO_EXCL, out);
+
+	if (err) {
+		fprintf(stderr, "xfsj-mkfs: cannot open %s: %s\n", cli->logdev,
+			xfsj_io_open_strerror(err));
+		return err;
+	}
+	if ((*out)->size < bytes) {
+		fprintf(stderr, "xfsj-mkfs: %s: log device has %llu bytes, the log needs %llu\n",
+			cli->logdev, (unsigned long long)(*out)->size,
+			(unsigned long long)bytes);
+		xfsj_io_close(*out);
+		*out = NULL;
+		return -XFSJ_E_TOOSMALL;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct mkfs_cli cli;
@@ -60,7 +83,7 @@ int main(int argc, char **argv)
 	    !cli.quiet)
 		fprintf(stderr, "xfsj-mkfs: --small: this filesystem is below mkfs.xfs's supported minimum (300 MB, 64 MiB log)\n");
 	if (cli.dry_run) {
-		mkfs_report(stdout, cli.device, &g);
+		mkfs_report(stdout, cli.device, cli.logdev, &g);
 		return MKFS_EXIT_OK;
 	}
 
@@ -102,10 +125,16 @@ int main(int argc, char **argv)
 		o.progress = progress;
 	}
 
+	if (cli.logdev && open_logdev(&cli, &g, &o.logio)) {
+		xfsj_io_close(io);
+		return MKFS_EXIT_FAIL;
+	}
+
 	if (!cli.quiet)
-		mkfs_report(stdout, cli.device, &g);
+		mkfs_report(stdout, cli.device, cli.logdev, &g);
 	fflush(stdout);
 	err = xfsj_newfs_write(io, &g, &o, &fault);
+	xfsj_io_close(o.logio);
 	xfsj_io_close(io);
 	if (err) {
 		fprintf(stderr, "xfsj-mkfs: %s: writing %s failed at byte %llu: %s\n",

@@ -17,6 +17,7 @@ enum {
 struct mkfs_cli {
 	struct xfsj_mkfs_req req;
 	const char *device;	/* -d name= or the positional argument */
+	const char *logdev;	/* -l logdev=: the external log device */
 	bool dfile;		/* -d file: a regular file, create it */
 	bool dry_run;		/* -N */
 	bool force;		/* -f */
@@ -37,6 +38,8 @@ struct xfsj_topology;
 int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t);
 
 /* report.c */
-void mkfs_report(FILE *out, const char *name, const struct xfsj_geometry *g);
+/* @logdev: the external log device's name, NULL for an internal log. */
+void mkfs_report(FILE *out, const char *name, const char *logdev,
+		 const struct xfsj_geometry *g);
 
 #endif

@@ -104,6 +104,8 @@ struct parse_state {
 	uint32_t blocksize;	/* for the "b" unit */
 	uint32_t sectsize;	/* for the "s" unit */
 	bool dsu_given, dsw_given, dsunit_given, dswidth_given;
+	bool linternal_given, lagnum_given;
+	uint64_t linternal;	/* -l internal=, when given */
 };
 
 void mkfs_usage(FILE *out)
@@ -120,6 +122,7 @@ void mkfs_usage(FILE *out)
 "/* inode size */   [-i size=num,maxpct=n,sparse=0|1,nrext64=0|1,exchange=0|1]\n"
 "/* no discard */   [-K]\n"
 "/* log subvol */   [-l size=num,internal=1,su=num,sunit=num,agnum=n,version=2]\n"
+"/* external log */ [-l logdev=xxx,size=num,su=num,sunit=num]\n"
 "/* label */        [-L label (maximum 12 characters)]\n"
 "/* metadata */     [-m crc=1,finobt=0|1,rmapbt=0|1,reflink=0|1,bigtime=0|1,\n"
 "                       inobtcount=0|1,uuid=xxx]\n"
@@ -132,8 +135,10 @@ void mkfs_usage(FILE *out)
 "                   absolute minimum log (not supported by mkfs.xfs)\n"
 "\n"
 "Sizes take the suffixes k, m, g, t, p, e (powers of 1024), b (filesystem\n"
-"blocks) and s (sectors).  Not supported: realtime devices, external logs,\n"
-"v4 (crc=0) filesystems, metadir.\n"
+"blocks) and s (sectors).  With -l logdev= the log is on that device: all\n"
+"of it, or size= of it (at least 64 MiB, at most 2 GiB less 10 MiB); mount\n"
+"with -o logdev=.  Not supported: realtime devices, v4 (crc=0) filesystems,\n"
+"metadir.\n"
 "Exit status: 0 success, 1 failure (bad option, refused device, I/O error).\n",
 		out);
 }
@@ -177,6 +182,26 @@ static int parse_size(const struct parse_state *ps, const char *val,
 	if (mult && v > UINT64_MAX / mult)
 		return -1;
 	*out = v * mult;
+	return 0;
+}
+
+/* -l logdev= against the options of an internal log, as mkfs.xfs. */
+static int check_log_opts(const struct parse_state *ps)
+{
+	const struct mkfs_cli *cli = ps->cli;
+
+	if (cli->logdev && ps->linternal_given) {
+		fprintf(stderr, "xfsj-mkfs: Cannot specify both -l logdev and -l internal\n");
+		return -1;
+	}
+	if (cli->logdev && ps->lagnum_given) {
+		fprintf(stderr, "xfsj-mkfs: Cannot specify both -l logdev and -l agnum\n");
+		return -1;
+	}
+	if (!cli->logdev && ps->linternal_given && !ps->linternal) {
+		fprintf(stderr, "xfsj-mkfs: no log subvolume or external log: -l internal=0 needs -l logdev=\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -245,6 +270,7 @@ static int set_special(struct parse_state *ps, const struct subopt *s,
 		if (!val || parse_size(ps, val, false, &v) || v > UINT32_MAX)
 			return bad_value(s, val);
 		r->logagno = (int64_t)v;
+		ps->lagnum_given = true;
 		return 0;
 	case S_IMAXPCT:
 		if (!val || parse_size(ps, val, false, &v) || v > 100)
@@ -255,14 +281,16 @@ static int set_special(struct parse_state *ps, const struct subopt *s,
 	case S_LINTERNAL:
 		if (val && (!numeric || v > 1))
 			return bad_value(s, val);
-		if (val && v == 0) {
-			fprintf(stderr, "xfsj-mkfs: external logs are not supported by this version\n");
-			return -1;
-		}
+		/* internal=0 asks for -l logdev=, checked once all are read. */
+		ps->linternal_given = true;
+		ps->linternal = val ? v : 1;
 		return 0;
 	case S_LOGDEV:
-		fprintf(stderr, "xfsj-mkfs: external logs are not supported by this version\n");
-		return -1;
+		if (!val || !*val)
+			return bad_value(s, val);
+		cli->logdev = val;
+		r->logdev = true;
+		return 0;
 	case S_LVERSION:
 		if (!numeric || v != 2) {
 			fprintf(stderr, "xfsj-mkfs: only version 2 logs are supported\n");
@@ -516,6 +544,8 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 		fprintf(stderr, "xfsj-mkfs: -d su/sw and sunit/swidth are mutually exclusive\n");
 		return -1;
 	}
+	if (check_log_opts(&ps))
+		return -1;
 	if (optind < argc) {
 		if (cli->device && strcmp(cli->device, argv[optind])) {
 			fprintf(stderr, "xfsj-mkfs: cannot specify both -d name=%s and %s\n",

@@ -9,7 +9,8 @@
 
 #include "mkfs.h"
 
-void mkfs_report(FILE *out, const char *name, const struct xfsj_geometry *g)
+void mkfs_report(FILE *out, const char *name, const char *logdev,
+		 const struct xfsj_geometry *g)
 {
 	const struct xfsj_features *f = &g->feat;
 
@@ -34,7 +35,7 @@ void mkfs_report(FILE *out, const char *name, const struct xfsj_geometry *g)
 		"", g->blocksize, (unsigned long long)g->dblocks, g->imaxpct,
 		"", g->dsunit, g->dswidth,
 		2u, g->dirblocksize, 0, f->ftype, f->parent,
-		"internal log", g->blocksize, g->logblocks, 2,
+		logdev ? logdev : "internal log", g->blocksize, g->logblocks, 2,
 		"", g->logsectsize, g->lsunit, 1,
 		"none", g->rextsize * g->blocksize, 0ULL, 0ULL,
 		"", 0u, 0u);

@@ -60,6 +60,11 @@ struct opts {
 	bool exit_on_fix;	/* -e: with --compat, 4 when something was
 				 * fixed (as xfs_repair -e) */
 	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
+	const char *output;	/* -O: write the run into this copy */
+	const char *output_log;	/* --output-log (default PATH.log) */
+	bool force;		/* -f: with -O, overwrite a non-empty file */
+	char output_log_buf[4096];
+	char output_redo_buf[4096];
 };
 
 /* Where the human-readable lines go: stderr when stdout is JSON Lines. */
@@ -82,6 +87,7 @@ static void usage(FILE *out)
 "       xfsj-repair --list-problems [--json]\n"
 "       xfsj-repair [options] -U UNDOFILE device\n"
 "       xfsj-repair --undo-apply UNDOFILE [-l LOGDEV] device\n"
+"       xfsj-repair [options] -O COPY [--output-log LOGCOPY] device\n"
 "Replay the dirty log of an XFS filesystem in user space, as the kernel's\n"
 "log recovery does, and finish the work it leaves (pending intents, unlinked\n"
 "inodes, CoW staging extents); then check every metadata structure and\n"
@@ -115,6 +121,12 @@ static void usage(FILE *out)
 "  --progress    show progress even when not on a terminal\n"
 "  --replay-only replay the log and stop: no check, no repair (the replay\n"
 "                as the kernel's mount does it)\n"
+"  -O, --output COPY  write the replayed (and repaired) filesystem to COPY,\n"
+"                a new sparse image file (an existing non-empty one only\n"
+"                with -f) or a block device at least as large; the device\n"
+"                (and -l LOGDEV) is opened read-only and never written\n"
+"  --output-log LOGCOPY  with -l and -O: where the copy of the log device\n"
+"                goes (default COPY.log); it gets the cleaned log\n"
 "  --compat      exit with xfs_repair's codes (below); -e: 4 when something\n"
 "                was fixed, as xfs_repair -e\n"
 "  -f, -P, -t SECS, -o ag_stride=N|bhash=N|ihash=N|force_geometry|noquota\n"
@@ -135,6 +147,81 @@ static void usage(FILE *out)
 "32 -p: a problem needs a full repair.\n"
 "With --compat: 0 clean or fixed (-e: 4 when fixed), 1 problems found (-n),\n"
 "problems left, or an error.\n", out);
+}
+
+/* ---- -O: the run written into a copy of the devices ---- */
+
+enum { OPT_OUTPUT_LOG = 768 };
+
+/* -O's refusals: what it does not go with. */
+static bool output_opts_ok(struct opts *o)
+{
+	if (o->output_log && !o->output) {
+		fputs("xfsj-repair: --output-log goes with -O\n", stderr);
+		return false;
+	}
+	if (!o->output)
+		return true;
+	if (o->nomodify || o->undo || o->undo_apply) {
+		fputs("xfsj-repair: -O writes a copy: it goes with neither -n, -U nor --undo-apply\n",
+		      stderr);
+		return false;
+	}
+	if (o->output_log && !o->logdev) {
+		fputs("xfsj-repair: --output-log: no external log (-l) to copy\n",
+		      stderr);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The original devices are copied, then closed: the run (replay, repair,
+ * redo file) only ever sees the copies.  Its redo file, unless -r, is
+ * COPY.redo: the default one, named after the UUID the copy shares with
+ * the original, belongs to runs on the original.
+ */
+static bool open_output(struct opts *o, struct xfsj_io **io,
+			struct xfsj_io **logio)
+{
+	bool progress = o->force_progress || isatty(STDERR_FILENO);
+	struct xfsj_io *c = NULL, *lc = NULL;
+
+	if (!o->redo) {
+		snprintf(o->output_redo_buf, sizeof(o->output_redo_buf),
+			 "%s.redo", o->output);
+		o->redo = o->output_redo_buf;
+	}
+	if (*logio && !o->output_log) {
+		snprintf(o->output_log_buf, sizeof(o->output_log_buf), "%s.log",
+			 o->output);
+		o->output_log = o->output_log_buf;
+	}
+	/* A redo file left by a run on an earlier copy is stale now. */
+	if (access(o->redo, F_OK) == 0) {
+		if (!o->force) {
+			fprintf(stderr, "xfsj-repair: redo file %s of an earlier run exists; the copy is made anew, so -f removes it\n",
+				o->redo);
+			return false;
+		}
+		unlink(o->redo);
+	}
+	if (!copy_to_output(*io, o->device, o->output, "copy", o->force,
+			    progress, txt, &c))
+		return false;
+	if (*logio && !copy_to_output(*logio, o->logdev, o->output_log,
+				      "log copy", o->force, progress, txt,
+				      &lc)) {
+		xfsj_io_close(c);
+		return false;
+	}
+	xfsj_io_close(*logio);
+	xfsj_io_close(*io);
+	*io = c;
+	*logio = lc;
+	o->device = o->output;
+	o->logdev = o->output_log;
+	return true;
 }
 
 /* ---- undo files (-U, --undo-apply) ---- */
@@ -646,11 +733,13 @@ int main(int argc, char **argv)
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "compat", no_argument, NULL, OPT_COMPAT },
 		{ "replay-only", no_argument, NULL, OPT_REPLAY_ONLY },
+		{ "output", required_argument, NULL, 'O' },
+		{ "output-log", required_argument, NULL, OPT_OUTPUT_LOG },
 		{ NULL, 0, NULL, 0 },
 	};
 
 	txt = stdout;
-	while ((c = getopt_long(argc, argv, "nl:m:r:U:vpPfeLt:o:Vh", longopts,
+	while ((c = getopt_long(argc, argv, "nl:m:r:U:vpPfeLt:o:O:Vh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'U': o.undo = optarg; break;
@@ -659,6 +748,8 @@ int main(int argc, char **argv)
 		case OPT_PROGRESS: o.force_progress = true; break;
 		case OPT_COMPAT: o.compat = true; break;
 		case OPT_REPLAY_ONLY: o.replay_only = true; break;
+		case 'O': o.output = optarg; break;
+		case OPT_OUTPUT_LOG: o.output_log = optarg; break;
 		case 'm':
 			mib = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !mib ||
@@ -677,6 +768,8 @@ int main(int argc, char **argv)
 		case 'v': o.verbose = true; break;
 		case 'e': o.exit_on_fix = true; break;
 		case 'f':	/* a file, not a device: nothing differs */
+			o.force = true;	/* but -O overwrites */
+			break;
 		case 'P':	/* xfs_repair: no prefetch */
 			break;
 		case 't':
@@ -707,6 +800,8 @@ int main(int argc, char **argv)
 		      stderr);
 		return EXIT_ERROR;
 	}
+	if (!output_opts_ok(&o))
+		return EXIT_ERROR;
 	if (o.list_problems && optind == argc) {
 		list_problems(o.json, stdout);
 		return EXIT_CLEAN;
@@ -726,22 +821,27 @@ int main(int argc, char **argv)
 			o.logdev);
 		return EXIT_ERROR;
 	}
-	err = xfsj_io_open(o.device, o.nomodify ? XFSJ_IO_RDONLY : XFSJ_IO_EXCL,
-			   &io);
+	err = xfsj_io_open(o.device, o.nomodify || o.output ? XFSJ_IO_RDONLY :
+			   XFSJ_IO_EXCL, &io);
 	if (err) {
 		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o.device,
 			xfsj_io_open_strerror(err));
 		return EXIT_ERROR;
 	}
 	if (o.logdev) {
-		err = xfsj_io_open(o.logdev, o.nomodify ? XFSJ_IO_RDONLY :
-			XFSJ_IO_EXCL, &logio);
+		err = xfsj_io_open(o.logdev, o.nomodify || o.output ?
+			XFSJ_IO_RDONLY : XFSJ_IO_EXCL, &logio);
 		if (err) {
 			fprintf(stderr, "xfsj-repair: cannot open %s: %s\n",
 				o.logdev, xfsj_io_open_strerror(err));
 			xfsj_io_close(io);
 			return EXIT_ERROR;
 		}
+	}
+	if (o.output && !open_output(&o, &io, &logio)) {
+		xfsj_io_close(logio);
+		xfsj_io_close(io);
+		return EXIT_ERROR;
 	}
 	ret = o.undo_apply ? undo_apply(&o, io, logio) : replay(&o, io, logio);
 	xfsj_io_close(logio);

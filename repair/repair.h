@@ -90,4 +90,15 @@ enum repair_outcome run_repair(const struct repair_args *a,
 			       struct xfsj_replay *keep, uint64_t lsn,
 			       const char *redo);
 
+/*
+ * -O: make @path a copy of @src (a new sparse image file, an existing one
+ * only with @force, or a block device at least as large; never the file
+ * @src_path itself) and open it in *@out for the run to write instead of
+ * @src.  @what names it in messages ("copy", "log copy").  False, after
+ * saying why on stderr, when it cannot; a file it created is removed.
+ */
+bool copy_to_output(struct xfsj_io *src, const char *src_path,
+		    const char *path, const char *what, bool force,
+		    bool progress, FILE *txt, struct xfsj_io **out);
+
 #endif

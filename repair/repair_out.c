@@ -6,10 +6,17 @@
  * problem found ("found"), per fix ("fixed"), per problem left ("left"),
  * then a summary object.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include "xfsj/errors.h"
+#include "xfsj/io.h"
 #include "xfsj/redo.h"
 #include "xfsj/repair.h"
 #include "xfsj/undo.h"
@@ -201,4 +208,159 @@ enum repair_outcome run_repair(const struct repair_args *a,
 	if (res.left_corrupt)
 		return REPAIR_LEFT;
 	return res.changed ? REPAIR_FIXED : REPAIR_NOTHING;
+}
+
+/* ---- -O: the run written into a copy ---- */
+
+struct copy_progress {
+	bool on;
+	uint64_t last_ms;
+};
+
+static void on_copy_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct copy_progress *cp = arg;
+	uint64_t t;
+
+	if (!cp->on)
+		return;
+	t = now_ms();
+	if (t - cp->last_ms >= 200 || done == total) {
+		cp->last_ms = t;
+		fprintf(stderr, "\rxfsj-repair: copying: %3u%%",
+			total ? (unsigned)(100ULL * done / total) : 100);
+	}
+}
+
+/* The file behind loop device @blk, into @out; false if none. */
+static bool loop_backing(const struct stat *blk, struct stat *out)
+{
+	char sys[96], path[4096];
+	FILE *f;
+	bool ok;
+
+	if (!S_ISBLK(blk->st_mode))
+		return false;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/loop/backing_file",
+		 major(blk->st_rdev), minor(blk->st_rdev));
+	f = fopen(sys, "r");
+	if (!f)
+		return false;
+	ok = fgets(path, sizeof(path), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return false;
+	path[strcspn(path, "\n")] = 0;
+	return stat(path, out) == 0;
+}
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	if (S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode))
+		return a->st_rdev == b->st_rdev;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * The same file or device (a path given twice, two names of it, or a
+ * loop device and the file behind it)?
+ */
+static bool same_file(const struct stat *a, const char *path)
+{
+	struct stat b, back;
+
+	if (stat(path, &b) < 0)
+		return false;
+	return same_inode(a, &b) ||
+	       (loop_backing(a, &back) && same_inode(&back, &b)) ||
+	       (loop_backing(&b, &back) && same_inode(a, &back));
+}
+
+/* Open @path as a target: created when missing (*@created set). */
+static bool open_target(const char *path, const char *what, bool force,
+			bool *created, struct xfsj_io **out)
+{
+	struct stat st;
+	int err, fd;
+
+	*created = false;
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+			fprintf(stderr, "xfsj-repair: %s %s: neither a regular file nor a block device\n",
+				what, path);
+			return false;
+		}
+		if (xfsj_path_mounted(path) || xfsj_path_held(path)) {
+			fprintf(stderr, "xfsj-repair: %s %s is in use (mounted?)\n",
+				what, path);
+			return false;
+		}
+		if (S_ISREG(st.st_mode) && st.st_size && !force) {
+			fprintf(stderr, "xfsj-repair: %s %s exists and is not empty; -f overwrites it\n",
+				what, path);
+			return false;
+		}
+		/* Made anew: nothing of the file's old contents is kept. */
+		if (S_ISREG(st.st_mode) && truncate(path, 0) < 0) {
+			fprintf(stderr, "xfsj-repair: cannot empty %s %s: %s\n",
+				what, path, strerror(errno));
+			return false;
+		}
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "xfsj-repair: cannot create %s %s: %s\n",
+				what, path, strerror(errno));
+			return false;
+		}
+		close(fd);
+		*created = true;
+	}
+	err = xfsj_io_open(path, XFSJ_IO_EXCL, out);
+	if (err) {
+		fprintf(stderr, "xfsj-repair: cannot open %s %s: %s\n", what,
+			path, xfsj_io_open_strerror(err));
+		if (*created)
+			unlink(path);
+		return false;
+	}
+	return true;
+}
+
+bool copy_to_output(struct xfsj_io *src, const char *src_path,
+		    const char *path, const char *what, bool force,
+		    bool progress, FILE *txt, struct xfsj_io **out)
+{
+	struct copy_progress cp = { .on = progress };
+	struct xfsj_copy_stats st = { 0 };
+	struct stat ss;
+	bool created;
+	int err;
+
+	if (stat(src_path, &ss) == 0 && same_file(&ss, path)) {
+		fprintf(stderr, "xfsj-repair: %s %s would overwrite the original %s: the original is never written with -O\n",
+			what, path, src_path);
+		return false;
+	}
+	if (!open_target(path, what, force, &created, out))
+		return false;
+	err = xfsj_io_copy(src, *out, on_copy_progress, &cp, &st);
+	if (progress)
+		fputc('\n', stderr);
+	if (err) {
+		fprintf(stderr, "xfsj-repair: copying %s to %s %s: %s%s\n",
+			src_path, what, path,
+			err == -XFSJ_E_TOOSMALL ? "the device is smaller than the original" :
+			xfsj_strerror(err), created ? " (removed)" : "");
+		xfsj_io_close(*out);
+		*out = NULL;
+		if (created)
+			unlink(path);
+		return false;
+	}
+	fprintf(txt, "%s: copied to %s %s (%llu MiB, %llu MiB of it data; the rest left %s); %s is not written\n",
+		src_path, what, path, (unsigned long long)(st.bytes >> 20),
+		(unsigned long long)((st.data + (1 << 20) - 1) >> 20),
+		(*out)->is_bdev ? "zeroed" : "sparse", src_path);
+	return true;
 }

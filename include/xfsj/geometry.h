@@ -46,6 +46,7 @@ struct xfsj_mkfs_req {
 	uint32_t lsunit;	/* 512-byte units */
 	int64_t logagno;	/* -1 = the middle AG */
 	bool small;		/* allow < 300 MiB, logs < 64 MiB, 1 AG */
+	bool logdev;		/* the log on an external device */
 	struct xfsj_features feat;
 };
 
@@ -57,6 +58,9 @@ struct xfsj_topology {
 	uint32_t lsectsize, psectsize;
 	uint32_t sunit, swidth;	/* bytes, 0 = unknown */
 	bool is_file;
+	/* The external log device (xfsj_mkfs_req.logdev). */
+	uint64_t logdev_size;	/* bytes */
+	uint32_t logdev_lsectsize;
 };
 
 struct xfsj_geometry {
@@ -73,6 +77,7 @@ struct xfsj_geometry {
 	uint64_t logstart;		/* sparse fsbno */
 	uint32_t lsunit;		/* FS blocks, 0 = none */
 	uint32_t logsectsize;
+	bool logexternal;		/* logstart 0: the log device's start */
 	/* AG layout */
 	uint32_t prealloc_blocks;	/* headers + btree roots */
 	uint32_t min_freelist;		/* blocks put on each AGFL */

@@ -38,6 +38,13 @@ struct xfsj_io_ops {
 	int (*map)(struct xfsj_io *io, uint64_t off, size_t len,
 		   const void **p);
 	void (*unmap)(struct xfsj_io *io, const void *p, size_t len);
+	/*
+	 * Optional (NULL: all of the device holds data): the first range
+	 * [*@start, *@end) at or after @off that may hold data, holes
+	 * skipped; *@start == size when only holes follow.
+	 */
+	int (*next_data)(struct xfsj_io *io, uint64_t off, uint64_t *start,
+			 uint64_t *end);
 };
 
 struct xfsj_io {
@@ -104,6 +111,26 @@ bool xfsj_path_held(const char *path);
  */
 int xfsj_io_concat(struct xfsj_io *a, struct xfsj_io *b, uint64_t b_off,
 		   struct xfsj_io **out);
+
+/*
+ * Copy all of @src onto @dst (at least as large, or a regular file, which
+ * is grown), sparsely: holes of @src (next_data) and all-zero 4 KiB
+ * blocks are not written but zeroed (xfsj_io_zero: punched on a file,
+ * BLKZEROOUT on a device), so @dst reads back as @src byte for byte and
+ * an image file stays sparse.  @dst past @src's size is left as it is.
+ * @progress (may be NULL) is told the bytes done so far.
+ */
+struct xfsj_copy_stats {
+	uint64_t bytes;		/* @src's size */
+	uint64_t data;		/* bytes written (not all zero) */
+};
+
+int xfsj_io_copy(struct xfsj_io *src, struct xfsj_io *dst,
+		 void (*progress)(void *arg, uint64_t done, uint64_t total),
+		 void *arg, struct xfsj_copy_stats *st);
+/* The next range that may hold data (ops->next_data, else all of it). */
+int xfsj_io_next_data(struct xfsj_io *io, uint64_t off, uint64_t *start,
+		      uint64_t *end);
 
 int xfsj_io_zero(struct xfsj_io *io, uint64_t off, uint64_t len);
 int xfsj_io_discard(struct xfsj_io *io, uint64_t off, uint64_t len);

@@ -17,12 +17,15 @@ struct xfsj_newfs_opts {
 	/* Called after each AG is written (may be NULL). */
 	void (*progress)(void *arg, uint32_t done, uint32_t total);
 	void *progress_arg;
+	/* The external log device (geometry logexternal); else NULL. */
+	struct xfsj_io *logio;
 };
 
 /*
  * Write the filesystem: zero old signatures and the log, write every AG's
  * headers and btree roots, the root directory and the realtime inodes, the
- * clean log, then the primary superblock last with "in progress" cleared.
+ * clean log (on o->logio from its start, for an external log), then the
+ * primary superblock last with "in progress" cleared.
  * A crash before the end leaves a superblock the kernel refuses to mount.
  */
 int xfsj_newfs_write(struct xfsj_io *io, const struct xfsj_geometry *g,

@@ -208,6 +208,30 @@ static void unix_unmap(struct xfsj_io *io, const void *p, size_t len)
 	munmap((void *)base, len + (a - base));
 }
 
+/* Holes of a sparse image file, from SEEK_DATA / SEEK_HOLE. */
+static int unix_next_data(struct xfsj_io *io, uint64_t off, uint64_t *start,
+			  uint64_t *end)
+{
+	off_t d, h;
+
+	*start = off;
+	*end = io->size;
+	if (io->is_bdev)
+		return 0;
+	d = lseek(ufd(io), (off_t)off, SEEK_DATA);
+	if (d < 0) {
+		/* ENXIO: only a hole follows; else no SEEK_DATA here. */
+		if (errno == ENXIO)
+			*start = io->size;
+		return 0;
+	}
+	h = lseek(ufd(io), d, SEEK_HOLE);
+	*start = (uint64_t)d;
+	if (h > d)
+		*end = (uint64_t)h;
+	return 0;
+}
+
 static const struct xfsj_io_ops unix_ops = {
 	.pread = unix_pread,
 	.pwrite = unix_pwrite,
@@ -218,6 +242,7 @@ static const struct xfsj_io_ops unix_ops = {
 	.close = unix_close,
 	.map = unix_map,
 	.unmap = unix_unmap,
+	.next_data = unix_next_data,
 };
 
 const char *xfsj_io_open_strerror(int err)

@@ -278,8 +278,8 @@ static int set_stripes(const struct xfsj_mkfs_req *r,
 			    (unsigned long long)(lsunit_bb << 9), g->blocksize);
 	if (lsunit_bb)
 		g->lsunit = (uint32_t)((lsunit_bb << 9) >> g->blocklog);
-	else if (g->dsunit)
-		g->lsunit = g->dsunit;
+	else if (g->dsunit && !r->logdev)
+		g->lsunit = g->dsunit;	/* an external log has its own */
 	if ((uint64_t)g->lsunit * g->blocksize > 256 * 1024) {
 		if (r->lsu_set || r->lsunit_set)
 			warn(g, "log stripe unit (%llu bytes) is too large (maximum is 256KiB)\n"
@@ -581,17 +581,86 @@ static int check_log_size(const struct xfsj_geometry *g, uint64_t lb,
 	return 0;
 }
 
+/* The least log: what the reservations need, at least 512 blocks. */
+static uint64_t log_min_blocks(const struct xfsj_geometry *g)
+{
+	uint64_t min = xfsj_geom_min_logblocks(g);
+
+	return min < XFSJ_MIN_LOG_BLOCKS ? XFSJ_MIN_LOG_BLOCKS : min;
+}
+
+/* -l size=, in blocks: a whole number of them. */
+static int asked_log_blocks(const struct xfsj_mkfs_req *r,
+			    const struct xfsj_geometry *g, uint64_t *lb,
+			    char *msg, size_t len)
+{
+	if (r->logsize % g->blocksize)
+		return fail(msg, len, XFSJ_E_RANGE,
+			    "log size %llu is not a multiple of the block size %u",
+			    (unsigned long long)r->logsize, g->blocksize);
+	*lb = r->logsize >> g->blocklog;
+	return 0;
+}
+
+/*
+ * An external log: at the start of the log device, all of it unless
+ * size= says less (mkfs.xfs refuses, rather than trims, a device past the
+ * maximum log size).  No data stripe alignment, no AG to fit in.
+ */
+static int set_log_external(const struct xfsj_mkfs_req *r,
+			    const struct xfsj_topology *t,
+			    struct xfsj_geometry *g, char *msg, size_t len)
+{
+	uint64_t devblocks = t->logdev_size >> g->blocklog, lb = 0;
+	uint64_t min = log_min_blocks(g);
+	int err;
+
+	g->min_logblocks = (uint32_t)min;
+	if (t->logdev_lsectsize > g->logsectsize)
+		return fail(msg, len, XFSJ_E_RANGE,
+			    "log sector size %u is smaller than the log device's logical sector size %u",
+			    g->logsectsize, t->logdev_lsectsize);
+	if (r->logsize) {
+		err = asked_log_blocks(r, g, &lb, msg, len);
+		if (err)
+			return err;
+		if (lb > devblocks)
+			return fail(msg, len, XFSJ_E_RANGE,
+				    "size %llu specified for log subvolume is too large, maximum is %llu blocks",
+				    (unsigned long long)r->logsize,
+				    (unsigned long long)devblocks);
+	} else {
+		lb = devblocks;
+		if (g->lsunit)
+			lb -= lb % g->lsunit;
+	}
+	if (g->lsunit && lb % g->lsunit)
+		return fail(msg, len, XFSJ_E_RANGE,
+			    "log size %llu is not a multiple of the log stripe unit %u",
+			    (unsigned long long)lb, g->lsunit);
+	if (lb < min)
+		return fail(msg, len, XFSJ_E_TOOSMALL,
+			    "external log device size %llu blocks too small, must be at least %llu blocks",
+			    (unsigned long long)lb, (unsigned long long)min);
+	err = check_log_size(g, lb, (uint32_t)min, msg, len);
+	if (err)
+		return err;
+	g->logexternal = true;
+	g->logblocks = (uint32_t)lb;
+	g->logstart = 0;
+	g->logagno = 0;
+	return 0;
+}
+
 static int set_log(const struct xfsj_mkfs_req *r, struct xfsj_geometry *g,
 		   char *msg, size_t len)
 {
 	const uint32_t hdr_blocks = (4 * g->sectsize + g->blocksize - 1) /
 				    g->blocksize;
-	uint64_t min, max, lb;
+	uint64_t min, max, lb = 0;
 	int err;
 
-	min = xfsj_geom_min_logblocks(g);
-	if (min < XFSJ_MIN_LOG_BLOCKS)
-		min = XFSJ_MIN_LOG_BLOCKS;
+	min = log_min_blocks(g);
 	if (!r->logsize && g->dblocks >= ((1ULL << 30) >> g->blocklog) &&
 	    min < (XFSJ_MIN_LOG_BYTES >> g->blocklog))
 		min = XFSJ_MIN_LOG_BYTES >> g->blocklog;
@@ -627,11 +696,9 @@ static int set_log(const struct xfsj_mkfs_req *r, struct xfsj_geometry *g,
 		if (err)
 			return err;
 	} else {
-		if (r->logsize % g->blocksize)
-			return fail(msg, len, XFSJ_E_RANGE,
-				    "log size %llu is not a multiple of the block size %u",
-				    (unsigned long long)r->logsize, g->blocksize);
-		lb = r->logsize >> g->blocklog;
+		err = asked_log_blocks(r, g, &lb, msg, len);
+		if (err)
+			return err;
 		if (lb > max)
 			return fail(msg, len, XFSJ_E_RANGE,
 				    "internal log size %llu too large, must be less than %llu",
@@ -700,7 +767,7 @@ static void set_rootino(struct xfsj_geometry *g)
 	first = (4 * g->sectsize + g->blocksize - 1) / g->blocksize + 3 +
 		g->min_freelist + g->feat.finobt + g->feat.rmapbt +
 		g->feat.reflink;
-	if (g->logagno == 0)
+	if (g->logagno == 0 && !g->logexternal)
 		first += g->logblocks;
 	if (ialloc_align)
 		g->chunk_align = ialloc_align;
@@ -749,7 +816,10 @@ int xfsj_geometry_compute(const struct xfsj_mkfs_req *r,
 			     g->feat.finobt + g->feat.rmapbt + g->feat.reflink;
 	g->min_freelist = min_freelist(g);
 
-	err = set_log(r, g, msg, len);
+	if (r->logdev)
+		err = set_log_external(r, t, g, msg, len);
+	else
+		err = set_log(r, g, msg, len);
 	if (err)
 		return err;
 	set_rootino(g);

@@ -170,7 +170,7 @@ static void sb_fill(const struct xfsj_geometry *g,
 	sb->spino_align = g->spino_align;
 	/* Counters of a secondary: nothing allocated yet. */
 	sb->fdblocks = g->dblocks - (uint64_t)g->agcount * g->prealloc_blocks -
-		       g->logblocks;
+		       (g->logexternal ? 0 : g->logblocks);
 }
 
 static int write_sb(struct xfsj_io *io, const struct xfsj_geometry *g,
@@ -498,10 +498,25 @@ static int write_log(struct xfsj_io *io, const struct xfsj_geometry *g,
 	uint64_t agno = g->logstart >> g->agblklog;
 	uint32_t agbno = (uint32_t)(g->logstart & ((1ULL << g->agblklog) - 1));
 	uint64_t off = ag_byte(g, (uint32_t)agno, agbno);
+	const uint64_t bytes = (uint64_t)g->logblocks << g->blocklog;
 	uint8_t *rec;
 	int err;
 
-	err = xfsj_io_zero(io, off, (uint64_t)g->logblocks << g->blocklog);
+	/* An external log: its device from the start, the data has none. */
+	if (g->logexternal) {
+		io = o->logio;
+		off = 0;
+		if (!io)
+			return -XFSJ_E_INVAL;
+		if (io->size < bytes) {
+			err = xfsj_io_extend(io, bytes);
+			if (err)
+				return err;
+		}
+		if (o->discard)
+			xfsj_io_discard(io, 0, bytes);
+	}
+	err = xfsj_io_zero(io, off, bytes);
 	if (err)
 		return err;
 	rec = malloc(size);
@@ -629,6 +644,8 @@ int xfsj_newfs_write(struct xfsj_io *io, const struct xfsj_geometry *g,
 	}
 
 	err = xfsj_io_sync(io);
+	if (!err && g->logexternal)
+		err = xfsj_io_sync(o->logio);
 	if (err)
 		goto out;
 	sb.rbmino = g->rootino + 1;

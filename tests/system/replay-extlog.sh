@@ -22,6 +22,7 @@
 source "$(dirname "$0")/lib/common.sh"
 source "$TOP/tests/system/lib/crashgen.sh"
 source "$TOP/tests/system/lib/treedump.sh"
+source "$TOP/tests/system/lib/extlog.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
@@ -51,27 +52,7 @@ umount_pair() {
 }
 
 # make_case DATA LOG SEED MODE: format, mount, workload, shutdown -f, umount
-make_case() {
-	local d l mnt=$T_DIR/cmnt wl
-	rm -f "$1" "$2"
-	truncate -s 1g "$1"
-	truncate -s 96m "$2"
-	d=$(attach_loop "$1") || return 1
-	l=$(attach_loop "$2") || return 1
-	"$XFSPROGS613/mkfs.xfs" -q -f -l logdev="$l",size=64m "$d" || return 1
-	t_mount "$d" "$mnt" "logdev=$l" || return 1
-	set -m
-	( crash_workload "$mnt" "$3" "$4" ) &
-	wl=$!
-	set +m
-	sleep "$(awk -v s="$3" 'BEGIN { srand(s); printf "%.2f", 0.8 + 2 * rand() }')"
-	xfs_io -x -c "shutdown -f" "$mnt"
-	kill -- -"$wl" 2>/dev/null
-	wait "$wl" 2>/dev/null
-	t_umount "$mnt" || return 1
-	detach_loop "$l"
-	detach_loop "$d"
-}
+make_case() { extlog_crash_image "$@"; }
 
 # dump_pair DATA LOG OUT: mount read-only (norecovery is not needed: the
 # log is clean), describe, unmount

@@ -24,6 +24,7 @@
 	X(io_suite)		\
 	X(io_unix_suite)		\
 	X(io_concat_suite)	\
+	X(io_copy_suite)	\
 	X(io_fault_suite)	\
 	X(overlay_suite)	\
 	X(redo_suite)		\

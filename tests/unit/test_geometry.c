@@ -175,6 +175,67 @@ START_TEST(small_filesystems)
 }
 END_TEST
 
+/* An external log device of @logdev bytes under a 1 GiB data device. */
+static int compute_ext(struct xfsj_mkfs_req *r, uint64_t logdev,
+		       struct xfsj_geometry *g)
+{
+	struct xfsj_topology t = {
+		.size = 1 * GiB, .lsectsize = 512, .psectsize = 512,
+		.is_file = true, .logdev_size = logdev,
+		.logdev_lsectsize = 512,
+	};
+	char msg[256];
+
+	r->logdev = true;
+	return xfsj_geometry_compute(r, &t, g, msg, sizeof(msg));
+}
+
+START_TEST(external_log)
+{
+	struct xfsj_geometry in = geo(1 * GiB), g;
+	struct xfsj_mkfs_req r;
+
+	/* All of the device; logstart 0; the data as without a log. */
+	xfsj_mkfs_req_init(&r);
+	ck_assert_int_eq(compute_ext(&r, 96ULL << 20, &g), 0);
+	ck_assert(g.logexternal);
+	ck_assert_uint_eq(g.logblocks, 24576);
+	ck_assert_uint_eq(g.logstart, 0);
+	ck_assert_uint_eq(g.agcount, in.agcount);
+	ck_assert_uint_eq(g.agblocks, in.agblocks);
+	/* The root inode no longer comes after a log in AG 0. */
+	ck_assert_uint_le(g.rootino, in.rootino);
+	/* size= of it; more than the device is refused. */
+	xfsj_mkfs_req_init(&r);
+	r.logsize = 80ULL << 20;
+	ck_assert_int_eq(compute_ext(&r, 96ULL << 20, &g), 0);
+	ck_assert_uint_eq(g.logblocks, 20480);
+	r.logsize = 200ULL << 20;
+	ck_assert_int_ne(compute_ext(&r, 96ULL << 20, &g), 0);
+	/* A device past the largest log: refused, as by mkfs.xfs. */
+	xfsj_mkfs_req_init(&r);
+	ck_assert_int_ne(compute_ext(&r, 3 * GiB, &g), 0);
+	/* Below the minimum, and below 64 MiB without --small. */
+	ck_assert_int_ne(compute_ext(&r, 12ULL << 20, &g), 0);
+	ck_assert_int_ne(compute_ext(&r, 50ULL << 20, &g), 0);
+	/* A log stripe unit: an odd device trimmed to a multiple. */
+	xfsj_mkfs_req_init(&r);
+	r.lsu_set = true;
+	r.lsu = 32768;
+	ck_assert_int_eq(compute_ext(&r, (70ULL << 20) + 4096, &g), 0);
+	ck_assert_uint_eq(g.lsunit, 8);
+	ck_assert_uint_eq(g.logblocks, 17920);
+	/* A data stripe is not the external log's stripe. */
+	xfsj_mkfs_req_init(&r);
+	r.dsu_set = true;
+	r.dsu = 65536;
+	r.dsw = 4;
+	ck_assert_int_eq(compute_ext(&r, 96ULL << 20, &g), 0);
+	ck_assert_uint_eq(g.lsunit, 0);
+	ck_assert_uint_eq(g.dsunit, 16);
+}
+END_TEST
+
 Suite *geometry_suite(void)
 {
 	Suite *s = suite_create("geometry");
@@ -186,6 +247,7 @@ Suite *geometry_suite(void)
 	tcase_add_test(tc, features_and_words);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, small_filesystems);
+	tcase_add_test(tc, external_log);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,10 +16,15 @@
 #include "xfsj/newfs.h"
 #include "xfsj/ondisk.h"
 
-static void check_fs(uint64_t size, struct xfsj_mkfs_req *r)
+/* @logdev_size: an external log device of that size; 0: internal log. */
+static void check_fs_log(uint64_t size, struct xfsj_mkfs_req *r,
+			 uint64_t logdev_size)
 {
 	struct xfsj_topology t = { .size = size, .lsectsize = 512,
-				   .psectsize = 512, .is_file = true };
+				   .psectsize = 512, .is_file = true,
+				   .logdev_size = logdev_size,
+				   .logdev_lsectsize = 512 };
+	struct xfsj_io *logio = NULL;
 	struct xfsj_newfs_opts o = { .now_sec = 1700000000, .gen = 42 };
 	struct xfsj_fault f = { 0 };
 	struct xfsj_geometry g;
@@ -30,8 +35,14 @@ static void check_fs(uint64_t size, struct xfsj_mkfs_req *r)
 	uint64_t fdblocks = 0;
 	char msg[256];
 
+	r->logdev = logdev_size != 0;
 	ck_assert_int_eq(xfsj_geometry_compute(r, &t, &g, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(xfsj_io_open_mem(size, &io), 0);
+	if (logdev_size) {
+		ck_assert_int_eq(xfsj_io_open_mem(logdev_size, &logio), 0);
+		memset(xfsj_io_mem_buffer(logio), 0xee, logdev_size);
+		o.logio = logio;
+	}
 	memset(o.uuid, 0xa5, 16);
 	strcpy(o.label, "unit");
 	ck_assert_int_eq(xfsj_newfs_write(io, &g, &o, &f), 0);
@@ -44,6 +55,9 @@ static void check_fs(uint64_t size, struct xfsj_mkfs_req *r)
 	ck_assert_uint_eq(sb.inprogress, 0);
 	ck_assert_uint_eq(sb.icount, g.chunk_inodes);
 	ck_assert_int_eq(memcmp(sb.fname, "unit", 4), 0);
+	ck_assert_uint_eq(sb.logblocks, g.logblocks);
+	if (logdev_size)
+		ck_assert_uint_eq(sb.logstart, 0);
 
 	memset(&c, 0, sizeof(c));
 	memcpy(c.uuid, o.uuid, 16);
@@ -151,13 +165,43 @@ static void check_fs(uint64_t size, struct xfsj_mkfs_req *r)
 			   (g.logstart & ((1ULL << g.agblklog) - 1))) << g.blocklog;
 	struct xfsj_logrec lr;
 
-	xfsj_logrec_decode(img + logoff, &lr);
+	uint8_t *log = img + logoff;
+
+	if (logdev_size) {
+		/* At the start of the log device, zeroed past the record. */
+		log = xfsj_io_mem_buffer(logio);
+		ck_assert_uint_eq(log[((uint64_t)g.logblocks << g.blocklog) - 1], 0);
+	}
+	xfsj_logrec_decode(log, &lr);
 	ck_assert_uint_eq(lr.magicno, XFSJ_LOG_MAGIC);
 	ck_assert_uint_eq(lr.cycle, 1);
 	ck_assert_uint_eq(lr.num_logops, 1);
 	ck_assert_int_eq(memcmp(lr.fs_uuid, o.uuid, 16), 0);
+	xfsj_io_close(logio);
 	xfsj_io_close(io);
 }
+
+static void check_fs(uint64_t size, struct xfsj_mkfs_req *r)
+{
+	check_fs_log(size, r, 0);
+}
+
+START_TEST(external_log)
+{
+	struct xfsj_mkfs_req r;
+
+	/* The whole log device; the data device keeps every block. */
+	xfsj_mkfs_req_init(&r);
+	r.small = true;
+	check_fs_log(64ULL << 20, &r, 12ULL << 20);
+	/* size= of a larger device, 1 KiB blocks. */
+	xfsj_mkfs_req_init(&r);
+	r.small = true;
+	r.blocksize = 1024;
+	r.logsize = 10ULL << 20;
+	check_fs_log(48ULL << 20, &r, 16ULL << 20);
+}
+END_TEST
 
 START_TEST(default_small)
 {
@@ -227,6 +271,7 @@ Suite *newfs_suite(void)
 	tcase_add_test(tc, default_small);
 	tcase_add_test(tc, variants);
 	tcase_add_test(tc, striped);
+	tcase_add_test(tc, external_log);
 	suite_add_tcase(s, tc);
 	return s;
 }
