@@ -65,6 +65,7 @@ struct opts {
 	bool force;		/* -f: with -O, overwrite a non-empty file */
 	char output_log_buf[4096];
 	char output_redo_buf[4096];
+	bool primary_tried;	/* the primary restored before a replay */
 };
 
 /* Where the human-readable lines go: stderr when stdout is JSON Lines. */
@@ -605,6 +606,51 @@ static int repair(struct opts *o, const struct run *run,
 	}
 }
 
+/*
+ * The replay could not start because the primary superblock is wrong
+ * (the log is not where it says, or fails its checks): as
+ * xfs_repair does, restore it from the secondaries, committed on its own
+ * (with -U, into its own undo file, UNDO.primary); then the replay runs
+ * on the restored filesystem.  True when the primary was written.
+ */
+static bool restore_primary(struct opts *o, const struct run *run,
+			    struct xfsj_io *dataio,
+			    const struct xfsj_replay_result *r, int err)
+{
+	static char undo[4096 + 8];
+	bool written = false;
+	struct repair_args a = {
+		.device = o->device,
+		.json = o->json,
+		.verbose = o->verbose,
+		.progress = run->progress,
+		.preen = o->preen,
+		.cache_bytes = o->cache_bytes,
+		.txt = txt,
+		.rcb = { page_hook, (void *)run },
+		.written = &written,
+	};
+	/*
+	 * Any failure to read the log may come from the primary (a wrong
+	 * uuid, log place or size, geometry): the secondaries say whether
+	 * it does; when they agree with it, nothing is written here.
+	 */
+	if (o->primary_tried || o->nomodify || o->replay_only || o->logdev ||
+	    (!damaged(r, err) && r->fault.reason != XFSJ_FR_EXTLOG_NEEDED))
+		return false;
+	o->primary_tried = true;
+	if (o->undo) {
+		snprintf(undo, sizeof(undo), "%s.primary", o->undo);
+		a.undo = undo;
+	}
+	if (repair_primary(&a, dataio, o->redo) != REPAIR_FIXED || !written)
+		return false;
+	if (o->undo)
+		fprintf(txt, "%s: the primary superblock's old contents are in undo file %s: put back the other undo file first, then this one\n",
+			o->device, undo);
+	return true;
+}
+
 static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 {
 	const char *env = getenv("XFSJ_REPAIR_TEST_DELAY_US");
@@ -637,6 +683,14 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 	int err, ret;
 
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
+	if (err && restore_primary(o, &run, dataio, &r, err)) {
+		/* The primary was fixed, whatever the rest needs. */
+		ret = replay(o, dataio, logio);
+		if (ret == EXIT_CLEAN)
+			ret = o->compat ? (o->exit_on_fix ? 4 : EXIT_CLEAN) :
+			      EXIT_PROBLEMS;
+		return ret;
+	}
 	/* With -l, a log that does not fit is more likely the wrong device. */
 	if (err && o->nomodify && !o->logdev && damaged(&r, err)) {
 		ret = print_failure(o, &r, err);

@@ -91,6 +91,16 @@ enum repair_outcome run_repair(const struct repair_args *a,
 			       const char *redo);
 
 /*
+ * Before a replay that could not start because the primary superblock's
+ * geometry is wrong: check the superblocks of the device behind @io as
+ * they are, restore the primary from the secondaries and commit that
+ * alone through @redo (NULL: the default for the filesystem's uuid).
+ * REPAIR_FIXED when something was written.
+ */
+enum repair_outcome repair_primary(const struct repair_args *a,
+				   struct xfsj_io *io, const char *redo);
+
+/*
  * -O: make @path a copy of @src (a new sparse image file, an existing one
  * only with @force, or a block device at least as large; never the file
  * @src_path itself) and open it in *@out for the run to write instead of

@@ -17,8 +17,10 @@
 
 #include "xfsj/errors.h"
 #include "xfsj/io.h"
+#include "xfsj/ondisk.h"
 #include "xfsj/redo.h"
 #include "xfsj/repair.h"
+#include "xfsj/replay.h"
 #include "xfsj/undo.h"
 #include "repair.h"
 
@@ -131,13 +133,20 @@ static void summary(const struct repair_args *a,
 	fputc('\n', a->txt);
 }
 
-enum repair_outcome run_repair(const struct repair_args *a,
-			       struct xfsj_replay *keep, uint64_t lsn,
-			       const char *redo)
+/*
+ * Repair the filesystem @sb describes in @ov (the superblocks only with
+ * @sb_only), say each fix, commit through @redo; the outcome.
+ */
+static enum repair_outcome repair_overlay(const struct repair_args *a,
+					  struct xfsj_overlay *ov,
+					  const struct xfsj_sb *sb,
+					  uint64_t lsn, const char *redo,
+					  bool sb_only)
 {
 	const struct xfsj_repair_opts ro = {
 		.preen = a->preen,
 		.cache_bytes = a->cache_bytes,
+		.sb_only = sb_only,
 	};
 	struct rout r = { .a = a, .pl = { .on = a->progress } };
 	const struct xfsj_repair_cb cb = {
@@ -148,10 +157,9 @@ enum repair_outcome run_repair(const struct repair_args *a,
 		.round = on_round,
 		.progress = on_progress,
 	};
-	struct xfsj_overlay *ov = xfsj_replay_overlay(keep);
-	const struct xfsj_sb *sb = xfsj_replay_sb(keep);
 	struct xfsj_repair_result res;
 	struct xfsj_fault f = { 0 };
+	struct xfsj_sb now;
 	struct xfsj_fs *fs;
 	uint64_t pages = 0;
 	int err;
@@ -164,6 +172,9 @@ enum repair_outcome run_repair(const struct repair_args *a,
 	}
 	err = xfsj_repair(fs, &ro, &cb, &res);
 	progress_clear(&r.pl);
+	/* The geometry a restored primary gave, for the commit. */
+	now = *xfsj_fs_sb(fs);
+	sb = &now;
 	xfsj_fs_close(fs);
 	if (err) {
 		if (res.fault.structure)
@@ -208,6 +219,43 @@ enum repair_outcome run_repair(const struct repair_args *a,
 	if (res.left_corrupt)
 		return REPAIR_LEFT;
 	return res.changed ? REPAIR_FIXED : REPAIR_NOTHING;
+}
+
+enum repair_outcome run_repair(const struct repair_args *a,
+			       struct xfsj_replay *keep, uint64_t lsn,
+			       const char *redo)
+{
+	return repair_overlay(a, xfsj_replay_overlay(keep),
+			      xfsj_replay_sb(keep), lsn, redo, false);
+}
+
+enum repair_outcome repair_primary(const struct repair_args *a,
+				   struct xfsj_io *io, const char *redo)
+{
+	uint8_t sect[XFSJ_SB_DISK_SIZE];
+	char path[512];
+	struct xfsj_overlay *ov = NULL;
+	enum repair_outcome out;
+	struct xfsj_sb sb;
+	int err;
+
+	err = xfsj_overlay_create(io, &ov);
+	if (!err)
+		err = xfsj_overlay_read(ov, sect, sizeof(sect), 0);
+	if (err) {
+		xfsj_overlay_free(ov);
+		return REPAIR_FAILED;
+	}
+	xfsj_sb_decode(sect, &sb);
+	if (!redo) {
+		xfsj_replay_redo_default(sb.uuid, path, sizeof(path));
+		redo = path;
+	}
+	fprintf(a->txt, "%s: the log cannot be read: checking the primary superblock against the secondaries first\n",
+		a->device);
+	out = repair_overlay(a, ov, &sb, 0, redo, true);
+	xfsj_overlay_free(ov);
+	return out;
 }
 
 /* ---- -O: the run written into a copy ---- */

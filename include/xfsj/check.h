@@ -118,6 +118,11 @@ struct xfsj_check_cb {
 struct xfsj_check_opts {
 	/* 0: the cache's default bound (xfsj/fs.h). */
 	uint64_t cache_bytes;
+	/*
+	 * Stop after the superblocks: for a caller that must restore the
+	 * primary before anything else can be read (the log, the AGs).
+	 */
+	bool sb_only;
 };
 
 struct xfsj_check_result {

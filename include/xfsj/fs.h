@@ -102,6 +102,14 @@ int xfsj_fs_flush(struct xfsj_fs *fs, struct xfsj_fault *f);
 
 /* A smaller bound evicts idle buffers at once; UINT64_MAX: no bound. */
 void xfsj_fs_set_cache_bound(struct xfsj_fs *fs, uint64_t bytes);
+/*
+ * Go on with the geometry of @sb (a primary superblock just restored):
+ * dirty buffers are written to the overlay and every buffer read with
+ * the old geometry is dropped; none may be held.  Returns 0 or a
+ * negative XFSJ_E_* (@f says which write failed).
+ */
+int xfsj_fs_set_sb(struct xfsj_fs *fs, const struct xfsj_sb *sb,
+		   struct xfsj_fault *f);
 
 /*
  * As xfsj_buf_read and xfsj_buf_get_zero, but the caller holds one

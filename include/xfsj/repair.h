@@ -38,6 +38,12 @@ struct xfsj_repair_opts {
 	bool preen;
 	uint64_t cache_bytes;	/* the check's cache bound (0: default) */
 	unsigned int max_rounds; /* 0: the default (8) */
+	/*
+	 * The superblocks only (the check stops after them): the primary
+	 * restored from the secondaries when its geometry keeps the log
+	 * and the AGs from being read.
+	 */
+	bool sb_only;
 };
 
 /* One thing the repair did. */

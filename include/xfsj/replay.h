@@ -37,6 +37,8 @@
  * digits) waits when the caller names no redo file.
  */
 #define XFSJ_REPLAY_REDO_DEFAULT "/var/tmp/xfsj-repair.%s.redo"
+/* The default redo file of the filesystem with @uuid (16 bytes). */
+void xfsj_replay_redo_default(const uint8_t *uuid, char *buf, size_t len);
 
 struct xfsj_replay_opts {
 	/*

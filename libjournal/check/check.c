@@ -253,6 +253,8 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	if (err || ck->stop)
 		goto out;
 	xck_progress(ck, XFSJ_CK_SB, 1, 1);
+	if (o && o->sb_only)
+		goto out;
 
 	ck->ags = calloc(ck->sb->agcount, sizeof(*ck->ags));
 	if (!ck->ags) {

@@ -73,6 +73,14 @@ static const struct xfsj_problem_def rows[SBR__N] = {
 		XFSJ_SEV_CORRUPT, "superblock",
 		"primary superblock: the needs-repair flag is set (a repair did not finish)",
 		XFSJ_FIX_FIELD },
+	[SBR_P_ELSEWHERE] = { "sb.primary.elsewhere", 0x01000b,
+		XFSJ_SEV_CORRUPT, "superblock",
+		"primary superblock: no secondary holds up where its AG size ({found} blocks) puts them, but the one at byte {off} says {expected}",
+		XFSJ_FIX_SB_FROM_SECONDARY },
+	[SBR_P_UUID] = { "sb.primary.uuid", 0x01000c, XFSJ_SEV_CORRUPT,
+		"superblock",
+		"primary superblock: its uuid is not the one {count} secondaries agree on (the log and the metadata are stamped with theirs)",
+		XFSJ_FIX_SB_FROM_SECONDARY },
 	[SBR_S_MAGIC] = { "sb.secondary.magic", 0x010011, XFSJ_SEV_CORRUPT,
 		"superblock", "superblock of AG {ag}: bad magic number {xfound}",
 		XFSJ_FIX_AG_HEADER },
@@ -253,6 +261,36 @@ static uint64_t consensus(const struct secondaries *sec,
 }
 
 /* Returns the CMP_* flags of the fields blamed on the primary. */
+/*
+ * The uuid: xfs_db and xfs_admin write it into every superblock, so a
+ * primary alone with another one (and no secondary with its) is damaged,
+ * and everything stamped with the filesystem's uuid would look foreign
+ * to it: the geometry is blamed, nothing further is checked.
+ */
+static unsigned int compare_uuid(struct xck *ck, const struct xfsj_sb *p,
+				 const struct secondaries *sec)
+{
+	const uint8_t *other = NULL;
+	uint32_t i, agree = 0;
+
+	for (i = 1; i < sec->n; i++) {
+		const uint8_t *u = sec->sb[i].uuid;
+
+		if (!sec->usable[i])
+			continue;
+		if (!memcmp(u, p->uuid, sizeof(p->uuid)))
+			return 0;
+		if (!other)
+			other = u;
+		if (!memcmp(u, other, sizeof(p->uuid)))
+			agree++;
+	}
+	if (agree < 2)
+		return 0;
+	report(ck, SBR_P_UUID, XFSJ_PF_COUNT, 0, "uuid", 0, 0, agree);
+	return CMP_GEOMETRY;
+}
+
 static unsigned int compare_secondaries(struct xck *ck,
 					const struct xfsj_sb *p,
 					const struct secondaries *sec)
@@ -284,7 +322,7 @@ static unsigned int compare_secondaries(struct xck *ck,
 				       XFSJ_PF_FOUND, i, c->name, pv,
 				       c->get(&sec->sb[i]), 0);
 	}
-	return blamed;
+	return blamed | compare_uuid(ck, p, sec);
 }
 
 /* Read @len bytes at byte @off as the replay left them. */
@@ -321,6 +359,47 @@ static int check_secondaries(struct xck *ck, const struct xfsj_sb *p,
 		sec->usable[agno] = xck_sb_rules(&s, p);
 	}
 	return 0;
+}
+
+/*
+ * Does the primary place the secondaries where not one holds up, while a
+ * search of the device finds one that lays the filesystem out otherwise?
+ * Then the primary's geometry is what is wrong, not every secondary (and
+ * nothing is to be written where it puts them).  Returns 1 (reported), 0,
+ * or -XFSJ_E_NOMEM.
+ */
+static int misplaced(struct xck *ck, const struct xfsj_sb *p,
+		     uint64_t devsize)
+{
+	struct xfsj_overlay *ov = xfsj_fs_overlay(ck->fs);
+	uint32_t n = xck_sb_ags_to_read(p, devsize);
+	uint8_t *sect = malloc(XCK_SB_BUFLEN);
+	struct xfsj_sb sb;
+	uint64_t where;
+	int found;
+
+	if (!sect)
+		return -XFSJ_E_NOMEM;
+	for (uint32_t agno = 1; agno < n; agno++) {
+		if (xck_sb_read_at(ov, (uint64_t)agno * p->agblocks <<
+				   p->blocklog, sect, XCK_SB_BUFLEN, &sb)) {
+			free(sect);
+			return 0;
+		}
+	}
+	free(sect);
+	if (n < 2)
+		return 0;
+	found = xck_sb_find_secondary(ov, &sb, &where);
+	if (found <= 0)
+		return found;
+	if (sb.agblocks == p->agblocks && sb.blocklog == p->blocklog)
+		return 0;
+	xck_report(ck, &(struct xfsj_problem){
+		.def = &rows[SBR_P_ELSEWHERE],
+		.has = XFSJ_PF_FOUND | XFSJ_PF_EXPECTED | XFSJ_PF_OFF,
+		.found = p->agblocks, .expected = sb.agblocks, .off = where });
+	return 1;
 }
 
 /* ---- what this version refuses ---- */
@@ -428,6 +507,15 @@ int xck_sb(struct xck *ck)
 
 	/* The secondaries, when the primary can say where they are. */
 	if (xck_sb_can_locate(p)) {
+		err = misplaced(ck, p, devsize);
+		if (err < 0)
+			goto out;
+		if (err) {
+			err = 0;
+			s.geom_bad = true;
+			ck->stop = true;
+			goto out;
+		}
 		sec.n = xck_sb_ags_to_read(p, devsize);
 		sec.sb = calloc(sec.n, sizeof(*sec.sb));
 		sec.usable = calloc(sec.n, sizeof(*sec.usable));

@@ -19,7 +19,7 @@ enum sb_kind {
 enum {
 	SBR_P_MAGIC, SBR_P_CRC, SBR_P_INVALID, SBR_P_MISMATCH, SBR_P_GARBAGE,
 	SBR_P_DBLOCKS, SBR_P_DIFFERS, SBR_P_DEVSIZE, SBR_P_QUOTINO,
-	SBR_P_NEEDSREPAIR,
+	SBR_P_NEEDSREPAIR, SBR_P_ELSEWHERE, SBR_P_UUID,
 	SBR_S_MAGIC, SBR_S_CRC, SBR_S_INVALID, SBR_S_MISMATCH, SBR_S_GARBAGE,
 	SBR_S_DBLOCKS, SBR_S_DIFFERS, SBR_S_PASTEND,
 	SBR_UNCHECKED,
@@ -61,6 +61,23 @@ uint32_t xck_sb_sane_sectsize(const struct xfsj_sb *sb);
 bool xck_sb_can_locate(const struct xfsj_sb *sb);
 /* How many AGs' superblocks to read: agcount, or just past the device. */
 uint32_t xck_sb_ags_to_read(const struct xfsj_sb *sb, uint64_t devsize);
+/* The largest superblock sector: a buffer for any one. */
+#define XCK_SB_BUFLEN	(1U << 15)
+/*
+ * The superblock at byte @off of the device behind @ov, decoded into
+ * @out when its magic and its own checks hold (read with its own sector
+ * size into @buf, at least XCK_SB_BUFLEN bytes; the in-progress flag mkfs
+ * leaves in secondaries is not a fault).  False otherwise.
+ */
+bool xck_sb_read_at(struct xfsj_overlay *ov, uint64_t off, uint8_t *buf,
+		    uint32_t buflen, struct xfsj_sb *out);
+/*
+ * Search the device, past the primary, for a secondary superblock that
+ * holds up and lies where its own AG size puts one.  Returns 1 with it in
+ * @sb and its byte in @where, 0 when there is none, or -XFSJ_E_NOMEM.
+ */
+int xck_sb_find_secondary(struct xfsj_overlay *ov, struct xfsj_sb *sb,
+			  uint64_t *where);
 /* Is @ino a possible inode number of this geometry? */
 bool xck_sb_ino_valid(const struct xfsj_sb *sb, uint64_t ino);
 

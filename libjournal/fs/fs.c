@@ -16,6 +16,7 @@ struct xfsj_fs {
 	struct xfsj_sb sb;
 	uint64_t lsn;
 	struct xfsj_bcache *cache;
+	uint64_t cache_bound;		/* 0: the default */
 	struct xfsj_defer_q *defer;
 };
 
@@ -151,7 +152,30 @@ void xfsj_fs_release_kept(struct xfsj_fs *fs)
 
 void xfsj_fs_set_cache_bound(struct xfsj_fs *fs, uint64_t bytes)
 {
+	fs->cache_bound = bytes;
 	xfsj_bcache_set_bound(fs->cache, bytes);
+}
+
+int xfsj_fs_set_sb(struct xfsj_fs *fs, const struct xfsj_sb *sb,
+		   struct xfsj_fault *f)
+{
+	struct xfsj_bcache *c;
+	int err;
+
+	/* What is dirty is written as the new geometry lays it out. */
+	fs->sb = *sb;
+	err = xfsj_fs_flush(fs, f);
+	if (err)
+		return err;
+	/* Buffers read with the old geometry are not this one's. */
+	err = xfsj_bcache_create(fs->ov, XFSJ_FS_CACHE_DEFAULT, &c);
+	if (err)
+		return xfsj_fault_set(f, err, NULL, NULL, 0, 0);
+	if (fs->cache_bound)
+		xfsj_bcache_set_bound(c, fs->cache_bound);
+	xfsj_bcache_free(fs->cache);
+	fs->cache = c;
+	return 0;
 }
 
 int xfsj_buf_readahead(struct xfsj_fs *fs, const struct xfsj_buf_ra *v,

@@ -109,20 +109,25 @@ static int open_devices(struct run *run, struct xfsj_io *io,
 	return 0;
 }
 
+void xfsj_replay_redo_default(const uint8_t *uuid, char *buf, size_t len)
+{
+	char u[33];
+
+	for (int i = 0; i < 16; i++)
+		snprintf(u + 2 * i, 3, "%02x", uuid[i]);
+	snprintf(buf, len, XFSJ_REPLAY_REDO_DEFAULT, u);
+}
+
 static void redo_path(struct run *run)
 {
 	const struct xfsj_sb *sb = &xfsj_log_geom(run->st.log)->sb;
-	char u[33];
 
-	if (run->o->redo) {
+	if (run->o->redo)
 		snprintf(run->res->redo, sizeof(run->res->redo), "%s",
 			 run->o->redo);
-		return;
-	}
-	for (int i = 0; i < 16; i++)
-		snprintf(u + 2 * i, 3, "%02x", sb->uuid[i]);
-	snprintf(run->res->redo, sizeof(run->res->redo),
-		 XFSJ_REPLAY_REDO_DEFAULT, u);
+	else
+		xfsj_replay_redo_default(sb->uuid, run->res->redo,
+					 sizeof(run->res->redo));
 }
 
 /*

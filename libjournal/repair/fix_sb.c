@@ -20,6 +20,7 @@
 
 #include "core/crc32c.h"
 #include "core/layout.h"
+#include "check/sb_rules.h"
 #include "repair/repair_priv.h"
 
 #define QF_USER		(XFSJ_QFLAG_UQUOTA_ACCT | XFSJ_QFLAG_UQUOTA_ENFD | \
@@ -81,11 +82,14 @@ int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr)
 /* Do two superblocks describe the same filesystem the same way? */
 static bool same_geometry(const struct xfsj_sb *a, const struct xfsj_sb *b)
 {
-	return a->blocksize == b->blocksize && a->dblocks == b->dblocks &&
-	       a->agblocks == b->agblocks && a->agcount == b->agcount &&
-	       a->logstart == b->logstart && a->logblocks == b->logblocks &&
-	       a->sectsize == b->sectsize && a->inodesize == b->inodesize &&
-	       a->rootino == b->rootino &&
+	return a->blocksize == b->blocksize && a->blocklog == b->blocklog &&
+	       a->dblocks == b->dblocks && a->agblocks == b->agblocks &&
+	       a->agblklog == b->agblklog && a->agcount == b->agcount &&
+	       a->sectsize == b->sectsize && a->sectlog == b->sectlog &&
+	       a->inodesize == b->inodesize && a->inodelog == b->inodelog &&
+	       a->inopblock == b->inopblock && a->inopblog == b->inopblog &&
+	       a->dirblklog == b->dirblklog && a->logstart == b->logstart &&
+	       a->logblocks == b->logblocks && a->rootino == b->rootino &&
 	       a->features_compat == b->features_compat &&
 	       a->features_ro_compat == b->features_ro_compat &&
 	       a->features_incompat == b->features_incompat &&
@@ -93,30 +97,11 @@ static bool same_geometry(const struct xfsj_sb *a, const struct xfsj_sb *b)
 	       memcmp(a->uuid, b->uuid, sizeof(a->uuid)) == 0;
 }
 
-/* A secondary as on disk: decoded if its magic, CRC and rules hold. */
-static bool read_secondary(struct xrp *rp, uint32_t agno, uint8_t *buf,
-			   struct xfsj_sb *out)
-{
-	const struct xfsj_sb *g = rp->sb;
-	uint64_t off = sb_byte(g, agno);
-	struct xfsj_overlay *ov = xfsj_fs_overlay(rp->fs);
-
-	if (off + g->sectsize > xfsj_overlay_dev_size(ov) ||
-	    xfsj_overlay_read(ov, buf, g->sectsize, off))
-		return false;
-	/* mkfs leaves the secondaries "in progress": not a fault. */
-	buf[XFSJ_SB_OFF(inprogress)] = 0;
-	xfsj_cksum_update(buf, g->sectsize, XFSJ_SB_CRC_OFF);
-	if (xfsj_sb_verify(buf, g->sectsize, off, NULL))
-		return false;
-	xfsj_sb_decode(buf, out);
-	return true;
-}
-
 /* The secondary most usable secondaries agree with (-1: none). */
-static long pick_secondary(struct xrp *rp, struct xfsj_sb *sbs, bool *ok)
+static long pick_secondary(uint32_t n, const struct xfsj_sb *sbs,
+			   const bool *ok)
 {
-	uint32_t n = rp->sb->agcount, i, j, votes, best_votes = 0;
+	uint32_t i, j, votes, best_votes = 0;
 	long best = -1;
 
 	for (i = 1; i < n; i++) {
@@ -132,33 +117,68 @@ static long pick_secondary(struct xrp *rp, struct xfsj_sb *sbs, bool *ok)
 	return best;
 }
 
+/*
+ * Read the secondaries where @loc places them (@n of them, @sbs and @ok
+ * indexed by AG) and pick the one most agree with (-1: none).
+ */
+static long vote(struct xfsj_overlay *ov, const struct xfsj_sb *loc,
+		 uint32_t n, uint8_t *buf, struct xfsj_sb *sbs, bool *ok)
+{
+	for (uint32_t i = 1; i < n; i++)
+		ok[i] = xck_sb_read_at(ov, (uint64_t)i * loc->agblocks <<
+				       loc->blocklog, buf, XCK_SB_BUFLEN,
+				       &sbs[i]);
+	return pick_secondary(n, sbs, ok);
+}
+
 int xrp_fix_sb_secondary(struct xrp *rp)
 {
-	uint32_t n = rp->sb->agcount, i;
-	struct xfsj_sb *sbs = NULL, old, sb;
+	struct xfsj_overlay *ov = xfsj_fs_overlay(rp->fs);
+	uint64_t dev = xfsj_overlay_dev_size(ov), where;
+	struct xfsj_sb *sbs = NULL, old, sb, loc = *rp->sb;
+	uint32_t n, ss;
 	struct xfsj_buf *bp;
 	struct xrp_prob *pr;
 	uint8_t *buf = NULL;
 	bool *ok = NULL;
+	bool scanned = false;
 	char what[96];
-	long best;
+	long best = -1;
 	int err = 0;
 
-	if (n < 2)
-		return 0;
-	sbs = calloc(n, sizeof(*sbs));
-	ok = calloc(n, sizeof(*ok));
-	buf = malloc(rp->sb->sectsize);
-	if (!sbs || !ok || !buf) {
-		err = -XFSJ_E_NOMEM;
-		goto out;
+	buf = malloc(XCK_SB_BUFLEN);
+	if (!buf)
+		return -XFSJ_E_NOMEM;
+	/*
+	 * Where the primary puts the secondaries; when it cannot say, or
+	 * none holds up there, where a search of the device finds one.
+	 */
+	for (;;) {
+		if (xck_sb_can_locate(&loc)) {
+			n = xck_sb_ags_to_read(&loc, dev);
+			free(sbs);
+			free(ok);
+			sbs = calloc(n, sizeof(*sbs));
+			ok = calloc(n, sizeof(*ok));
+			if (!sbs || !ok) {
+				err = -XFSJ_E_NOMEM;
+				goto out;
+			}
+			best = vote(ov, &loc, n, buf, sbs, ok);
+		}
+		if (best >= 0 || scanned)
+			break;
+		scanned = true;
+		err = xck_sb_find_secondary(ov, &loc, &where);
+		if (err <= 0)
+			goto out;	/* nothing to trust: left */
+		err = 0;
 	}
-	for (i = 1; i < n; i++)
-		ok[i] = read_secondary(rp, i, buf, &sbs[i]);
-	best = pick_secondary(rp, sbs, ok);
 	if (best < 0)
 		goto out;		/* nothing to trust: left */
-	err = sb_buf(rp, 0, &bp);
+	/* The primary's sector, as long as the sector size to be. */
+	ss = xck_sb_sane_sectsize(&sbs[best]);
+	err = xfsj_buf_read(rp->fs, 0, ss, &bp);
 	if (err)
 		goto out;
 	xfsj_sb_decode(bp->data, &old);
@@ -174,8 +194,33 @@ int xrp_fix_sb_secondary(struct xrp *rp)
 	sb.qflags = old.qflags;
 	sb.features_log_incompat = 0;
 	sb.inprogress = 0;
-	xfsj_sb_encode(&sb, bp->data, rp->sb->sectsize);
+	/*
+	 * The realtime inodes follow the root on a filesystem without a
+	 * metadata directory; mkfs leaves them unset in the secondaries,
+	 * written before it made them.
+	 */
+	if (!(sb.features_incompat & XFSJ_INCOMPAT_METADIR) &&
+	    sb.rbmino == XFSJ_NULLFSINO && sb.rsumino == XFSJ_NULLFSINO) {
+		sb.rbmino = sb.rootino + 1;
+		sb.rsumino = sb.rootino + 2;
+	}
+	memcpy(buf, bp->data, ss);
+	xfsj_sb_encode(&sb, buf, ss);
+	if (memcmp(buf, bp->data, ss) == 0)
+		goto out;		/* as it is: nothing this fix can add */
+	memcpy(bp->data, buf, ss);
+	xfsj_cksum_update(bp->data, ss, XFSJ_SB_CRC_OFF);
 	xfsj_buf_dirty(bp);
+	/*
+	 * A damaged primary was the geometry the repair started with: the
+	 * rest (this stage's secondaries, the next rounds) goes on with the
+	 * restored one, and the primary is written with its sector size.
+	 */
+	if (!same_geometry(&sb, rp->sb)) {
+		err = xfsj_fs_set_sb(rp->fs, &sb, &rp->res->fault);
+		if (err)
+			goto out;
+	}
 	snprintf(what, sizeof(what),
 		 "rewrote the primary superblock from the one of AG %ld", best);
 	xrp_for_each(rp, pr, XFSJ_FIX_SB_FROM_SECONDARY)

@@ -28,6 +28,7 @@
 #   REPAIR_FUZZ_CASES=n     cases drawn (default 40); FUZZ_ALL=1: every one
 #   REPAIR_FUZZ_PROFILES    populated profiles (default "4k 4k-normap")
 #   REPAIR_FUZZ_TARGETS=re  only targets whose name matches
+#   XFSJ_KEEP=1             a failed case's damaged image is kept in /tmp
 #   REPAIR_FUZZ_MIN=p       percent of the detected cases ours must fix
 #                           (default 40: a floor under what this version
 #                           fixes of the default sample, to catch a regression)
@@ -168,6 +169,8 @@ while IFS=$'\t' read -r p name nav f v; do
 	if [ -n "$bad" ]; then
 		printf '%s\tfail\n' "$id" >> "$T_DIR/results"
 		not_ok "$id: fixed (exit 1) but $bad"
+		grep -v '^found: ' "$T_DIR/r2.out" 2>/dev/null | head -4 | cut -c1-200 | sed 's/^/#   second run: /'
+		[ "${XFSJ_KEEP:-0}" = 1 ] && cp --sparse=always "$T_DIR/theirs.img" "/tmp/repair-fuzz-fail-${id// /_}.img"
 		continue
 	fi
 	printf '%s\tfixed\n' "$id" >> "$T_DIR/results"
