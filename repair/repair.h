@@ -90,4 +90,17 @@ enum repair_outcome run_repair(const struct repair_args *a,
 			       struct xfsj_replay *keep, uint64_t lsn,
 			       const char *redo);
 
+/* --salvage: the loss report (salvage_out.c). */
+struct salvage_out {
+	const char *device;
+	bool json;		/* JSON Lines objects on stdout */
+	FILE *txt;
+};
+void salvage_print_damage(const struct salvage_out *so,
+			  const struct xfsj_log_damage *d);
+void salvage_print_lost(const struct salvage_out *so,
+			const struct xfsj_salvage_trans *t);
+void salvage_print_summary(const struct salvage_out *so,
+			   const struct xfsj_salvage_summary *sv);
+
 #endif

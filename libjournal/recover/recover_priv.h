@@ -59,6 +59,7 @@ struct xfsj_recover {
 	uint64_t group_lsn;
 	uint64_t *group;		/* open addressing; 0 is empty */
 	size_t ngroup, capgroup;
+	bool salvage;			/* xfsj_recover_salvage() */
 };
 
 /* recover.c: helpers of the item families. */
