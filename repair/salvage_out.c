@@ -131,8 +131,9 @@ void salvage_print_summary(const struct salvage_out *so,
 	if (so->json) {
 		printf("{\"salvage\":\"summary\",\"damaged\":%" PRIu32 ",\"kept\":%" PRIu64
 		       ",\"kept_after_damage\":%" PRIu64 ",\"kept_by_L\":0,\"lost\":%" PRIu64
-		       ",\"items_passed\":%" PRIu64,
-		       sv->ndamage, sv->kept, sv->kept_after, sv->lost, sv->passed);
+		       ",\"items_passed\":%" PRIu64 ",\"clusters_remade\":%" PRIu64,
+		       sv->ndamage, sv->kept, sv->kept_after, sv->lost, sv->passed,
+		       sv->clusters);
 		if (sv->lost) {
 			printf(",\"unreplayed_lsn\":[[%" PRIu32 ",%" PRIu32 "],[%" PRIu32
 			       ",%" PRIu32 "]]", xfsj_lsn_cycle(sv->lost_lsn_lo),
@@ -158,5 +159,8 @@ void salvage_print_summary(const struct salvage_out *so,
 	if (sv->passed)
 		fprintf(so->txt, "; %" PRIu64 " items of kept ones could not land (what they change was lost) and were passed over",
 			sv->passed);
+	if (sv->clusters)
+		fprintf(so->txt, "; %" PRIu64 " inode clusters a lost checkpoint made were made again for the inodes kept ones log",
+			sv->clusters);
 	fputc('\n', so->txt);
 }

@@ -30,6 +30,7 @@ struct xfsj_recover_stats {
 	uint64_t intents, intents_done;
 	uint64_t max_lsn;		/* largest transaction LSN replayed */
 	uint64_t salvage_passed;	/* salvage: items passed over */
+	uint64_t salvage_clusters;	/* ... inode clusters initialized */
 };
 
 /* A piece of work the log leaves for after the replay. */

@@ -59,6 +59,7 @@ struct xfsj_salvage_summary {
 	uint64_t lost_lsn_lo;	/* smallest LSN of a lost one (0: none) */
 	uint64_t lost_lsn_hi;	/* largest LSN seen of a lost one */
 	uint64_t passed;	/* items of kept ones that could not land */
+	uint64_t clusters;	/* inode clusters a lost one made, remade */
 };
 
 /*

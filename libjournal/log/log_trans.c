@@ -98,6 +98,11 @@ struct walk {
 	uint64_t last_lsn;
 	/* Feeding a partial transaction: its problems are not reported. */
 	bool quiet;
+	/*
+	 * Salvage: the ops of a record whose CRC failed are being read (for
+	 * the report only): every transaction they touch is partial.
+	 */
+	bool tainted;
 };
 
 /* ---- memory ---- */
@@ -587,6 +592,8 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 		t->bytes = XFSJ_LOG_OPHDR_SIZE + op->len;
 		return 0;
 	}
+	if (w->tainted)
+		t->partial = true;
 	w->drop = false;
 	t->nops++;
 	t->bytes += XFSJ_LOG_OPHDR_SIZE + op->len;
@@ -681,7 +688,7 @@ static int parse_ops(struct walk *w, const struct xfsj_log_rec *r,
 				return ret;
 		} else if (v->trans) {
 			ret = feed(w, r, &op, f);
-			w->quiet = false;
+			w->quiet = w->tainted;
 			if (ret)
 				return ret;
 		}
@@ -867,6 +874,18 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 			w->st.crc_bad++;
 			xfsj_fault_set(&lf, XFSJ_E_BADCRC, "log record header",
 				       "h_crc", r.dev_off + 32, r.crc);
+			/*
+			 * Its ops still go to the transactions they belong
+			 * to, which are all lost: what they say is only
+			 * reported (it may be wrong), never replayed.
+			 */
+			if (v->trans && !(v->flags & XFSJ_LOGW_HDRONLY)) {
+				w->damaged = w->tainted = w->quiet = true;
+				ret = parse_ops(w, &r, f);
+				w->tainted = w->quiet = false;
+				if (ret)
+					break;
+			}
 			ret = salvage_skip(w, &pos, &left, &r, &lf, f);
 			if (ret)
 				break;

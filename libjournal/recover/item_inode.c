@@ -175,7 +175,7 @@ static void salvage_cluster(struct xfsj_recover *rc,
 	for (uint32_t o = 0; o + isize <= buflen; o += isize)
 		if (xfsj_get_be16(rc->buf + o) != XFSJ_DINODE_MAGIC)
 			xrec_free_inode(rc, rc->buf + o, ino0 + o / isize, 0);
-	rc->st.salvage_passed++;
+	rc->st.salvage_clusters++;
 }
 
 int xrec_inode_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,

@@ -408,6 +408,7 @@ static int replay_dirty(struct run *run)
 	res->stats = *xfsj_recover_stats(run->st.rc);
 	res->salvage.kept = res->stats.trans;
 	res->salvage.passed = res->stats.salvage_passed;
+	res->salvage.clusters = res->stats.salvage_clusters;
 	if (run->cb->replayed)
 		run->cb->replayed(run->cb->arg, &res->stats);
 	err = finish(run);
