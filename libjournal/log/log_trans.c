@@ -566,20 +566,16 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 	uint8_t flags;
 	int err;
 
-	if (!t && w->damaged && !(op->flags & (XFSJ_OP_START |
-						       XFSJ_OP_UNMOUNT))) {
-		/* Salvage: its START was lost to the damage. */
-		t = t_new(w, op->tid);
-		if (!t)
-			return -XFSJ_E_NOMEM;
-		t->lsn = r->lsn;
-		t->last_lsn = r->lsn;
-		t->start_blk = r->blk;
-		t->partial = t->gap = true;
-	}
 	if (!t) {
-		/* Only a START opens a transaction; anything else is slack. */
-		if (!(op->flags & XFSJ_OP_START))
+		/*
+		 * Only a START opens a transaction; anything else is slack,
+		 * but for a salvage walk past a damage, where it is a
+		 * transaction whose START was lost.
+		 */
+		bool lost = w->damaged && !(op->flags & (XFSJ_OP_START |
+							  XFSJ_OP_UNMOUNT));
+
+		if (!(op->flags & XFSJ_OP_START) && !lost)
 			return 0;
 		t = t_new(w, op->tid);
 		if (!t)
@@ -587,6 +583,11 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 		t->lsn = r->lsn;
 		t->last_lsn = r->lsn;
 		t->start_blk = r->blk;
+		if (lost) {
+			t->partial = t->gap = true;
+			t->nrecords = 1;
+			return feed(w, r, op, f);
+		}
 		t->nops = 1;
 		t->nrecords = 1;
 		t->bytes = XFSJ_LOG_OPHDR_SIZE + op->len;

@@ -9,39 +9,26 @@
 
 #include "xfsj/salvage.h"
 
+/*
+ * Two passes over the items: the first counts (an upper bound of each
+ * list), the second fills the arrays sized by it.
+ */
 struct gather {
 	struct xfsj_salvage_trans *st;
-	uint32_t cap_ino, cap_rng, cap_ext;
-	int err;
+	bool fill;
+	uint32_t ninos, nranges, nexts;	/* counted by the first pass */
 };
-
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t n = *cap ? *cap * 2 : 16;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	np = realloc(*p, (size_t)n * elem);
-	if (!np)
-		return -XFSJ_E_NOMEM;
-	*p = np;
-	*cap = n;
-	return 0;
-}
 
 static void add_ino(void *arg, uint64_t ino)
 {
 	struct gather *g = arg;
 	struct xfsj_salvage_trans *st = g->st;
 
-	if (!ino || g->err)
+	if (!ino)
 		return;
-	g->err = grow((void **)&st->inos, &g->cap_ino, st->ninos + 1,
-		      sizeof(*st->inos));
-	if (!g->err)
+	if (!g->fill)
+		g->ninos++;
+	else if (st->ninos < g->ninos)
 		st->inos[st->ninos++] = ino;
 }
 
@@ -50,14 +37,14 @@ static void add_range(void *arg, uint64_t daddr, uint32_t bbs)
 	struct gather *g = arg;
 	struct xfsj_salvage_trans *st = g->st;
 
-	if (g->err)
+	if (!g->fill) {
+		g->nranges++;
 		return;
+	}
 	for (uint32_t i = 0; i < st->nranges; i++)
 		if (st->ranges[i].daddr == daddr && st->ranges[i].bbs == bbs)
 			return;
-	g->err = grow((void **)&st->ranges, &g->cap_rng, st->nranges + 1,
-		      sizeof(*st->ranges));
-	if (!g->err) {
+	if (st->nranges < g->nranges) {
 		st->ranges[st->nranges].daddr = daddr;
 		st->ranges[st->nranges++].bbs = bbs;
 	}
@@ -70,12 +57,14 @@ static void add_exts(struct gather *g, const struct xfsj_item_info *in)
 
 	if (!in->kind || !in->kind->ops->extent)
 		return;
-	for (uint32_t i = 0; i < in->u.ext.nextents && !g->err; i++) {
+	for (uint32_t i = 0; i < in->u.ext.nextents; i++) {
 		if (xfsj_item_extent(in, i, &e))
 			break;
-		g->err = grow((void **)&st->exts, &g->cap_ext, st->nexts + 1,
-			      sizeof(*st->exts));
-		if (g->err)
+		if (!g->fill) {
+			g->nexts++;
+			continue;
+		}
+		if (st->nexts >= g->nexts)
 			break;
 		st->exts[st->nexts].type = in->type;
 		st->exts[st->nexts].startblock = e.startblock;
@@ -91,6 +80,28 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One pass over the items of @t. */
+static void gather_items(const struct xfsj_log_trans *t, struct gather *g)
+{
+	struct xfsj_salvage_trans *st = g->st;
+
+	for (uint32_t i = 0; i < t->rt.nitems; i++) {
+		struct xfsj_item_info own;
+		const struct xfsj_item_info *in = t->info ? &t->info[i] : &own;
+
+		if (!t->info)
+			xfsj_item_decode(&t->rt.items[i], &own);
+		if (!in->kind || (in->err && !in->fmt_ok)) {
+			st->nfailed += g->fill;
+			continue;
+		}
+		st->nitems += g->fill;
+		xfsj_item_each_ino(in, add_ino, g);
+		xfsj_item_each_daddr(in, add_range, g);
+		add_exts(g, in);
+	}
+}
+
 int xfsj_salvage_collect(const struct xfsj_log_trans *t,
 			 struct xfsj_salvage_trans *out)
 {
@@ -101,25 +112,16 @@ int xfsj_salvage_collect(const struct xfsj_log_trans *t,
 	out->lsn = t->rt.lsn;
 	out->commit_lsn = t->commit_lsn;
 	out->start_blk = t->start_blk;
-	for (uint32_t i = 0; i < t->rt.nitems && !g.err; i++) {
-		struct xfsj_item_info own;
-		const struct xfsj_item_info *in = t->info ? &t->info[i] : &own;
-
-		if (!t->info)
-			xfsj_item_decode(&t->rt.items[i], &own);
-		if (!in->kind || (in->err && !in->fmt_ok)) {
-			out->nfailed++;
-			continue;
-		}
-		out->nitems++;
-		xfsj_item_each_ino(in, add_ino, &g);
-		xfsj_item_each_daddr(in, add_range, &g);
-		add_exts(&g, in);
-	}
-	if (g.err) {
+	gather_items(t, &g);
+	out->inos = calloc(g.ninos + 1, sizeof(*out->inos));
+	out->ranges = calloc(g.nranges + 1, sizeof(*out->ranges));
+	out->exts = calloc(g.nexts + 1, sizeof(*out->exts));
+	if (!out->inos || !out->ranges || !out->exts) {
 		xfsj_salvage_trans_free(out);
-		return g.err;
+		return -XFSJ_E_NOMEM;
 	}
+	g.fill = true;
+	gather_items(t, &g);
 	if (out->ninos) {
 		uint32_t n = 1;
 

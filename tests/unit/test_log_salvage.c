@@ -14,6 +14,7 @@
 #include "suites.h"
 #include "core/layout.h"
 #include "xfsj/logread.h"
+#include "xfsj/salvage.h"
 
 #define MAXT 16
 
@@ -21,6 +22,8 @@ struct sal {
 	uint32_t trans, faults, damages;
 	uint32_t tids[MAXT], nitems[MAXT];
 	bool partial[MAXT];
+	uint32_t nranges[MAXT];		/* xfsj_salvage_collect() of it */
+	uint64_t range0[MAXT];
 	uint64_t blkno[MAXT][4];	/* each item's buffer, decoded */
 	struct xfsj_log_damage d;
 };
@@ -35,6 +38,16 @@ static int on_trans(void *arg, const struct xfsj_log_trans *t)
 		s->partial[s->trans] = t->partial;
 		for (uint32_t i = 0; i < t->rt.nitems && i < 4; i++)
 			s->blkno[s->trans][i] = t->info[i].u.buf.blkno;
+		if (t->partial) {
+			struct xfsj_salvage_trans st;
+
+			ck_assert_int_eq(xfsj_salvage_collect(t, &st), 0);
+			ck_assert_uint_eq(st.tid, t->rt.tid);
+			ck_assert_uint_eq(st.nitems, t->rt.nitems);
+			s->nranges[s->trans] = st.nranges;
+			s->range0[s->trans] = st.nranges ? st.ranges[0].daddr : 0;
+			xfsj_salvage_trans_free(&st);
+		}
 	}
 	s->trans++;
 	return 0;
@@ -190,6 +203,9 @@ START_TEST(bad_crc_record)
 	check_common(&s, c, d);
 	/* T2's item in the damaged record is reported (read from it). */
 	ck_assert_uint_eq(s.nitems[find(&s, 0x2)], 3);
+	/* What the loss report gets: the three buffers, in log order. */
+	ck_assert_uint_eq(s.nranges[find(&s, 0x2)], 3);
+	ck_assert_uint_eq(s.range0[find(&s, 0x2)], 200);
 	synth_free(&sy);
 }
 END_TEST
