@@ -358,6 +358,9 @@ static void page_hook(void *arg, uint64_t done, uint64_t total)
 		usleep((useconds_t)run->delay);
 }
 
+/* --salvage (its own number, clear of the other long options). */
+enum { OPT_SALVAGE = 640 };
+
 static void on_salvage_damage(void *arg, const struct xfsj_log_damage *d)
 {
 	struct run *run = arg;
@@ -659,7 +662,7 @@ int main(int argc, char **argv)
 
 	enum {
 		OPT_LIST_PROBLEMS = 256, OPT_PROGRESS, OPT_COMPAT,
-		OPT_REPLAY_ONLY, OPT_SALVAGE,
+		OPT_REPLAY_ONLY,
 	};
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'U' },
