@@ -134,6 +134,15 @@ void salvage_print_summary(const struct salvage_out *so,
 		       ",\"items_passed\":%" PRIu64 ",\"clusters_remade\":%" PRIu64,
 		       sv->ndamage, sv->kept, sv->kept_after, sv->lost, sv->passed,
 		       sv->clusters);
+		if (sv->ndamage) {
+			/* Between the last good record and the next one. */
+			printf(",\"damaged_after_lsn\":[%" PRIu32 ",%" PRIu32 "]",
+			       xfsj_lsn_cycle(sv->first.prev_lsn),
+			       xfsj_lsn_block(sv->first.prev_lsn));
+			if (sv->first.resumed)
+				lsn_json(stdout, "damaged_before_lsn",
+					 sv->first.next_lsn);
+		}
 		if (sv->lost) {
 			printf(",\"unreplayed_lsn\":[[%" PRIu32 ",%" PRIu32 "],[%" PRIu32
 			       ",%" PRIu32 "]]", xfsj_lsn_cycle(sv->lost_lsn_lo),
@@ -149,6 +158,12 @@ void salvage_print_summary(const struct salvage_out *so,
 			so->device);
 		return;
 	}
+	fprintf(so->txt, "%s: salvage: the log between LSN %" PRIu32 ":%" PRIu32
+		" and %s%" PRIu32 ":%" PRIu32 " was not read\n", so->device,
+		xfsj_lsn_cycle(sv->first.prev_lsn), xfsj_lsn_block(sv->first.prev_lsn),
+		sv->first.resumed ? "" : "the head, past ",
+		xfsj_lsn_cycle(sv->first.resumed ? sv->first.next_lsn : sv->first.prev_lsn),
+		xfsj_lsn_block(sv->first.resumed ? sv->first.next_lsn : sv->first.prev_lsn));
 	fprintf(so->txt, "%s: salvage: kept %" PRIu64 " checkpoints (%" PRIu64
 		" after the damage; xfs_repair -L keeps none); %" PRIu64 " not replayed",
 		so->device, sv->kept, sv->kept_after, sv->lost);
