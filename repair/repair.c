@@ -59,6 +59,7 @@ struct opts {
 	bool compat;		/* --compat: xfs_repair's exit codes */
 	bool exit_on_fix;	/* -e: with --compat, 4 when something was
 				 * fixed (as xfs_repair -e) */
+	bool salvage;		/* --salvage: replay around a damaged record */
 	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
 	const char *output;	/* -O: write the run into this copy */
 	const char *output_log;	/* --output-log (default PATH.log) */
@@ -77,6 +78,7 @@ struct run {
 	bool progress;
 	uint64_t last_report;
 	long delay;		/* XFSJ_REPAIR_TEST_DELAY_US */
+	struct salvage_out so;	/* --salvage: the loss report */
 };
 
 static void usage(FILE *out)
@@ -128,6 +130,9 @@ static void usage(FILE *out)
 "                (and -l LOGDEV) is opened read-only and never written\n"
 "  --output-log LOGCOPY  with -l and -O: where the copy of the log device\n"
 "                goes (default COPY.log); it gets the cleaned log\n"
+"  --salvage     a log damaged in the middle: replay the checkpoints before\n"
+"                the damage and the whole ones after it, report what was\n"
+"                not replayed (the loss report), then check and repair\n"
 "  --compat      exit with xfs_repair's codes (below); -e: 4 when something\n"
 "                was fixed, as xfs_repair -e\n"
 "  -f, -P, -t SECS, -o ag_stride=N|bhash=N|ihash=N|force_geometry|noquota\n"
@@ -441,6 +446,23 @@ static void page_hook(void *arg, uint64_t done, uint64_t total)
 		usleep((useconds_t)run->delay);
 }
 
+/* --salvage (its own number, clear of the other long options). */
+enum { OPT_SALVAGE = 640 };
+
+static void on_salvage_damage(void *arg, const struct xfsj_log_damage *d)
+{
+	struct run *run = arg;
+
+	salvage_print_damage(&run->so, d);
+}
+
+static void on_salvage_lost(void *arg, const struct xfsj_salvage_trans *t)
+{
+	struct run *run = arg;
+
+	salvage_print_lost(&run->so, t);
+}
+
 /* Word a replay that stopped, and choose its exit code. */
 static int print_failure(const struct opts *o, const struct xfsj_replay_result *r,
 			 int err)
@@ -658,12 +680,14 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		.o = o,
 		.progress = o->force_progress || isatty(STDERR_FILENO),
 		.delay = env ? strtol(env, NULL, 10) : 0,
+		.so = { o->device, o->json, txt },
 	};
 	const struct xfsj_replay_opts ro = {
 		.undo = o->undo,
 		.nomodify = o->nomodify,
 		.redo = o->redo,
 		.defer_commit = !o->nomodify && !o->replay_only,
+		.salvage = o->salvage,
 	};
 	const struct xfsj_replay_cb cb = {
 		.arg = &run,
@@ -676,6 +700,8 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		.leftover = show_leftover,
 		.finished = print_finished,
 		.page = page_hook,
+		.damage = on_salvage_damage,
+		.lost = on_salvage_lost,
 	};
 	struct xfsj_replay_result r;
 	struct xfsj_replay *keep = NULL;
@@ -683,6 +709,8 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 	int err, ret;
 
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
+	if (o->salvage && r.stats.trans)
+		salvage_print_summary(&run.so, &r.salvage);
 	if (err && restore_primary(o, &run, dataio, &r, err)) {
 		/* The primary was fixed, whatever the rest needs. */
 		ret = replay(o, dataio, logio);
@@ -789,6 +817,7 @@ int main(int argc, char **argv)
 		{ "replay-only", no_argument, NULL, OPT_REPLAY_ONLY },
 		{ "output", required_argument, NULL, 'O' },
 		{ "output-log", required_argument, NULL, OPT_OUTPUT_LOG },
+		{ "salvage", no_argument, NULL, OPT_SALVAGE },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -804,6 +833,7 @@ int main(int argc, char **argv)
 		case OPT_REPLAY_ONLY: o.replay_only = true; break;
 		case 'O': o.output = optarg; break;
 		case OPT_OUTPUT_LOG: o.output_log = optarg; break;
+		case OPT_SALVAGE: o.salvage = true; break;
 		case 'm':
 			mib = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !mib ||

@@ -111,4 +111,17 @@ bool copy_to_output(struct xfsj_io *src, const char *src_path,
 		    const char *path, const char *what, bool force,
 		    bool progress, FILE *txt, struct xfsj_io **out);
 
+/* --salvage: the loss report (salvage_out.c). */
+struct salvage_out {
+	const char *device;
+	bool json;		/* JSON Lines objects on stdout */
+	FILE *txt;
+};
+void salvage_print_damage(const struct salvage_out *so,
+			  const struct xfsj_log_damage *d);
+void salvage_print_lost(const struct salvage_out *so,
+			const struct xfsj_salvage_trans *t);
+void salvage_print_summary(const struct salvage_out *so,
+			   const struct xfsj_salvage_summary *sv);
+
 #endif

@@ -43,6 +43,7 @@ may() {
 }
 
 PUBLIC[undo]=recover
+PUBLIC[salvage]=recover
 
 # layer_of_include NAME: the layer of an included header, or "" if not ours
 layer_of_include() {

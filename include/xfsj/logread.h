@@ -252,6 +252,12 @@ struct xfsj_log_trans {
 	uint32_t nrecords;	/* records it spans */
 	/* Decoded items, parallel to rt.items (with XFSJ_LOGW_DECODE). */
 	const struct xfsj_item_info *info;
+	/*
+	 * XFSJ_LOGW_SALVAGE: the transaction lost some of its ops to a
+	 * damaged record; rt.items are the items that could still be
+	 * reassembled whole.  commit_lsn 0: its commit was never seen.
+	 */
+	bool partial;
 };
 
 struct xfsj_log_walk_stats {
@@ -273,7 +279,43 @@ enum {
 	 * h_num_logops says): damage behind a valid CRC.
 	 */
 	XFSJ_LOGW_CHECKOPS	= 1 << 4,
+	/*
+	 * Salvage (log_salvage.c): a damaged record in the range (a bad
+	 * CRC, or blocks that are not a record) is reported once through
+	 * fault() and damage(), then skipped: the walk goes on at the next
+	 * record xfsj_log_resync() finds.  The transactions open at the
+	 * damage, and those seen after it without their START, are
+	 * reassembled from their first recognizable item on and handed to
+	 * trans() with `partial` set (at their commit, or at the end of the
+	 * walk when their commit was not seen).
+	 */
+	XFSJ_LOGW_SALVAGE	= 1 << 5,
 };
+
+/* A damaged stretch of the log a salvage walk skipped. */
+struct xfsj_log_damage {
+	uint32_t bad_blk;	/* the first block that failed */
+	uint64_t prev_lsn;	/* LSN of the last good record before, or 0 */
+	bool bad_crc;		/* a record header was there, its CRC bad */
+	uint64_t bad_lsn;	/* ... and its h_lsn */
+	bool resumed;		/* a record was found after the damage */
+	uint32_t next_blk;	/* where the walk goes on (or its end) */
+	uint64_t next_lsn;	/* that record's LSN */
+	uint32_t skipped_bbs;	/* blocks skipped */
+	uint32_t open_trans;	/* transactions open at the damage */
+};
+
+/*
+ * Find the next record that can be trusted after a damage: from log block
+ * @from, at most @left blocks on (wrapping), the first block that holds a
+ * record header passing the kernel's checks, whose h_lsn names this very
+ * block with the header's own cycle, newer than @after_lsn and at most
+ * one cycle on, whose whole record lies within @left and whose CRC holds.
+ * Returns 0 with *@next, 1 when there is none, or a negative I/O error.
+ */
+int xfsj_log_resync(struct xfsj_log *log, uint32_t from, uint32_t left,
+		    uint64_t after_lsn, uint32_t *next, uint64_t *next_lsn,
+		    struct xfsj_fault *f);
 
 struct xfsj_log_visitor {
 	void *arg;
@@ -290,6 +332,8 @@ struct xfsj_log_visitor {
 	 */
 	int (*fault)(void *arg, const struct xfsj_fault *f, uint32_t blk);
 	struct xfsj_log_walk_stats *stats;	/* optional */
+	/* XFSJ_LOGW_SALVAGE: a damaged stretch was skipped (optional). */
+	int (*damage)(void *arg, const struct xfsj_log_damage *d);
 };
 
 /*
@@ -374,6 +418,13 @@ struct xfsj_item_ops {
 	bool (*touches)(const struct xfsj_item_info *in,
 			const struct xfsj_fsgeo *g, uint64_t daddr,
 			int64_t agno);
+	/* Each inode the item names (NULL: none); see xfsj_item_each_ino. */
+	void (*each_ino)(const struct xfsj_item_info *in,
+			 void (*fn)(void *arg, uint64_t ino), void *arg);
+	/* Each disk range it logs a copy of (NULL: none). */
+	void (*each_daddr)(const struct xfsj_item_info *in,
+			   void (*fn)(void *arg, uint64_t daddr, uint32_t bbs),
+			   void *arg);
 };
 
 struct xfsj_item_type {
@@ -579,6 +630,18 @@ bool xfsj_item_touches_daddr(const struct xfsj_item_info *info,
 			     const struct xfsj_fsgeo *g, uint64_t daddr);
 bool xfsj_item_touches_ag(const struct xfsj_item_info *info,
 			  const struct xfsj_fsgeo *g, uint32_t agno);
+
+/*
+ * Enumerate what an item names, for reports of what a transaction
+ * touched: each inode (inode items, xattr and exchange intents, the file
+ * owners of mapping intents), each disk range it logs (buffers: their
+ * daddr and length; inodes: their cluster buffer).
+ */
+void xfsj_item_each_ino(const struct xfsj_item_info *info,
+			void (*fn)(void *arg, uint64_t ino), void *arg);
+void xfsj_item_each_daddr(const struct xfsj_item_info *info,
+			  void (*fn)(void *arg, uint64_t daddr, uint32_t bbs),
+			  void *arg);
 
 /* Names of op flags ("START|COMMIT"), for printing; @buf >= 64 bytes. */
 const char *xfsj_log_op_flags_str(uint8_t flags, char *buf, size_t len);

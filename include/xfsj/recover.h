@@ -29,6 +29,8 @@ struct xfsj_recover_stats {
 	uint64_t owners_passed;		/* ... passed over: rewritten later */
 	uint64_t intents, intents_done;
 	uint64_t max_lsn;		/* largest transaction LSN replayed */
+	uint64_t salvage_passed;	/* salvage: items passed over */
+	uint64_t salvage_clusters;	/* ... inode clusters initialized */
 };
 
 /* A piece of work the log leaves for after the replay. */
@@ -48,6 +50,14 @@ struct xfsj_recover;
 int xfsj_recover_create(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 			struct xfsj_recover **out);
 void xfsj_recover_free(struct xfsj_recover *rc);
+
+/*
+ * Salvage (a log damaged in the middle): an item pass 2 cannot replay
+ * because what it lands on fails verification (an inode chunk or a block
+ * a lost checkpoint made) is passed over and counted (salvage_passed)
+ * instead of stopping the replay; the repair that follows sets it right.
+ */
+void xfsj_recover_salvage(struct xfsj_recover *rc, bool on);
 
 int xfsj_recover_pass1(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 		       struct xfsj_fault *f);

@@ -31,6 +31,7 @@
 #include "xfsj/io.h"
 #include "xfsj/logread.h"
 #include "xfsj/recover.h"
+#include "xfsj/salvage.h"
 
 /*
  * Where an interrupted replay of the filesystem with this UUID (32 hex
@@ -57,6 +58,13 @@ struct xfsj_replay_opts {
 	 * replayed state, @keep) commits the overlay itself.
 	 */
 	bool defer_commit;
+	/*
+	 * Salvage a log damaged in the middle (xfsj/salvage.h): instead of
+	 * refusing it, replay every complete checkpoint before the damage
+	 * and every later one whose records all hold; the checkpoints that
+	 * lost a record are reported (cb->lost) and not replayed.
+	 */
+	bool salvage;
 };
 
 /* Every member may be NULL. */
@@ -81,6 +89,10 @@ struct xfsj_replay_cb {
 	void (*finished)(void *arg, const struct xfsj_finish_stats *st);
 	/* Each page saved to or applied from a redo file. */
 	void (*page)(void *arg, uint64_t done, uint64_t total);
+	/* Salvage: a damaged stretch of the log skipped (pass 1). */
+	void (*damage)(void *arg, const struct xfsj_log_damage *d);
+	/* Salvage: a transaction not replayed (pass 2), in log order. */
+	void (*lost)(void *arg, const struct xfsj_salvage_trans *t);
 };
 
 /*
@@ -106,6 +118,7 @@ struct xfsj_replay_result {
 	uint16_t intent_type;		/* XFSJ_FR_INTENT_UNSUPP: the first */
 	struct xfsj_recover_stats stats;	/* once replayed */
 	struct xfsj_finish_stats finish;	/* once finished */
+	struct xfsj_salvage_summary salvage;	/* opts.salvage */
 };
 
 /* The state a replay leaves, for a caller that goes on. */

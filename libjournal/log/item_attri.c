@@ -112,7 +112,20 @@ static bool attri_touches(const struct xfsj_item_info *in,
 	       xfsj_ino_to_agno(g, in->u.attr.ino) == agno;
 }
 
+static void attri_each_ino(const struct xfsj_item_info *in,
+			   void (*fn)(void *arg, uint64_t ino), void *arg)
+{
+	fn(arg, in->u.attr.ino);
+	if (!in->u.attr.pptr)
+		return;
+	if (in->u.attr.parent_ino)
+		fn(arg, in->u.attr.parent_ino);
+	if (in->u.attr.new_parent_ino)
+		fn(arg, in->u.attr.new_parent_ino);
+}
+
 const struct xfsj_item_ops xlog_attri_ops = {
+	.each_ino = attri_each_ino,
 	.decode = dec_attri,
 	.touches_ino = attri_touches_ino,
 	.touches = attri_touches,

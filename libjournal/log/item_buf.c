@@ -265,9 +265,17 @@ static bool buf_touches(const struct xfsj_item_info *in,
 	return xlog_in_range(daddr, in->u.buf.blkno, in->u.buf.len);
 }
 
+static void buf_each_daddr(const struct xfsj_item_info *in,
+			   void (*fn)(void *arg, uint64_t daddr, uint32_t bbs),
+			   void *arg)
+{
+	fn(arg, in->u.buf.blkno, in->u.buf.len);
+}
+
 const struct xfsj_item_ops xlog_buf_ops = {
 	.decode = dec_buf,
 	.order = buf_order,
 	.touches_ino = buf_touches_ino,
 	.touches = buf_touches,
+	.each_daddr = buf_each_daddr,
 };

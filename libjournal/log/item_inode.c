@@ -144,8 +144,23 @@ static bool inode_touches(const struct xfsj_item_info *in,
 	return xlog_in_range(daddr, in->u.ino.blkno, in->u.ino.len);
 }
 
+static void inode_each_ino(const struct xfsj_item_info *in,
+			   void (*fn)(void *arg, uint64_t ino), void *arg)
+{
+	fn(arg, in->u.ino.ino);
+}
+
+static void inode_each_daddr(const struct xfsj_item_info *in,
+			     void (*fn)(void *arg, uint64_t daddr, uint32_t bbs),
+			     void *arg)
+{
+	fn(arg, in->u.ino.blkno, in->u.ino.len);
+}
+
 const struct xfsj_item_ops xlog_inode_ops = {
 	.decode = dec_inode,
 	.touches_ino = inode_touches_ino,
 	.touches = inode_touches,
+	.each_ino = inode_each_ino,
+	.each_daddr = inode_each_daddr,
 };

@@ -144,6 +144,16 @@ static bool owner_touches_ino(const struct xfsj_item_info *in,
 	return false;
 }
 
+static void owner_each_ino(const struct xfsj_item_info *in,
+			   void (*fn)(void *arg, uint64_t ino), void *arg)
+{
+	struct xfsj_item_ext e;
+
+	for (uint32_t i = 0; i < in->u.ext.nextents; i++)
+		if (!xfsj_item_extent(in, i, &e) && is_file_owner(e.owner))
+			fn(arg, e.owner);
+}
+
 /* Entries with a flag of @skip set are not on the data device. */
 static bool ext_touches_but(const struct xfsj_item_info *in,
 			    const struct xfsj_fsgeo *g, uint64_t daddr,
@@ -195,6 +205,7 @@ const struct xfsj_item_ops xlog_rui_ops = {
 	.decode = dec_rui,
 	.extent = ext_map,
 	.touches_ino = owner_touches_ino,
+	.each_ino = owner_each_ino,
 	.touches = ext_touches,
 };
 
@@ -208,6 +219,7 @@ const struct xfsj_item_ops xlog_bui_ops = {
 	.decode = dec_bui,
 	.extent = ext_map,
 	.touches_ino = owner_touches_ino,
+	.each_ino = owner_each_ino,
 	.touches = bui_touches,
 };
 

@@ -46,7 +46,15 @@ static bool xmi_touches(const struct xfsj_item_info *in,
 		xfsj_ino_to_agno(g, in->u.xmi.ino2) == agno);
 }
 
+static void xmi_each_ino(const struct xfsj_item_info *in,
+			 void (*fn)(void *arg, uint64_t ino), void *arg)
+{
+	fn(arg, in->u.xmi.ino1);
+	fn(arg, in->u.xmi.ino2);
+}
+
 const struct xfsj_item_ops xlog_xmi_ops = {
+	.each_ino = xmi_each_ino,
 	.decode = dec_xmi,
 	.touches_ino = xmi_touches_ino,
 	.touches = xmi_touches,

@@ -239,6 +239,21 @@ static bool touches(const struct xfsj_item_info *info,
 	return info->kind->ops->touches(info, g, daddr, agno);
 }
 
+void xfsj_item_each_ino(const struct xfsj_item_info *info,
+			void (*fn)(void *arg, uint64_t ino), void *arg)
+{
+	if (info->kind && info->kind->ops->each_ino)
+		info->kind->ops->each_ino(info, fn, arg);
+}
+
+void xfsj_item_each_daddr(const struct xfsj_item_info *info,
+			  void (*fn)(void *arg, uint64_t daddr, uint32_t bbs),
+			  void *arg)
+{
+	if (info->kind && info->kind->ops->each_daddr)
+		info->kind->ops->each_daddr(info, fn, arg);
+}
+
 bool xfsj_item_touches_daddr(const struct xfsj_item_info *info,
 			     const struct xfsj_fsgeo *g, uint64_t daddr)
 {

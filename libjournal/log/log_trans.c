@@ -65,6 +65,12 @@ struct topen {
 	uint32_t nitems, capitems;
 	uint64_t bytes;
 	uint32_t nops, nrecords;
+	/*
+	 * Salvage: it lost ops to a damaged record (partial); what comes
+	 * next is skipped until a region that starts an item (gap); its
+	 * last region goes on in the next op (in_cont).
+	 */
+	bool partial, gap, in_cont;
 };
 
 struct walk {
@@ -87,6 +93,16 @@ struct walk {
 	struct xfsj_ritem *citems;
 	struct xfsj_item_info *cinfo;
 	size_t ccap_items;
+	/* Salvage: a damage was met; LSN of the last good record. */
+	bool damaged;
+	uint64_t last_lsn;
+	/* Feeding a partial transaction: its problems are not reported. */
+	bool quiet;
+	/*
+	 * Salvage: the ops of a record whose CRC failed are being read (for
+	 * the report only): every transaction they touch is partial.
+	 */
+	bool tainted;
 };
 
 /* ---- memory ---- */
@@ -181,6 +197,7 @@ static struct topen *t_new(struct walk *w, uint32_t tid)
 	t->nregs = t->nitems = t->npieces = 0;
 	t->bytes = 0;
 	t->nops = t->nrecords = 0;
+	t->partial = t->gap = t->in_cont = false;
 	t->next = w->hash[tid % TBUCKETS];
 	w->hash[tid % TBUCKETS] = t;
 	w->nopen++;
@@ -216,6 +233,29 @@ static void t_destroy(struct topen *t)
 	free(t);
 }
 
+/*
+ * Salvage: the transaction lost ops (to a damaged record, or as it was
+ * being fed).  Its last item goes if it may be incomplete; what comes
+ * next is skipped until a region that starts an item.
+ */
+static void t_trim(struct topen *t)
+{
+	if (t->nitems) {
+		const struct titem *it = &t->items[t->nitems - 1];
+
+		if (t->in_cont || !it->total || it->nreg < it->total ||
+		    it->reg0 + it->nreg > t->nregs) {
+			if (it->reg0 < t->nregs)
+				t->npieces = t->regs[it->reg0].piece0;
+			if (it->reg0 <= t->nregs)
+				t->nregs = it->reg0;
+			t->nitems--;
+		}
+	}
+	t->partial = t->gap = true;
+	t->in_cont = false;
+}
+
 /* ---- faults ---- */
 
 static int report(struct walk *w, struct xfsj_fault *lf, uint32_t blk,
@@ -242,6 +282,8 @@ static int op_fault(struct walk *w, const struct xfsj_log_rec *r,
 		       xfsj_log_data_offset(w->l, r, off), val);
 	/* Whatever the caller decides, the transaction at hand is broken. */
 	w->drop = true;
+	if (w->quiet)
+		return 0;
 	return report(w, &lf, r->blk, f);
 }
 
@@ -293,6 +335,14 @@ static int add_region(struct walk *w, struct topen *t,
 	/* The first bytes, for the checks below (stamps undone). */
 	xlog_copy_data(dp, r, w->stamped, off, len < sizeof(dp) ? len :
 		       (uint32_t)sizeof(dp));
+	if (t->gap) {
+		/* Salvage: picked up again at the next item's first region. */
+		if (!xlog_item_head_plausible(dp, len))
+			return 0;
+		t->gap = false;
+		if (!t->nitems && (err = new_item(t)))
+			return err;
+	}
 	if (!t->nitems) {
 		/* The transaction header, possibly the first piece of it. */
 		if (len < 4 || xlog_le32(dp) != XFSJ_LOG_TRANS_MAGIC)
@@ -354,6 +404,8 @@ static int add_cont(struct walk *w, struct topen *t,
 	struct titem *it;
 	int err;
 
+	if (t->gap)
+		return 0;	/* the rest of a region lost to a damage */
 	if (!t->nitems) {
 		/* The rest of a split transaction header. */
 		if (t->th_len + len != XFSJ_LOG_TRANS_HDR_SIZE)
@@ -467,6 +519,9 @@ static int commit(struct walk *w, struct topen *t, const struct xfsj_log_rec *r,
 		ri->reg = &w->cregs[ti->reg0];
 		ri->nreg = (uint16_t)ti->nreg;
 		ri->type = ri->reg[0].len >= 2 ? xlog_le16(ri->reg[0].p) : 0;
+		/* A partial transaction keeps only its whole items. */
+		if (t->partial && ti->nreg < ti->total)
+			continue;
 		if (ti->nreg < ti->total) {
 			ret = op_fault(w, r, "log item", "regions",
 				       0, ti->nreg, f);
@@ -496,6 +551,7 @@ static int commit(struct walk *w, struct topen *t, const struct xfsj_log_rec *r,
 	tr.bytes = t->bytes;
 	tr.nops = t->nops;
 	tr.nrecords = t->nrecords;
+	tr.partial = t->partial;
 	if (v->flags & XFSJ_LOGW_DECODE)
 		tr.info = w->cinfo;
 	w->st.trans++;
@@ -511,8 +567,15 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 	int err;
 
 	if (!t) {
-		/* Only a START opens a transaction; anything else is slack. */
-		if (!(op->flags & XFSJ_OP_START))
+		/*
+		 * Only a START opens a transaction; anything else is slack,
+		 * but for a salvage walk past a damage, where it is a
+		 * transaction whose START was lost.
+		 */
+		bool lost = w->damaged && !(op->flags & (XFSJ_OP_START |
+							  XFSJ_OP_UNMOUNT));
+
+		if (!(op->flags & XFSJ_OP_START) && !lost)
 			return 0;
 		t = t_new(w, op->tid);
 		if (!t)
@@ -520,11 +583,18 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 		t->lsn = r->lsn;
 		t->last_lsn = r->lsn;
 		t->start_blk = r->blk;
+		if (lost) {
+			t->partial = t->gap = true;
+			t->nrecords = 1;
+			return feed(w, r, op, f);
+		}
 		t->nops = 1;
 		t->nrecords = 1;
 		t->bytes = XFSJ_LOG_OPHDR_SIZE + op->len;
 		return 0;
 	}
+	if (w->tainted)
+		t->partial = true;
 	w->drop = false;
 	t->nops++;
 	t->bytes += XFSJ_LOG_OPHDR_SIZE + op->len;
@@ -535,6 +605,7 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 	flags = op->flags & ~XFSJ_OP_END;
 	if (flags & XFSJ_OP_WAS_CONT)
 		flags &= ~XFSJ_OP_CONTINUE;
+	w->quiet = t->partial;
 	switch (flags) {
 	case 0:
 	case XFSJ_OP_CONTINUE:
@@ -555,6 +626,13 @@ static int feed(struct walk *w, const struct xfsj_log_rec *r,
 			       op->flags, f);
 		t_free(w, t);
 		return err;
+	}
+	t->in_cont = (op->flags & XFSJ_OP_CONTINUE) != 0;
+	if (!err && w->drop && t->partial) {
+		/* What a partial transaction cannot take is skipped. */
+		t_trim(t);
+		w->drop = false;
+		return 0;
 	}
 	/* A transaction that went wrong is dropped, as recovery would. */
 	if (err || w->drop)
@@ -611,6 +689,7 @@ static int parse_ops(struct walk *w, const struct xfsj_log_rec *r,
 				return ret;
 		} else if (v->trans) {
 			ret = feed(w, r, &op, f);
+			w->quiet = w->tainted;
 			if (ret)
 				return ret;
 		}
@@ -620,11 +699,105 @@ static int parse_ops(struct walk *w, const struct xfsj_log_rec *r,
 	return 0;
 }
 
+/*
+ * Salvage: the record at *@pos is damaged (@lf says how).  Report it,
+ * mark every open transaction partial, and go on at the next record
+ * that can be trusted (or at the end of the range).
+ */
+static int salvage_skip(struct walk *w, uint32_t *pos, uint32_t *left,
+			const struct xfsj_log_rec *bad, struct xfsj_fault *lf,
+			struct xfsj_fault *f)
+{
+	struct xfsj_log *l = w->l;
+	struct xfsj_log_damage d = { 0 };
+	uint32_t next = 0;
+	uint64_t next_lsn = 0;
+	int ret;
+
+	ret = report(w, lf, *pos, f);
+	if (ret)
+		return ret;
+	d.bad_blk = *pos;
+	d.prev_lsn = w->last_lsn;
+	if (bad) {
+		d.bad_crc = true;
+		d.bad_lsn = bad->lsn;
+	}
+	for (int b = 0; b < TBUCKETS; b++)
+		for (struct topen *t = w->hash[b]; t; t = t->next) {
+			t_trim(t);
+			d.open_trans++;
+		}
+	w->damaged = true;
+	ret = *left > 1 ? xfsj_log_resync(l, (*pos + 1) % l->g.size_bb,
+					  *left - 1, w->last_lsn, &next,
+					  &next_lsn, f) : 1;
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		d.resumed = true;
+		d.next_blk = next;
+		d.next_lsn = next_lsn;
+		d.skipped_bbs = xfsj_log_distance(l, *pos, next);
+	} else {
+		d.next_blk = (uint32_t)(((uint64_t)*pos + *left) %
+					l->g.size_bb);
+		d.skipped_bbs = *left;
+	}
+	w->st.skipped_bbs += d.skipped_bbs;
+	*left -= d.skipped_bbs;
+	*pos = d.next_blk;
+	if (w->v->damage)
+		return w->v->damage(w->v->arg, &d);
+	return 0;
+}
+
+static int lsn_cmp(const void *a, const void *b)
+{
+	const struct topen *x = *(struct topen *const *)a;
+	const struct topen *y = *(struct topen *const *)b;
+
+	return x->lsn < y->lsn ? -1 : x->lsn > y->lsn;
+}
+
+/*
+ * Salvage, at the end of the range: the partial transactions whose
+ * commit was not seen (it may have been in the damage), in log order.
+ */
+static int salvage_flush(struct walk *w, struct xfsj_fault *f)
+{
+	struct xfsj_log_rec none;
+	struct topen **list;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!w->damaged || !w->v->trans)
+		return 0;
+	list = malloc((w->nopen ? w->nopen : 1) * sizeof(*list));
+	if (!list)
+		return -XFSJ_E_NOMEM;
+	for (int b = 0; b < TBUCKETS; b++)
+		for (struct topen *t = w->hash[b]; t; t = t->next)
+			if (t->partial && n < w->nopen)
+				list[n++] = t;
+	qsort(list, n, sizeof(*list), lsn_cmp);
+	memset(&none, 0, sizeof(none));
+	for (size_t i = 0; i < n && !ret; i++) {
+		w->quiet = true;
+		ret = commit(w, list[i], &none, f);
+		w->quiet = false;
+		t_free(w, list[i]);
+	}
+	free(list);
+	return ret;
+}
+
 int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 		  const struct xfsj_log_visitor *v, struct xfsj_fault *f)
 {
 	struct walk *w;
 	bool resync = v->flags & XFSJ_LOGW_RESYNC;
+	bool salvage = v->flags & XFSJ_LOGW_SALVAGE;
 	bool lost = false, check, trusted, raw;
 	uint32_t pos = from, left;
 	int ret = 0;
@@ -668,6 +841,12 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 			ret = err;
 			break;
 		}
+		if (err && salvage) {
+			ret = salvage_skip(w, &pos, &left, NULL, &lf, f);
+			if (ret)
+				break;
+			continue;
+		}
 		if (err) {
 			/*
 			 * Not a record.  In the live log that is corruption,
@@ -692,6 +871,28 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 		}
 		lost = false;
 		w->st.records++;
+		if (r.crc_state == XFSJ_CRC_BAD && salvage) {
+			w->st.crc_bad++;
+			xfsj_fault_set(&lf, XFSJ_E_BADCRC, "log record header",
+				       "h_crc", r.dev_off + 32, r.crc);
+			/*
+			 * Its ops still go to the transactions they belong
+			 * to, which are all lost: what they say is only
+			 * reported (it may be wrong), never replayed.
+			 */
+			if (v->trans && !(v->flags & XFSJ_LOGW_HDRONLY)) {
+				w->damaged = w->tainted = w->quiet = true;
+				ret = parse_ops(w, &r, f);
+				w->tainted = w->quiet = false;
+				if (ret)
+					break;
+			}
+			ret = salvage_skip(w, &pos, &left, &r, &lf, f);
+			if (ret)
+				break;
+			continue;
+		}
+		w->last_lsn = r.lsn;
 		if (r.crc_state == XFSJ_CRC_BAD) {
 			w->st.crc_bad++;
 			if (!resync) {
@@ -724,6 +925,8 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 		pos = (pos + n) % log->g.size_bb;
 	}
 
+	if (!ret && salvage)
+		ret = salvage_flush(w, f);
 	xlog_stream_end(log);
 	w->st.open_trans = w->nopen;
 	if (v->stats)

@@ -151,6 +151,15 @@ static inline void xlog_copy_data(uint8_t *dst, const struct xfsj_log_rec *r,
 	}
 }
 
+/* ---- log_salvage.c ---- */
+
+/*
+ * Could a region starting with these @len bytes be the first region of a
+ * log item (a known type, a region count in range)?  Where a transaction
+ * that lost ops to a damaged record is picked up again.
+ */
+bool xlog_item_head_plausible(const uint8_t *p, uint32_t len);
+
 /* Little-endian (host order of Linux logs) helpers. */
 static inline uint16_t xlog_le16(const uint8_t *p)
 {

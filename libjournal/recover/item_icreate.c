@@ -11,6 +11,24 @@
 #include "xfsj/ondisk.h"
 #include "recover/recover_priv.h"
 
+void xrec_free_inode(const struct xfsj_recover *rc, uint8_t *dst,
+		     uint64_t ino, uint32_t gen)
+{
+	const struct xfsj_sb *sb = &rc->sb;
+	struct xfsj_dinode di;
+
+	memset(dst, 0, sb->inodesize);
+	memset(&di, 0, sizeof(di));
+	di.magic = XFSJ_DINODE_MAGIC;
+	di.version = 3;
+	di.gen = gen;
+	di.next_unlinked = XFSJ_NULLAGINO;
+	di.ino = ino;
+	memcpy(di.uuid, xfsj_meta_fs_uuid(sb), 16);
+	xfsj_dinode_encode(&di, dst);
+	xfsj_dinode_finish(dst, sb->inodesize);
+}
+
 int xrec_icreate_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		       const struct xfsj_item_info *in, uint64_t lsn,
 		       struct xfsj_fault *f)
@@ -60,18 +78,8 @@ int xrec_icreate_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t ino = ((uint64_t)agno << (sb->agblklog + sb->inopblog)) |
 			       ((uint64_t)agbno << sb->inopblog) | i;
-		struct xfsj_dinode di;
 
-		memset(rc->buf, 0, sb->inodesize);
-		memset(&di, 0, sizeof(di));
-		di.magic = XFSJ_DINODE_MAGIC;
-		di.version = 3;
-		di.gen = gen;
-		di.next_unlinked = XFSJ_NULLAGINO;
-		di.ino = ino;
-		memcpy(di.uuid, xfsj_meta_fs_uuid(sb), 16);
-		xfsj_dinode_encode(&di, rc->buf);
-		xfsj_dinode_finish(rc->buf, sb->inodesize);
+		xrec_free_inode(rc, rc->buf, ino, gen);
 		err = xfsj_overlay_write(rc->ov, rc->buf, sb->inodesize,
 					 base + (uint64_t)i * sb->inodesize);
 		if (err)

@@ -149,6 +149,24 @@ static int broot_to_disk(const struct xfsj_region *r, uint8_t *fork,
 	return 0;
 }
 
+/*
+ * Salvage: the inode lands in a cluster that was never initialized (its
+ * chunk was made by a checkpoint lost to the damage).  Every slot of the
+ * cluster without an inode becomes a free inode, as the chunk's creation
+ * would have made it, and the logged inode is replayed into its slot.
+ */
+static void salvage_cluster(struct xfsj_recover *rc,
+			    const struct xfsj_item_info *in, uint32_t buflen)
+{
+	const uint32_t isize = rc->sb.inodesize;
+	uint64_t ino0 = in->u.ino.ino - in->u.ino.boffset / isize;
+
+	for (uint32_t o = 0; o + isize <= buflen; o += isize)
+		if (xfsj_get_be16(rc->buf + o) != XFSJ_DINODE_MAGIC)
+			xrec_free_inode(rc, rc->buf + o, ino0 + o / isize, 0);
+	rc->st.salvage_clusters++;
+}
+
 int xrec_inode_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		     const struct xfsj_item_info *in, uint64_t lsn,
 		     struct xfsj_fault *f)
@@ -187,6 +205,9 @@ int xrec_inode_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 				      off, in->u.ino.blkno);
 	dip = rc->buf + in->u.ino.boffset;
 	ld = it->reg[1].p;
+	if (xfsj_get_be16(dip) != XFSJ_DINODE_MAGIC && rc->salvage &&
+	    in->u.ino.have_core && core->v3 && in->u.ino.boffset % isize == 0)
+		salvage_cluster(rc, in, buflen);
 	if (xfsj_get_be16(dip) != XFSJ_DINODE_MAGIC)
 		return xrec_corrupt(f, "inode", "di_magic", off + in->u.ino.boffset,
 			       xfsj_get_be16(dip));

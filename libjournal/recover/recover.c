@@ -128,6 +128,22 @@ bool xrec_daddr_bad(const struct xfsj_recover *rc, uint64_t daddr,
 
 /* ---- passes ---- */
 
+void xfsj_recover_salvage(struct xfsj_recover *rc, bool on)
+{
+	rc->salvage = on;
+}
+
+/* Salvage: an item that cannot land is passed over; other errors stop. */
+static bool salvage_pass(struct xfsj_recover *rc, int err)
+{
+	if (!rc->salvage || (err != -XFSJ_E_CORRUPT &&
+			     err != -XFSJ_E_BADMAGIC &&
+			     err != -XFSJ_E_BADCRC && err != -XFSJ_E_RANGE))
+		return false;
+	rc->st.salvage_passed++;
+	return true;
+}
+
 int xfsj_recover_pass1(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 		       struct xfsj_fault *f)
 {
@@ -204,7 +220,7 @@ int xfsj_recover_pass2(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
 						      it->type);
 			xfsj_item_decode_brief(it, &in);
 			err = ops->pass2(rc, it, &in, t->lsn, f);
-			if (err)
+			if (err && !salvage_pass(rc, err))
 				return err;
 		}
 	}

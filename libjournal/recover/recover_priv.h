@@ -59,6 +59,7 @@ struct xfsj_recover {
 	uint64_t group_lsn;
 	uint64_t *group;		/* open addressing; 0 is empty */
 	size_t ngroup, capgroup;
+	bool salvage;			/* xfsj_recover_salvage() */
 };
 
 /* recover.c: helpers of the item families. */
@@ -71,6 +72,12 @@ int xrec_corrupt(struct xfsj_fault *f, const char *structure,
  */
 int xrec_item_fault(struct xfsj_fault *f, const struct xfsj_item_info *in,
 		    const char *structure);
+/*
+ * item_icreate.c: a free inode @ino of generation @gen, as an inode chunk
+ * creation writes it, into @dst (inodesize bytes).
+ */
+void xrec_free_inode(const struct xfsj_recover *rc, uint8_t *dst,
+		     uint64_t ino, uint32_t gen);
 /* Grow the scratch buffer to @len bytes. */
 int xrec_scratch(struct xfsj_recover *rc, size_t len);
 /* Is quota accounting on (user, group or project)? */

@@ -190,11 +190,57 @@ static int on_record(void *arg, const struct xfsj_log_rec *r)
 	return 0;
 }
 
+/* Salvage: a transaction whose checkpoint lost a record is not replayed. */
+static int on_lost(struct run *run, const struct xfsj_log_trans *t)
+{
+	struct xfsj_salvage_summary *sv = &run->res->salvage;
+	struct xfsj_salvage_trans st;
+	uint64_t hi = t->commit_lsn > t->rt.lsn ? t->commit_lsn : t->rt.lsn;
+	int err;
+
+	if (run->pass != 2)
+		return 0;
+	sv->lost++;
+	if (!sv->lost_lsn_lo || t->rt.lsn < sv->lost_lsn_lo)
+		sv->lost_lsn_lo = t->rt.lsn;
+	if (hi > sv->lost_lsn_hi)
+		sv->lost_lsn_hi = hi;
+	if (!run->cb->lost)
+		return 0;
+	err = xfsj_salvage_collect(t, &st);
+	if (err)
+		return xfsj_fault_set(&run->fault, err, "recovery", "salvage",
+				      0, 0);
+	run->cb->lost(run->cb->arg, &st);
+	xfsj_salvage_trans_free(&st);
+	return 0;
+}
+
+static int on_damage(void *arg, const struct xfsj_log_damage *d)
+{
+	struct run *run = arg;
+	struct xfsj_salvage_summary *sv = &run->res->salvage;
+
+	if (run->pass != 1)
+		return 0;
+	if (!sv->ndamage++)
+		sv->first = *d;
+	if (run->cb->damage)
+		run->cb->damage(run->cb->arg, d);
+	return 0;
+}
+
 static int on_trans(void *arg, const struct xfsj_log_trans *t)
 {
 	struct run *run = arg;
+	const struct xfsj_salvage_summary *sv = &run->res->salvage;
 	int err;
 
+	if (t->partial)
+		return on_lost(run, t);
+	if (run->pass == 2 && sv->ndamage &&
+	    t->rt.lsn > sv->first.prev_lsn)
+		run->res->salvage.kept_after++;
 	if (run->pass == 1)
 		err = xfsj_recover_pass1(run->st.rc, &t->rt, &run->fault);
 	else
@@ -212,6 +258,9 @@ static int on_fault(void *arg, const struct xfsj_fault *f, uint32_t blk)
 	struct run *run = arg;
 
 	(void)blk;
+	/* Salvage: the walk skips the damage and says so (on_damage). */
+	if (run->o->salvage)
+		return 0;
 	run->fault = *f;
 	return f->err ? -f->err : -XFSJ_E_CORRUPT;	/* a corrupt live log stops */
 }
@@ -223,6 +272,8 @@ static int pass(struct run *run, int n)
 		.record = on_record,
 		.trans = on_trans,
 		.fault = on_fault,
+		.damage = on_damage,
+		.flags = run->o->salvage ? XFSJ_LOGW_SALVAGE : 0,
 	};
 	struct xfsj_replay_result *res = run->res;
 	struct xfsj_fault f = { 0 };
@@ -351,6 +402,7 @@ static int replay_dirty(struct run *run)
 		err = xfsj_recover_create(run->st.ov, &lg->sb, &run->st.rc);
 	if (err)
 		return err;
+	xfsj_recover_salvage(run->st.rc, run->o->salvage);
 	run->total_bb = xfsj_log_distance(run->st.log, res->ht.tail_blk,
 					  res->ht.head_blk);
 	err = pass(run, 1);
@@ -359,6 +411,9 @@ static int replay_dirty(struct run *run)
 	if (err)
 		return err;
 	res->stats = *xfsj_recover_stats(run->st.rc);
+	res->salvage.kept = res->stats.trans;
+	res->salvage.passed = res->stats.salvage_passed;
+	res->salvage.clusters = res->stats.salvage_clusters;
 	if (run->cb->replayed)
 		run->cb->replayed(run->cb->arg, &res->stats);
 	err = finish(run);
@@ -384,7 +439,7 @@ static int replay_log(struct run *run, struct xfsj_io *io,
 	err = xfsj_log_find_head_tail(run->st.log, ht, &res->fault);
 	if (err)
 		return err;
-	if (ht->verify_failed) {
+	if (ht->verify_failed && !run->o->salvage) {
 		/*
 		 * A bad record in the middle of the live log, too far from
 		 * the head to be a torn write: the kernel refuses to mount,

@@ -138,7 +138,8 @@ static void agwant_of(const struct xrp *rp, uint32_t agno,
 		if (p->def->fix == XFSJ_FIX_FREE_SPACE &&
 		    (p->has & XFSJ_PF_COUNT))
 			w->leaked += p->count;
-		if (is_tree(p, "inobt") || is_tree(p, "finobt"))
+		if (is_tree(p, "inobt") || is_tree(p, "finobt") ||
+		    xrp_is(pr, "inode.used_free"))
 			w->ino = true;
 		if (strcmp(p->def->structure, "AGI") == 0) {
 			w->agi = true;

@@ -123,6 +123,12 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 	pr = &rp->probs[rp->nprobs];
 	memset(pr, 0, sizeof(*pr));
 	pr->p = *p;
+	/* inode.used_free is fixed by rebuilding its AG's inode btrees. */
+	if (!(p->has & XFSJ_PF_AG) && (p->has & XFSJ_PF_INO) &&
+	    strcmp(p->def->code, "inode.used_free") == 0) {
+		pr->p.has |= XFSJ_PF_AG;
+		pr->p.agno = xfsj_ino_agno(rp->sb, p->ino);
+	}
 	if (p->name) {
 		char *nm = malloc(p->namelen + 1);
 

@@ -12,6 +12,7 @@
 	X(trans_resv_suite)		\
 	X(log_scan_suite)	\
 	X(log_trans_suite)	\
+	X(log_salvage_suite)	\
 	X(log_items_suite)	\
 	X(item_brief_suite)	\
 	X(layout_suite)		\

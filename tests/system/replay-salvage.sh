@@ -1,0 +1,210 @@
+#!/bin/bash
+# Salvage replay of a log damaged in the middle (xfsj-repair --salvage).
+#
+# Crash images are made as the kernel makes them (mount, seeded workload,
+# `shutdown -f` while it runs, unmount; CRASH_NEED: at least MINRECS
+# records in the live log); the truth is the kernel's own replay (mount)
+# of an undamaged copy: every path with its type, size, content checksum
+# and xattrs.  Then one record in the middle of the live log is damaged,
+# found with xfsj-logprint --json: (flip) a byte of its data flipped (bad
+# CRC), (zero) the blocks of the whole record zeroed.  For each case:
+#  - without --salvage, xfsj-repair refuses (exit != 0) naming the record;
+#  - with --salvage it exits 0 or 1, then xfs_repair -n (6.13) and
+#    xfsj-repair -n find nothing and the kernel mounts it; the paths equal
+#    to the truth are counted and the fraction printed;
+#  - another copy through xfs_repair -L, then xfs_repair, is counted the
+#    same way: xfsj keeps at least as many;
+#  - the loss report (--json) names every inode that the transactions it
+#    says were not replayed logged, as xfsj-logprint -t -c --json of the
+#    damaged log decodes them.
+#
+#   SEED=s (default: from the clock), IMAGES=n (crash images, default 2:
+#   the first gets both kinds of damage, the others one each), MINRECS=n
+#   (default 24)
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/crashimg.sh"
+source "$(dirname "$0")/lib/treedump.sh"
+need_root
+oracle_613
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+LOGPRINT=${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}
+SEED=${SEED:-$(( $(date +%s) % 100000 ))}
+IMAGES=${IMAGES:-2}
+MINRECS=${MINRECS:-24}
+echo "# replay-salvage: seed $SEED, $IMAGES crash images"
+
+# CRASH_NEED: enough records in the live log for one in the middle.
+need_records() {
+	local n
+	n=$("$LOGPRINT" -f --json --live "$1" 2>/dev/null | grep -c '"kind":"record"')
+	[ "$n" -ge "$MINRECS" ] && return 0
+	echo "only $n live records"
+	return 1
+}
+
+# manifest IMG OUT: mount (nouuid, read-only), one line per path: path,
+# type, size, xattrs, content checksum (or symlink target).
+manifest() {
+	local dev mnt=$T_DIR/mmnt
+	dev=$(attach_loop "$1") || return 1
+	if ! t_mount "$dev" "$mnt" ro,nouuid; then
+		detach_loop "$dev"
+		return 1
+	fi
+	tree_dump "$mnt" | awk -F' [|] ' 'NF >= 4 { split($2, m, " ");
+		print $1 " | " m[2] " " m[6] " | " $3 " | " $4 }' | LC_ALL=C sort > "$2"
+	t_umount "$mnt"
+	detach_loop "$dev"
+}
+
+# same TRUTH OTHER: how many lines of TRUTH OTHER has as they are.
+same() {
+	LC_ALL=C comm -12 "$1" "$2" | wc -l
+}
+
+# damage IMG KIND FRAC: damage the live record at FRAC of the live log;
+# prints its log block.
+damage() {
+	"$LOGPRINT" --json --live "$1" 2>/dev/null > "$T_DIR/recs.json" || return 1
+	python3 - "$1" "$2" "$3" "$T_DIR/recs.json" <<'EOF'
+import json, sys
+img, kind, frac, js = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+recs, daddr = [], None
+for line in open(js):
+    o = json.loads(line)
+    if o["kind"] == "summary":
+        daddr = o["log_daddr"]
+    elif o["kind"] == "record" and o.get("live"):
+        recs.append(o)
+r = recs[int(len(recs) * frac)]
+base = (daddr + r["block"]) * 512
+nbb = r["hblks"] + (r["len"] + 511) // 512
+with open(img, "r+b") as f:
+    if kind == "flip":
+        off = base + r["hblks"] * 512 + r["len"] // 2
+        f.seek(off)
+        b = f.read(1)
+        f.seek(off)
+        f.write(bytes([b[0] ^ 0x5a]))
+    else:
+        f.seek(base)
+        f.write(bytes(nbb * 512))
+print(r["block"])
+EOF
+}
+
+# The inodes the INODE items of the transactions TIDS logged (xfsj-logprint
+# -t -c of the damaged log), one a line.
+logged_inodes() {
+	"$LOGPRINT" --json -t -c "$1" 2>/dev/null |
+		python3 -c '
+import json, sys
+tids = set(sys.argv[1].split())
+on = False
+for line in sys.stdin:
+    o = json.loads(line)
+    if o["kind"] == "trans":
+        on = o["tid"] in tids
+    elif on and o["kind"] == "item" and o.get("type") == "INODE":
+        print(o["ino"])
+' "$2" | sort -u
+}
+
+# one_case IMG TRUTH KIND FRAC NAME
+one_case() {
+	local img=$1 truth=$2 kind=$3 frac=$4 name=$5 d=$T_DIR/$5 blk rc
+	local nt ns nl tids
+	cp --sparse=always "$img" "$d.dmg"
+	blk=$(damage "$d.dmg" "$kind" "$frac") || { not_ok "$name: damage"; return; }
+
+	cp --sparse=always "$d.dmg" "$d.plain"
+	"$REPAIR" "$d.plain" > "$d.plain.out" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "log block $blk" "$d.plain.out"; then
+		ok "$name: refused without --salvage"
+	else
+		not_ok "$name: without --salvage: exit $rc, record $blk not named: $(head -c 300 "$d.plain.out")"
+	fi
+	rm -f "$d.plain"
+
+	cp --sparse=always "$d.dmg" "$d.salv"
+	"$REPAIR" --salvage --json "$d.salv" > "$d.salv.json" 2> "$d.salv.err"
+	rc=$?
+	check "$name: --salvage exits 0 or 1 (got $rc)" [ "$rc" -le 1 ]
+	"$XFSPROGS613/xfs_repair" -n "$d.salv" > "$d.xr.out" 2>&1
+	check "$name: xfs_repair -n clean after --salvage" [ $? -eq 0 ]
+	"$REPAIR" -n "$d.salv" > "$d.xj.out" 2>&1
+	check "$name: xfsj-repair -n clean after --salvage" [ $? -eq 0 ]
+	if manifest "$d.salv" "$d.salv.man"; then
+		ok "$name: the kernel mounts it"
+	else
+		not_ok "$name: the kernel does not mount it"
+		: > "$d.salv.man"
+	fi
+
+	cp --sparse=always "$d.dmg" "$d.L"
+	"$XFSPROGS613/xfs_repair" -L "$d.L" > "$d.L.out" 2>&1
+	"$XFSPROGS613/xfs_repair" "$d.L" >> "$d.L.out" 2>&1
+	manifest "$d.L" "$d.L.man" || : > "$d.L.man"
+
+	nt=$(wc -l < "$truth")
+	ns=$(same "$truth" "$d.salv.man")
+	nl=$(same "$truth" "$d.L.man")
+	echo "# $name: record at log block $blk: xfsj --salvage keeps $ns of $nt paths ($(awk -v a="$ns" -v b="$nt" 'BEGIN { printf "%.3f", b ? a / b : 0 }')), xfs_repair -L $nl ($(awk -v a="$nl" -v b="$nt" 'BEGIN { printf "%.3f", b ? a / b : 0 }')); $(grep '"salvage":"summary"' "$d.salv.json")"
+	check "$name: --salvage keeps at least what xfs_repair -L keeps ($ns >= $nl)" [ "$ns" -ge "$nl" ]
+
+	tids=$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("salvage") == "lost":
+        print(o["tid"])
+' "$d.salv.json" | tr '\n' ' ')
+	python3 -c '
+import json, sys
+s = set()
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("salvage") == "lost":
+        s.update(o["inodes"])
+for i in sorted(s):
+    print(i)
+' "$d.salv.json" | sort -u > "$d.rep.ino"
+	logged_inodes "$d.dmg" "$tids" > "$d.lp.ino"
+	missing=$(comm -13 "$d.rep.ino" "$d.lp.ino" | head -5 | tr '\n' ' ')
+	if [ -z "$tids" ] && grep -q '"salvage":"summary","damaged":1' "$d.salv.json" &&
+	   grep -q '"salvage":"damage"' "$d.salv.json"; then
+		# The zeroed record held whole transactions only: nothing of
+		# them is left to decode; the report names the stretch.
+		ok "$name: the loss report names the damaged stretch (no transaction left to decode)"
+	elif [ -n "$tids" ] && [ -z "$missing" ]; then
+		ok "$name: the loss report names every inode the lost transactions logged"
+	else
+		not_ok "$name: loss report: lost transactions [$tids], inodes logged but not named: $missing"
+	fi
+	rm -f "$d.dmg" "$d.salv" "$d.L"
+}
+
+export CRASH_MKFS=mkfs.xfs CRASH_NEED=need_records
+for ((i = 0; i < IMAGES; i++)); do
+	img=$T_DIR/crash$i.img
+	if ! CRASH_SEED=$((SEED + i)) make_crash_image "$img" 512m "" "" 3; then
+		not_ok "crash image $i"
+		continue
+	fi
+	cp --sparse=always "$img" "$T_DIR/truth.img"
+	kernel_replay "$T_DIR/truth.img" || { not_ok "image $i: the kernel does not replay the undamaged copy"; continue; }
+	manifest "$T_DIR/truth.img" "$T_DIR/truth$i.man" || { not_ok "image $i: manifest of the truth"; continue; }
+	rm -f "$T_DIR/truth.img"
+	frac=0.$((40 + (SEED + 7 * i) % 20))
+	if [ "$i" -eq 0 ]; then
+		one_case "$img" "$T_DIR/truth$i.man" flip "$frac" "img$i-flip"
+		one_case "$img" "$T_DIR/truth$i.man" zero "$frac" "img$i-zero"
+	elif [ $((i % 2)) -eq 1 ]; then
+		one_case "$img" "$T_DIR/truth$i.man" zero "$frac" "img$i-zero"
+	else
+		one_case "$img" "$T_DIR/truth$i.man" flip "$frac" "img$i-flip"
+	fi
+	rm -f "$img"
+done
+t_done
