@@ -1,0 +1,808 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_REBUILD_BMBT and FIX_CLEAR_FORK: a fork whose mappings or bmbt
+ * blocks are damaged is written afresh (fix_bmbt.c) from the mappings
+ * that can be trusted:
+ *
+ * - with an rmapbt read whole in every AG: the inode's records there
+ *   (owner, fork, file offset, unwritten), when they are consistent
+ *   (inside the AGs past their headers, no two over one file offset, no
+ *   block another owner's record holds unless both are shareable data);
+ *   the fork's own sane records are added where the rmapbt names nothing
+ *   at their file offsets and no other owner holds their blocks (a
+ *   record the rmapbt lost);
+ * - else (no rmapbt, or one that disagrees) the fork's records salvaged:
+ *   records of length 0, past the largest offset, outside an AG or over
+ *   its headers, unwritten where that is not allowed, out of offset order
+ *   (of two that overlap, the one the next record agrees with stays), or
+ *   over blocks another owner claims are dropped; a bmbt is walked past
+ *   its damage (a block that is not a bmbt block of its level is left).
+ *
+ * A block claimed twice (space.multiply_claimed): where the rmapbt names
+ * the owner of the blocks, each other inode that maps them loses those
+ * blocks only (its fork rebuilt without them); without that evidence the
+ * problem is left.
+ *
+ * The extent count and the block count follow the new fork (the other
+ * fork's blocks as the check claimed them); a regular file keeps its
+ * size (holes are fine).  The bmbt blocks of a rebuilt tree are old
+ * blocks of the same fork; those left over, and the blocks of dropped
+ * mappings, are left for the AG stage's free space rebuild.  A directory
+ * that lost blocks is salvaged in a later round (the check says so).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/layout.h"
+#include "fs/bmbt.h"
+#include "fs/iget.h"
+#include "repair/repair_priv.h"
+
+#define RMAP_FORK_FLAGS	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)
+/* A bound on the bmbt blocks one lenient walk reads. */
+#define WALK_MAX_BLOCKS	(1U << 20)
+
+/* A growable list of mappings or of block numbers. */
+struct mlist {
+	struct xfsj_bmbt_irec *m;
+	size_t n, cap;
+};
+
+struct blist {
+	uint64_t *b;
+	size_t n, cap;
+};
+
+static int mpush(struct mlist *l, const struct xfsj_bmbt_irec *r)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? 2 * l->cap : 32;
+		void *p = realloc(l->m, nc * sizeof(*l->m));
+
+		if (!p)
+			return -XFSJ_E_NOMEM;
+		l->m = p;
+		l->cap = nc;
+	}
+	l->m[l->n++] = *r;
+	return 0;
+}
+
+static int bpush(struct blist *l, uint64_t fsb)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->b[i] == fsb)
+			return 1;
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? 2 * l->cap : 16;
+		void *p = realloc(l->b, nc * sizeof(*l->b));
+
+		if (!p)
+			return -XFSJ_E_NOMEM;
+		l->b = p;
+		l->cap = nc;
+	}
+	l->b[l->n++] = fsb;
+	return 0;
+}
+
+/* One fork to rebuild, and the blocks (fsb ranges) it must give up. */
+struct job {
+	uint64_t ino;
+	int whichfork;
+	struct blist drop_start, drop_len;
+	bool reflink_prob;	/* the check wanted the reflink flag set */
+};
+
+static bool owner_inode(uint64_t owner)
+{
+	return !(owner >> 63);
+}
+
+/* [fsb, fsb + len) inside one AG, past its header sectors. */
+static bool blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
+{
+	uint32_t hdr = ((4U * rp->sb->sectsize - 1) >> rp->sb->blocklog) + 1;
+
+	return xfsj_fsbext_ok(rp->fs, fsb, len) &&
+	       xfsj_fsb_agbno(rp->sb, fsb) >= hdr;
+}
+
+static bool may_share(const struct xrp *rp, int whichfork,
+		      const struct xfsj_rmap_rec *r)
+{
+	return xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK) &&
+	       whichfork == XFSJ_DATA_FORK && owner_inode(r->owner) &&
+	       !(r->offset & RMAP_FORK_FLAGS);
+}
+
+/*
+ * Does another owner hold some of [fsb, fsb + len) in @v (the claims or
+ * the rmapbt records of its AG)?  Another fork of the inode counts as
+ * another owner; the same fork's own records do not.
+ */
+static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
+			  uint64_t ino, int whichfork, uint64_t fsb,
+			  uint64_t len)
+{
+	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
+	uint64_t end = (uint64_t)agbno + len;
+	size_t i;
+
+	for (i = 0; i < v->n; i++) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+
+		if (r->startblock >= end ||
+		    (uint64_t)r->startblock + r->blockcount <= agbno)
+			continue;
+		if (r->owner == ino &&
+		    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == whichfork)
+			continue;
+		if (may_share(rp, whichfork, r))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+static bool rec_allowed(const struct xrp *rp, uint16_t mode, int whichfork,
+			const struct xfsj_bmbt_irec *r)
+{
+	if (!r->blockcount || !xfsj_fileext_ok(r->startoff, r->blockcount) ||
+	    !blocks_ok(rp, r->startblock, r->blockcount))
+		return false;
+	return !r->unwritten ||
+	       (whichfork == XFSJ_DATA_FORK && (mode & S_IFMT) == S_IFREG);
+}
+
+static int by_off(const void *pa, const void *pb)
+{
+	const struct xfsj_bmbt_irec *a = pa, *b = pb;
+
+	return a->startoff < b->startoff ? -1 : a->startoff > b->startoff;
+}
+
+/* ---- the rmapbt's word ---- */
+
+static bool rmapbt_whole(const struct xrp *rp)
+{
+	uint32_t agno;
+
+	if (!xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT))
+		return false;
+	for (agno = 0; agno < rp->ck->agcount; agno++)
+		if (!rp->ck->ags[agno].agf_ok ||
+		    !rp->ck->ags[agno].tree_ok[XFSJ_BT_RMAP])
+			return false;
+	return true;
+}
+
+/*
+ * The fork's mappings and bmbt blocks as the rmapbt records them.
+ * Returns 0 (consistent), 1 (no rmapbt, or it disagrees), or a negative
+ * XFSJ_E_*.
+ */
+static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
+		       struct mlist *out, struct blist *bmbt)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	uint32_t agno;
+	size_t i;
+	int err;
+
+	if (!rmapbt_whole(rp))
+		return 1;
+	for (agno = 0; agno < rp->ck->agcount; agno++) {
+		const struct xck_vec *v = &rp->ck->ags[agno].rmaps;
+
+		for (i = 0; i < v->n; i++) {
+			const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+			uint64_t fsb = xfsj_agb_to_fsb(sb, agno,
+						       r->startblock);
+			struct xfsj_bmbt_irec m = {
+				.startoff = r->offset & XFSJ_RMAP_OFF_MASK,
+				.startblock = fsb,
+				.blockcount = r->blockcount,
+				.unwritten = !!(r->offset &
+						XFSJ_RMAP_OFF_UNWRITTEN),
+			};
+			uint32_t b;
+
+			if (r->owner != j->ino ||
+			    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) !=
+			    j->whichfork)
+				continue;
+			if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) {
+				for (b = 0; b < r->blockcount; b++)
+					if (blocks_ok(rp, fsb + b, 1) &&
+					    bpush(bmbt, fsb + b) < 0)
+						return -XFSJ_E_NOMEM;
+				continue;
+			}
+			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
+			    held_by_other(rp, v, j->ino, j->whichfork,
+					  fsb, m.blockcount))
+				return 1;
+			err = mpush(out, &m);
+			if (err)
+				return err;
+		}
+	}
+	qsort(out->m, out->n, sizeof(*out->m), by_off);
+	for (i = 1; i < out->n; i++)
+		if (out->m[i].startoff < out->m[i - 1].startoff +
+					 out->m[i - 1].blockcount)
+			return 1;
+	return 0;
+}
+
+/* ---- the fork's own records ---- */
+
+struct walk {
+	struct xrp *rp;
+	uint64_t ino;
+	struct mlist *recs;
+	struct blist *blocks;
+	unsigned int nread;
+};
+
+static int walk_node(struct walk *w, uint64_t fsb, unsigned int level);
+
+static int walk_ptrs(struct walk *w, const uint8_t *ptrs, unsigned int n,
+		     unsigned int level)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = walk_node(w, xfsj_get_be64(ptrs + (size_t)i * 8),
+				level - 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * A bmbt block the parent says is at @level: left alone unless it is a
+ * bmbt block of the inode at that level with a possible record count.
+ */
+static int walk_node(struct walk *w, uint64_t fsb, unsigned int level)
+{
+	const struct xfsj_sb *sb = w->rp->sb;
+	unsigned int max = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
+					      level == 0);
+	struct xfsj_lblock h;
+	struct xfsj_buf *bp;
+	unsigned int i;
+	int err;
+
+	if (!blocks_ok(w->rp, fsb, 1) || w->nread >= WALK_MAX_BLOCKS)
+		return 0;
+	err = xfsj_buf_read_ref(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
+				sb->blocksize, &bp);
+	if (err)
+		return err == -XFSJ_E_NOMEM ? err : 0;
+	w->nread++;
+	xfsj_lblock_decode(bp->data, &h);
+	if (h.magic != XFSJ_BMAP_MAGIC || h.level != level ||
+	    h.owner != w->ino || !h.numrecs || h.numrecs > max)
+		goto out;
+	err = bpush(w->blocks, fsb);
+	if (err) {
+		err = err < 0 ? err : 0;	/* reached twice: once */
+		goto out;
+	}
+	if (level) {
+		err = walk_ptrs(w, (const uint8_t *)bp->data +
+				XFSJ_LBLOCK_HDR_SIZE + (size_t)max * 8,
+				h.numrecs, level);
+		goto out;
+	}
+	for (i = 0; i < h.numrecs && !err; i++) {
+		struct xfsj_bmbt_irec r;
+
+		xfsj_bmbt_rec_decode((const uint8_t *)bp->data +
+				     XFSJ_LBLOCK_HDR_SIZE +
+				     (size_t)i * XFSJ_BMBT_REC_SIZE, &r);
+		err = mpush(w->recs, &r);
+	}
+out:
+	xfsj_buf_rele(w->rp->fs, bp);
+	return err;
+}
+
+/* Every record the fork holds, in its order, and its bmbt blocks. */
+static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
+			struct mlist *recs, struct blist *blocks)
+{
+	struct walk w = { rp, ip->ino, recs, blocks, 0 };
+	uint8_t fmt = whichfork ? ip->di.aformat : ip->di.format;
+	uint32_t size;
+	const uint8_t *f = xfsj_ifork(rp->fs, ip, whichfork, &size);
+	uint64_t n, i;
+	int err;
+
+	if (!f)
+		return 0;
+	if (fmt == XFSJ_DINODE_FMT_EXTENTS) {
+		n = whichfork ? xfsj_dinode_anextents(&ip->di) :
+				xfsj_dinode_nextents(&ip->di);
+		if (n > size / XFSJ_BMBT_REC_SIZE)
+			n = size / XFSJ_BMBT_REC_SIZE;
+		for (i = 0; i < n; i++) {
+			struct xfsj_bmbt_irec r;
+
+			xfsj_bmbt_rec_decode(f + i * XFSJ_BMBT_REC_SIZE, &r);
+			err = mpush(recs, &r);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	if (fmt != XFSJ_DINODE_FMT_BTREE || size < XFSJ_BMDR_HDR_SIZE + 16)
+		return 0;
+	{
+		unsigned int level = xfsj_get_be16(f);
+		unsigned int cnt = xfsj_get_be16(f + 2);
+		unsigned int maxr = (size - XFSJ_BMDR_HDR_SIZE) / 16;
+
+		if (!level || level >= XFSJ_BTREE_MAXLEVELS)
+			return 0;
+		if (cnt > maxr)
+			cnt = maxr;
+		return walk_ptrs(&w, f + XFSJ_BMDR_HDR_SIZE + maxr * 8, cnt,
+				 level);
+	}
+}
+
+/* Is [fsb, fsb + len) clear of the ranges the job must give up? */
+static bool clear_of_drops(const struct job *j, uint64_t fsb, uint64_t len)
+{
+	size_t i;
+
+	for (i = 0; i < j->drop_start.n; i++)
+		if (fsb < j->drop_start.b[i] + j->drop_len.b[i] &&
+		    j->drop_start.b[i] < fsb + len)
+			return false;
+	return true;
+}
+
+/* Does some other owner's claim (or rmapbt record) hold the blocks? */
+static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
+			      const struct xfsj_bmbt_irec *r, bool rmaps)
+{
+	const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(rp->sb,
+							     r->startblock)];
+
+	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, j->ino,
+			     j->whichfork, r->startblock, r->blockcount);
+}
+
+/*
+ * The records worth keeping, in order (see the head of the file):
+ * @kept gets them, *@dropped counts the others.
+ */
+static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
+		   const struct mlist *recs, bool rmaps, struct mlist *kept,
+		   size_t *dropped)
+{
+	uint64_t end = 0;	/* the last kept record's end */
+	size_t i;
+	int err;
+
+	for (i = 0; i < recs->n; i++) {
+		const struct xfsj_bmbt_irec *r = &recs->m[i];
+		const struct xfsj_bmbt_irec *nx = i + 1 < recs->n ?
+						  &recs->m[i + 1] : NULL;
+
+		if (!rec_allowed(rp, mode, j->whichfork, r) ||
+		    r->startoff < end ||
+		    (nx && r->startoff + r->blockcount > nx->startoff &&
+		     nx->startoff >= end) ||
+		    !clear_of_drops(j, r->startblock, r->blockcount) ||
+		    claimed_elsewhere(rp, j, r, rmaps)) {
+			(*dropped)++;
+			continue;
+		}
+		err = mpush(kept, r);
+		if (err)
+			return err;
+		end = r->startoff + r->blockcount;
+	}
+	return 0;
+}
+
+/*
+ * The rmapbt's mappings, and the salvaged fork records at offsets it
+ * names nothing at (sorted again after).
+ */
+static int add_unnamed(struct mlist *out, const struct mlist *salv,
+		       size_t *added)
+{
+	size_t i, k, n = out->n;
+	int err;
+
+	for (i = 0; i < salv->n; i++) {
+		const struct xfsj_bmbt_irec *r = &salv->m[i];
+		bool over = false;
+
+		for (k = 0; k < n && !over; k++)
+			over = r->startoff < out->m[k].startoff +
+					     out->m[k].blockcount &&
+			       out->m[k].startoff < r->startoff + r->blockcount;
+		if (over)
+			continue;
+		err = mpush(out, r);
+		if (err)
+			return err;
+		(*added)++;
+	}
+	qsort(out->m, out->n, sizeof(*out->m), by_off);
+	return 0;
+}
+
+/* The blocks the inode's other fork takes, as the check claimed them. */
+static uint64_t other_fork_blocks(const struct xrp *rp, const struct job *j)
+{
+	uint64_t total = 0;
+	uint32_t agno;
+	size_t i;
+
+	for (agno = 0; agno < rp->ck->agcount; agno++) {
+		const struct xck_vec *v = &rp->ck->ags[agno].claims;
+
+		for (i = 0; i < v->n; i++) {
+			const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+
+			if (r->owner == j->ino &&
+			    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) !=
+			    j->whichfork)
+				total += r->blockcount;
+		}
+	}
+	return total;
+}
+
+/* Do any of the fork's new data blocks lie where the refcountbt counts
+ * more than one owner? */
+static bool any_shared(const struct xrp *rp, const struct mlist *l)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->n; i++) {
+		const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(
+						rp->sb, l->m[i].startblock)];
+		uint32_t s = xfsj_fsb_agbno(rp->sb, l->m[i].startblock);
+		uint64_t e = (uint64_t)s + l->m[i].blockcount;
+
+		for (k = 0; k < ag->refcs.n; k++) {
+			const struct xfsj_refc_rec *c = xck_vec_at(&ag->refcs,
+								   k);
+
+			if (!(c->startblock & XFSJ_REFC_COWFLAG) &&
+			    c->refcount > 1 && c->startblock < e &&
+			    s < (uint64_t)c->startblock + c->blockcount)
+				return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t mapped_blocks(const struct mlist *l)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		t += l->m[i].blockcount;
+	return t;
+}
+
+/* The bmbt blocks a new tree may use: not mapped as data by @l. */
+static void usable_blocks(struct blist *b, const struct mlist *l)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < b->n; i++) {
+		bool mapped = false;
+
+		for (k = 0; k < l->n && !mapped; k++)
+			mapped = b->b[i] >= l->m[k].startblock &&
+				 b->b[i] < l->m[k].startblock +
+					   l->m[k].blockcount;
+		if (!mapped)
+			b->b[n++] = b->b[i];
+	}
+	b->n = n;
+}
+
+/* Rebuild one fork; @pr: the problem the report names (may be NULL). */
+static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
+		   enum xfsj_fix fix)
+{
+	struct mlist recs = { 0 }, kept = { 0 }, out = { 0 };
+	struct blist blocks = { 0 }, rblocks = { 0 };
+	struct xfsj_iref ip;
+	size_t dropped = 0, added = 0, used = 0;
+	const char *src = "salvage";
+	int err, rm;
+
+	err = xrp_iget(rp, j->ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	if (j->whichfork == XFSJ_ATTR_FORK && !ip.di.forkoff)
+		return 0;
+	err = fork_records(rp, &ip, j->whichfork, &recs, &blocks);
+	if (err)
+		goto out;
+	rm = from_rmapbt(rp, ip.di.mode, j, &out, &rblocks);
+	if (rm < 0) {
+		err = rm;
+		goto out;
+	}
+	err = salvage(rp, ip.di.mode, j, &recs, rm == 0, &kept, &dropped);
+	if (err)
+		goto out;
+	if (rm == 0) {
+		src = "rmapbt";
+		err = add_unnamed(&out, &kept, &added);
+		if (err)
+			goto out;
+		/* The tree's blocks the rmapbt names come first. */
+		for (size_t i = 0; i < blocks.n; i++)
+			if (bpush(&rblocks, blocks.b[i]) < 0) {
+				err = -XFSJ_E_NOMEM;
+				goto out;
+			}
+		free(blocks.b);
+		blocks = rblocks;
+		rblocks = (struct blist){ 0 };
+	} else {
+		free(out.m);
+		out = kept;
+		kept = (struct mlist){ 0 };
+	}
+	usable_blocks(&blocks, &out);
+	err = xrp_fork_write(rp, &ip, j->whichfork, out.m, out.n, blocks.b,
+			     blocks.n, &used);
+	if (err) {
+		err = err < 0 ? err : 0;	/* does not fit: left */
+		goto out;
+	}
+	ip.di.nblocks = mapped_blocks(&out) + used + other_fork_blocks(rp, j);
+	if (j->reflink_prob && j->whichfork == XFSJ_DATA_FORK &&
+	    !any_shared(rp, &out))
+		ip.di.flags2 &= ~XFSJ_DIFLAG2_REFLINK;
+	xfsj_iput(rp->fs, &ip, false);
+	rp->recheck = true;
+	xrp_ino_action(rp, pr, fix, j->ino,
+		       "rebuilt the %s fork of inode %llu from the %s: %zu "
+		       "extents kept (%zu of them the fork's alone), %zu of "
+		       "the fork's %zu records dropped%s",
+		       j->whichfork ? "attr" : "data",
+		       (unsigned long long)j->ino, src, out.n, added, dropped,
+		       recs.n, used ? ", a bmbt" : "");
+out:
+	free(recs.m);
+	free(kept.m);
+	free(out.m);
+	free(blocks.b);
+	free(rblocks.b);
+	return err;
+}
+
+/* ---- the problems, gathered into jobs ---- */
+
+struct jobs {
+	struct job *j;
+	size_t n, cap;
+};
+
+static struct job *job_get(struct jobs *js, uint64_t ino, int whichfork)
+{
+	size_t i;
+
+	for (i = 0; i < js->n; i++)
+		if (js->j[i].ino == ino && js->j[i].whichfork == whichfork)
+			return &js->j[i];
+	if (js->n == js->cap) {
+		size_t nc = js->cap ? 2 * js->cap : 8;
+		void *p = realloc(js->j, nc * sizeof(*js->j));
+
+		if (!p)
+			return NULL;
+		js->j = p;
+		js->cap = nc;
+	}
+	memset(&js->j[js->n], 0, sizeof(js->j[0]));
+	js->j[js->n].ino = ino;
+	js->j[js->n].whichfork = whichfork;
+	return &js->j[js->n++];
+}
+
+static void jobs_free(struct jobs *js)
+{
+	size_t i;
+
+	for (i = 0; i < js->n; i++) {
+		free(js->j[i].drop_start.b);
+		free(js->j[i].drop_len.b);
+	}
+	free(js->j);
+}
+
+/* The fork a problem of the fork walk names ("data", "attr"), or -1
+ * (a bmbt block's header field: either btree fork). */
+static int prob_fork(const struct xrp_prob *pr)
+{
+	if (!pr->p.field)
+		return -1;
+	if (!strcmp(pr->p.field, "data"))
+		return XFSJ_DATA_FORK;
+	if (!strcmp(pr->p.field, "attr"))
+		return XFSJ_ATTR_FORK;
+	return -1;
+}
+
+static bool is_fork_code(const struct xrp_prob *pr)
+{
+	return !strncmp(pr->p.def->code, "fork.", 5);
+}
+
+/* A fork problem: a job for the fork it names, or each btree fork. */
+static int add_fork_prob(struct xrp *rp, struct jobs *js,
+			 const struct xrp_prob *pr)
+{
+	struct xfsj_iref ip;
+	int f = prob_fork(pr), k, err;
+
+	if (f >= 0)
+		return job_get(js, pr->p.ino, f) ? 0 : -XFSJ_E_NOMEM;
+	err = xrp_iget(rp, pr->p.ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	for (k = XFSJ_DATA_FORK; k <= XFSJ_ATTR_FORK; k++) {
+		uint8_t fmt = k ? ip.di.aformat : ip.di.format;
+
+		if ((k && !ip.di.forkoff) || fmt != XFSJ_DINODE_FMT_BTREE)
+			continue;
+		if (!job_get(js, pr->p.ino, k))
+			return -XFSJ_E_NOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A block range claimed twice: when the rmapbt names an owner of it,
+ * every inode fork mapping it that the rmapbt does not name gives it up.
+ */
+static int add_multi_prob(struct xrp *rp, struct jobs *js,
+			  const struct xrp_prob *pr)
+{
+	const struct xck_ag *ag;
+	uint64_t s = pr->p.agbno, e = s + pr->p.count;
+	size_t i, k;
+	bool named = false;
+
+	if (!(pr->p.has & XFSJ_PF_AG) || pr->p.agno >= rp->ck->agcount ||
+	    !rmapbt_whole(rp))
+		return 0;
+	ag = &rp->ck->ags[pr->p.agno];
+	for (k = 0; k < ag->rmaps.n && !named; k++) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(&ag->rmaps, k);
+
+		named = r->startblock < e &&
+			s < (uint64_t)r->startblock + r->blockcount;
+	}
+	if (!named)
+		return 0;
+	for (i = 0; i < ag->claims.n; i++) {
+		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
+		int f = !!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK);
+		bool rightful = false;
+		struct job *j;
+
+		if (!owner_inode(c->owner) || c->startblock >= e ||
+		    (uint64_t)c->startblock + c->blockcount <= s ||
+		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+			continue;
+		for (k = 0; k < ag->rmaps.n && !rightful; k++) {
+			const struct xfsj_rmap_rec *r =
+				xck_vec_at(&ag->rmaps, k);
+
+			rightful = r->owner == c->owner &&
+				   (r->offset & RMAP_FORK_FLAGS) ==
+				   (c->offset & RMAP_FORK_FLAGS) &&
+				   r->startblock < e &&
+				   s < (uint64_t)r->startblock + r->blockcount;
+		}
+		if (rightful)
+			continue;
+		j = job_get(js, c->owner, f);
+		if (!j || bpush(&j->drop_start, xfsj_agb_to_fsb(rp->sb,
+				pr->p.agno, (uint32_t)s)) < 0 ||
+		    bpush(&j->drop_len, e - s) < 0)
+			return -XFSJ_E_NOMEM;
+	}
+	return 0;
+}
+
+/* The first problem of @fix this round names for the job's inode. */
+static struct xrp_prob *first_prob(struct xrp *rp, enum xfsj_fix fix,
+				   const struct job *j)
+{
+	struct xrp_prob *pr;
+
+	xrp_for_each(rp, pr, fix)
+		if ((pr->p.has & XFSJ_PF_INO) && pr->p.ino == j->ino)
+			return pr;
+	return NULL;
+}
+
+/* Mark every problem of @fix naming the inode (or the range) answered. */
+static void mark_done(struct xrp *rp, enum xfsj_fix fix, const struct job *j)
+{
+	struct xrp_prob *pr;
+
+	xrp_for_each(rp, pr, fix)
+		if ((pr->p.has & XFSJ_PF_INO) && pr->p.ino == j->ino)
+			pr->done = true;
+}
+
+static int apply(struct xrp *rp, enum xfsj_fix fix)
+{
+	struct jobs js = { 0 };
+	struct xrp_prob *pr;
+	size_t i;
+	int err = 0;
+
+	xrp_for_each(rp, pr, fix) {
+		if (pr->done)
+			continue;
+		if (xrp_is(pr, "space.multiply_claimed"))
+			err = add_multi_prob(rp, &js, pr);
+		else if ((pr->p.has & XFSJ_PF_INO) && is_fork_code(pr))
+			err = add_fork_prob(rp, &js, pr);
+		if (err)
+			goto out;
+	}
+	for (i = 0; i < js.n; i++) {
+		struct job *j = &js.j[i];
+		struct xrp_prob *q;
+
+		for (q = rp->probs; q < rp->probs + rp->nprobs; q++)
+			if (xrp_is(q, "fork.reflink_flag") &&
+			    q->p.ino == j->ino)
+				j->reflink_prob = true;
+		uint64_t before = rp->res->actions;
+
+		pr = first_prob(rp, fix, j);
+		err = rebuild(rp, j, pr, fix);
+		if (err)
+			goto out;
+		if (rp->res->actions != before)
+			mark_done(rp, fix, j);
+	}
+	/* The ranges answered: the next round's check says what is left. */
+	if (js.n)
+		xrp_for_each(rp, pr, fix)
+			if (xrp_is(pr, "space.multiply_claimed"))
+				pr->done = true;
+out:
+	jobs_free(&js);
+	return err;
+}
+
+int xrp_fix_rebuild_bmbt(struct xrp *rp)
+{
+	return apply(rp, XFSJ_FIX_REBUILD_BMBT);
+}
+
+int xrp_fix_clear_fork(struct xrp *rp)
+{
+	return apply(rp, XFSJ_FIX_CLEAR_FORK);
+}
