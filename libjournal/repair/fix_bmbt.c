@@ -20,20 +20,17 @@
 
 #define KEYPTR_SIZE	8
 
+/* The fork's extent count, in the field its layout keeps it in. */
 static void set_fork_count(struct xfsj_dinode *di, int whichfork, uint64_t n)
 {
 	bool big = di->flags2 & XFSJ_DIFLAG2_NREXT64;
 
-	if (whichfork == XFSJ_ATTR_FORK) {
-		if (big)
-			di->nextents = (uint32_t)n;
-		else
-			di->anextents = (uint16_t)n;
-	} else if (big) {
+	if (whichfork == XFSJ_DATA_FORK && big)
 		di->big_nextents = n;
-	} else {
+	else if (whichfork == XFSJ_DATA_FORK || big)
 		di->nextents = (uint32_t)n;
-	}
+	else
+		di->anextents = (uint16_t)n;
 }
 
 /* One leaf at @fsb holding @n records from @m, between its siblings. */

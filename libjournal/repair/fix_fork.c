@@ -43,57 +43,43 @@
 /* A bound on the bmbt blocks one lenient walk reads. */
 #define WALK_MAX_BLOCKS	(1U << 20)
 
-/* A growable list of mappings or of block numbers. */
-struct mlist {
-	struct xfsj_bmbt_irec *m;
-	size_t n, cap;
-};
-
-struct blist {
-	uint64_t *b;
-	size_t n, cap;
-};
-
-static int mpush(struct mlist *l, const struct xfsj_bmbt_irec *r)
+/*
+ * Lists of mappings (struct xfsj_bmbt_irec) and of block numbers
+ * (uint64_t) are vectors of the check's state (their bytes counted
+ * with the rest of it).
+ */
+static int mpush(struct xrp *rp, struct xck_vec *l,
+		 const struct xfsj_bmbt_irec *r)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? 2 * l->cap : 32;
-		void *p = realloc(l->m, nc * sizeof(*l->m));
-
-		if (!p)
-			return -XFSJ_E_NOMEM;
-		l->m = p;
-		l->cap = nc;
-	}
-	l->m[l->n++] = *r;
-	return 0;
+	return xck_vec_push(rp->ck, l, r);
 }
 
-static int bpush(struct blist *l, uint64_t fsb)
+static struct xfsj_bmbt_irec *mv(const struct xck_vec *l)
+{
+	return l->v;
+}
+
+static uint64_t *bv(const struct xck_vec *l)
+{
+	return l->v;
+}
+
+/* Add block @fsb once: 1 when it is there already. */
+static int bpush(struct xrp *rp, struct xck_vec *l, uint64_t fsb)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (l->b[i] == fsb)
+		if (bv(l)[i] == fsb)
 			return 1;
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? 2 * l->cap : 16;
-		void *p = realloc(l->b, nc * sizeof(*l->b));
-
-		if (!p)
-			return -XFSJ_E_NOMEM;
-		l->b = p;
-		l->cap = nc;
-	}
-	l->b[l->n++] = fsb;
-	return 0;
+	return xck_vec_push(rp->ck, l, &fsb);
 }
 
 /* One fork to rebuild, and the blocks (fsb ranges) it must give up. */
 struct job {
 	uint64_t ino;
 	int whichfork;
-	struct blist drop_start, drop_len;
+	struct xck_vec drop_start, drop_len;
 	bool reflink_prob;	/* the check wanted the reflink flag set */
 };
 
@@ -186,7 +172,7 @@ static bool rmapbt_whole(const struct xrp *rp)
  * XFSJ_E_*.
  */
 static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
-		       struct mlist *out, struct blist *bmbt)
+		       struct xck_vec *out, struct xck_vec *bmbt)
 {
 	const struct xfsj_sb *sb = rp->sb;
 	uint32_t agno;
@@ -218,7 +204,7 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 			if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) {
 				for (b = 0; b < r->blockcount; b++)
 					if (blocks_ok(rp, fsb + b, 1) &&
-					    bpush(bmbt, fsb + b) < 0)
+					    bpush(rp, bmbt, fsb + b) < 0)
 						return -XFSJ_E_NOMEM;
 				continue;
 			}
@@ -226,15 +212,15 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 			    held_by_other(rp, v, j->ino, j->whichfork,
 					  fsb, m.blockcount))
 				return 1;
-			err = mpush(out, &m);
+			err = mpush(rp, out, &m);
 			if (err)
 				return err;
 		}
 	}
-	qsort(out->m, out->n, sizeof(*out->m), by_off);
+	xck_vec_sort(out, by_off);
 	for (i = 1; i < out->n; i++)
-		if (out->m[i].startoff < out->m[i - 1].startoff +
-					 out->m[i - 1].blockcount)
+		if (mv(out)[i].startoff < mv(out)[i - 1].startoff +
+					 mv(out)[i - 1].blockcount)
 			return 1;
 	return 0;
 }
@@ -244,8 +230,8 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 struct walk {
 	struct xrp *rp;
 	uint64_t ino;
-	struct mlist *recs;
-	struct blist *blocks;
+	struct xck_vec *recs;
+	struct xck_vec *blocks;
 	unsigned int nread;
 };
 
@@ -291,7 +277,7 @@ static int walk_node(struct walk *w, uint64_t fsb, unsigned int level)
 	if (h.magic != XFSJ_BMAP_MAGIC || h.level != level ||
 	    h.owner != w->ino || !h.numrecs || h.numrecs > max)
 		goto out;
-	err = bpush(w->blocks, fsb);
+	err = bpush(w->rp, w->blocks, fsb);
 	if (err) {
 		err = err < 0 ? err : 0;	/* reached twice: once */
 		goto out;
@@ -308,7 +294,7 @@ static int walk_node(struct walk *w, uint64_t fsb, unsigned int level)
 		xfsj_bmbt_rec_decode((const uint8_t *)bp->data +
 				     XFSJ_LBLOCK_HDR_SIZE +
 				     (size_t)i * XFSJ_BMBT_REC_SIZE, &r);
-		err = mpush(w->recs, &r);
+		err = mpush(w->rp, w->recs, &r);
 	}
 out:
 	xfsj_buf_rele(w->rp->fs, bp);
@@ -317,7 +303,7 @@ out:
 
 /* Every record the fork holds, in its order, and its bmbt blocks. */
 static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
-			struct mlist *recs, struct blist *blocks)
+			struct xck_vec *recs, struct xck_vec *blocks)
 {
 	struct walk w = { rp, ip->ino, recs, blocks, 0 };
 	uint8_t fmt = whichfork ? ip->di.aformat : ip->di.format;
@@ -337,7 +323,7 @@ static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 			struct xfsj_bmbt_irec r;
 
 			xfsj_bmbt_rec_decode(f + i * XFSJ_BMBT_REC_SIZE, &r);
-			err = mpush(recs, &r);
+			err = mpush(rp, recs, &r);
 			if (err)
 				return err;
 		}
@@ -365,8 +351,8 @@ static bool clear_of_drops(const struct job *j, uint64_t fsb, uint64_t len)
 	size_t i;
 
 	for (i = 0; i < j->drop_start.n; i++)
-		if (fsb < j->drop_start.b[i] + j->drop_len.b[i] &&
-		    j->drop_start.b[i] < fsb + len)
+		if (fsb < bv(&j->drop_start)[i] + bv(&j->drop_len)[i] &&
+		    bv(&j->drop_start)[i] < fsb + len)
 			return false;
 	return true;
 }
@@ -387,7 +373,7 @@ static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
  * @kept gets them, *@dropped counts the others.
  */
 static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
-		   const struct mlist *recs, bool rmaps, struct mlist *kept,
+		   const struct xck_vec *recs, bool rmaps, struct xck_vec *kept,
 		   size_t *dropped)
 {
 	uint64_t end = 0;	/* the last kept record's end */
@@ -395,9 +381,9 @@ static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
 	int err;
 
 	for (i = 0; i < recs->n; i++) {
-		const struct xfsj_bmbt_irec *r = &recs->m[i];
+		const struct xfsj_bmbt_irec *r = &mv(recs)[i];
 		const struct xfsj_bmbt_irec *nx = i + 1 < recs->n ?
-						  &recs->m[i + 1] : NULL;
+						  &mv(recs)[i + 1] : NULL;
 
 		if (!rec_allowed(rp, mode, j->whichfork, r) ||
 		    r->startoff < end ||
@@ -408,7 +394,7 @@ static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
 			(*dropped)++;
 			continue;
 		}
-		err = mpush(kept, r);
+		err = mpush(rp, kept, r);
 		if (err)
 			return err;
 		end = r->startoff + r->blockcount;
@@ -420,28 +406,29 @@ static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
  * The rmapbt's mappings, and the salvaged fork records at offsets it
  * names nothing at (sorted again after).
  */
-static int add_unnamed(struct mlist *out, const struct mlist *salv,
+static int add_unnamed(struct xrp *rp, struct xck_vec *out,
+		       const struct xck_vec *salv,
 		       size_t *added)
 {
 	size_t i, k, n = out->n;
 	int err;
 
 	for (i = 0; i < salv->n; i++) {
-		const struct xfsj_bmbt_irec *r = &salv->m[i];
+		const struct xfsj_bmbt_irec *r = &mv(salv)[i];
 		bool over = false;
 
 		for (k = 0; k < n && !over; k++)
-			over = r->startoff < out->m[k].startoff +
-					     out->m[k].blockcount &&
-			       out->m[k].startoff < r->startoff + r->blockcount;
+			over = r->startoff < mv(out)[k].startoff +
+					     mv(out)[k].blockcount &&
+			       mv(out)[k].startoff < r->startoff + r->blockcount;
 		if (over)
 			continue;
-		err = mpush(out, r);
+		err = mpush(rp, out, r);
 		if (err)
 			return err;
 		(*added)++;
 	}
-	qsort(out->m, out->n, sizeof(*out->m), by_off);
+	xck_vec_sort(out, by_off);
 	return 0;
 }
 
@@ -469,15 +456,15 @@ static uint64_t other_fork_blocks(const struct xrp *rp, const struct job *j)
 
 /* Do any of the fork's new data blocks lie where the refcountbt counts
  * more than one owner? */
-static bool any_shared(const struct xrp *rp, const struct mlist *l)
+static bool any_shared(const struct xrp *rp, const struct xck_vec *l)
 {
 	size_t i, k;
 
 	for (i = 0; i < l->n; i++) {
 		const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(
-						rp->sb, l->m[i].startblock)];
-		uint32_t s = xfsj_fsb_agbno(rp->sb, l->m[i].startblock);
-		uint64_t e = (uint64_t)s + l->m[i].blockcount;
+						rp->sb, mv(l)[i].startblock)];
+		uint32_t s = xfsj_fsb_agbno(rp->sb, mv(l)[i].startblock);
+		uint64_t e = (uint64_t)s + mv(l)[i].blockcount;
 
 		for (k = 0; k < ag->refcs.n; k++) {
 			const struct xfsj_refc_rec *c = xck_vec_at(&ag->refcs,
@@ -492,18 +479,18 @@ static bool any_shared(const struct xrp *rp, const struct mlist *l)
 	return false;
 }
 
-static uint64_t mapped_blocks(const struct mlist *l)
+static uint64_t mapped_blocks(const struct xck_vec *l)
 {
 	uint64_t t = 0;
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		t += l->m[i].blockcount;
+		t += mv(l)[i].blockcount;
 	return t;
 }
 
 /* The bmbt blocks a new tree may use: not mapped as data by @l. */
-static void usable_blocks(struct blist *b, const struct mlist *l)
+static void usable_blocks(struct xck_vec *b, const struct xck_vec *l)
 {
 	size_t i, k, n = 0;
 
@@ -511,21 +498,29 @@ static void usable_blocks(struct blist *b, const struct mlist *l)
 		bool mapped = false;
 
 		for (k = 0; k < l->n && !mapped; k++)
-			mapped = b->b[i] >= l->m[k].startblock &&
-				 b->b[i] < l->m[k].startblock +
-					   l->m[k].blockcount;
+			mapped = bv(b)[i] >= mv(l)[k].startblock &&
+				 bv(b)[i] < mv(l)[k].startblock +
+					   mv(l)[k].blockcount;
 		if (!mapped)
-			b->b[n++] = b->b[i];
+			bv(b)[n++] = bv(b)[i];
 	}
 	b->n = n;
+}
+
+/* @dst freed, then given what @src held (@src left empty). */
+static void vec_move(struct xrp *rp, struct xck_vec *dst,
+		     struct xck_vec *src)
+{
+	xck_vec_free(rp->ck, dst);
+	*dst = *src;
+	xck_vec_init(src, dst->esz);
 }
 
 /* Rebuild one fork; @pr: the problem the report names (may be NULL). */
 static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		   enum xfsj_fix fix)
 {
-	struct mlist recs = { 0 }, kept = { 0 }, out = { 0 };
-	struct blist blocks = { 0 }, rblocks = { 0 };
+	struct xck_vec recs, kept, out, blocks, rblocks;
 	struct xfsj_iref ip;
 	size_t dropped = 0, added = 0, used = 0;
 	const char *src = "salvage";
@@ -536,6 +531,11 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		return err < 0 ? err : 0;
 	if (j->whichfork == XFSJ_ATTR_FORK && !ip.di.forkoff)
 		return 0;
+	xck_vec_init(&recs, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&kept, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&out, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&blocks, sizeof(uint64_t));
+	xck_vec_init(&rblocks, sizeof(uint64_t));
 	err = fork_records(rp, &ip, j->whichfork, &recs, &blocks);
 	if (err)
 		goto out;
@@ -549,26 +549,22 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		goto out;
 	if (rm == 0) {
 		src = "rmapbt";
-		err = add_unnamed(&out, &kept, &added);
+		err = add_unnamed(rp, &out, &kept, &added);
 		if (err)
 			goto out;
 		/* The tree's blocks the rmapbt names come first. */
 		for (size_t i = 0; i < blocks.n; i++)
-			if (bpush(&rblocks, blocks.b[i]) < 0) {
+			if (bpush(rp, &rblocks, bv(&blocks)[i]) < 0) {
 				err = -XFSJ_E_NOMEM;
 				goto out;
 			}
-		free(blocks.b);
-		blocks = rblocks;
-		rblocks = (struct blist){ 0 };
+		vec_move(rp, &blocks, &rblocks);
 	} else {
-		free(out.m);
-		out = kept;
-		kept = (struct mlist){ 0 };
+		vec_move(rp, &out, &kept);
 	}
 	usable_blocks(&blocks, &out);
-	err = xrp_fork_write(rp, &ip, j->whichfork, out.m, out.n, blocks.b,
-			     blocks.n, &used);
+	err = xrp_fork_write(rp, &ip, j->whichfork, mv(&out), out.n,
+			     bv(&blocks), blocks.n, &used);
 	if (err) {
 		err = err < 0 ? err : 0;	/* does not fit: left */
 		goto out;
@@ -581,58 +577,50 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 	rp->recheck = true;
 	xrp_ino_action(rp, pr, fix, j->ino,
 		       "rebuilt the %s fork of inode %llu from the %s: %zu "
-		       "extents kept (%zu of them the fork's alone), %zu of "
-		       "the fork's %zu records dropped%s",
+		       "extents kept (%zu from the fork's records alone); "
+		       "%zu of the fork's %zu records unsound%s",
 		       j->whichfork ? "attr" : "data",
-		       (unsigned long long)j->ino, src, out.n, added, dropped,
-		       recs.n, used ? ", a bmbt" : "");
+		       (unsigned long long)j->ino, src, out.n,
+		       rm == 0 ? added : out.n, dropped, recs.n,
+		       used ? "; written as a bmbt" : "");
 out:
-	free(recs.m);
-	free(kept.m);
-	free(out.m);
-	free(blocks.b);
-	free(rblocks.b);
+	xck_vec_free(rp->ck, &recs);
+	xck_vec_free(rp->ck, &kept);
+	xck_vec_free(rp->ck, &out);
+	xck_vec_free(rp->ck, &blocks);
+	xck_vec_free(rp->ck, &rblocks);
 	return err;
 }
 
 /* ---- the problems, gathered into jobs ---- */
 
-struct jobs {
-	struct job *j;
-	size_t n, cap;
-};
-
-static struct job *job_get(struct jobs *js, uint64_t ino, int whichfork)
+/* The jobs: a vector of struct job. */
+static struct job *job_get(struct xrp *rp, struct xck_vec *js, uint64_t ino,
+			   int whichfork)
 {
+	struct job *j = js->v, nj = { .ino = ino, .whichfork = whichfork };
 	size_t i;
 
 	for (i = 0; i < js->n; i++)
-		if (js->j[i].ino == ino && js->j[i].whichfork == whichfork)
-			return &js->j[i];
-	if (js->n == js->cap) {
-		size_t nc = js->cap ? 2 * js->cap : 8;
-		void *p = realloc(js->j, nc * sizeof(*js->j));
-
-		if (!p)
-			return NULL;
-		js->j = p;
-		js->cap = nc;
-	}
-	memset(&js->j[js->n], 0, sizeof(js->j[0]));
-	js->j[js->n].ino = ino;
-	js->j[js->n].whichfork = whichfork;
-	return &js->j[js->n++];
+		if (j[i].ino == ino && j[i].whichfork == whichfork)
+			return &j[i];
+	xck_vec_init(&nj.drop_start, sizeof(uint64_t));
+	xck_vec_init(&nj.drop_len, sizeof(uint64_t));
+	if (xck_vec_push(rp->ck, js, &nj))
+		return NULL;
+	return xck_vec_at(js, js->n - 1);
 }
 
-static void jobs_free(struct jobs *js)
+static void jobs_free(struct xrp *rp, struct xck_vec *js)
 {
+	struct job *j = js->v;
 	size_t i;
 
 	for (i = 0; i < js->n; i++) {
-		free(js->j[i].drop_start.b);
-		free(js->j[i].drop_len.b);
+		xck_vec_free(rp->ck, &j[i].drop_start);
+		xck_vec_free(rp->ck, &j[i].drop_len);
 	}
-	free(js->j);
+	xck_vec_free(rp->ck, js);
 }
 
 /* The fork a problem of the fork walk names ("data", "attr"), or -1
@@ -654,14 +642,14 @@ static bool is_fork_code(const struct xrp_prob *pr)
 }
 
 /* A fork problem: a job for the fork it names, or each btree fork. */
-static int add_fork_prob(struct xrp *rp, struct jobs *js,
+static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
 			 const struct xrp_prob *pr)
 {
 	struct xfsj_iref ip;
 	int f = prob_fork(pr), k, err;
 
 	if (f >= 0)
-		return job_get(js, pr->p.ino, f) ? 0 : -XFSJ_E_NOMEM;
+		return job_get(rp, js, pr->p.ino, f) ? 0 : -XFSJ_E_NOMEM;
 	err = xrp_iget(rp, pr->p.ino, &ip);
 	if (err)
 		return err < 0 ? err : 0;
@@ -670,7 +658,7 @@ static int add_fork_prob(struct xrp *rp, struct jobs *js,
 
 		if ((k && !ip.di.forkoff) || fmt != XFSJ_DINODE_FMT_BTREE)
 			continue;
-		if (!job_get(js, pr->p.ino, k))
+		if (!job_get(rp, js, pr->p.ino, k))
 			return -XFSJ_E_NOMEM;
 	}
 	return 0;
@@ -680,7 +668,7 @@ static int add_fork_prob(struct xrp *rp, struct jobs *js,
  * A block range claimed twice: when the rmapbt names an owner of it,
  * every inode fork mapping it that the rmapbt does not name gives it up.
  */
-static int add_multi_prob(struct xrp *rp, struct jobs *js,
+static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 			  const struct xrp_prob *pr)
 {
 	const struct xck_ag *ag;
@@ -722,10 +710,10 @@ static int add_multi_prob(struct xrp *rp, struct jobs *js,
 		}
 		if (rightful)
 			continue;
-		j = job_get(js, c->owner, f);
-		if (!j || bpush(&j->drop_start, xfsj_agb_to_fsb(rp->sb,
+		j = job_get(rp, js, c->owner, f);
+		if (!j || bpush(rp, &j->drop_start, xfsj_agb_to_fsb(rp->sb,
 				pr->p.agno, (uint32_t)s)) < 0 ||
-		    bpush(&j->drop_len, e - s) < 0)
+		    bpush(rp, &j->drop_len, e - s) < 0)
 			return -XFSJ_E_NOMEM;
 	}
 	return 0;
@@ -755,11 +743,12 @@ static void mark_done(struct xrp *rp, enum xfsj_fix fix, const struct job *j)
 
 static int apply(struct xrp *rp, enum xfsj_fix fix)
 {
-	struct jobs js = { 0 };
+	struct xck_vec js;
 	struct xrp_prob *pr;
 	size_t i;
 	int err = 0;
 
+	xck_vec_init(&js, sizeof(struct job));
 	xrp_for_each(rp, pr, fix) {
 		if (pr->done)
 			continue;
@@ -771,15 +760,14 @@ static int apply(struct xrp *rp, enum xfsj_fix fix)
 			goto out;
 	}
 	for (i = 0; i < js.n; i++) {
-		struct job *j = &js.j[i];
+		struct job *j = xck_vec_at(&js, i);
+		uint64_t before = rp->res->actions;
 		struct xrp_prob *q;
 
 		for (q = rp->probs; q < rp->probs + rp->nprobs; q++)
 			if (xrp_is(q, "fork.reflink_flag") &&
 			    q->p.ino == j->ino)
 				j->reflink_prob = true;
-		uint64_t before = rp->res->actions;
-
 		pr = first_prob(rp, fix, j);
 		err = rebuild(rp, j, pr, fix);
 		if (err)
@@ -793,7 +781,7 @@ static int apply(struct xrp *rp, enum xfsj_fix fix)
 			if (xrp_is(pr, "space.multiply_claimed"))
 				pr->done = true;
 out:
-	jobs_free(&js);
+	jobs_free(rp, &js);
 	return err;
 }
 
