@@ -79,7 +79,7 @@ static int bpush(struct xrp *rp, struct xck_vec *l, uint64_t fsb)
 struct job {
 	uint64_t ino;
 	int whichfork;
-	struct xck_vec drop_start, drop_len;
+	struct xck_vec drops;	/* xfsj_bmbt_irec: startblock, blockcount */
 	bool reflink_prob;	/* the check wanted the reflink flag set */
 };
 
@@ -106,14 +106,37 @@ static bool may_share(const struct xrp *rp, int whichfork,
 }
 
 /*
- * Does another owner hold some of [fsb, fsb + len) in @v (the claims or
- * the rmapbt records of its AG)?  Another fork of the inode counts as
- * another owner; the same fork's own records do not.
+ * Is claim @r of a bmbt block backed by the block itself (a bmbt block
+ * of that owner)?  A pointer of a damaged tree claims whatever it leads
+ * to; such a claim is no evidence against another owner.
+ */
+static bool bmbt_claim_real(const struct xrp *rp, uint32_t agno,
+			    const struct xfsj_rmap_rec *r)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_lblock h;
+	struct xfsj_buf *bp;
+
+	if (xfsj_buf_read_ref(rp->fs, xfsj_agb_to_daddr(sb, agno,
+							r->startblock),
+			      sb->blocksize, &bp))
+		return false;
+	xfsj_lblock_decode(bp->data, &h);
+	xfsj_buf_rele(rp->fs, bp);
+	return h.magic == XFSJ_BMAP_MAGIC && h.owner == r->owner;
+}
+
+/*
+ * Does another owner hold some of [fsb, fsb + len) in @v (the claims or,
+ * with @rmaps, the rmapbt records of its AG)?  Another fork of the inode,
+ * and its bmbt blocks, count as another owner; the same fork's own
+ * mappings do not; nor does a claimed bmbt block that is no bmbt block.
  */
 static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
-			  uint64_t ino, int whichfork, uint64_t fsb,
-			  uint64_t len)
+			  bool rmaps, uint64_t ino, int whichfork,
+			  uint64_t fsb, uint64_t len)
 {
+	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
 	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
 	uint64_t end = (uint64_t)agbno + len;
 	size_t i;
@@ -125,9 +148,14 @@ static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
 		    (uint64_t)r->startblock + r->blockcount <= agbno)
 			continue;
 		if (r->owner == ino &&
-		    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == whichfork)
+		    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == whichfork &&
+		    !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
 			continue;
 		if (may_share(rp, whichfork, r))
+			continue;
+		if (!rmaps && owner_inode(r->owner) &&
+		    (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
+		    !bmbt_claim_real(rp, agno, r))
 			continue;
 		return true;
 	}
@@ -209,7 +237,7 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 				continue;
 			}
 			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
-			    held_by_other(rp, v, j->ino, j->whichfork,
+			    held_by_other(rp, v, true, j->ino, j->whichfork,
 					  fsb, m.blockcount))
 				return 1;
 			err = mpush(rp, out, &m);
@@ -350,9 +378,10 @@ static bool clear_of_drops(const struct job *j, uint64_t fsb, uint64_t len)
 {
 	size_t i;
 
-	for (i = 0; i < j->drop_start.n; i++)
-		if (fsb < bv(&j->drop_start)[i] + bv(&j->drop_len)[i] &&
-		    bv(&j->drop_start)[i] < fsb + len)
+	for (i = 0; i < j->drops.n; i++)
+		if (fsb < mv(&j->drops)[i].startblock +
+			  mv(&j->drops)[i].blockcount &&
+		    mv(&j->drops)[i].startblock < fsb + len)
 			return false;
 	return true;
 }
@@ -364,8 +393,9 @@ static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
 	const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(rp->sb,
 							     r->startblock)];
 
-	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, j->ino,
-			     j->whichfork, r->startblock, r->blockcount);
+	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, rmaps,
+			     j->ino, j->whichfork, r->startblock,
+			     r->blockcount);
 }
 
 /*
@@ -374,30 +404,49 @@ static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
  */
 static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
 		   const struct xck_vec *recs, bool rmaps, struct xck_vec *kept,
-		   size_t *dropped)
+		   size_t *dropped, size_t *mended)
 {
 	uint64_t end = 0;	/* the last kept record's end */
 	size_t i;
 	int err;
 
 	for (i = 0; i < recs->n; i++) {
-		const struct xfsj_bmbt_irec *r = &mv(recs)[i];
+		struct xfsj_bmbt_irec c = mv(recs)[i];
 		const struct xfsj_bmbt_irec *nx = i + 1 < recs->n ?
 						  &mv(recs)[i + 1] : NULL;
+		bool mend = false;
 
-		if (!rec_allowed(rp, mode, j->whichfork, r) ||
-		    r->startoff < end ||
-		    (nx && r->startoff + r->blockcount > nx->startoff &&
+		/* An unwritten flag where none may be: the flag is the
+		 * damage, the blocks hold what was written. */
+		if (c.unwritten && (j->whichfork == XFSJ_ATTR_FORK ||
+				    (mode & S_IFMT) != S_IFREG)) {
+			c.unwritten = false;
+			mend = true;
+		}
+		/* Out of place, and the gap its neighbours leave is just
+		 * its length: the offset is the damage. */
+		if (c.blockcount && nx && nx->startoff >= end &&
+		    nx->startoff - end == c.blockcount &&
+		    (!xfsj_fileext_ok(c.startoff, c.blockcount) ||
+		     c.startoff < end ||
+		     c.startoff + c.blockcount > nx->startoff)) {
+			c.startoff = end;
+			mend = true;
+		}
+		if (!rec_allowed(rp, mode, j->whichfork, &c) ||
+		    c.startoff < end ||
+		    (nx && c.startoff + c.blockcount > nx->startoff &&
 		     nx->startoff >= end) ||
-		    !clear_of_drops(j, r->startblock, r->blockcount) ||
-		    claimed_elsewhere(rp, j, r, rmaps)) {
+		    !clear_of_drops(j, c.startblock, c.blockcount) ||
+		    claimed_elsewhere(rp, j, &c, rmaps)) {
 			(*dropped)++;
 			continue;
 		}
-		err = mpush(rp, kept, r);
+		err = mpush(rp, kept, &c);
 		if (err)
 			return err;
-		end = r->startoff + r->blockcount;
+		*mended += mend;
+		end = c.startoff + c.blockcount;
 	}
 	return 0;
 }
@@ -522,7 +571,7 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 {
 	struct xck_vec recs, kept, out, blocks, rblocks;
 	struct xfsj_iref ip;
-	size_t dropped = 0, added = 0, used = 0;
+	size_t dropped = 0, added = 0, used = 0, mended = 0;
 	const char *src = "salvage";
 	int err, rm;
 
@@ -544,7 +593,8 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		err = rm;
 		goto out;
 	}
-	err = salvage(rp, ip.di.mode, j, &recs, rm == 0, &kept, &dropped);
+	err = salvage(rp, ip.di.mode, j, &recs, rm == 0, &kept, &dropped,
+		      &mended);
 	if (err)
 		goto out;
 	if (rm == 0) {
@@ -577,12 +627,12 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 	rp->recheck = true;
 	xrp_ino_action(rp, pr, fix, j->ino,
 		       "rebuilt the %s fork of inode %llu from the %s: %zu "
-		       "extents kept (%zu from the fork's records alone); "
-		       "%zu of the fork's %zu records unsound%s",
+		       "extents (%zu from the fork alone); of its %zu "
+		       "records %zu dropped, %zu mended%s",
 		       j->whichfork ? "attr" : "data",
 		       (unsigned long long)j->ino, src, out.n,
-		       rm == 0 ? added : out.n, dropped, recs.n,
-		       used ? "; written as a bmbt" : "");
+		       rm == 0 ? added : out.n, recs.n, dropped, mended,
+		       used ? "; a bmbt" : "");
 out:
 	xck_vec_free(rp->ck, &recs);
 	xck_vec_free(rp->ck, &kept);
@@ -604,8 +654,7 @@ static struct job *job_get(struct xrp *rp, struct xck_vec *js, uint64_t ino,
 	for (i = 0; i < js->n; i++)
 		if (j[i].ino == ino && j[i].whichfork == whichfork)
 			return &j[i];
-	xck_vec_init(&nj.drop_start, sizeof(uint64_t));
-	xck_vec_init(&nj.drop_len, sizeof(uint64_t));
+	xck_vec_init(&nj.drops, sizeof(struct xfsj_bmbt_irec));
 	if (xck_vec_push(rp->ck, js, &nj))
 		return NULL;
 	return xck_vec_at(js, js->n - 1);
@@ -617,8 +666,7 @@ static void jobs_free(struct xrp *rp, struct xck_vec *js)
 	size_t i;
 
 	for (i = 0; i < js->n; i++) {
-		xck_vec_free(rp->ck, &j[i].drop_start);
-		xck_vec_free(rp->ck, &j[i].drop_len);
+		xck_vec_free(rp->ck, &j[i].drops);
 	}
 	xck_vec_free(rp->ck, js);
 }
@@ -664,56 +712,85 @@ static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
 	return 0;
 }
 
+/* Is @c, a claim of the AG, over [s, e)? */
+static bool over(const struct xfsj_rmap_rec *c, uint64_t s, uint64_t e)
+{
+	return c->startblock < e && s < (uint64_t)c->startblock + c->blockcount;
+}
+
 /*
- * A block range claimed twice: when the rmapbt names an owner of it,
- * every inode fork mapping it that the rmapbt does not name gives it up.
+ * Is inode claim @c (a mapping) over [s, e) the rightful one?  With an
+ * rmapbt: when the rmapbt holds it.  Without: when no claim over the
+ * range is metadata (an owner that is no inode, or a real bmbt block).
+ */
+static bool rightful(const struct xrp *rp, const struct xck_ag *ag,
+		     bool rmapbt, const struct xfsj_rmap_rec *c, uint64_t s,
+		     uint64_t e)
+{
+	size_t k;
+
+	if (rmapbt) {
+		for (k = 0; k < ag->rmaps.n; k++) {
+			const struct xfsj_rmap_rec *r =
+				xck_vec_at(&ag->rmaps, k);
+
+			if (r->owner == c->owner &&
+			    (r->offset & RMAP_FORK_FLAGS) ==
+			    (c->offset & RMAP_FORK_FLAGS) && over(r, s, e))
+				return true;
+		}
+		return false;
+	}
+	for (k = 0; k < ag->claims.n; k++) {
+		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
+
+		if (!over(m, s, e))
+			continue;
+		if (!owner_inode(m->owner) ||
+		    ((m->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
+		     bmbt_claim_real(rp, ag->agno, m)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A block range claimed twice: the rmapbt, where it names an owner of
+ * the range, or else metadata claiming it, is the evidence of the
+ * rightful owner; every inode fork mapping the range that the evidence
+ * does not back gives it up.  Without evidence the problem is left.
  */
 static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 			  const struct xrp_prob *pr)
 {
 	const struct xck_ag *ag;
 	uint64_t s = pr->p.agbno, e = s + pr->p.count;
+	bool rmapbt = rmapbt_whole(rp), named = !rmapbt;
 	size_t i, k;
-	bool named = false;
 
-	if (!(pr->p.has & XFSJ_PF_AG) || pr->p.agno >= rp->ck->agcount ||
-	    !rmapbt_whole(rp))
+	if (!(pr->p.has & XFSJ_PF_AG) || pr->p.agno >= rp->ck->agcount)
 		return 0;
 	ag = &rp->ck->ags[pr->p.agno];
-	for (k = 0; k < ag->rmaps.n && !named; k++) {
-		const struct xfsj_rmap_rec *r = xck_vec_at(&ag->rmaps, k);
-
-		named = r->startblock < e &&
-			s < (uint64_t)r->startblock + r->blockcount;
-	}
+	for (k = 0; k < ag->rmaps.n && !named; k++)
+		named = over(xck_vec_at(&ag->rmaps, k), s, e);
 	if (!named)
 		return 0;
 	for (i = 0; i < ag->claims.n; i++) {
 		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
-		int f = !!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK);
-		bool rightful = false;
+		struct xfsj_bmbt_irec d = {
+			.startblock = xfsj_agb_to_fsb(rp->sb, pr->p.agno,
+						      (uint32_t)s),
+			.blockcount = e - s,
+		};
 		struct job *j;
 
-		if (!owner_inode(c->owner) || c->startblock >= e ||
-		    (uint64_t)c->startblock + c->blockcount <= s ||
-		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+		if (!owner_inode(c->owner) || !over(c, s, e) ||
+		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) ||
+		    rightful(rp, ag, rmapbt, c, s, e))
 			continue;
-		for (k = 0; k < ag->rmaps.n && !rightful; k++) {
-			const struct xfsj_rmap_rec *r =
-				xck_vec_at(&ag->rmaps, k);
-
-			rightful = r->owner == c->owner &&
-				   (r->offset & RMAP_FORK_FLAGS) ==
-				   (c->offset & RMAP_FORK_FLAGS) &&
-				   r->startblock < e &&
-				   s < (uint64_t)r->startblock + r->blockcount;
-		}
-		if (rightful)
-			continue;
-		j = job_get(rp, js, c->owner, f);
-		if (!j || bpush(rp, &j->drop_start, xfsj_agb_to_fsb(rp->sb,
-				pr->p.agno, (uint32_t)s)) < 0 ||
-		    bpush(rp, &j->drop_len, e - s) < 0)
+		j = job_get(rp, js, c->owner,
+			    !!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK));
+		if (!j || mpush(rp, &j->drops, &d))
 			return -XFSJ_E_NOMEM;
 	}
 	return 0;
