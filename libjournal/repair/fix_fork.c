@@ -818,6 +818,40 @@ static void mark_done(struct xrp *rp, enum xfsj_fix fix, const struct job *j)
 			pr->done = true;
 }
 
+/*
+ * inode.aformat: an attribute fork of a format no attribute fork has
+ * cannot be read at all; it goes (empty, in extents format, its room
+ * kept), its blocks left for the free space rebuild, and the parent
+ * pointers it held are put back by their fix in a later round.
+ */
+static int clear_attr_fork(struct xrp *rp, struct xrp_prob *pr)
+{
+	struct xfsj_iref ip;
+	uint32_t size;
+	uint8_t *f;
+	int err;
+
+	err = xrp_iget(rp, pr->p.ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	f = xfsj_ifork(rp->fs, &ip, XFSJ_ATTR_FORK, &size);
+	if (!f)
+		return 0;
+	memset(f, 0, size);
+	ip.di.aformat = XFSJ_DINODE_FMT_EXTENTS;
+	if (ip.di.flags2 & XFSJ_DIFLAG2_NREXT64)
+		ip.di.nextents = 0;
+	else
+		ip.di.anextents = 0;
+	xfsj_iput(rp->fs, &ip, false);
+	rp->recheck = true;
+	xrp_ino_action(rp, pr, XFSJ_FIX_CLEAR_FORK, pr->p.ino,
+		       "cleared the attr fork of inode %llu (format %llu)",
+		       (unsigned long long)pr->p.ino,
+		       (unsigned long long)pr->p.found);
+	return 0;
+}
+
 static int apply(struct xrp *rp, enum xfsj_fix fix)
 {
 	struct xck_vec js;
@@ -831,6 +865,9 @@ static int apply(struct xrp *rp, enum xfsj_fix fix)
 			continue;
 		if (xrp_is(pr, "space.multiply_claimed"))
 			err = add_multi_prob(rp, &js, pr);
+		else if (xrp_is(pr, "inode.aformat") &&
+			 (pr->p.has & XFSJ_PF_INO))
+			err = clear_attr_fork(rp, pr);
 		else if ((pr->p.has & XFSJ_PF_INO) && is_fork_code(pr))
 			err = add_fork_prob(rp, &js, pr);
 		if (err)
