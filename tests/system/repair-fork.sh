@@ -8,9 +8,11 @@
 #     blocks (files/extents), a bmbt leaf record's offset out of order
 #     (files/sparse, a bmbt of several leaves; dirs/btree, a directory
 #     whose data fork is a bmbt), a cross-link (files/extents onto
-#     files/sparse's blocks);
-#   - profile 4k (rmapbt: the mappings come back from it) and, for the
-#     first two, 4k-normap (the fork's own sound records are kept).
+#     files/sparse's blocks), a leaf record pointed at its own leaf
+#     (files/sparse), an attribute fork format no fork has;
+#   - profile 4k (rmapbt: the mappings come back from it) and 4k-normap
+#     (the fork's own sound records are kept, one out of place put back
+#     where its neighbours leave just its room).
 # For each case, on a copy of the image:
 #   - `$XFSPROGS613/xfs_repair -n` detects the damage (exit 1: the list is
 #     made of detected cases, so not detecting one fails);
@@ -44,6 +46,9 @@ CASES="
 4k 4k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d recs[3].startoff middlebit
 4k|/dirs/btree|addr u3.bmbt.ptrs[1]|fuzz -d recs[2].startoff middlebit
 4k|/files/extents||xlink
+4k-normap|/dirs/btree|addr u3.bmbt.ptrs[1]|fuzz -d recs[4].startoff firstbit
+4k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d recs[6].startblock lastbit
+4k-normap|/files/sparse||fuzz -d core.aformat lastbit
 "
 
 # What a file of IMG at PATH holds into OUT: its bytes, or for a
@@ -138,7 +143,7 @@ for profile in $PROFILES; do
 		echo "# $what: identical bytes: xfsj-repair $ours, xfs_repair $theirs (of $(stat -c %s "$T_DIR/want.$ext"))"
 		[ "$ours" -ge "$theirs" ] ||
 			fails+=("keeps $ours identical bytes, xfs_repair $theirs")
-		grep -q "rebuilt the" "$T_DIR/repair.out" ||
+		grep -q "rebuilt the\|cleared the attr fork" "$T_DIR/repair.out" ||
 			fails+=("no fork rebuilt")
 		if [ ${#fails[@]} -eq 0 ]; then
 			ok "$what"
