@@ -12,16 +12,24 @@
  *   at their file offsets and no other owner holds their blocks (a
  *   record the rmapbt lost);
  * - else (no rmapbt, or one that disagrees) the fork's records salvaged:
- *   records of length 0, past the largest offset, outside an AG or over
- *   its headers, unwritten where that is not allowed, out of offset order
- *   (of two that overlap, the one the next record agrees with stays), or
- *   over blocks another owner claims are dropped; a bmbt is walked past
- *   its damage (a block that is not a bmbt block of its level is left).
+ *   an unwritten flag where none may be is cleared (the blocks hold what
+ *   was written); a record out of place whose neighbours leave a gap of
+ *   just its length is put back there; records of length 0, past the
+ *   largest offset, outside an AG or over its headers, still out of
+ *   offset order (of two that overlap, the one the next record agrees
+ *   with stays), or over blocks another owner claims are dropped; a bmbt
+ *   is walked past its damage (a block that is not a bmbt block of the
+ *   inode at its level is left).
  *
- * A block claimed twice (space.multiply_claimed): where the rmapbt names
- * the owner of the blocks, each other inode that maps them loses those
- * blocks only (its fork rebuilt without them); without that evidence the
- * problem is left.
+ * A block claimed twice (space.multiply_claimed): the evidence of the
+ * rightful owner is the rmapbt where it names an owner of the blocks,
+ * else metadata claiming them (an owner that is no inode, or a bmbt
+ * block that really is one); each inode that maps them without that
+ * evidence loses those blocks only (its fork rebuilt without the
+ * records over them).  Without evidence (two files' data) it is left.
+ *
+ * An attribute fork of a format no attribute fork has (inode.aformat)
+ * is cleared, the inode kept.
  *
  * The extent count and the block count follow the new fork (the other
  * fork's blocks as the check claimed them); a regular file keeps its
@@ -41,7 +49,7 @@
 
 #define RMAP_FORK_FLAGS	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)
 /* A bound on the bmbt blocks one lenient walk reads. */
-#define WALK_MAX_BLOCKS	(1U << 20)
+#define WALK_MAX_BLOCKS	(1U << 16)
 
 /*
  * Lists of mappings (struct xfsj_bmbt_irec) and of block numbers
@@ -373,17 +381,41 @@ static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 	}
 }
 
-/* Is [fsb, fsb + len) clear of the ranges the job must give up? */
-static bool clear_of_drops(const struct job *j, uint64_t fsb, uint64_t len)
+/*
+ * The first piece of @c (from its start) clear of the ranges the job
+ * must give up, into @c; false when none is left.  @c's start moves past
+ * a range that covers it; a range further in cuts @c short there (the
+ * caller asks again for what follows the range).
+ */
+static bool next_piece(const struct job *j, struct xfsj_bmbt_irec *c)
 {
 	size_t i;
+	bool moved = true;
 
-	for (i = 0; i < j->drops.n; i++)
-		if (fsb < mv(&j->drops)[i].startblock +
-			  mv(&j->drops)[i].blockcount &&
-		    mv(&j->drops)[i].startblock < fsb + len)
-			return false;
-	return true;
+	while (moved && c->blockcount) {
+		moved = false;
+		for (i = 0; i < j->drops.n; i++) {
+			const struct xfsj_bmbt_irec *d = &mv(&j->drops)[i];
+			uint64_t de = d->startblock + d->blockcount;
+			uint64_t skip;
+
+			if (d->startblock >= c->startblock + c->blockcount ||
+			    de <= c->startblock)
+				continue;
+			if (d->startblock > c->startblock) {
+				c->blockcount = d->startblock - c->startblock;
+				continue;
+			}
+			skip = de - c->startblock;
+			if (skip >= c->blockcount)
+				skip = c->blockcount;
+			c->startblock += skip;
+			c->startoff += skip;
+			c->blockcount -= skip;
+			moved = true;
+		}
+	}
+	return c->blockcount != 0;
 }
 
 /* Does some other owner's claim (or rmapbt record) hold the blocks? */
@@ -396,6 +428,38 @@ static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
 	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, rmaps,
 			     j->ino, j->whichfork, r->startblock,
 			     r->blockcount);
+}
+
+/*
+ * Keep the pieces of record @c clear of the job's ranges and of other
+ * owners' blocks (@c itself is left as it was); one none of whose
+ * pieces is kept counts as dropped.
+ */
+static int keep_pieces(struct xrp *rp, const struct job *j,
+		       const struct xfsj_bmbt_irec *c, bool rmaps,
+		       struct xck_vec *kept, size_t *dropped)
+{
+	uint64_t end = c->startoff + c->blockcount;
+	struct xfsj_bmbt_irec p = *c;
+	bool any = false;
+	int err;
+
+	while (p.blockcount && next_piece(j, &p)) {
+		uint64_t pend = p.startoff + p.blockcount;
+
+		if (!claimed_elsewhere(rp, j, &p, rmaps)) {
+			err = mpush(rp, kept, &p);
+			if (err)
+				return err;
+			any = true;
+		}
+		/* What follows the piece, up to the record's end. */
+		p.startblock += pend - p.startoff;
+		p.startoff = pend;
+		p.blockcount = end - pend;
+	}
+	*dropped += !any;
+	return 0;
 }
 
 /*
@@ -436,13 +500,11 @@ static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
 		if (!rec_allowed(rp, mode, j->whichfork, &c) ||
 		    c.startoff < end ||
 		    (nx && c.startoff + c.blockcount > nx->startoff &&
-		     nx->startoff >= end) ||
-		    !clear_of_drops(j, c.startblock, c.blockcount) ||
-		    claimed_elsewhere(rp, j, &c, rmaps)) {
+		     nx->startoff >= end)) {
 			(*dropped)++;
 			continue;
 		}
-		err = mpush(rp, kept, &c);
+		err = keep_pieces(rp, j, &c, rmaps, kept, dropped);
 		if (err)
 			return err;
 		*mended += mend;
@@ -556,6 +618,21 @@ static void usable_blocks(struct xck_vec *b, const struct xck_vec *l)
 	b->n = n;
 }
 
+/*
+ * Is the fork one of mappings (extents or btree) of an inode in use, on
+ * the data device?
+ */
+static bool fork_rebuildable(const struct xfsj_dinode *di, int whichfork)
+{
+	uint8_t fmt = whichfork ? di->aformat : di->format;
+
+	if (!di->mode || (whichfork && !di->forkoff))
+		return false;
+	if (!whichfork && (di->flags & XFSJ_DIFLAG_REALTIME))
+		return false;
+	return fmt == XFSJ_DINODE_FMT_EXTENTS || fmt == XFSJ_DINODE_FMT_BTREE;
+}
+
 /* @dst freed, then given what @src held (@src left empty). */
 static void vec_move(struct xrp *rp, struct xck_vec *dst,
 		     struct xck_vec *src)
@@ -578,7 +655,7 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 	err = xrp_iget(rp, j->ino, &ip);
 	if (err)
 		return err < 0 ? err : 0;
-	if (j->whichfork == XFSJ_ATTR_FORK && !ip.di.forkoff)
+	if (!fork_rebuildable(&ip.di, j->whichfork))
 		return 0;
 	xck_vec_init(&recs, sizeof(struct xfsj_bmbt_irec));
 	xck_vec_init(&kept, sizeof(struct xfsj_bmbt_irec));

@@ -25,13 +25,13 @@
 #
 #   REPAIR_FORK_PROFILES="4k 4k-normap"   the profiles run
 #   XFSJ_VERBOSE=1   print every passing check too
+export LC_ALL=C
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/populate.sh"
 need_root
-export LC_ALL=C
 oracle_613
-REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 DB=$XFSPROGS613/xfs_db
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 MNT=$T_DIR/mnt
 OURS=$T_DIR/ours.img
 THEIRS=$T_DIR/theirs.img
