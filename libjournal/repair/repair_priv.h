@@ -196,4 +196,20 @@ int xrp_fix_reconnect(struct xrp *rp);
 /* fix_pptr.c: FIX_PPTR, parent pointers matched to the entries. */
 int xrp_fix_pptr(struct xrp *rp);
 
+/* fix_fork.c: FIX_REBUILD_BMBT and FIX_CLEAR_FORK, forks rebuilt from the
+ * rmapbt or from their own sound records. */
+int xrp_fix_rebuild_bmbt(struct xrp *rp);
+int xrp_fix_clear_fork(struct xrp *rp);
+/*
+ * fix_bmbt.c: fork @whichfork of @ip written from the @n mappings @m (in
+ * offset order): extents format when they fit, else a bmbt of one level
+ * in the first leaves of the @nblocks blocks @blocks (*@used of them).
+ * The extent count and format are set; the caller sets nblocks and puts
+ * the inode.  Returns 0, 1 when they do not fit (nothing changed), or a
+ * negative XFSJ_E_*.
+ */
+int xrp_fork_write(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
+		   const struct xfsj_bmbt_irec *m, size_t n,
+		   const uint64_t *blocks, size_t nblocks, size_t *used);
+
 #endif

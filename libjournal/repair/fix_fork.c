@@ -1,0 +1,987 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_REBUILD_BMBT and FIX_CLEAR_FORK: a fork whose mappings or bmbt
+ * blocks are damaged is written afresh (fix_bmbt.c) from the mappings
+ * that can be trusted:
+ *
+ * - with an rmapbt read whole in every AG: the inode's records there
+ *   (owner, fork, file offset, unwritten), when they are consistent
+ *   (inside the AGs past their headers, no two over one file offset, no
+ *   block another owner's record holds unless both are shareable data);
+ *   the fork's own sane records are added where the rmapbt names nothing
+ *   at their file offsets and no other owner holds their blocks (a
+ *   record the rmapbt lost);
+ * - else (no rmapbt, or one that disagrees) the fork's records salvaged:
+ *   an unwritten flag where none may be is cleared (the blocks hold what
+ *   was written); a record out of place whose neighbours leave a gap of
+ *   just its length is put back there; records of length 0, past the
+ *   largest offset, outside an AG or over its headers, still out of
+ *   offset order (of two that overlap, the one the next record agrees
+ *   with stays), or over blocks another owner claims are dropped; a bmbt
+ *   is walked past its damage (a block that is not a bmbt block of the
+ *   inode at its level is left).
+ *
+ * A block claimed twice (space.multiply_claimed): the evidence of the
+ * rightful owner is the rmapbt where it names an owner of the blocks,
+ * else metadata claiming them (an owner that is no inode, or a bmbt
+ * block that really is one); each inode that maps them without that
+ * evidence loses those blocks only (its fork rebuilt without the
+ * records over them).  Without evidence (two files' data) it is left.
+ *
+ * An attribute fork of a format no attribute fork has (inode.aformat)
+ * is cleared, the inode kept.
+ *
+ * The extent count and the block count follow the new fork (the other
+ * fork's blocks as the check claimed them); a regular file keeps its
+ * size (holes are fine).  The bmbt blocks of a rebuilt tree are old
+ * blocks of the same fork; those left over, and the blocks of dropped
+ * mappings, are left for the AG stage's free space rebuild.  A directory
+ * that lost blocks is salvaged in a later round (the check says so).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/layout.h"
+#include "fs/bmbt.h"
+#include "fs/iget.h"
+#include "repair/repair_priv.h"
+
+#define RMAP_FORK_FLAGS	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)
+/* A bound on the bmbt blocks one lenient walk reads. */
+#define WALK_MAX_BLOCKS	(1U << 16)
+
+/*
+ * Lists of mappings (struct xfsj_bmbt_irec) and of block numbers
+ * (uint64_t) are vectors of the check's state (their bytes counted
+ * with the rest of it).
+ */
+static int mpush(struct xrp *rp, struct xck_vec *l,
+		 const struct xfsj_bmbt_irec *r)
+{
+	return xck_vec_push(rp->ck, l, r);
+}
+
+static struct xfsj_bmbt_irec *mv(const struct xck_vec *l)
+{
+	return l->v;
+}
+
+static uint64_t *bv(const struct xck_vec *l)
+{
+	return l->v;
+}
+
+/* Add block @fsb once: 1 when it is there already. */
+static int bpush(struct xrp *rp, struct xck_vec *l, uint64_t fsb)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (bv(l)[i] == fsb)
+			return 1;
+	return xck_vec_push(rp->ck, l, &fsb);
+}
+
+/* One fork to rebuild, and the blocks (fsb ranges) it must give up. */
+struct job {
+	uint64_t ino;
+	int whichfork;
+	struct xck_vec drops;	/* xfsj_bmbt_irec: startblock, blockcount */
+	bool reflink_prob;	/* the check wanted the reflink flag set */
+};
+
+static bool owner_inode(uint64_t owner)
+{
+	return !(owner >> 63);
+}
+
+/* [fsb, fsb + len) inside one AG, past its header sectors. */
+static bool blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
+{
+	uint32_t hdr = ((4U * rp->sb->sectsize - 1) >> rp->sb->blocklog) + 1;
+
+	return xfsj_fsbext_ok(rp->fs, fsb, len) &&
+	       xfsj_fsb_agbno(rp->sb, fsb) >= hdr;
+}
+
+static bool may_share(const struct xrp *rp, int whichfork,
+		      const struct xfsj_rmap_rec *r)
+{
+	return xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK) &&
+	       whichfork == XFSJ_DATA_FORK && owner_inode(r->owner) &&
+	       !(r->offset & RMAP_FORK_FLAGS);
+}
+
+/*
+ * Is claim @r of a bmbt block backed by the block itself (a bmbt block
+ * of that owner)?  A pointer of a damaged tree claims whatever it leads
+ * to; such a claim is no evidence against another owner.
+ */
+static bool bmbt_claim_real(const struct xrp *rp, uint32_t agno,
+			    const struct xfsj_rmap_rec *r)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_lblock h;
+	struct xfsj_buf *bp;
+
+	if (xfsj_buf_read_ref(rp->fs, xfsj_agb_to_daddr(sb, agno,
+							r->startblock),
+			      sb->blocksize, &bp))
+		return false;
+	xfsj_lblock_decode(bp->data, &h);
+	xfsj_buf_rele(rp->fs, bp);
+	return h.magic == XFSJ_BMAP_MAGIC && h.owner == r->owner;
+}
+
+/*
+ * Does another owner hold some of [fsb, fsb + len) in @v (the claims or,
+ * with @rmaps, the rmapbt records of its AG)?  Another fork of the inode,
+ * and its bmbt blocks, count as another owner; the same fork's own
+ * mappings do not; nor does a claimed bmbt block that is no bmbt block.
+ */
+static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
+			  bool rmaps, uint64_t ino, int whichfork,
+			  uint64_t fsb, uint64_t len)
+{
+	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
+	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
+	uint64_t end = (uint64_t)agbno + len;
+	size_t i;
+
+	for (i = 0; i < v->n; i++) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+
+		if (r->startblock >= end ||
+		    (uint64_t)r->startblock + r->blockcount <= agbno)
+			continue;
+		if (r->owner == ino &&
+		    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == whichfork &&
+		    !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+			continue;
+		if (may_share(rp, whichfork, r))
+			continue;
+		if (!rmaps && owner_inode(r->owner) &&
+		    (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
+		    !bmbt_claim_real(rp, agno, r))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+static bool rec_allowed(const struct xrp *rp, uint16_t mode, int whichfork,
+			const struct xfsj_bmbt_irec *r)
+{
+	if (!r->blockcount || !xfsj_fileext_ok(r->startoff, r->blockcount) ||
+	    !blocks_ok(rp, r->startblock, r->blockcount))
+		return false;
+	return !r->unwritten ||
+	       (whichfork == XFSJ_DATA_FORK && (mode & S_IFMT) == S_IFREG);
+}
+
+static int by_off(const void *pa, const void *pb)
+{
+	const struct xfsj_bmbt_irec *a = pa, *b = pb;
+
+	return a->startoff < b->startoff ? -1 : a->startoff > b->startoff;
+}
+
+/* ---- the rmapbt's word ---- */
+
+static bool rmapbt_whole(const struct xrp *rp)
+{
+	uint32_t agno;
+
+	if (!xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT))
+		return false;
+	for (agno = 0; agno < rp->ck->agcount; agno++)
+		if (!rp->ck->ags[agno].agf_ok ||
+		    !rp->ck->ags[agno].tree_ok[XFSJ_BT_RMAP])
+			return false;
+	return true;
+}
+
+/*
+ * The fork's mappings and bmbt blocks as the rmapbt records them.
+ * Returns 0 (consistent), 1 (no rmapbt, or it disagrees), or a negative
+ * XFSJ_E_*.
+ */
+static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
+		       struct xck_vec *out, struct xck_vec *bmbt)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	uint32_t agno;
+	size_t i;
+	int err;
+
+	if (!rmapbt_whole(rp))
+		return 1;
+	for (agno = 0; agno < rp->ck->agcount; agno++) {
+		const struct xck_vec *v = &rp->ck->ags[agno].rmaps;
+
+		for (i = 0; i < v->n; i++) {
+			const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+			uint64_t fsb = xfsj_agb_to_fsb(sb, agno,
+						       r->startblock);
+			struct xfsj_bmbt_irec m = {
+				.startoff = r->offset & XFSJ_RMAP_OFF_MASK,
+				.startblock = fsb,
+				.blockcount = r->blockcount,
+				.unwritten = !!(r->offset &
+						XFSJ_RMAP_OFF_UNWRITTEN),
+			};
+			uint32_t b;
+
+			if (r->owner != j->ino ||
+			    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) !=
+			    j->whichfork)
+				continue;
+			if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) {
+				for (b = 0; b < r->blockcount; b++)
+					if (blocks_ok(rp, fsb + b, 1) &&
+					    bpush(rp, bmbt, fsb + b) < 0)
+						return -XFSJ_E_NOMEM;
+				continue;
+			}
+			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
+			    held_by_other(rp, v, true, j->ino, j->whichfork,
+					  fsb, m.blockcount))
+				return 1;
+			err = mpush(rp, out, &m);
+			if (err)
+				return err;
+		}
+	}
+	xck_vec_sort(out, by_off);
+	for (i = 1; i < out->n; i++)
+		if (mv(out)[i].startoff < mv(out)[i - 1].startoff +
+					 mv(out)[i - 1].blockcount)
+			return 1;
+	return 0;
+}
+
+/* ---- the fork's own records ---- */
+
+struct walk {
+	struct xrp *rp;
+	uint64_t ino;
+	struct xck_vec *recs;
+	struct xck_vec *blocks;
+	unsigned int nread;
+};
+
+static int walk_node(struct walk *w, uint64_t fsb, unsigned int level);
+
+static int walk_ptrs(struct walk *w, const uint8_t *ptrs, unsigned int n,
+		     unsigned int level)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = walk_node(w, xfsj_get_be64(ptrs + (size_t)i * 8),
+				level - 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * A bmbt block the parent says is at @level: left alone unless it is a
+ * bmbt block of the inode at that level with a possible record count.
+ */
+static int walk_node(struct walk *w, uint64_t fsb, unsigned int level)
+{
+	const struct xfsj_sb *sb = w->rp->sb;
+	unsigned int max = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
+					      level == 0);
+	struct xfsj_lblock h;
+	struct xfsj_buf *bp;
+	unsigned int i;
+	int err;
+
+	if (!blocks_ok(w->rp, fsb, 1) || w->nread >= WALK_MAX_BLOCKS)
+		return 0;
+	err = xfsj_buf_read_ref(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
+				sb->blocksize, &bp);
+	if (err)
+		return err == -XFSJ_E_NOMEM ? err : 0;
+	w->nread++;
+	xfsj_lblock_decode(bp->data, &h);
+	if (h.magic != XFSJ_BMAP_MAGIC || h.level != level ||
+	    h.owner != w->ino || !h.numrecs || h.numrecs > max)
+		goto out;
+	err = bpush(w->rp, w->blocks, fsb);
+	if (err) {
+		err = err < 0 ? err : 0;	/* reached twice: once */
+		goto out;
+	}
+	if (level) {
+		err = walk_ptrs(w, (const uint8_t *)bp->data +
+				XFSJ_LBLOCK_HDR_SIZE + (size_t)max * 8,
+				h.numrecs, level);
+		goto out;
+	}
+	for (i = 0; i < h.numrecs && !err; i++) {
+		struct xfsj_bmbt_irec r;
+
+		xfsj_bmbt_rec_decode((const uint8_t *)bp->data +
+				     XFSJ_LBLOCK_HDR_SIZE +
+				     (size_t)i * XFSJ_BMBT_REC_SIZE, &r);
+		err = mpush(w->rp, w->recs, &r);
+	}
+out:
+	xfsj_buf_rele(w->rp->fs, bp);
+	return err;
+}
+
+/* Every record the fork holds, in its order, and its bmbt blocks. */
+static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
+			struct xck_vec *recs, struct xck_vec *blocks)
+{
+	struct walk w = { rp, ip->ino, recs, blocks, 0 };
+	uint8_t fmt = whichfork ? ip->di.aformat : ip->di.format;
+	uint32_t size;
+	const uint8_t *f = xfsj_ifork(rp->fs, ip, whichfork, &size);
+	uint64_t n, i;
+	int err;
+
+	if (!f)
+		return 0;
+	if (fmt == XFSJ_DINODE_FMT_EXTENTS) {
+		n = whichfork ? xfsj_dinode_anextents(&ip->di) :
+				xfsj_dinode_nextents(&ip->di);
+		if (n > size / XFSJ_BMBT_REC_SIZE)
+			n = size / XFSJ_BMBT_REC_SIZE;
+		for (i = 0; i < n; i++) {
+			struct xfsj_bmbt_irec r;
+
+			xfsj_bmbt_rec_decode(f + i * XFSJ_BMBT_REC_SIZE, &r);
+			err = mpush(rp, recs, &r);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	if (fmt != XFSJ_DINODE_FMT_BTREE || size < XFSJ_BMDR_HDR_SIZE + 16)
+		return 0;
+	{
+		unsigned int level = xfsj_get_be16(f);
+		unsigned int cnt = xfsj_get_be16(f + 2);
+		unsigned int maxr = (size - XFSJ_BMDR_HDR_SIZE) / 16;
+
+		if (!level || level >= XFSJ_BTREE_MAXLEVELS)
+			return 0;
+		if (cnt > maxr)
+			cnt = maxr;
+		return walk_ptrs(&w, f + XFSJ_BMDR_HDR_SIZE + maxr * 8, cnt,
+				 level);
+	}
+}
+
+/*
+ * The first piece of @c (from its start) clear of the ranges the job
+ * must give up, into @c; false when none is left.  @c's start moves past
+ * a range that covers it; a range further in cuts @c short there (the
+ * caller asks again for what follows the range).
+ */
+static bool next_piece(const struct job *j, struct xfsj_bmbt_irec *c)
+{
+	size_t i;
+	bool moved = true;
+
+	while (moved && c->blockcount) {
+		moved = false;
+		for (i = 0; i < j->drops.n; i++) {
+			const struct xfsj_bmbt_irec *d = &mv(&j->drops)[i];
+			uint64_t de = d->startblock + d->blockcount;
+			uint64_t skip;
+
+			if (d->startblock >= c->startblock + c->blockcount ||
+			    de <= c->startblock)
+				continue;
+			if (d->startblock > c->startblock) {
+				c->blockcount = d->startblock - c->startblock;
+				continue;
+			}
+			skip = de - c->startblock;
+			if (skip >= c->blockcount)
+				skip = c->blockcount;
+			c->startblock += skip;
+			c->startoff += skip;
+			c->blockcount -= skip;
+			moved = true;
+		}
+	}
+	return c->blockcount != 0;
+}
+
+/* Does some other owner's claim (or rmapbt record) hold the blocks? */
+static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
+			      const struct xfsj_bmbt_irec *r, bool rmaps)
+{
+	const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(rp->sb,
+							     r->startblock)];
+
+	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, rmaps,
+			     j->ino, j->whichfork, r->startblock,
+			     r->blockcount);
+}
+
+/*
+ * Keep the pieces of record @c clear of the job's ranges and of other
+ * owners' blocks (@c itself is left as it was); one none of whose
+ * pieces is kept counts as dropped.
+ */
+static int keep_pieces(struct xrp *rp, const struct job *j,
+		       const struct xfsj_bmbt_irec *c, bool rmaps,
+		       struct xck_vec *kept, size_t *dropped)
+{
+	uint64_t end = c->startoff + c->blockcount;
+	struct xfsj_bmbt_irec p = *c;
+	bool any = false;
+	int err;
+
+	while (p.blockcount && next_piece(j, &p)) {
+		uint64_t pend = p.startoff + p.blockcount;
+
+		if (!claimed_elsewhere(rp, j, &p, rmaps)) {
+			err = mpush(rp, kept, &p);
+			if (err)
+				return err;
+			any = true;
+		}
+		/* What follows the piece, up to the record's end. */
+		p.startblock += pend - p.startoff;
+		p.startoff = pend;
+		p.blockcount = end - pend;
+	}
+	*dropped += !any;
+	return 0;
+}
+
+/*
+ * The records worth keeping, in order (see the head of the file):
+ * @kept gets them, *@dropped counts the others.
+ */
+static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
+		   const struct xck_vec *recs, bool rmaps, struct xck_vec *kept,
+		   size_t *dropped, size_t *mended)
+{
+	uint64_t end = 0;	/* the last kept record's end */
+	size_t i;
+	int err;
+
+	for (i = 0; i < recs->n; i++) {
+		struct xfsj_bmbt_irec c = mv(recs)[i];
+		const struct xfsj_bmbt_irec *nx = i + 1 < recs->n ?
+						  &mv(recs)[i + 1] : NULL;
+		bool mend = false;
+
+		/* An unwritten flag where none may be: the flag is the
+		 * damage, the blocks hold what was written. */
+		if (c.unwritten && (j->whichfork == XFSJ_ATTR_FORK ||
+				    (mode & S_IFMT) != S_IFREG)) {
+			c.unwritten = false;
+			mend = true;
+		}
+		/* Out of place, and the gap its neighbours leave is just
+		 * its length: the offset is the damage. */
+		if (c.blockcount && nx && nx->startoff >= end &&
+		    nx->startoff - end == c.blockcount &&
+		    (!xfsj_fileext_ok(c.startoff, c.blockcount) ||
+		     c.startoff < end ||
+		     c.startoff + c.blockcount > nx->startoff)) {
+			c.startoff = end;
+			mend = true;
+		}
+		if (!rec_allowed(rp, mode, j->whichfork, &c) ||
+		    c.startoff < end ||
+		    (nx && c.startoff + c.blockcount > nx->startoff &&
+		     nx->startoff >= end)) {
+			(*dropped)++;
+			continue;
+		}
+		err = keep_pieces(rp, j, &c, rmaps, kept, dropped);
+		if (err)
+			return err;
+		*mended += mend;
+		end = c.startoff + c.blockcount;
+	}
+	return 0;
+}
+
+/*
+ * The rmapbt's mappings, and the salvaged fork records at offsets it
+ * names nothing at (sorted again after).
+ */
+static int add_unnamed(struct xrp *rp, struct xck_vec *out,
+		       const struct xck_vec *salv,
+		       size_t *added)
+{
+	size_t i, k, n = out->n;
+	int err;
+
+	for (i = 0; i < salv->n; i++) {
+		const struct xfsj_bmbt_irec *r = &mv(salv)[i];
+		bool over = false;
+
+		for (k = 0; k < n && !over; k++)
+			over = r->startoff < mv(out)[k].startoff +
+					     mv(out)[k].blockcount &&
+			       mv(out)[k].startoff < r->startoff + r->blockcount;
+		if (over)
+			continue;
+		err = mpush(rp, out, r);
+		if (err)
+			return err;
+		(*added)++;
+	}
+	xck_vec_sort(out, by_off);
+	return 0;
+}
+
+/* The blocks the inode's other fork takes, as the check claimed them. */
+static uint64_t other_fork_blocks(const struct xrp *rp, const struct job *j)
+{
+	uint64_t total = 0;
+	uint32_t agno;
+	size_t i;
+
+	for (agno = 0; agno < rp->ck->agcount; agno++) {
+		const struct xck_vec *v = &rp->ck->ags[agno].claims;
+
+		for (i = 0; i < v->n; i++) {
+			const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+
+			if (r->owner == j->ino &&
+			    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) !=
+			    j->whichfork)
+				total += r->blockcount;
+		}
+	}
+	return total;
+}
+
+/* Do any of the fork's new data blocks lie where the refcountbt counts
+ * more than one owner? */
+static bool any_shared(const struct xrp *rp, const struct xck_vec *l)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->n; i++) {
+		const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(
+						rp->sb, mv(l)[i].startblock)];
+		uint32_t s = xfsj_fsb_agbno(rp->sb, mv(l)[i].startblock);
+		uint64_t e = (uint64_t)s + mv(l)[i].blockcount;
+
+		for (k = 0; k < ag->refcs.n; k++) {
+			const struct xfsj_refc_rec *c = xck_vec_at(&ag->refcs,
+								   k);
+
+			if (!(c->startblock & XFSJ_REFC_COWFLAG) &&
+			    c->refcount > 1 && c->startblock < e &&
+			    s < (uint64_t)c->startblock + c->blockcount)
+				return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t mapped_blocks(const struct xck_vec *l)
+{
+	uint64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		t += mv(l)[i].blockcount;
+	return t;
+}
+
+/* The bmbt blocks a new tree may use: not mapped as data by @l. */
+static void usable_blocks(struct xck_vec *b, const struct xck_vec *l)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < b->n; i++) {
+		bool mapped = false;
+
+		for (k = 0; k < l->n && !mapped; k++)
+			mapped = bv(b)[i] >= mv(l)[k].startblock &&
+				 bv(b)[i] < mv(l)[k].startblock +
+					   mv(l)[k].blockcount;
+		if (!mapped)
+			bv(b)[n++] = bv(b)[i];
+	}
+	b->n = n;
+}
+
+/*
+ * Is the fork one of mappings (extents or btree) of an inode in use, on
+ * the data device?
+ */
+static bool fork_rebuildable(const struct xfsj_dinode *di, int whichfork)
+{
+	uint8_t fmt = whichfork ? di->aformat : di->format;
+
+	if (!di->mode || (whichfork && !di->forkoff))
+		return false;
+	if (!whichfork && (di->flags & XFSJ_DIFLAG_REALTIME))
+		return false;
+	return fmt == XFSJ_DINODE_FMT_EXTENTS || fmt == XFSJ_DINODE_FMT_BTREE;
+}
+
+/* @dst freed, then given what @src held (@src left empty). */
+static void vec_move(struct xrp *rp, struct xck_vec *dst,
+		     struct xck_vec *src)
+{
+	xck_vec_free(rp->ck, dst);
+	*dst = *src;
+	xck_vec_init(src, dst->esz);
+}
+
+/* Rebuild one fork; @pr: the problem the report names (may be NULL). */
+static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
+		   enum xfsj_fix fix)
+{
+	struct xck_vec recs, kept, out, blocks, rblocks;
+	struct xfsj_iref ip;
+	size_t dropped = 0, added = 0, used = 0, mended = 0;
+	const char *src = "salvage";
+	int err, rm;
+
+	err = xrp_iget(rp, j->ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	if (!fork_rebuildable(&ip.di, j->whichfork))
+		return 0;
+	xck_vec_init(&recs, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&kept, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&out, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&blocks, sizeof(uint64_t));
+	xck_vec_init(&rblocks, sizeof(uint64_t));
+	err = fork_records(rp, &ip, j->whichfork, &recs, &blocks);
+	if (err)
+		goto out;
+	rm = from_rmapbt(rp, ip.di.mode, j, &out, &rblocks);
+	if (rm < 0) {
+		err = rm;
+		goto out;
+	}
+	err = salvage(rp, ip.di.mode, j, &recs, rm == 0, &kept, &dropped,
+		      &mended);
+	if (err)
+		goto out;
+	if (rm == 0) {
+		src = "rmapbt";
+		err = add_unnamed(rp, &out, &kept, &added);
+		if (err)
+			goto out;
+		/* The tree's blocks the rmapbt names come first. */
+		for (size_t i = 0; i < blocks.n; i++)
+			if (bpush(rp, &rblocks, bv(&blocks)[i]) < 0) {
+				err = -XFSJ_E_NOMEM;
+				goto out;
+			}
+		vec_move(rp, &blocks, &rblocks);
+	} else {
+		vec_move(rp, &out, &kept);
+	}
+	usable_blocks(&blocks, &out);
+	err = xrp_fork_write(rp, &ip, j->whichfork, mv(&out), out.n,
+			     bv(&blocks), blocks.n, &used);
+	if (err) {
+		err = err < 0 ? err : 0;	/* does not fit: left */
+		goto out;
+	}
+	ip.di.nblocks = mapped_blocks(&out) + used + other_fork_blocks(rp, j);
+	if (j->reflink_prob && j->whichfork == XFSJ_DATA_FORK &&
+	    !any_shared(rp, &out))
+		ip.di.flags2 &= ~XFSJ_DIFLAG2_REFLINK;
+	xfsj_iput(rp->fs, &ip, false);
+	rp->recheck = true;
+	xrp_ino_action(rp, pr, fix, j->ino,
+		       "rebuilt the %s fork of inode %llu from the %s: %zu "
+		       "extents (%zu from the fork alone); of its %zu "
+		       "records %zu dropped, %zu mended%s",
+		       j->whichfork ? "attr" : "data",
+		       (unsigned long long)j->ino, src, out.n,
+		       rm == 0 ? added : out.n, recs.n, dropped, mended,
+		       used ? "; a bmbt" : "");
+out:
+	xck_vec_free(rp->ck, &recs);
+	xck_vec_free(rp->ck, &kept);
+	xck_vec_free(rp->ck, &out);
+	xck_vec_free(rp->ck, &blocks);
+	xck_vec_free(rp->ck, &rblocks);
+	return err;
+}
+
+/* ---- the problems, gathered into jobs ---- */
+
+/* The jobs: a vector of struct job. */
+static struct job *job_get(struct xrp *rp, struct xck_vec *js, uint64_t ino,
+			   int whichfork)
+{
+	struct job *j = js->v, nj = { .ino = ino, .whichfork = whichfork };
+	size_t i;
+
+	for (i = 0; i < js->n; i++)
+		if (j[i].ino == ino && j[i].whichfork == whichfork)
+			return &j[i];
+	xck_vec_init(&nj.drops, sizeof(struct xfsj_bmbt_irec));
+	if (xck_vec_push(rp->ck, js, &nj))
+		return NULL;
+	return xck_vec_at(js, js->n - 1);
+}
+
+static void jobs_free(struct xrp *rp, struct xck_vec *js)
+{
+	struct job *j = js->v;
+	size_t i;
+
+	for (i = 0; i < js->n; i++) {
+		xck_vec_free(rp->ck, &j[i].drops);
+	}
+	xck_vec_free(rp->ck, js);
+}
+
+/* The fork a problem of the fork walk names ("data", "attr"), or -1
+ * (a bmbt block's header field: either btree fork). */
+static int prob_fork(const struct xrp_prob *pr)
+{
+	if (!pr->p.field)
+		return -1;
+	if (!strcmp(pr->p.field, "data"))
+		return XFSJ_DATA_FORK;
+	if (!strcmp(pr->p.field, "attr"))
+		return XFSJ_ATTR_FORK;
+	return -1;
+}
+
+static bool is_fork_code(const struct xrp_prob *pr)
+{
+	return !strncmp(pr->p.def->code, "fork.", 5);
+}
+
+/* A fork problem: a job for the fork it names, or each btree fork. */
+static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
+			 const struct xrp_prob *pr)
+{
+	struct xfsj_iref ip;
+	int f = prob_fork(pr), k, err;
+
+	if (f >= 0)
+		return job_get(rp, js, pr->p.ino, f) ? 0 : -XFSJ_E_NOMEM;
+	err = xrp_iget(rp, pr->p.ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	for (k = XFSJ_DATA_FORK; k <= XFSJ_ATTR_FORK; k++) {
+		uint8_t fmt = k ? ip.di.aformat : ip.di.format;
+
+		if ((k && !ip.di.forkoff) || fmt != XFSJ_DINODE_FMT_BTREE)
+			continue;
+		if (!job_get(rp, js, pr->p.ino, k))
+			return -XFSJ_E_NOMEM;
+	}
+	return 0;
+}
+
+/* Is @c, a claim of the AG, over [s, e)? */
+static bool over(const struct xfsj_rmap_rec *c, uint64_t s, uint64_t e)
+{
+	return c->startblock < e && s < (uint64_t)c->startblock + c->blockcount;
+}
+
+/*
+ * Is inode claim @c (a mapping) over [s, e) the rightful one?  With an
+ * rmapbt: when the rmapbt holds it.  Without: when no claim over the
+ * range is metadata (an owner that is no inode, or a real bmbt block).
+ */
+static bool rightful(const struct xrp *rp, const struct xck_ag *ag,
+		     bool rmapbt, const struct xfsj_rmap_rec *c, uint64_t s,
+		     uint64_t e)
+{
+	size_t k;
+
+	if (rmapbt) {
+		for (k = 0; k < ag->rmaps.n; k++) {
+			const struct xfsj_rmap_rec *r =
+				xck_vec_at(&ag->rmaps, k);
+
+			if (r->owner == c->owner &&
+			    (r->offset & RMAP_FORK_FLAGS) ==
+			    (c->offset & RMAP_FORK_FLAGS) && over(r, s, e))
+				return true;
+		}
+		return false;
+	}
+	for (k = 0; k < ag->claims.n; k++) {
+		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
+
+		if (!over(m, s, e))
+			continue;
+		if (!owner_inode(m->owner) ||
+		    ((m->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
+		     bmbt_claim_real(rp, ag->agno, m)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A block range claimed twice: the rmapbt, where it names an owner of
+ * the range, or else metadata claiming it, is the evidence of the
+ * rightful owner; every inode fork mapping the range that the evidence
+ * does not back gives it up.  Without evidence the problem is left.
+ */
+static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
+			  const struct xrp_prob *pr)
+{
+	const struct xck_ag *ag;
+	uint64_t s = pr->p.agbno, e = s + pr->p.count;
+	bool rmapbt = rmapbt_whole(rp), named = !rmapbt;
+	size_t i, k;
+
+	if (!(pr->p.has & XFSJ_PF_AG) || pr->p.agno >= rp->ck->agcount)
+		return 0;
+	ag = &rp->ck->ags[pr->p.agno];
+	for (k = 0; k < ag->rmaps.n && !named; k++)
+		named = over(xck_vec_at(&ag->rmaps, k), s, e);
+	if (!named)
+		return 0;
+	for (i = 0; i < ag->claims.n; i++) {
+		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
+		struct xfsj_bmbt_irec d = {
+			.startblock = xfsj_agb_to_fsb(rp->sb, pr->p.agno,
+						      (uint32_t)s),
+			.blockcount = e - s,
+		};
+		struct job *j;
+
+		if (!owner_inode(c->owner) || !over(c, s, e) ||
+		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) ||
+		    rightful(rp, ag, rmapbt, c, s, e))
+			continue;
+		j = job_get(rp, js, c->owner,
+			    !!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK));
+		if (!j || mpush(rp, &j->drops, &d))
+			return -XFSJ_E_NOMEM;
+	}
+	return 0;
+}
+
+/* The first problem of @fix this round names for the job's inode. */
+static struct xrp_prob *first_prob(struct xrp *rp, enum xfsj_fix fix,
+				   const struct job *j)
+{
+	struct xrp_prob *pr;
+
+	xrp_for_each(rp, pr, fix)
+		if ((pr->p.has & XFSJ_PF_INO) && pr->p.ino == j->ino)
+			return pr;
+	return NULL;
+}
+
+/* Mark every problem of @fix naming the inode (or the range) answered. */
+static void mark_done(struct xrp *rp, enum xfsj_fix fix, const struct job *j)
+{
+	struct xrp_prob *pr;
+
+	xrp_for_each(rp, pr, fix)
+		if ((pr->p.has & XFSJ_PF_INO) && pr->p.ino == j->ino)
+			pr->done = true;
+}
+
+/*
+ * inode.aformat: an attribute fork of a format no attribute fork has
+ * cannot be read at all; it goes (empty, in extents format, its room
+ * kept), its blocks left for the free space rebuild, and the parent
+ * pointers it held are put back by their fix in a later round.
+ */
+static int clear_attr_fork(struct xrp *rp, struct xrp_prob *pr)
+{
+	struct xfsj_iref ip;
+	uint32_t size;
+	uint8_t *f;
+	int err;
+
+	err = xrp_iget(rp, pr->p.ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	f = xfsj_ifork(rp->fs, &ip, XFSJ_ATTR_FORK, &size);
+	if (!f)
+		return 0;
+	memset(f, 0, size);
+	ip.di.aformat = XFSJ_DINODE_FMT_EXTENTS;
+	if (ip.di.flags2 & XFSJ_DIFLAG2_NREXT64)
+		ip.di.nextents = 0;
+	else
+		ip.di.anextents = 0;
+	xfsj_iput(rp->fs, &ip, false);
+	rp->recheck = true;
+	xrp_ino_action(rp, pr, XFSJ_FIX_CLEAR_FORK, pr->p.ino,
+		       "cleared the attr fork of inode %llu (format %llu)",
+		       (unsigned long long)pr->p.ino,
+		       (unsigned long long)pr->p.found);
+	return 0;
+}
+
+static int apply(struct xrp *rp, enum xfsj_fix fix)
+{
+	struct xck_vec js;
+	struct xrp_prob *pr;
+	size_t i;
+	int err = 0;
+
+	xck_vec_init(&js, sizeof(struct job));
+	xrp_for_each(rp, pr, fix) {
+		if (pr->done)
+			continue;
+		if (xrp_is(pr, "space.multiply_claimed"))
+			err = add_multi_prob(rp, &js, pr);
+		else if (xrp_is(pr, "inode.aformat") &&
+			 (pr->p.has & XFSJ_PF_INO))
+			err = clear_attr_fork(rp, pr);
+		else if ((pr->p.has & XFSJ_PF_INO) && is_fork_code(pr))
+			err = add_fork_prob(rp, &js, pr);
+		if (err)
+			goto out;
+	}
+	for (i = 0; i < js.n; i++) {
+		struct job *j = xck_vec_at(&js, i);
+		uint64_t before = rp->res->actions;
+		struct xrp_prob *q;
+
+		for (q = rp->probs; q < rp->probs + rp->nprobs; q++)
+			if (xrp_is(q, "fork.reflink_flag") &&
+			    q->p.ino == j->ino)
+				j->reflink_prob = true;
+		pr = first_prob(rp, fix, j);
+		err = rebuild(rp, j, pr, fix);
+		if (err)
+			goto out;
+		if (rp->res->actions != before)
+			mark_done(rp, fix, j);
+	}
+	/* The ranges answered: the next round's check says what is left. */
+	if (js.n)
+		xrp_for_each(rp, pr, fix)
+			if (xrp_is(pr, "space.multiply_claimed"))
+				pr->done = true;
+out:
+	jobs_free(rp, &js);
+	return err;
+}
+
+int xrp_fix_rebuild_bmbt(struct xrp *rp)
+{
+	return apply(rp, XFSJ_FIX_REBUILD_BMBT);
+}
+
+int xrp_fix_clear_fork(struct xrp *rp)
+{
+	return apply(rp, XFSJ_FIX_CLEAR_FORK);
+}

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The repair of forks (repair/fix_fork.c, fix_bmbt.c) on the fixture
+ * filesystem:
+ * - the fork writer: mappings written as an extents fork and as a bmbt
+ *   of one level, read back by the fs layer's bmbt reader (which checks
+ *   every block);
+ * - a regular file named by the root, its extents damaged (a length
+ *   running over the next mapping; a mapping pointed at another file's
+ *   blocks) and repaired: with an rmapbt every mapping comes back from
+ *   it, without one the damaged mapping alone is dropped; the other file
+ *   keeps its blocks; the filesystem then checks clean.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "fs_fixture.h"
+#include "ino_fixture.h"
+#include "fs/bmap.h"
+#include "fs/iget.h"
+#include "xfsj/check.h"
+#include "xfsj/repair.h"
+#include "repair/repair_priv.h"
+
+#define MB	(1ULL << 20)
+
+static uint64_t problems(struct fs_fixture *fx)
+{
+	struct xfsj_check_result res;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, NULL, &res), 0);
+	return res.problems;
+}
+
+/* The data fork of @ino as the fs layer reads it (caller frees). */
+static size_t read_fork(struct fs_fixture *fx, uint64_t ino,
+			struct xfsj_bmbt_irec **ext, uint8_t *format)
+{
+	struct xfsj_iref ip;
+	size_t n = 0;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
+	ck_assert_int_eq(xfsj_bmap_read(fx->fs, &ip, XFSJ_DATA_FORK, ext, &n,
+					&fx->f), 0);
+	if (format)
+		*format = ip.di.format;
+	return n;
+}
+
+static void fork_write_case(size_t n, uint8_t want_format)
+{
+	struct fs_fixture fx;
+	struct xfsj_bmbt_irec *m = calloc(n, sizeof(*m)), *back;
+	struct xfsj_iref ip;
+	uint64_t blocks[2], data, ino;
+	size_t used = 0, i;
+	uint8_t fmt;
+
+	ck_assert_ptr_nonnull(m);
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	struct xrp rp = { .fs = fx.fs, .sb = xfsj_fs_sb(fx.fs) };
+
+	ino = fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
+	data = fs_fixture_alloc(&fx, 0, (uint32_t)n);
+	blocks[0] = fs_fixture_alloc(&fx, 0, 1);
+	blocks[1] = fs_fixture_alloc(&fx, 0, 1);
+	/* One block every other file block: no two merge. */
+	for (i = 0; i < n; i++)
+		m[i] = (struct xfsj_bmbt_irec){ 2 * i, data + i, 1, false };
+	ck_assert_int_eq(xrp_fork_write(&rp, &ip, XFSJ_DATA_FORK, m, n,
+					blocks, 2, &used), 0);
+	ip.di.nblocks = n + used;
+	xfsj_iput(fx.fs, &ip, false);
+	fs_fixture_reopen(&fx);
+	ck_assert_uint_eq(read_fork(&fx, ino, &back, &fmt), n);
+	ck_assert_uint_eq(fmt, want_format);
+	ck_assert_uint_eq(used, want_format == XFSJ_DINODE_FMT_BTREE ?
+			  (n > 251 ? 2 : 1) : 0);
+	for (i = 0; i < n; i++) {
+		ck_assert_uint_eq(back[i].startoff, m[i].startoff);
+		ck_assert_uint_eq(back[i].startblock, m[i].startblock);
+		ck_assert_uint_eq(back[i].blockcount, 1);
+	}
+	free(back);
+	free(m);
+	fs_fixture_free(&fx);
+}
+
+START_TEST(write_extents)
+{
+	fork_write_case(5, XFSJ_DINODE_FMT_EXTENTS);
+}
+END_TEST
+
+START_TEST(write_bmbt)
+{
+	fork_write_case(30, XFSJ_DINODE_FMT_BTREE);
+	fork_write_case(300, XFSJ_DINODE_FMT_BTREE);
+}
+END_TEST
+
+/* More leaves than the root can point at: nothing is written. */
+START_TEST(write_too_tall)
+{
+	struct fs_fixture fx;
+	struct xfsj_bmbt_irec *m = calloc(6000, sizeof(*m));
+	struct xfsj_iref ip;
+	uint64_t blocks[1] = { 0 };
+	size_t used = 5;
+
+	ck_assert_ptr_nonnull(m);
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	struct xrp rp = { .fs = fx.fs, .sb = xfsj_fs_sb(fx.fs) };
+
+	fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
+	for (size_t i = 0; i < 6000; i++)
+		m[i] = (struct xfsj_bmbt_irec){ 2 * i, 1000 + i, 1, false };
+	ck_assert_int_eq(xrp_fork_write(&rp, &ip, XFSJ_DATA_FORK, m, 6000,
+					blocks, 1, &used), 1);
+	ck_assert_uint_eq(used, 0);
+	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_EXTENTS);
+	free(m);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* ---- repairs ---- */
+
+struct files {
+	uint64_t a, b;			/* the damaged file, the other */
+	uint64_t afsb[3], bfsb;		/* their extents' first blocks */
+};
+
+/*
+ * Two regular files named by the root: a with three 4-block extents at
+ * offsets 0, 8, 16 (apart on disk), b with one of 4 blocks.
+ */
+static void make_files(struct fs_fixture *fx, struct files *fl)
+{
+	struct xfsj_dirent de[2] = {
+		{ "a", 1, XFSJ_FT_REG, 0 }, { "b", 1, XFSJ_FT_REG, 0 },
+	};
+	struct xfsj_repair_result res;
+	struct xfsj_iref ip;
+	int i;
+
+	fl->a = fs_fixture_make_file(fx, 5, 1, 0, 0, &ip);
+	ip.di.nlink = 1;
+	ip.di.size = 20 * 4096;
+	xfsj_iput(fx->fs, &ip, true);
+	fl->b = fs_fixture_make_file(fx, 6, 1, 0, 0, &ip);
+	ip.di.nlink = 1;
+	ip.di.size = 4 * 4096;
+	xfsj_iput(fx->fs, &ip, true);
+	ino_take(fx, 0, xfsj_ino_agino(&fx->sb, fl->a));
+	ino_take(fx, 0, xfsj_ino_agino(&fx->sb, fl->b));
+	for (i = 0; i < 3; i++) {
+		fl->afsb[i] = fs_fixture_alloc(fx, 0, 4);
+		fs_fixture_map(fx, fl->a, XFSJ_DATA_FORK, 8 * i, fl->afsb[i],
+			       4, false);
+	}
+	fl->bfsb = fs_fixture_alloc(fx, 0, 4);
+	fs_fixture_map(fx, fl->b, XFSJ_DATA_FORK, 0, fl->bfsb, 4, false);
+	de[0].ino = fl->a;
+	de[1].ino = fl->b;
+	ck_assert_int_eq(xrp_dir_write(fx->fs, fx->sb.rootino, fx->sb.rootino,
+				       de, 2, false, &fx->f), 0);
+	/* The fixture's allocations leave the summary counters behind. */
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(res.inodes_cleared, 0);
+	ck_assert_uint_eq(problems(fx), 0);
+}
+
+/* Record @k of the extents fork of @ino given a new start or length. */
+static void damage(struct fs_fixture *fx, uint64_t ino, unsigned int k,
+		   uint64_t startblock, uint64_t blockcount)
+{
+	struct xfsj_iref ip;
+	struct xfsj_bmbt_irec r;
+	uint32_t size;
+	uint8_t *f;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	f = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
+	xfsj_bmbt_rec_decode(f + k * XFSJ_BMBT_REC_SIZE, &r);
+	if (startblock)
+		r.startblock = startblock;
+	if (blockcount)
+		r.blockcount = blockcount;
+	xfsj_bmbt_rec_encode(&r, f + k * XFSJ_BMBT_REC_SIZE);
+	xfsj_iput(fx->fs, &ip, false);
+	fs_fixture_reopen(fx);
+}
+
+static void repair_clean(struct fs_fixture *fx)
+{
+	struct xfsj_repair_result res;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(res.left, 0);
+	ck_assert_uint_ge(res.actions, 1);
+	ck_assert_uint_eq(res.inodes_cleared, 0);
+	ck_assert_uint_eq(problems(fx), 0);
+}
+
+/* a's extents after the repair: @n of them, the originals but @gone. */
+static void expect_a(struct fs_fixture *fx, const struct files *fl,
+		     int gone)
+{
+	struct xfsj_bmbt_irec *e;
+	size_t n = read_fork(fx, fl->a, &e, NULL), k = 0;
+
+	ck_assert_uint_eq(n, gone < 0 ? 3 : 2);
+	for (int i = 0; i < 3; i++) {
+		if (i == gone)
+			continue;
+		ck_assert_uint_eq(e[k].startoff, 8 * (uint64_t)i);
+		ck_assert_uint_eq(e[k].startblock, fl->afsb[i]);
+		ck_assert_uint_eq(e[k].blockcount, 4);
+		k++;
+	}
+	free(e);
+	n = read_fork(fx, fl->b, &e, NULL);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(e[0].startblock, fl->bfsb);
+	free(e);
+}
+
+/* Extent 1's length runs over extent 2 (fork.ext_order). */
+START_TEST(overlap)
+{
+	bool rmapbt = _i;
+	struct fs_fixture fx;
+	struct files fl;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, false);
+	make_files(&fx, &fl);
+	damage(&fx, fl.a, 1, 0, 12);
+	ck_assert_uint_gt(problems(&fx), 0);
+	repair_clean(&fx);
+	expect_a(&fx, &fl, rmapbt ? -1 : 1);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * Extent 0 of a pointed at b's blocks: claimed twice.  The rmapbt names
+ * b: a loses only those blocks and gets its own back from the rmapbt.
+ */
+START_TEST(cross_link)
+{
+	struct fs_fixture fx;
+	struct files fl;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	make_files(&fx, &fl);
+	damage(&fx, fl.a, 0, fl.bfsb, 0);
+	ck_assert_uint_gt(problems(&fx), 0);
+	repair_clean(&fx);
+	expect_a(&fx, &fl, -1);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* A length of 0 (fork.ext_len): the record goes, the rest stays. */
+START_TEST(zero_length)
+{
+	struct fs_fixture fx;
+	struct files fl;
+	struct xfsj_iref ip;
+	uint64_t nb;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	make_files(&fx, &fl);
+	ck_assert_int_eq(xfsj_iget(fx.fs, fl.a, true, &ip, &fx.f), 0);
+	nb = ip.di.nblocks;
+	{
+		uint32_t size;
+		uint8_t *f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+		struct xfsj_bmbt_irec r;
+
+		xfsj_bmbt_rec_decode(f + 2 * XFSJ_BMBT_REC_SIZE, &r);
+		r.blockcount = 0;
+		xfsj_bmbt_rec_encode(&r, f + 2 * XFSJ_BMBT_REC_SIZE);
+		xfsj_iput(fx.fs, &ip, false);
+	}
+	ck_assert_uint_gt(problems(&fx), 0);
+	repair_clean(&fx);
+	expect_a(&fx, &fl, 2);
+	ck_assert_int_eq(xfsj_iget(fx.fs, fl.a, true, &ip, &fx.f), 0);
+	ck_assert_uint_eq(ip.di.nblocks, nb - 4);
+	ck_assert_uint_eq(ip.di.size, 20 * 4096);	/* the size stays */
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+Suite *repair_fork_suite(void)
+{
+	Suite *s = suite_create("repair_fork");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, write_extents);
+	tcase_add_test(tc, write_bmbt);
+	tcase_add_test(tc, write_too_tall);
+	tcase_add_loop_test(tc, overlap, 0, 2);
+	tcase_add_test(tc, cross_link);
+	tcase_add_test(tc, zero_length);
+	suite_add_tcase(s, tc);
+	return s;
+}
