@@ -67,6 +67,7 @@ struct opts {
 	char output_log_buf[4096];
 	char output_redo_buf[4096];
 	bool primary_tried;	/* the primary restored before a replay */
+	const char *redo_dir;	/* $XFSJ_REDO_DIR: the default redo file's */
 };
 
 /* Where the human-readable lines go: stderr when stdout is JSON Lines. */
@@ -116,9 +117,10 @@ static void usage(FILE *out)
 "                the device and exit (checks it all first: refuses another\n"
 "                filesystem's, an incomplete or damaged one, or a device\n"
 "                changed since)\n"
-"  -r FILE       redo file (default /var/tmp/xfsj-repair.<uuid>.redo): the\n"
-"                changes are written there and synced before the device is\n"
-"                touched, so a killed run finishes when run again\n"
+"  -r FILE       redo file (default xfsj-repair.<uuid>.redo in $XFSJ_REDO_DIR,\n"
+"                else /var/tmp): the changes are written there and synced\n"
+"                before the device is touched, so a killed run finishes\n"
+"                when run again\n"
 "  -v            verbose: list every piece of leftover log work, each repair\n"
 "                round\n"
 "  --progress    show progress even when not on a terminal\n"
@@ -665,7 +667,7 @@ static bool restore_primary(struct opts *o, const struct run *run,
 		snprintf(undo, sizeof(undo), "%s.primary", o->undo);
 		a.undo = undo;
 	}
-	if (repair_primary(&a, dataio, o->redo) != REPAIR_FIXED || !written)
+	if (repair_primary(&a, dataio, o->redo, o->redo_dir) != REPAIR_FIXED || !written)
 		return false;
 	if (o->undo)
 		fprintf(txt, "%s: the primary superblock's old contents are in undo file %s: put back the other undo file first, then this one\n",
@@ -686,6 +688,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 		.undo = o->undo,
 		.nomodify = o->nomodify,
 		.redo = o->redo,
+		.redo_dir = o->redo_dir,
 		.defer_commit = !o->nomodify && !o->replay_only,
 		.salvage = o->salvage,
 	};
@@ -800,6 +803,7 @@ int main(int argc, char **argv)
 	int c, err, ret;
 	char *end;
 	unsigned long long mib;
+	const char *rd = getenv("XFSJ_REDO_DIR");
 
 	enum {
 		OPT_LIST_PROBLEMS = 256, OPT_PROGRESS, OPT_COMPAT,
@@ -822,6 +826,8 @@ int main(int argc, char **argv)
 	};
 
 	txt = stdout;
+	if (rd && *rd)
+		o.redo_dir = rd;
 	while ((c = getopt_long(argc, argv, "nl:m:r:U:vpPfeLt:o:O:Vh", longopts,
 				NULL)) != -1) {
 		switch (c) {

@@ -94,11 +94,13 @@ enum repair_outcome run_repair(const struct repair_args *a,
  * Before a replay that could not start because the primary superblock's
  * geometry is wrong: check the superblocks of the device behind @io as
  * they are, restore the primary from the secondaries and commit that
- * alone through @redo (NULL: the default for the filesystem's uuid).
- * REPAIR_FIXED when something was written.
+ * alone through @redo (NULL: the default for the filesystem's uuid, in
+ * @redo_dir or the default directory).  REPAIR_FIXED when something was
+ * written.
  */
 enum repair_outcome repair_primary(const struct repair_args *a,
-				   struct xfsj_io *io, const char *redo);
+				   struct xfsj_io *io, const char *redo,
+				   const char *redo_dir);
 
 /*
  * -O: make @path a copy of @src (a new sparse image file, an existing one

@@ -230,7 +230,8 @@ enum repair_outcome run_repair(const struct repair_args *a,
 }
 
 enum repair_outcome repair_primary(const struct repair_args *a,
-				   struct xfsj_io *io, const char *redo)
+				   struct xfsj_io *io, const char *redo,
+				   const char *redo_dir)
 {
 	uint8_t sect[XFSJ_SB_DISK_SIZE];
 	char path[512];
@@ -248,7 +249,7 @@ enum repair_outcome repair_primary(const struct repair_args *a,
 	}
 	xfsj_sb_decode(sect, &sb);
 	if (!redo) {
-		xfsj_replay_redo_default(sb.uuid, path, sizeof(path));
+		xfsj_replay_redo_default(sb.uuid, redo_dir, path, sizeof(path));
 		redo = path;
 	}
 	fprintf(a->txt, "%s: the log cannot be read: checking the primary superblock against the secondaries first\n",

@@ -35,11 +35,15 @@
 
 /*
  * Where an interrupted replay of the filesystem with this UUID (32 hex
- * digits) waits when the caller names no redo file.
+ * digits) waits when the caller names no redo file: in @dir, by default
+ * XFSJ_REPLAY_REDO_DIR.
  */
-#define XFSJ_REPLAY_REDO_DEFAULT "/var/tmp/xfsj-repair.%s.redo"
-/* The default redo file of the filesystem with @uuid (16 bytes). */
-void xfsj_replay_redo_default(const uint8_t *uuid, char *buf, size_t len);
+#define XFSJ_REPLAY_REDO_DIR	"/var/tmp"
+#define XFSJ_REPLAY_REDO_NAME	"%s/xfsj-repair.%s.redo"	/* dir, uuid */
+/* The default redo file of the filesystem with @uuid (16 bytes) in @dir
+ * (NULL: XFSJ_REPLAY_REDO_DIR). */
+void xfsj_replay_redo_default(const uint8_t *uuid, const char *dir, char *buf,
+			      size_t len);
 
 struct xfsj_replay_opts {
 	/*
@@ -51,6 +55,7 @@ struct xfsj_replay_opts {
 	const char *undo;
 	bool nomodify;		/* replay in memory only, write nothing */
 	const char *redo;	/* redo file, or NULL for the default */
+	const char *redo_dir;	/* the default's directory (NULL: /var/tmp) */
 	/*
 	 * Everything but the commit: an interrupted run is finished from its
 	 * redo file and the replay is done into the overlay, clean log

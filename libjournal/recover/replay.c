@@ -109,13 +109,15 @@ static int open_devices(struct run *run, struct xfsj_io *io,
 	return 0;
 }
 
-void xfsj_replay_redo_default(const uint8_t *uuid, char *buf, size_t len)
+void xfsj_replay_redo_default(const uint8_t *uuid, const char *dir, char *buf,
+			      size_t len)
 {
 	char u[33];
 
 	for (int i = 0; i < 16; i++)
 		snprintf(u + 2 * i, 3, "%02x", uuid[i]);
-	snprintf(buf, len, XFSJ_REPLAY_REDO_DEFAULT, u);
+	snprintf(buf, len, XFSJ_REPLAY_REDO_NAME,
+		 dir ? dir : XFSJ_REPLAY_REDO_DIR, u);
 }
 
 static void redo_path(struct run *run)
@@ -126,7 +128,8 @@ static void redo_path(struct run *run)
 		snprintf(run->res->redo, sizeof(run->res->redo), "%s",
 			 run->o->redo);
 	else
-		xfsj_replay_redo_default(sb->uuid, run->res->redo,
+		xfsj_replay_redo_default(sb->uuid, run->o->redo_dir,
+					 run->res->redo,
 					 sizeof(run->res->redo));
 }
 

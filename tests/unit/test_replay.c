@@ -84,7 +84,8 @@ START_TEST(clean_log)
 	/* The default redo file names the filesystem. */
 	for (int i = 0; i < 16; i++)
 		snprintf(u + 2 * i, 3, "%02x", fx.sb.uuid[i]);
-	snprintf(want, sizeof(want), XFSJ_REPLAY_REDO_DEFAULT, u);
+	snprintf(want, sizeof(want), XFSJ_REPLAY_REDO_NAME,
+		 XFSJ_REPLAY_REDO_DIR, u);
 	ck_assert_str_eq(res.redo, want);
 	/* A caller going on gets the log, an overlay and the geometry. */
 	ck_assert_ptr_nonnull(st);

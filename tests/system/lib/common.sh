@@ -15,6 +15,10 @@ BUILD=${XFSJ_BUILD:-$TOP}
 MKFS=${XFSJ_MKFS:-$BUILD/xfsj-mkfs}
 T_NAME=$(basename "$0" .sh)
 T_DIR=$(mktemp -d "/tmp/xfsj-${T_NAME}.XXXXXX")
+# xfsj-repair's default redo files (named by the filesystem's uuid, which
+# the populated images share) stay this test's own: two tests, or a test
+# and a person, running at once never finish each other's runs.
+export XFSJ_REDO_DIR=$T_DIR
 T_PASS=0
 T_FAIL=0
 T_VERBOSE=${XFSJ_VERBOSE:-0}
