@@ -125,6 +125,9 @@ void mkfs_usage(FILE *out)
 "                       inobtcount=0|1,uuid=xxx]\n"
 "/* naming */       [-n size=num,ftype=1,parent=0|1]\n"
 "/* no-op info only */ [-N]\n"
+"/* prototype */    [-p [file=]DIR]  copy the tree at DIR into the new\n"
+"                   filesystem (owners, modes, times, xattrs, ACLs, hard\n"
+"                   links; SOURCE_DATE_EPOCH clamps times, reproducible)\n"
 "/* quiet */        [-q]\n"
 "/* sectorsize */   [-s size=num]\n"
 "/* version */      [-V]\n"
@@ -438,7 +441,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 	 * units depend on.
 	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:c:d:i:l:L:m:n:r:s:fhKNqV",
+	while ((c = getopt_long(argc, argv, "b:c:d:i:l:L:m:n:p:r:s:fhKNqV",
 				longopts, NULL)) != -1) {
 		char *copy;
 		uint64_t v;
@@ -470,7 +473,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 
 	optind = 1;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "b:c:d:i:l:L:m:n:r:s:fhKNqV",
+	while ((c = getopt_long(argc, argv, "b:c:d:i:l:L:m:n:p:r:s:fhKNqV",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': case 'd': case 'i': case 'l': case 'm': case 'n':
@@ -480,6 +483,10 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 			break;
 		case 'c':
 			break;	/* handled above */
+		case 'p':
+			cli->proto = strncmp(optarg, "file=", 5) ? optarg :
+				     optarg + 5;
+			break;
 		case 'L':
 			if (strlen(optarg) > 12) {
 				fprintf(stderr, "xfsj-mkfs: label %s is too long (maximum 12 characters)\n",
