@@ -68,10 +68,10 @@ static int populate(const struct mkfs_cli *cli, struct xfsj_io *io,
 	if (!err)
 		return 0;
 	if (pe.path[0] && pe.sys_errno)
-		fprintf(stderr, "xfsj-mkfs: cannot copy %s: %s: %s\n", pe.path,
+		fprintf(stderr, "xfsj-mkfs: cannot copy %s: %s: %s", pe.path,
 			pe.what, strerror(pe.sys_errno));
 	else if (pe.path[0])
-		fprintf(stderr, "xfsj-mkfs: cannot copy %s: %s%s%s%s%s%s: %s\n",
+		fprintf(stderr, "xfsj-mkfs: cannot copy %s: %s%s%s%s%s%s: %s",
 			pe.path, pe.what ? pe.what : "copy",
 			fault.structure ? " (" : "",
 			fault.structure ? fault.structure : "",
@@ -79,11 +79,12 @@ static int populate(const struct mkfs_cli *cli, struct xfsj_io *io,
 			fault.structure ? (fault.field ? fault.field : "") : "",
 			fault.structure ? ")" : "", xfsj_strerror(err));
 	else
-		fprintf(stderr, "xfsj-mkfs: %s: filling from %s failed (%s %s): %s\n",
+		fprintf(stderr, "xfsj-mkfs: %s: filling from %s failed (%s %s): %s",
 			cli->device, cli->proto,
 			fault.structure ? fault.structure : "filesystem",
 			fault.field ? fault.field : "", xfsj_strerror(err));
-	fprintf(stderr, "xfsj-mkfs: %s is incomplete (marked needs-repair)\n",
+	/* The image keeps the needs-repair flag: the kernel refuses it. */
+	fprintf(stderr, " (%s left incomplete, marked needs-repair)\n",
 		cli->device);
 	return -1;
 }

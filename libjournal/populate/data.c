@@ -21,7 +21,7 @@
 
 #define COPY_CHUNK	(1U << 20)
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
+int xfsj_pop_grow(void **v, size_t *cap, size_t n, size_t size)
 {
 	void *nv;
 	size_t nc;
@@ -62,7 +62,7 @@ static int map_run(struct pop *p, struct xfsj_iref *ip, uint32_t file,
 			*p->f = f;
 			return err;
 		}
-		err = grow((void **)&p->copies, &p->capcopies, p->ncopies,
+		err = xfsj_pop_grow((void **)&p->copies, &p->capcopies, p->ncopies,
 			   sizeof(*p->copies));
 		if (err)
 			return err;
@@ -88,7 +88,7 @@ int xfsj_pop_file(struct pop *p, struct xfsj_iref *ip, const struct stat *st)
 	fd = open(p->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return xfsj_pop_fail(p, "open", errno, -XFSJ_E_IO);
-	err = grow((void **)&p->files, &p->capfiles, p->nfiles,
+	err = xfsj_pop_grow((void **)&p->files, &p->capfiles, p->nfiles,
 		   sizeof(*p->files));
 	if (!err && !(p->files[p->nfiles] = strdup(p->path)))
 		err = -XFSJ_E_NOMEM;

@@ -14,10 +14,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "core/crc32c.h"
 #include "core/overlay.h"
 #include "fs/attr.h"
 #include "fs/defer.h"
+#include "check/inode_priv.h"
 #include "populate/pop_priv.h"
 #include "repair/repair_priv.h"
 
@@ -31,20 +31,6 @@ int xfsj_pop_fail(struct pop *p, const char *what, int sys_errno, int err)
 		p->e->what = what;
 	}
 	return err;
-}
-
-static uint8_t ftype_of(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG: return XFSJ_FT_REG;
-	case S_IFDIR: return XFSJ_FT_DIR;
-	case S_IFCHR: return XFSJ_FT_CHRDEV;
-	case S_IFBLK: return XFSJ_FT_BLKDEV;
-	case S_IFIFO: return XFSJ_FT_FIFO;
-	case S_IFSOCK: return XFSJ_FT_SOCK;
-	case S_IFLNK: return XFSJ_FT_SYMLINK;
-	}
-	return XFSJ_FT_UNKNOWN;
 }
 
 static uint64_t stamp(const struct pop *p, const struct timespec *t)
@@ -96,15 +82,11 @@ static int link_find(const struct pop *p, const struct stat *st,
 
 static int link_add(struct pop *p, const struct stat *st, uint64_t ino)
 {
-	if (p->nlinks == p->caplinks) {
-		size_t nc = p->caplinks ? p->caplinks * 2 : 64;
-		struct pop_link *v = realloc(p->links, nc * sizeof(*v));
+	int err = xfsj_pop_grow((void **)&p->links, &p->caplinks, p->nlinks,
+				sizeof(*p->links));
 
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		p->links = v;
-		p->caplinks = nc;
-	}
+	if (err)
+		return err;
 	p->links[p->nlinks++] = (struct pop_link){ st->st_dev, st->st_ino,
 						   ino };
 	return 0;
@@ -284,7 +266,7 @@ static int add_entry(struct pop *p, uint64_t dino, const char *name,
 				     -XFSJ_E_RANGE);
 	de->name = name;
 	de->namelen = (uint8_t)strlen(name);
-	de->ftype = ftype_of(st.st_mode);
+	de->ftype = xck_mode_ftype((uint16_t)st.st_mode);
 	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1 && link_find(p, &st, &ino)) {
 		err = xfsj_iget(p->fs, ino, true, &ip, p->f);
 		if (err)
@@ -438,27 +420,27 @@ static int fill(struct pop *p)
 	return xfsj_fs_flush(p->fs, p->f);
 }
 
-/* Set or clear the needs-repair flag in the device's primary superblock. */
-static int needsrepair(struct xfsj_io *io, uint32_t sectsize, bool on)
+/*
+ * Set or clear the needs-repair flag in the primary superblock and write
+ * that sector to the device at once (the flush stamps its CRC).
+ */
+static int needsrepair(struct pop *p, struct xfsj_io *io, bool on)
 {
-	uint8_t *buf = malloc(sectsize);
+	struct xfsj_buf *bp;
 	uint32_t v;
-	int err;
+	int err = xfsj_buf_read(p->fs, 0, p->sb->sectsize, &bp);
 
-	if (!buf)
-		return -XFSJ_E_NOMEM;
-	err = xfsj_pread(io, buf, sectsize, 0);
-	if (!err) {
-		v = xfsj_get_be32(buf + XFSJ_SB_OFF(features_incompat));
-		v = on ? v | XFSJ_INCOMPAT_NEEDSREPAIR :
-			 v & ~XFSJ_INCOMPAT_NEEDSREPAIR;
-		xfsj_put_be32(buf + XFSJ_SB_OFF(features_incompat), v);
-		xfsj_cksum_update(buf, sectsize, XFSJ_SB_CRC_OFF);
-		err = xfsj_pwrite(io, buf, sectsize, 0);
-	}
+	if (err)
+		return xfsj_fault_set(p->f, err, "superblock", "read", 0, 0);
+	v = xfsj_get_be32(bp->data + XFSJ_SB_OFF(features_incompat));
+	v = on ? v | XFSJ_INCOMPAT_NEEDSREPAIR : v & ~XFSJ_INCOMPAT_NEEDSREPAIR;
+	xfsj_put_be32(bp->data + XFSJ_SB_OFF(features_incompat), v);
+	xfsj_buf_dirty(bp);
+	err = xfsj_fs_flush(p->fs, p->f);
+	if (!err)
+		err = xfsj_pwrite(io, bp->data, bp->len, 0);
 	if (!err)
 		err = xfsj_io_sync(io);
-	free(buf);
 	return err;
 }
 
@@ -491,21 +473,19 @@ int xfsj_populate(struct xfsj_io *io, const struct xfsj_populate_opts *o,
 	if (err)
 		return xfsj_fault_set(f, err, "superblock", "read", 0, 0);
 	xfsj_sb_decode(sect, &sb);
-	err = needsrepair(io, sb.sectsize, true);
-	if (!err)
-		err = xfsj_overlay_create(io, &ov);
-	if (!err)
-		err = xfsj_pread(io, sect, sizeof(sect), 0);
+	err = xfsj_overlay_create(io, &ov);
 	if (err)
 		return err;
-	xfsj_sb_decode(sect, &sb);
 	/* Cycle 1, block 0: no later than any LSN of the new log. */
 	err = xfsj_fs_open(ov, &sb, 1ULL << 32, &p.fs);
-	if (!err) {
-		p.sb = xfsj_fs_sb(p.fs);
-		err = fill(&p);
-		xfsj_fs_close(p.fs);
+	if (err) {
+		xfsj_overlay_free(ov);
+		return err;
 	}
+	p.sb = xfsj_fs_sb(p.fs);
+	err = needsrepair(&p, io, true);
+	if (!err)
+		err = fill(&p);
 	if (!err)
 		err = xfsj_overlay_each_dirty(ov, write_page, io);
 	if (!err)
@@ -513,7 +493,8 @@ int xfsj_populate(struct xfsj_io *io, const struct xfsj_populate_opts *o,
 	if (!err)
 		err = xfsj_io_sync(io);
 	if (!err)
-		err = needsrepair(io, sb.sectsize, false);
+		err = needsrepair(&p, io, false);
+	xfsj_fs_close(p.fs);
 	xfsj_overlay_free(ov);
 	pop_free(&p);
 	return err;
