@@ -122,8 +122,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return MKFS_EXIT_USAGE;
 	}
-	if (cli.proto && !S_ISDIR(pst.st_mode)) {
-		fprintf(stderr, "xfsj-mkfs: -p %s: protofiles are not supported yet (give a directory)\n",
+	if (cli.proto && !S_ISDIR(pst.st_mode) && !S_ISREG(pst.st_mode)) {
+		fprintf(stderr, "xfsj-mkfs: -p %s: neither a directory nor a protofile\n",
 			cli.proto);
 		return MKFS_EXIT_USAGE;
 	}

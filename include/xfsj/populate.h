@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Filling a new filesystem from a directory tree (xfsj-mkfs -p).
+ * Filling a new filesystem from a directory tree, or from the tree a
+ * mkfs.xfs protofile describes (xfsj-mkfs -p).
  *
  * Runs on a filesystem xfsj_newfs_write has just written, through the
  * modification layer: inodes, directories, data, symlinks, device nodes,
@@ -29,7 +30,7 @@
 #include "xfsj/io.h"
 
 struct xfsj_populate_opts {
-	const char *source;		/* the directory to copy */
+	const char *source;		/* a directory, or a protofile */
 	bool have_epoch;		/* SOURCE_DATE_EPOCH given */
 	int64_t epoch;
 	int64_t now_sec;		/* creation times without an epoch */

@@ -126,7 +126,7 @@ int xfsj_pop_file(struct pop *p, struct xfsj_iref *ip, const struct stat *st)
 }
 
 int xfsj_pop_symlink(struct pop *p, struct xfsj_iref *ip,
-		     const struct stat *st)
+		     const char *given)
 {
 	const struct xfsj_sb *sb = p->sb;
 	char target[XFSJ_SYMLINK_MAXLEN + 1];
@@ -135,8 +135,12 @@ int xfsj_pop_symlink(struct pop *p, struct xfsj_iref *ip,
 	ssize_t n;
 	int err;
 
-	(void)st;
-	n = readlink(p->path, target, sizeof(target));
+	if (given) {
+		n = (ssize_t)strnlen(given, sizeof(target));
+		memcpy(target, given, (size_t)n);
+	} else {
+		n = readlink(p->path, target, sizeof(target));
+	}
 	if (n < 0)
 		return xfsj_pop_fail(p, "readlink", errno, -XFSJ_E_IO);
 	if (n == 0 || n > XFSJ_SYMLINK_MAXLEN)

@@ -44,6 +44,29 @@ struct pop {
 	char path[PATH_MAX];
 };
 
+/* One entry to add, from a directory or a protofile. */
+struct pop_ent {
+	struct stat st;		/* type, mode, owner, times, size, rdev */
+	const char *target;	/* a symlink's target (NULL: readlink) */
+	bool xattrs;		/* copy the extended attributes of p->path */
+};
+
+/*
+ * populate.c: entry @name of directory @dino, a new inode (p->path names
+ * its source: a regular file's data is read from there) or one more link
+ * to one made before (st_nlink > 1, the same st_dev and st_ino); *de is
+ * set.  Then, when all of a directory's entries are in, its blocks.
+ */
+int xfsj_pop_add(struct pop *p, uint64_t dino, const char *name,
+		 const struct pop_ent *ent, struct xfsj_dirent *de);
+int xfsj_pop_dir_done(struct pop *p, uint64_t dino, uint64_t parent,
+		      const struct xfsj_dirent *ents, size_t n, uint32_t nsub);
+/* The root inode's core (and xattrs) from @ent. */
+int xfsj_pop_root(struct pop *p, const struct pop_ent *ent);
+
+/* proto.c: the tree described by the protofile at p->path. */
+int xfsj_pop_proto(struct pop *p);
+
 /* ino_alloc.c: the lowest free inode (a new chunk when none is left). */
 int xfsj_pop_ialloc(struct pop *p, uint64_t *ino, struct xfsj_fault *f);
 
@@ -52,7 +75,7 @@ int xfsj_pop_ialloc(struct pop *p, uint64_t *ino, struct xfsj_fault *f);
  * deferred work). */
 int xfsj_pop_file(struct pop *p, struct xfsj_iref *ip, const struct stat *st);
 int xfsj_pop_symlink(struct pop *p, struct xfsj_iref *ip,
-		     const struct stat *st);
+		     const char *target);
 /* Copy the queued data to @io. */
 int xfsj_pop_copy_data(struct pop *p, struct xfsj_io *io);
 

@@ -125,9 +125,10 @@ static int add_pptr(struct pop *p, uint64_t ino, const char *name,
  * laid out for the attribute fork it shares the inode with (as the
  * kernel, which makes room for attributes before the data).
  */
-static int make_inode(struct pop *p, const struct stat *st, uint64_t parent,
-		      const char *name, uint64_t *ino)
+static int make_inode(struct pop *p, const struct pop_ent *ent,
+		      uint64_t parent, const char *name, uint64_t *ino)
 {
+	const struct stat *st = &ent->st;
 	struct xfsj_iref ip;
 	uint32_t forksize;
 	uint8_t *fork;
@@ -182,7 +183,7 @@ static int make_inode(struct pop *p, const struct stat *st, uint64_t parent,
 	err = add_pptr(p, *ino, name, parent);
 	if (err)
 		return xfsj_pop_fail(p, "parent pointer", 0, err);
-	err = xfsj_pop_xattrs(p, *ino);
+	err = ent->xattrs ? xfsj_pop_xattrs(p, *ino) : 0;
 	if (err || (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode)))
 		return err;
 	err = xfsj_iget(p->fs, *ino, true, &ip, p->f);
@@ -192,7 +193,7 @@ static int make_inode(struct pop *p, const struct stat *st, uint64_t parent,
 		ip.di.size = (uint64_t)st->st_size;
 		err = xfsj_pop_file(p, &ip, st);
 	} else {
-		err = xfsj_pop_symlink(p, &ip, st);
+		err = xfsj_pop_symlink(p, &ip, ent->target);
 	}
 	if (err)
 		return err;
@@ -248,26 +249,22 @@ static int read_names(struct pop *p, char ***out, size_t *n)
 	return err;
 }
 
-static int add_dir(struct pop *p, uint64_t dino, uint64_t parent);
-
-/* Entry @name of directory @dino (p->path is the entry's path). */
-static int add_entry(struct pop *p, uint64_t dino, const char *name,
-		     struct xfsj_dirent *de, uint32_t *nsub)
+int xfsj_pop_add(struct pop *p, uint64_t dino, const char *name,
+		 const struct pop_ent *ent, struct xfsj_dirent *de)
 {
-	struct stat st;
+	const struct stat *st = &ent->st;
 	struct xfsj_iref ip;
 	uint64_t ino;
 	int err;
 
-	if (lstat(p->path, &st))
-		return xfsj_pop_fail(p, "lstat", errno, -XFSJ_E_IO);
-	if (strlen(name) > 255)
-		return xfsj_pop_fail(p, "name length", ENAMETOOLONG,
-				     -XFSJ_E_RANGE);
+	if (!*name || strlen(name) > 255 || strchr(name, '/') ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return xfsj_pop_fail(p, "name", ENAMETOOLONG, -XFSJ_E_RANGE);
 	de->name = name;
 	de->namelen = (uint8_t)strlen(name);
-	de->ftype = xck_mode_ftype((uint16_t)st.st_mode);
-	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1 && link_find(p, &st, &ino)) {
+	de->ftype = xck_mode_ftype((uint16_t)st->st_mode);
+	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1 &&
+	    link_find(p, st, &ino)) {
 		err = xfsj_iget(p->fs, ino, true, &ip, p->f);
 		if (err)
 			return err;
@@ -277,18 +274,54 @@ static int add_entry(struct pop *p, uint64_t dino, const char *name,
 		if (err)
 			return xfsj_pop_fail(p, "parent pointer", 0, err);
 	} else {
-		err = make_inode(p, &st, dino, name, &ino);
-		if (!err && !S_ISDIR(st.st_mode) && st.st_nlink > 1)
-			err = link_add(p, &st, ino);
+		err = make_inode(p, ent, dino, name, &ino);
+		if (!err && !S_ISDIR(st->st_mode) && st->st_nlink > 1)
+			err = link_add(p, st, ino);
 		if (err)
 			return err;
 	}
 	de->ino = ino;
 	if (++p->done % PROGRESS_EVERY == 0 && p->o->progress)
 		p->o->progress(p->o->progress_arg, p->done);
-	if (S_ISDIR(st.st_mode)) {
+	return 0;
+}
+
+int xfsj_pop_dir_done(struct pop *p, uint64_t dino, uint64_t parent,
+		      const struct xfsj_dirent *ents, size_t n, uint32_t nsub)
+{
+	struct xfsj_iref ip;
+	int err = 0;
+
+	if (!xrp_dir_fits(p->sb, ents, n))
+		err = xfsj_pop_fail(p, "directory size", EFBIG,
+				    -XFSJ_E_NOSPC);
+	if (!err)
+		err = xrp_dir_write(p->fs, dino, parent, ents, n, false, p->f);
+	if (err)
+		return xfsj_pop_fail(p, "directory", 0, err);
+	err = xfsj_iget(p->fs, dino, true, &ip, p->f);
+	if (err)
+		return err;
+	ip.di.nlink = 2 + nsub;
+	xfsj_iput(p->fs, &ip, true);
+	return 0;
+}
+
+static int add_dir(struct pop *p, uint64_t dino, uint64_t parent);
+
+/* Entry @name of directory @dino (p->path is the entry's path). */
+static int add_entry(struct pop *p, uint64_t dino, const char *name,
+		     struct xfsj_dirent *de, uint32_t *nsub)
+{
+	struct pop_ent ent = { .xattrs = true };
+	int err;
+
+	if (lstat(p->path, &ent.st))
+		return xfsj_pop_fail(p, "lstat", errno, -XFSJ_E_IO);
+	err = xfsj_pop_add(p, dino, name, &ent, de);
+	if (!err && S_ISDIR(ent.st.st_mode)) {
 		(*nsub)++;
-		err = add_dir(p, ino, dino);
+		err = add_dir(p, de->ino, dino);
 	}
 	return err;
 }
@@ -298,7 +331,6 @@ static int add_dir(struct pop *p, uint64_t dino, uint64_t parent)
 {
 	size_t plen = strlen(p->path), n = 0;
 	struct xfsj_dirent *ents = NULL;
-	struct xfsj_iref ip;
 	uint32_t nsub = 0;
 	char **names = NULL;
 	int err;
@@ -318,19 +350,8 @@ static int add_dir(struct pop *p, uint64_t dino, uint64_t parent)
 		if (!err)
 			p->path[plen] = 0;
 	}
-	if (!err && !xrp_dir_fits(p->sb, ents, n))
-		err = xfsj_pop_fail(p, "directory size", EFBIG,
-				    -XFSJ_E_NOSPC);
 	if (!err)
-		err = xrp_dir_write(p->fs, dino, parent, ents, n, false, p->f);
-	if (err)
-		err = xfsj_pop_fail(p, "directory", 0, err);
-	if (!err)
-		err = xfsj_iget(p->fs, dino, true, &ip, p->f);
-	if (!err) {
-		ip.di.nlink = 2 + nsub;
-		xfsj_iput(p->fs, &ip, true);
-	}
+		err = xfsj_pop_dir_done(p, dino, parent, ents, n, nsub);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -338,25 +359,31 @@ static int add_dir(struct pop *p, uint64_t dino, uint64_t parent)
 	return err;
 }
 
-/* The root inode takes the source directory's owner, mode, times, xattrs. */
-static int do_root(struct pop *p)
+int xfsj_pop_root(struct pop *p, const struct pop_ent *ent)
 {
 	struct xfsj_iref ip;
-	struct stat st;
 	int err;
 
-	if (lstat(p->path, &st))
-		return xfsj_pop_fail(p, "lstat", errno, -XFSJ_E_IO);
-	if (!S_ISDIR(st.st_mode))
-		return xfsj_pop_fail(p, "not a directory", ENOTDIR,
-				     -XFSJ_E_INVAL);
 	err = xfsj_iget(p->fs, p->sb->rootino, true, &ip, p->f);
 	if (err)
 		return err;
 	p->gen = ip.di.gen;
-	set_core(p, &ip, &st);
+	set_core(p, &ip, &ent->st);
 	xfsj_iput(p->fs, &ip, true);
-	err = xfsj_pop_xattrs(p, p->sb->rootino);
+	return ent->xattrs ? xfsj_pop_xattrs(p, p->sb->rootino) : 0;
+}
+
+/* A source directory: the root takes its owner, mode, times, xattrs. */
+static int do_tree(struct pop *p)
+{
+	struct pop_ent ent = { .xattrs = true };
+	int err;
+
+	if (lstat(p->path, &ent.st))
+		return xfsj_pop_fail(p, "lstat", errno, -XFSJ_E_IO);
+	if (!S_ISDIR(ent.st.st_mode))
+		return xfsj_pop_proto(p);
+	err = xfsj_pop_root(p, &ent);
 	if (!err)
 		err = add_dir(p, p->sb->rootino, p->sb->rootino);
 	return err;
@@ -402,7 +429,7 @@ static int fill(struct pop *p)
 	err = sums(p, &b0, &i0, &f0);
 	if (!err) {
 		snprintf(p->path, sizeof(p->path), "%s", p->o->source);
-		err = do_root(p);
+		err = do_tree(p);
 	}
 	if (!err)
 		err = xfsj_defer_finish(p->fs, p->f);

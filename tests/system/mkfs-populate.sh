@@ -14,7 +14,8 @@
 #     byte-identical images;
 #   - built by an ordinary user (nobody) on an image file;
 #   - mkfs.xfs 6.13 -p with xfs_protofile's protofile of the tree gives
-#     the same names, types, modes, sizes and contents;
+#     the same names, types, modes, sizes and contents as xfsj-mkfs -p DIR
+#     and as xfsj-mkfs -p with the same protofile;
 #   - a source that cannot be copied: a one-line error naming it, exit 1,
 #     and the image is left with the needs-repair flag (not mountable).
 source "$(dirname "$0")/lib/common.sh"
@@ -230,9 +231,12 @@ if "$XFSPROGS613/xfs_protofile" "$SRC" > "$T_DIR/proto" 2> "$T_DIR/proto.err"; t
 	truncate -s 512m "$T_DIR/m.img"
 	"$XFSPROGS613/mkfs.xfs" -q -f -p "$T_DIR/proto" "$T_DIR/m.img" > "$T_DIR/m.out" 2>&1 ||
 		sed -n '1,5s/^/#   /p' "$T_DIR/m.out"
-	truncate -s 512m "$T_DIR/x.img"
+	truncate -s 512m "$T_DIR/x.img" "$T_DIR/xp.img"
 	"$MKFS" -q -f -p "$SRC" "$T_DIR/x.img"
-	for k in m x; do
+	check "xfsj-mkfs -p PROTOFILE" "$MKFS" -q -f -p "$T_DIR/proto" "$T_DIR/xp.img"
+	check "xfsj-mkfs -p PROTOFILE: xfs_repair -n (6.13) is clean" sh -c \
+		"'$XFSPROGS613/xfs_repair' -n '$T_DIR/xp.img' > /dev/null 2>&1"
+	for k in m x xp; do
 		dev=$(attach_loop "$T_DIR/$k.img")
 		if t_mount "$dev" "$MNT" ro,nouuid; then
 			protoman "$MNT" > "$T_DIR/$k.manifest"
@@ -243,6 +247,8 @@ if "$XFSPROGS613/xfs_protofile" "$SRC" > "$T_DIR/proto" 2> "$T_DIR/proto.err"; t
 	done
 	compare "mkfs.xfs -p protofile and xfsj-mkfs -p DIR: names, types, modes, sizes" "$T_DIR/m.manifest" "$T_DIR/x.manifest"
 	compare "mkfs.xfs -p protofile and xfsj-mkfs -p DIR: contents" "$T_DIR/m.sums" "$T_DIR/x.sums"
+	compare "mkfs.xfs and xfsj-mkfs, the same protofile: names, types, modes, sizes" "$T_DIR/m.manifest" "$T_DIR/xp.manifest"
+	compare "mkfs.xfs and xfsj-mkfs, the same protofile: contents" "$T_DIR/m.sums" "$T_DIR/xp.sums"
 else
 	not_ok "xfs_protofile of the tree"
 	sed -n '1,3s/^/#   /p' "$T_DIR/proto.err"

@@ -161,6 +161,46 @@ START_TEST(test_missing_source)
 }
 END_TEST
 
+START_TEST(test_protofile)
+{
+	struct xfsj_check_cb cb = { .problem = on_problem };
+	struct xfsj_check_result res;
+	struct xfsj_populate_err e;
+	struct fs_fixture fx;
+	char proto[128], text[1024];
+	FILE *fp;
+
+	make_tree();
+	snprintf(proto, sizeof(proto), "%s.proto", src);
+	snprintf(text, sizeof(text),
+		 "/boot\n0 0\nd--755 0 0\n: a comment\n"
+		 " f --g2750 1000 1000 %s/holes\n"
+		 " dev c--644 0 0 1 3\n"
+		 " sub du-755 0 0\n  l l--777 0 0 ../f\n  p p--600 0 0\n $\n$\n",
+		 src);
+	fp = fopen(proto, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	ck_assert_int_eq(run(&fx, proto, &e), 0);
+	ck_assert_int_eq(xfsj_check(fx.fs, NULL, &cb, &res), 0);
+	ck_assert_uint_eq(res.problems, 0);
+	ck_assert_uint_eq(res.inodes, 3 + 5);
+	fs_fixture_free(&fx);
+	/* A protofile cut short: its name and line in the error. */
+	fp = fopen(proto, "w");
+	fputs("/boot\n0 0\nd--755 0 0\n x -zz644 0 0\n", fp);
+	fclose(fp);
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	ck_assert_int_ne(run(&fx, proto, &e), 0);
+	ck_assert_ptr_nonnull(strstr(e.path, ".proto:4"));
+	fs_fixture_free(&fx);
+	remove(proto);
+	drop_tree();
+}
+END_TEST
+
 START_TEST(test_acl_to_disk)
 {
 	/* version 2; USER_OBJ rwx; USER 1000 r-x; MASK r-x; OTHER --- */
@@ -201,6 +241,7 @@ Suite *populate_suite(void)
 	tcase_add_test(tc, test_tree_checks_clean);
 	tcase_add_test(tc, test_same_tree_same_bytes);
 	tcase_add_test(tc, test_missing_source);
+	tcase_add_test(tc, test_protofile);
 	tcase_add_test(tc, test_acl_to_disk);
 	suite_add_tcase(s, tc);
 	return s;
