@@ -34,7 +34,7 @@ struct pop {
 	uint32_t gen;
 	uint32_t ino_ag;
 	uint32_t *chunk_near;	/* per AG: where the last chunk ended */
-	struct pop_link *links;
+	struct pop_link *links;	/* a hash table (populate.c) */
 	size_t nlinks, caplinks;
 	struct pop_copy *copies;
 	size_t ncopies, capcopies;

@@ -68,27 +68,53 @@ static void set_core(struct pop *p, struct xfsj_iref *ip,
 		      XFSJ_DIFLAG2_NREXT64 : 0);
 }
 
+/*
+ * The hard-link map: (st_dev, st_ino) to the inode made for it, open
+ * addressing in a power-of-two table, an empty slot's inode 0.
+ */
+static size_t link_slot(const struct pop_link *t, size_t cap, dev_t dev,
+			ino_t sino)
+{
+	uint64_t h = ((uint64_t)sino ^ (uint64_t)dev * 0x9e3779b97f4a7c15ULL) *
+		     0xff51afd7ed558ccdULL;
+	size_t i = (size_t)(h >> 32) & (cap - 1);
+
+	while (t[i].ino && (t[i].dev != dev || t[i].sino != sino))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
 static int link_find(const struct pop *p, const struct stat *st,
 		     uint64_t *ino)
 {
-	for (size_t i = 0; i < p->nlinks; i++)
-		if (p->links[i].dev == st->st_dev &&
-		    p->links[i].sino == st->st_ino) {
-			*ino = p->links[i].ino;
-			return 1;
-		}
-	return 0;
+	size_t i;
+
+	if (!p->caplinks)
+		return 0;
+	i = link_slot(p->links, p->caplinks, st->st_dev, st->st_ino);
+	*ino = p->links[i].ino;
+	return *ino != 0;
 }
 
 static int link_add(struct pop *p, const struct stat *st, uint64_t ino)
 {
-	int err = xfsj_pop_grow((void **)&p->links, &p->caplinks, p->nlinks,
-				sizeof(*p->links));
+	if (2 * (p->nlinks + 1) > p->caplinks) {
+		size_t cap = p->caplinks ? 2 * p->caplinks : 64;
+		struct pop_link *t = calloc(cap, sizeof(*t));
 
-	if (err)
-		return err;
-	p->links[p->nlinks++] = (struct pop_link){ st->st_dev, st->st_ino,
-						   ino };
+		if (!t)
+			return -XFSJ_E_NOMEM;
+		for (size_t i = 0; i < p->caplinks; i++)
+			if (p->links[i].ino)
+				t[link_slot(t, cap, p->links[i].dev,
+					    p->links[i].sino)] = p->links[i];
+		free(p->links);
+		p->links = t;
+		p->caplinks = cap;
+	}
+	p->links[link_slot(p->links, p->caplinks, st->st_dev, st->st_ino)] =
+		(struct pop_link){ st->st_dev, st->st_ino, ino };
+	p->nlinks++;
 	return 0;
 }
 
