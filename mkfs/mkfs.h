@@ -27,6 +27,7 @@ struct mkfs_cli {
 	unsigned char uuid[16];
 	char label[13];
 	const char *config;	/* -c options= */
+	const char *proto;	/* -p [file=]PATH: the tree to copy in */
 };
 
 /* options.c */

@@ -128,6 +128,10 @@ void mkfs_usage(FILE *out)
 "                       inobtcount=0|1,uuid=xxx]\n"
 "/* naming */       [-n size=num,ftype=1,parent=0|1]\n"
 "/* no-op info only */ [-N]\n"
+"/* prototype */    [-p [file=]DIR|PROTOFILE]  copy the tree at DIR (owners,\n"
+"                   modes, times, xattrs, ACLs, hard links) or the one a\n"
+"                   mkfs.xfs protofile describes into the new filesystem;\n"
+"                   SOURCE_DATE_EPOCH clamps times: reproducible images\n"
 "/* quiet */        [-q]\n"
 "/* sectorsize */   [-s size=num]\n"
 "/* version */      [-V]\n"
@@ -466,7 +470,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 	 * units depend on.
 	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:c:d:i:l:L:m:n:r:s:fhKNqV",
+	while ((c = getopt_long(argc, argv, "b:c:d:i:l:L:m:n:p:r:s:fhKNqV",
 				longopts, NULL)) != -1) {
 		char *copy;
 		uint64_t v;
@@ -498,7 +502,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 
 	optind = 1;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "b:c:d:i:l:L:m:n:r:s:fhKNqV",
+	while ((c = getopt_long(argc, argv, "b:c:d:i:l:L:m:n:p:r:s:fhKNqV",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': case 'd': case 'i': case 'l': case 'm': case 'n':
@@ -508,6 +512,10 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 			break;
 		case 'c':
 			break;	/* handled above */
+		case 'p':
+			cli->proto = strncmp(optarg, "file=", 5) ? optarg :
+				     optarg + 5;
+			break;
 		case 'L':
 			if (strlen(optarg) > 12) {
 				fprintf(stderr, "xfsj-mkfs: label %s is too long (maximum 12 characters)\n",

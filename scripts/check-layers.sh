@@ -44,6 +44,10 @@ may() {
 
 PUBLIC[undo]=recover
 PUBLIC[salvage]=recover
+# populate: filling a new filesystem from a tree (xfsj-mkfs -p), above
+# repair because it writes directories with repair's directory writer.
+RANK[populate]=6
+PUBLIC[populate]=populate
 
 # layer_of_include NAME: the layer of an included header, or "" if not ours
 layer_of_include() {

@@ -12,3 +12,5 @@ apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	libblkid-dev uuid-dev libreadline-dev libinih-dev check \
 	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs
+# setfacl for the ACLs of tests/system/mkfs-populate.sh
+apt-get install -y -q --no-install-recommends acl

@@ -62,6 +62,7 @@
 	X(repair_fork_suite)	\
 	X(check_headers_suite)	\
 	X(repair_ag_suite)	\
+	X(populate_suite)	\
 	X(replay_suite)
 
 #define XFSJ_SUITE_DECL(fn) Suite *fn(void);
