@@ -14,7 +14,9 @@
  * layer's attribute code, which picks short form, leaf or node as the
  * kernel would.  A fork that cannot be read at all is cleared.  The round
  * ends after the salvage so that the parent pointers and blocks are
- * checked again from the new fork.
+ * checked again from the new fork.  The FIELD rows of the attribute
+ * structures (fix_field.c sends them here) get the same rewrite: it
+ * keeps every attribute a field fix would.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,17 @@ static int refill(struct xrp *rp, uint64_t ino, struct xrp_attrlist *l,
 	return xfsj_defer_finish(rp->fs, f);
 }
 
+/* A problem of inode @ino's attribute fork that the rewrite answers. */
+static bool answered(const struct xrp_prob *pr, uint64_t ino)
+{
+	const struct xfsj_problem_def *d = pr->p.def;
+
+	if (!(pr->p.has & XFSJ_PF_INO) || pr->p.ino != ino)
+		return false;
+	return d->fix == XFSJ_FIX_SALVAGE_ATTR ||
+	       (d->fix == XFSJ_FIX_FIELD && !strncmp(d->structure, "attr ", 5));
+}
+
 static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 {
 	uint64_t ino = pr->p.ino;
@@ -143,14 +156,23 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 			       kept, l.ndropped, l.ndropped ? ": " : "",
 			       l.ndropped ? l.dropped : "");
 	for (size_t i = 0; i < rp->nprobs; i++)
-		if (rp->probs[i].p.def->fix == XFSJ_FIX_SALVAGE_ATTR &&
-		    (rp->probs[i].p.has & XFSJ_PF_INO) &&
-		    rp->probs[i].p.ino == ino)
+		if (answered(&rp->probs[i], ino))
 			rp->probs[i].done = true;
 	rp->recheck = true;
 out:
 	xrp_attrlist_free(&l);
 	return err;
+}
+
+/*
+ * The FIELD rows of the short form, leaf, node and block headers (a
+ * count, a size, a CRC, an owner): the rewrite sets them all.
+ */
+int xrp_field_attr(struct xrp *rp, struct xrp_prob *pr)
+{
+	if (pr->done || !(pr->p.has & XFSJ_PF_INO))
+		return 0;
+	return salvage_one(rp, pr);
 }
 
 int xrp_fix_salvage_attr(struct xrp *rp)

@@ -186,6 +186,8 @@ bool xrp_keep_old_blocks(const struct xrp *rp);
 /* fix_attr.c: FIX_SALVAGE_ATTR, attribute forks rewritten from what
  * survives. */
 int xrp_fix_salvage_attr(struct xrp *rp);
+/* ... and the FIELD rows of attribute structures: the same rewrite. */
+int xrp_field_attr(struct xrp *rp, struct xrp_prob *pr);
 /*
  * fix_attr_collect.c: the attributes of @ip's fork that survive (copies),
  * the first of repeated ones; @unreadable when nothing of the fork could
