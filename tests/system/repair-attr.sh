@@ -28,11 +28,8 @@ sf-totsize /attrs/sf fuzz -d a.sfattr.hdr.totsize ones
 leaf-incomplete /attrs/leaf ablock 0;fuzz -d entries[3].incomplete ones
 leaf-count /attrs/leaf ablock 0;fuzz -d hdr.count ones
 leaf-namelen /attrs/leaf ablock 0;fuzz -d nvlist[5].namelen ones
-leaf-name /attrs/leaf ablock 0;fuzz -d nvlist[7].name firstbit
-leaf-nameidx /attrs/leaf ablock 0;fuzz -d entries[9].nameidx ones
 node-leaf-count /attrs/node ablock 2;fuzz -d hdr.count zeroes
-node-leaf-incomplete /attrs/node ablock 1;fuzz -d entries[10].incomplete ones
-rmt-incomplete /attrs/remote ablock 0;fuzz -d entries[1].incomplete ones
+node-leaf-nameidx /attrs/node ablock 1;fuzz -d entries[10].nameidx ones
 rmt-bytes /attrs/remote ablock 1;fuzz -d hdr.bytes ones"
 
 quiet() { "$@" > /dev/null 2>&1; }

@@ -121,13 +121,6 @@ static uint8_t *sf_fork(struct fs_fixture *fx, struct xfsj_iref *ip)
 	return p;
 }
 
-static void sf_done(struct fs_fixture *fx, struct xfsj_iref *ip)
-{
-	xfsj_dinode_finish(ip->dip, fx->sb.inodesize);
-	xfsj_buf_dirty(ip->bp);
-	ck_assert_uint_gt(problems(fx), 0);
-}
-
 /* Byte offset of short-form entry @i. */
 static uint32_t sf_entry(const uint8_t *p, unsigned int i)
 {
@@ -138,121 +131,80 @@ static uint32_t sf_entry(const uint8_t *p, unsigned int i)
 	return off;
 }
 
-START_TEST(sf_count)
-{
-	struct fs_fixture fx;
-	struct xfsj_iref ip;
-	uint8_t *p;
+/* ---- short form: damage(fork) and the attributes that must be left ---- */
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 3, 8);
-	p = sf_fork(&fx, &ip);
+static void sf_count(uint8_t *p)
+{
 	p[XFSJ_ATTR_SF_OFF_COUNT] = 255;
-	sf_done(&fx, &ip);
-	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 3);
-	fs_fixture_free(&fx);
 }
-END_TEST
 
-START_TEST(sf_totsize)
+static void sf_totsize(uint8_t *p)
 {
-	struct fs_fixture fx;
-	struct xfsj_iref ip;
-	uint8_t *p;
-
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 3, 8);
-	p = sf_fork(&fx, &ip);
 	xfsj_put_be16(p, 0xffff);
-	sf_done(&fx, &ip);
-	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 3);
-	fs_fixture_free(&fx);
 }
-END_TEST
+
+/* A total size below the header's: the entries are read by the count. */
+static void sf_small(uint8_t *p)
+{
+	xfsj_put_be16(p, 2);
+}
 
 /* An incomplete entry and one in two namespaces are dropped. */
-START_TEST(sf_bad_flags)
+static void sf_bad_flags(uint8_t *p)
+{
+	p[sf_entry(p, 1) + 2] = XFSJ_ATTR_FLAG_INCOMPLETE;
+	p[sf_entry(p, 3) + 2] = XFSJ_ATTR_NS_ROOT | XFSJ_ATTR_NS_SECURE;
+}
+
+/* Two entries of one name: the first is kept. */
+static void sf_duplicate(uint8_t *p)
+{
+	uint32_t a = sf_entry(p, 0), b = sf_entry(p, 2);
+
+	memcpy(p + b + XFSJ_ATTR_SF_ENTRY_HDR, p + a + XFSJ_ATTR_SF_ENTRY_HDR,
+	       p[a]);
+}
+
+/* The first entry's name empty: nothing after it can be found; the fork
+ * is rewritten empty, and so removed. */
+static void sf_lost(uint8_t *p)
+{
+	p[sf_entry(p, 0)] = 0;
+}
+
+static const struct {
+	void (*damage)(uint8_t *p);
+	unsigned int left;
+} sf_cases[] = {
+	{ sf_count, 4 },
+	{ sf_totsize, 4 },
+	{ sf_small, 4 },
+	{ sf_bad_flags, 2 },
+	{ sf_duplicate, 3 },
+	{ sf_lost, 0 },
+};
+
+START_TEST(sf_damage)
 {
 	struct fs_fixture fx;
 	struct xfsj_iref ip;
-	uint8_t *p;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	set_attrs(&fx, 4, 8);
-	p = sf_fork(&fx, &ip);
-	p[sf_entry(p, 1) + 2] = XFSJ_ATTR_FLAG_INCOMPLETE;
-	p[sf_entry(p, 3) + 2] = XFSJ_ATTR_NS_ROOT | XFSJ_ATTR_NS_SECURE;
-	sf_done(&fx, &ip);
+	sf_cases[_i].damage(sf_fork(&fx, &ip));
+	xfsj_dinode_finish(ip.dip, fx.sb.inodesize);
+	xfsj_buf_dirty(ip.bp);
+	ck_assert_uint_gt(problems(&fx), 0);
 	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 2);
-	fs_fixture_free(&fx);
-}
-END_TEST
-
-/* Two entries of one name: the first is kept. */
-START_TEST(sf_duplicate)
-{
-	struct fs_fixture fx;
-	struct xfsj_iref ip;
-	uint8_t *p;
-	uint32_t a, b;
-
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 3, 8);
-	p = sf_fork(&fx, &ip);
-	a = sf_entry(p, 0);
-	b = sf_entry(p, 2);
-	memcpy(p + b + XFSJ_ATTR_SF_ENTRY_HDR, p + a + XFSJ_ATTR_SF_ENTRY_HDR,
-	       p[a]);
-	sf_done(&fx, &ip);
-	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 2);
-	fs_fixture_free(&fx);
-}
-END_TEST
-
-/* A total size below the header's: the entries are read by the count. */
-START_TEST(sf_small)
-{
-	struct fs_fixture fx;
-	struct xfsj_iref ip;
-	uint8_t *p;
-
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 3, 8);
-	p = sf_fork(&fx, &ip);
-	xfsj_put_be16(p, 2);
-	sf_done(&fx, &ip);
-	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 3);
-	fs_fixture_free(&fx);
-}
-END_TEST
-
-/* The short form's first entry with an empty name: nothing after it can
- * be found; the fork is rewritten empty and removed. */
-START_TEST(sf_lost)
-{
-	struct fs_fixture fx;
-	struct xfsj_iref ip;
-	uint8_t *p;
-
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 3, 8);
-	p = sf_fork(&fx, &ip);
-	p[sf_entry(p, 0)] = 0;
-	sf_done(&fx, &ip);
-	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 0);
+	ck_assert_uint_eq(count_attrs(&fx), sf_cases[_i].left);
 	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
-	ck_assert_uint_eq(ip.di.forkoff, 0);
+	if (!sf_cases[_i].left)
+		ck_assert_uint_eq(ip.di.forkoff, 0);
 	fs_fixture_free(&fx);
 }
 END_TEST
 
-/* The root's attribute leaf block 0, CRC restamped by leaf_done. */
+/* The root's attribute leaf block 0. */
 static uint8_t *leaf_block(struct fs_fixture *fx, struct xfsj_buf **bp)
 {
 	struct xfsj_iref ip;
@@ -269,66 +221,53 @@ static uint8_t *leaf_block(struct fs_fixture *fx, struct xfsj_buf **bp)
 	return (*bp)->data;
 }
 
-static void leaf_done(struct fs_fixture *fx, struct xfsj_buf *bp)
+/* ---- leaf: damage(block) and the attributes that must be left ---- */
+
+static uint8_t *leaf_slot(uint8_t *b, unsigned int i)
 {
-	xfsj_cksum_update(bp->data, fx->sb.blocksize, XFSJ_DA3_OFF_CRC);
-	xfsj_buf_dirty(bp);
-	ck_assert_uint_gt(problems(fx), 0);
+	return b + XFSJ_ATTR3_LEAF_HDR_SIZE + i * XFSJ_ATTR_LEAF_ENTRY_SIZE;
 }
 
-START_TEST(leaf_incomplete)
+static void leaf_incomplete(uint8_t *b)
 {
-	struct fs_fixture fx;
-	struct xfsj_buf *bp;
-	uint8_t *b;
-
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 40, 30);
-	b = leaf_block(&fx, &bp);
-	b[XFSJ_ATTR3_LEAF_HDR_SIZE + 3 * XFSJ_ATTR_LEAF_ENTRY_SIZE + 6] |=
-		XFSJ_ATTR_FLAG_INCOMPLETE;
-	leaf_done(&fx, bp);
-	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 39);
-	fs_fixture_free(&fx);
+	leaf_slot(b, 3)[6] |= XFSJ_ATTR_FLAG_INCOMPLETE;
 }
-END_TEST
 
 /* A count past the table: every entry is still found. */
-START_TEST(leaf_count)
+static void leaf_count(uint8_t *b)
 {
-	struct fs_fixture fx;
-	struct xfsj_buf *bp;
-	uint8_t *b;
-
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 40, 30);
-	b = leaf_block(&fx, &bp);
 	xfsj_put_be16(b + XFSJ_ALEAF_OFF_COUNT, 0xffff);
-	leaf_done(&fx, bp);
-	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 40);
-	fs_fixture_free(&fx);
 }
-END_TEST
 
 /* A name changed under its hash: that entry only is dropped. */
-START_TEST(leaf_name)
+static void leaf_name(uint8_t *b)
+{
+	/* A local name structure: valuelen (2), namelen, the name. */
+	b[xfsj_get_be16(leaf_slot(b, 7) + 4) + 3] ^= 0x01;
+}
+
+static const struct {
+	void (*damage)(uint8_t *b);
+	unsigned int left;
+} leaf_cases[] = {
+	{ leaf_incomplete, 39 },
+	{ leaf_count, 40 },
+	{ leaf_name, 39 },
+};
+
+START_TEST(leaf_damage)
 {
 	struct fs_fixture fx;
 	struct xfsj_buf *bp;
-	uint8_t *b;
-	uint32_t idx;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	set_attrs(&fx, 40, 30);
-	b = leaf_block(&fx, &bp);
-	idx = xfsj_get_be16(b + XFSJ_ATTR3_LEAF_HDR_SIZE +
-			    7 * XFSJ_ATTR_LEAF_ENTRY_SIZE + 4);
-	b[idx + 3] ^= 0x01;	/* local: valuelen, namelen, name */
-	leaf_done(&fx, bp);
+	leaf_cases[_i].damage(leaf_block(&fx, &bp));
+	xfsj_cksum_update(bp->data, fx.sb.blocksize, XFSJ_DA3_OFF_CRC);
+	xfsj_buf_dirty(bp);
+	ck_assert_uint_gt(problems(&fx), 0);
 	repair(&fx);
-	ck_assert_uint_eq(count_attrs(&fx), 39);
+	ck_assert_uint_eq(count_attrs(&fx), leaf_cases[_i].left);
 	fs_fixture_free(&fx);
 }
 END_TEST
@@ -339,15 +278,10 @@ Suite *repair_attr_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, sf_count);
-	tcase_add_test(tc, sf_totsize);
-	tcase_add_test(tc, sf_bad_flags);
-	tcase_add_test(tc, sf_duplicate);
-	tcase_add_test(tc, sf_small);
-	tcase_add_test(tc, sf_lost);
-	tcase_add_test(tc, leaf_incomplete);
-	tcase_add_test(tc, leaf_count);
-	tcase_add_test(tc, leaf_name);
+	tcase_add_loop_test(tc, sf_damage, 0,
+			    sizeof(sf_cases) / sizeof(sf_cases[0]));
+	tcase_add_loop_test(tc, leaf_damage, 0,
+			    sizeof(leaf_cases) / sizeof(leaf_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
