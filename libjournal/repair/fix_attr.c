@@ -152,8 +152,10 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 			       "attributes lost");
 	else
 		xrp_ino_action(rp, pr, XFSJ_FIX_SALVAGE_ATTR, ino,
-			       "rebuilt attribute fork: %zu kept, %zu dropped%s%s",
-			       kept, l.ndropped, l.ndropped ? ": " : "",
+			       "rebuilt attribute fork: %zu kept, %zu dropped"
+			       "%s%s%s", kept, l.ndropped,
+			       l.badblocks ? " (unreadable blocks lost)" : "",
+			       l.ndropped ? ": " : "",
 			       l.ndropped ? l.dropped : "");
 	for (size_t i = 0; i < rp->nprobs; i++)
 		if (answered(&rp->probs[i], ino))

@@ -7,9 +7,10 @@
  * size when it is sane, else the fork's size (then the header's count
  * bounds the walk).  A block fork is read block by block, every mapped
  * block whatever the dabtree says: a block whose header is an attribute
- * leaf's (magic and owner) gives its entries; node and remote value
- * blocks are skipped.  A leaf's entry table is read past a damaged count
- * until it would run into the names of the entries already found or
+ * leaf's (two of magic, owner and address) gives its entries; node and
+ * remote value blocks are skipped, any other block is counted lost.  A
+ * leaf's entry table is read past a damaged count until it would run
+ * into the names of the entries already found or
  * reaches an empty slot; an entry is sound when its name structure lies
  * inside the block behind the table and its hash is its name's.  Remote
  * values are read through the fork's mapping, their headers checked.
@@ -275,6 +276,27 @@ static int walk_leaf(struct collect *c, const uint8_t *b, uint32_t bs)
 	return 0;
 }
 
+enum { BLK_LEAF, BLK_OTHER, BLK_LOST };
+
+/*
+ * A leaf: two of its magic, its owner and its own address where a da3
+ * header keeps them (a remote value's header keeps them elsewhere), so
+ * that one damaged field does not lose it.  Nodes and remote values are
+ * skipped; anything else is lost.
+ */
+static int block_kind(struct collect *c, const uint8_t *b, uint64_t daddr)
+{
+	uint16_t magic = xfsj_get_be16(b + XFSJ_DA3_OFF_MAGIC);
+	int votes = (magic == XFSJ_ATTR3_LEAF_MAGIC) +
+		    (xfsj_get_be64(b + XFSJ_DA3_OFF_OWNER) == c->ip->ino) +
+		    (xfsj_get_be64(b + XFSJ_DA3_OFF_BLKNO) == daddr);
+
+	if (magic == XFSJ_DA3_NODE_MAGIC ||
+	    xfsj_get_be32(b) == XFSJ_ATTR_RMT_MAGIC)
+		return BLK_OTHER;
+	return votes >= 2 ? BLK_LEAF : BLK_LOST;
+}
+
 static int walk_blocks(struct collect *c)
 {
 	struct xrp *rp = c->rp;
@@ -307,11 +329,16 @@ static int walk_blocks(struct collect *c)
 				continue;
 			}
 			b = bp->data;
-			if (xfsj_get_be16(b + XFSJ_DA3_OFF_MAGIC) !=
-			    XFSJ_ATTR3_LEAF_MAGIC ||
-			    xfsj_get_be64(b + XFSJ_DA3_OFF_OWNER) != c->ip->ino)
-				continue;
-			err = walk_leaf(c, b, bs);
+			switch (block_kind(c, b, xfsj_fsb_daddr(rp->sb, fsb))) {
+			case BLK_LEAF:
+				err = walk_leaf(c, b, bs);
+				break;
+			case BLK_LOST:
+				c->l->badblocks++;
+				break;
+			default:
+				break;
+			}
 		}
 	}
 	free(ext);

@@ -203,6 +203,7 @@ struct xrp_attrlist {
 	struct xrp_attrent *v;
 	size_t n, cap;
 	size_t ndropped;
+	size_t badblocks;		/* blocks neither leaf, node nor value */
 	char dropped[160];		/* names of dropped ones, "?" unreadable */
 	bool unreadable;
 };
