@@ -33,7 +33,27 @@ static bool io_err(int err)
 	return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO;
 }
 
-/* The old fork's blocks unmapped, the fork emptied. */
+/*
+ * Does the check doubt inode @ino's block mappings (an extent or bmbt
+ * row of either fork; its block count aside)?  Then the old fork's
+ * blocks are let go instead of unmapped one by one (the unmap's rmap and
+ * free work would trip over what is wrong), and a mapping that does not
+ * read is left for the fix of those rows.
+ */
+static bool map_doubted(const struct xrp *rp, uint64_t ino)
+{
+	for (size_t i = 0; i < rp->nprobs; i++) {
+		const struct xfsj_problem *p = &rp->probs[i].p;
+
+		if ((p->has & XFSJ_PF_INO) && p->ino == ino &&
+		    !strncmp(p->def->code, "fork.", 5) &&
+		    strcmp(p->def->code, "fork.nblocks"))
+			return true;
+	}
+	return false;
+}
+
+/* The old fork's blocks unmapped (@readable), the fork emptied. */
 static int empty_fork(struct xrp *rp, struct xfsj_iref *ip, bool readable,
 		      struct xfsj_fault *f)
 {
@@ -120,6 +140,7 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 	struct xfsj_fault f = { 0 };
 	struct xfsj_iref ip;
 	size_t kept = 0;
+	bool doubted;
 	int err;
 
 	err = xrp_iget(rp, ino, &ip);
@@ -128,7 +149,10 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 	err = xrp_attr_collect(rp, &ip, &l);
 	if (err)
 		return err;
-	err = empty_fork(rp, &ip, !l.unreadable, &f);
+	doubted = map_doubted(rp, ino);
+	if (l.unreadable && doubted)
+		goto out;
+	err = empty_fork(rp, &ip, !l.unreadable && !doubted, &f);
 	if (err) {
 		/* A mapping that reads but does not unmap: let it go. */
 		if (io_err(err))
