@@ -12,7 +12,10 @@
  * or kept at its offset when the data fork is a btree whose root is laid
  * out for it) and the survivors are set one by one through the fs
  * layer's attribute code, which picks short form, leaf or node as the
- * kernel would.  A fork that cannot be read at all is cleared.  The round
+ * kernel would.  A fork that cannot be read at all is cleared, unless
+ * the check doubts the inode's mappings (then the fix of those rows has
+ * it first; its old blocks are let go, not unmapped, whenever the
+ * mappings are doubted: the AG stage takes them back).  The round
  * ends after the salvage so that the parent pointers and blocks are
  * checked again from the new fork.  The FIELD rows of the attribute
  * structures (fix_field.c sends them here) get the same rewrite: it
