@@ -58,6 +58,10 @@ static const struct xrp_field_ops structures[] = {
 	{ "AGF", xrp_field_ag },
 	{ "AGI", xrp_field_ag },
 	{ "directory", xrp_field_dir },
+	{ "attr short form", xrp_field_attr },
+	{ "attr block", xrp_field_attr },
+	{ "attr leaf", xrp_field_attr },
+	{ "attr node", xrp_field_attr },
 };
 
 int xrp_fix_field(struct xrp *rp)

@@ -191,6 +191,33 @@ void xrp_dirlist_free(struct xrp_dirlist *l);
 /* Old directory blocks only unmapped, not freed: some AG's free space
  * btrees cannot be trusted. */
 bool xrp_keep_old_blocks(const struct xrp *rp);
+/* fix_attr.c: FIX_SALVAGE_ATTR, attribute forks rewritten from what
+ * survives. */
+int xrp_fix_salvage_attr(struct xrp *rp);
+/* ... and the FIELD rows of attribute structures: the same rewrite. */
+int xrp_field_attr(struct xrp *rp, struct xrp_prob *pr);
+/*
+ * fix_attr_collect.c: the attributes of @ip's fork that survive (copies),
+ * the first of repeated ones; @unreadable when nothing of the fork could
+ * be read.  Returns 0 or a negative XFSJ_E_* (I/O, memory).
+ */
+struct xrp_attrent {
+	uint8_t ns;			/* XFSJ_ATTR_NS_* */
+	uint32_t namelen, valuelen;
+	const uint8_t *name, *value;	/* into @buf */
+	uint8_t *buf;
+};
+struct xrp_attrlist {
+	struct xrp_attrent *v;
+	size_t n, cap;
+	size_t ndropped;
+	size_t badblocks;		/* blocks neither leaf, node nor value */
+	char dropped[160];		/* names of dropped ones, "?" unreadable */
+	bool unreadable;
+};
+int xrp_attr_collect(struct xrp *rp, struct xfsj_iref *ip,
+		     struct xrp_attrlist *l);
+void xrp_attrlist_free(struct xrp_attrlist *l);
 /* fix_reconnect.c: FIX_RECONNECT, to lost+found. */
 int xrp_fix_reconnect(struct xrp *rp);
 /* fix_pptr.c: FIX_PPTR, parent pointers matched to the entries. */

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FIX_SALVAGE_ATTR: an attribute fork whose structure is damaged (a short
+ * form's sizes, a leaf's header or entries, a remote value, a bad or
+ * repeated name) is rewritten from the attributes that survive
+ * (fix_attr_collect.c), where xfs_repair 6.13 clears the whole fork for
+ * one bad field.
+ *
+ * The old fork's blocks leave it first (freed through the deferred work,
+ * or only unmapped when some AG's free space cannot be trusted: the AG
+ * stage's rebuild takes them back); the fork then starts empty (removed,
+ * or kept at its offset when the data fork is a btree whose root is laid
+ * out for it) and the survivors are set one by one through the fs
+ * layer's attribute code, which picks short form, leaf or node as the
+ * kernel would.  A fork that cannot be read at all is cleared, unless
+ * the check doubts the inode's mappings (then the fix of those rows has
+ * it first; its old blocks are let go, not unmapped, whenever the
+ * mappings are doubted: the AG stage takes them back).  The round
+ * ends after the salvage so that the parent pointers and blocks are
+ * checked again from the new fork.  The FIELD rows of the attribute
+ * structures (fix_field.c sends them here) get the same rewrite: it
+ * keeps every attribute a field fix would.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/attr.h"
+#include "fs/bmap.h"
+#include "fs/defer.h"
+#include "fs/iget.h"
+#include "repair/repair_priv.h"
+
+static bool io_err(int err)
+{
+	return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO;
+}
+
+/*
+ * Does the check doubt inode @ino's block mappings (an extent or bmbt
+ * row of either fork; its block count aside)?  Then the old fork's
+ * blocks are let go instead of unmapped one by one (the unmap's rmap and
+ * free work would trip over what is wrong), and a mapping that does not
+ * read is left for the fix of those rows.
+ */
+static bool map_doubted(const struct xrp *rp, uint64_t ino)
+{
+	for (size_t i = 0; i < rp->nprobs; i++) {
+		const struct xfsj_problem *p = &rp->probs[i].p;
+
+		if ((p->has & XFSJ_PF_INO) && p->ino == ino &&
+		    !strncmp(p->def->code, "fork.", 5) &&
+		    strcmp(p->def->code, "fork.nblocks"))
+			return true;
+	}
+	return false;
+}
+
+/* The old fork's blocks unmapped (@readable), the fork emptied. */
+static int empty_fork(struct xrp *rp, struct xfsj_iref *ip, bool readable,
+		      struct xfsj_fault *f)
+{
+	struct xfsj_bmbt_irec *ext = NULL;
+	size_t n = 0;
+	uint64_t done;
+	uint32_t asize;
+	uint8_t *fork;
+	int err = 0;
+
+	if (readable && ip->di.aformat != XFSJ_DINODE_FMT_LOCAL) {
+		err = xfsj_bmap_read(rp->fs, ip, XFSJ_ATTR_FORK, &ext, &n, f);
+		for (size_t i = n; !err && i-- > 0;)
+			err = xfsj_bmap_unmap(rp->fs, ip, XFSJ_ATTR_FORK,
+					      ext[i].startoff,
+					      ext[i].blockcount,
+					      xrp_keep_old_blocks(rp), &done, f);
+		free(ext);
+		if (err)
+			return err;
+	}
+	/* Whatever was not unmapped (an unreadable mapping) is let go. */
+	fork = xfsj_ifork(rp->fs, ip, XFSJ_ATTR_FORK, &asize);
+	memset(fork, 0, asize);
+	xfsj_buf_dirty(ip->bp);
+	if (ip->di.flags2 & XFSJ_DIFLAG2_NREXT64)
+		ip->di.nextents = 0;
+	else
+		ip->di.anextents = 0;
+	ip->di.aformat = XFSJ_DINODE_FMT_EXTENTS;
+	if (ip->di.format != XFSJ_DINODE_FMT_BTREE)
+		ip->di.forkoff = 0;
+	return 0;
+}
+
+/* Set the survivors; *kept counts those the new fork holds. */
+static int refill(struct xrp *rp, uint64_t ino, struct xrp_attrlist *l,
+		  size_t *kept, struct xfsj_fault *f)
+{
+	struct xfsj_iref ip;
+	int err;
+
+	*kept = 0;
+	err = xfsj_iget(rp->fs, ino, true, &ip, f);
+	if (err)
+		return err;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct xrp_attrent *e = &l->v[i];
+
+		err = xfsj_attr_set(rp->fs, &ip, &(struct xfsj_attr_arg){
+			.ns = e->ns, .name = e->name, .namelen = e->namelen,
+			.value = e->value, .valuelen = e->valuelen },
+			XFSJ_ATTR_CREATE, f);
+		if (io_err(err))
+			break;
+		if (err) {
+			l->ndropped++;
+			err = 0;
+			continue;
+		}
+		(*kept)++;
+	}
+	xfsj_iput(rp->fs, &ip, true);
+	if (err)
+		return err;
+	return xfsj_defer_finish(rp->fs, f);
+}
+
+/* A problem of inode @ino's attribute fork that the rewrite answers. */
+static bool answered(const struct xrp_prob *pr, uint64_t ino)
+{
+	const struct xfsj_problem_def *d = pr->p.def;
+
+	if (!(pr->p.has & XFSJ_PF_INO) || pr->p.ino != ino)
+		return false;
+	return d->fix == XFSJ_FIX_SALVAGE_ATTR ||
+	       (d->fix == XFSJ_FIX_FIELD && !strncmp(d->structure, "attr ", 5));
+}
+
+static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
+{
+	uint64_t ino = pr->p.ino;
+	struct xrp_attrlist l;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref ip;
+	size_t kept = 0;
+	bool doubted;
+	int err;
+
+	err = xrp_iget(rp, ino, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	err = xrp_attr_collect(rp, &ip, &l);
+	if (err)
+		return err;
+	doubted = map_doubted(rp, ino);
+	if (l.unreadable && doubted)
+		goto out;
+	err = empty_fork(rp, &ip, !l.unreadable && !doubted, &f);
+	if (err) {
+		/* A mapping that reads but does not unmap: let it go. */
+		if (io_err(err))
+			goto out;
+		err = empty_fork(rp, &ip, false, &f);
+	}
+	xfsj_iput(rp->fs, &ip, true);
+	err = xfsj_defer_finish(rp->fs, &f);
+	if (!err && l.n)
+		err = refill(rp, ino, &l, &kept, &f);
+	if (err && !io_err(err)) {
+		/* The fork could not take them back: left as it is now. */
+		l.ndropped += l.n - kept;
+		err = 0;
+	}
+	if (err)
+		goto out;
+	if (l.unreadable)
+		xrp_ino_action(rp, pr, XFSJ_FIX_SALVAGE_ATTR, ino,
+			       "cleared attribute fork (unreadable): "
+			       "attributes lost");
+	else
+		xrp_ino_action(rp, pr, XFSJ_FIX_SALVAGE_ATTR, ino,
+			       "rebuilt attribute fork: %zu kept, %zu dropped"
+			       "%s%s%s", kept, l.ndropped,
+			       l.badblocks ? " (unreadable blocks lost)" : "",
+			       l.ndropped ? ": " : "",
+			       l.ndropped ? l.dropped : "");
+	for (size_t i = 0; i < rp->nprobs; i++)
+		if (answered(&rp->probs[i], ino))
+			rp->probs[i].done = true;
+	rp->recheck = true;
+out:
+	xrp_attrlist_free(&l);
+	return err;
+}
+
+/*
+ * The FIELD rows of the short form, leaf, node and block headers (a
+ * count, a size, a CRC, an owner): the rewrite sets them all.
+ */
+int xrp_field_attr(struct xrp *rp, struct xrp_prob *pr)
+{
+	if (pr->done || !(pr->p.has & XFSJ_PF_INO))
+		return 0;
+	return salvage_one(rp, pr);
+}
+
+int xrp_fix_salvage_attr(struct xrp *rp)
+{
+	struct xrp_prob *pr;
+	int err;
+
+	xrp_for_each(rp, pr, XFSJ_FIX_SALVAGE_ATTR) {
+		if (pr->done || !(pr->p.has & XFSJ_PF_INO))
+			continue;
+		err = salvage_one(rp, pr);
+		if (err)
+			return err;
+	}
+	return 0;
+}
