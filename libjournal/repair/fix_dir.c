@@ -8,7 +8,11 @@
  * is found by its place (the check's directory offset of a short-form
  * entry is its index, "." and ".." first) and name, or, for an entry
  * naming a free inode, by the inode it names and its name's hash.
- * Entries of block and leaf directories: fix_dir_block.c.
+ * Entries of block and leaf directories: fix_dir_block.c.  A directory
+ * whose entry neither removes (node and btree-fork directories) is
+ * rebuilt from its salvageable entries (fix_dir_salvage.c), which leaves
+ * out the entries naming no inode in use, the names not allowed and the
+ * names there twice: all of its entries the check asks to remove.
  *
  * The link counts and parent pointers the removal changes are the next
  * round's to fix.
@@ -151,6 +155,35 @@ static int clear_sf_entry(struct xrp *rp, struct xrp_prob *pr,
 	return 0;
 }
 
+/* Entry problems the salvage answers by leaving the entry out. */
+static bool salvage_drops(const struct xrp_prob *pr)
+{
+	return xrp_is(pr, "dirent.target") || xrp_is(pr, "dir.entry.name") ||
+	       xrp_is(pr, "dir.entry.dup") || xrp_is(pr, "dir.entry.ino");
+}
+
+/* The entry left in place: the directory rebuilt without it. */
+static int rebuild_for(struct xrp *rp, struct xrp_prob *pr)
+{
+	uint64_t dir = pr->p.ino;
+	int err;
+
+	if (!salvage_drops(pr))
+		return 0;
+	err = xrp_dir_rebuild(rp, dir);
+	if (err <= 0)
+		return err;
+	for (size_t i = 0; i < rp->nprobs; i++) {
+		struct xrp_prob *q = &rp->probs[i];
+
+		if (q->p.def->fix == XFSJ_FIX_CLEAR_ENTRY &&
+		    (q->p.has & XFSJ_PF_INO) && q->p.ino == dir &&
+		    salvage_drops(q))
+			q->done = true;
+	}
+	return 0;
+}
+
 int xrp_fix_clear_entry(struct xrp *rp)
 {
 	struct xrp_prob *pr;
@@ -169,6 +202,9 @@ int xrp_fix_clear_entry(struct xrp *rp)
 			err = clear_sf_entry(rp, pr, &ip);
 		else
 			err = xrp_clear_block_entry(rp, pr, &ip);
+		if (!err && !pr->done &&
+		    ip.di.format != XFSJ_DINODE_FMT_LOCAL)
+			err = rebuild_for(rp, pr);
 		if (err)
 			return err;
 	}

@@ -9,7 +9,9 @@
  * - dir.header (blkno, owner), dir.uuid: the header field set to where the
  *   block is, whose it is, the filesystem's UUID.
  * - dir.entry.ftype: the entry's file type set to the type of the inode it
- *   names, as the scan saw it.
+ *   names, as the scan saw it; dirent.ftype (a type that is one, but not
+ *   the child's): the entries of the directory's blocks naming the child
+ *   with that type (fix_dir_block.c).
  * - dir.size: the directory inode's size set to what its blocks say.
  *
  * - dir.bests, dir.free.header: the directory is rebuilt from its
@@ -192,6 +194,38 @@ static int fix_ftype(struct xrp *rp, struct xrp_prob *pr)
 	return 0;
 }
 
+/* dirent.ftype: the entries naming child {off} get its mode's type. */
+static int fix_dirent_ftype(struct xrp *rp, struct xrp_prob *pr)
+{
+	const struct xfsj_problem *p = &pr->p;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref ip;
+	char what[128];
+	int err;
+
+	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE) ||
+	    (p->has & (XFSJ_PF_OFF | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND)) !=
+	    (XFSJ_PF_OFF | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND) ||
+	    !p->expected || p->expected >= XFSJ_FT__MAX)
+		return 0;
+	err = xfsj_iget(rp->fs, p->ino, true, &ip, &f);
+	if (err)
+		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+	if ((ip.di.mode & 0170000) != 0040000 ||
+	    (ip.di.format != XFSJ_DINODE_FMT_EXTENTS &&
+	     ip.di.format != XFSJ_DINODE_FMT_BTREE))
+		return 0;
+	err = xrp_block_dirent_ftype(rp, pr, &ip);
+	if (err <= 0)
+		return err;
+	snprintf(what, sizeof(what),
+		 "directory %llu: the entry naming inode %llu: file type set "
+		 "to %llu", (unsigned long long)p->ino,
+		 (unsigned long long)p->off, (unsigned long long)p->expected);
+	done(rp, pr, what);
+	return 0;
+}
+
 int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 {
 	if (pr->done || !(pr->p.has & XFSJ_PF_INO))
@@ -203,6 +237,8 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 		return fix_size(rp, pr);
 	if (xrp_is(pr, "dir.entry.ftype"))
 		return (pr->p.has & XFSJ_PF_OFF) ? fix_ftype(rp, pr) : 0;
+	if (xrp_is(pr, "dirent.ftype"))
+		return fix_dirent_ftype(rp, pr);
 	if (xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header")) {
 		int err = xrp_dir_rebuild(rp, pr->p.ino);
 

@@ -157,6 +157,11 @@ int xrp_dirbuf_get(struct xfsj_fs *fs, uint64_t daddr, uint32_t fsbsize,
 		   struct xfsj_fault *f);
 int xrp_dirbuf_put(struct xfsj_fs *fs, struct xfsj_buf *bp, uint32_t n,
 		   struct xfsj_fault *f);
+/* fix_dir_block.c: dirent.ftype in a directory's blocks (@ip): the
+ * entries naming the child with the type found get the type expected;
+ * 1 when one changed, 0 when none, or a negative XFSJ_E_*. */
+int xrp_block_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
+			   struct xfsj_iref *ip);
 /* fix_dir_salvage.c: rebuild directory @dir from its salvaged entries:
  * 1 when it was rewritten, 0 when left, or a negative XFSJ_E_*. */
 int xrp_dir_rebuild(struct xrp *rp, uint64_t dir);
