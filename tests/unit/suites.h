@@ -53,6 +53,7 @@
 	X(check_problem_suite)	\
 	X(check_dir_suite)	\
 	X(repair_dir_suite)	\
+	X(repair_dir2_suite)	\
 	X(check_space_suite)	\
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\
