@@ -363,23 +363,35 @@ static int each_data_block(struct dirw *w, struct xrp_prob *pr,
 	return err;
 }
 
-int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
-			  struct xfsj_iref *ip)
+/* The directory @ip's geometry and data fork: 0, 1 when the fork does
+ * not read, or a negative XFSJ_E_*. */
+static int dirw_open(struct dirw *w, struct xrp *rp, struct xfsj_iref *ip)
 {
 	const struct xfsj_sb *sb = rp->sb;
 	struct xfsj_fault f = { 0 };
-	struct dirw w = {
+	int err;
+
+	*w = (struct dirw){
 		.rp = rp, .ip = ip,
 		.bsize = sb->blocksize << sb->dirblklog,
 		.bytelog = sb->blocklog + sb->dirblklog,
 		.fsbs = 1U << sb->dirblklog,
 		.ftype = xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_FTYPE),
 	};
-	int err;
-
-	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &w.map, &w.nmap, &f);
+	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &w->map, &w->nmap, &f);
 	if (err)
-		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 0;
+		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 1;
+	return 0;
+}
+
+int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
+			  struct xfsj_iref *ip)
+{
+	struct dirw w;
+	int err = dirw_open(&w, rp, ip);
+
+	if (err)
+		return err < 0 ? err : 0;
 	if (!xrp_is(pr, "dirent.target")) {
 		if (pr->p.has & XFSJ_PF_OFF)
 			err = remove_in(&w, pr, pr->p.off >> w.bytelog);
@@ -395,20 +407,12 @@ out:
 int xrp_block_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
 			   struct xfsj_iref *ip)
 {
-	const struct xfsj_sb *sb = rp->sb;
-	struct xfsj_fault f = { 0 };
-	struct dirw w = {
-		.rp = rp, .ip = ip,
-		.bsize = sb->blocksize << sb->dirblklog,
-		.bytelog = sb->blocklog + sb->dirblklog,
-		.fsbs = 1U << sb->dirblklog,
-		.ftype = true,
-	};
-	int err;
+	struct dirw w;
+	int err = dirw_open(&w, rp, ip);
 
-	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &w.map, &w.nmap, &f);
-	if (!err)
-		err = each_data_block(&w, pr, ftype_in);
+	if (err)
+		return err < 0 ? err : 0;
+	err = each_data_block(&w, pr, ftype_in);
 	free(w.map);
 	if (err < 0)
 		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 0;

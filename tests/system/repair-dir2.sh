@@ -63,18 +63,20 @@ for p in 4k 1k; do
 	populate_image "$T_DIR/pop.$p.img" "$p" || not_ok "populate $p"
 done
 
+# damage SRC IMG DIR CMDS: IMG is SRC with xfs_db's CMDS run in DIR (one
+# command a line on its input).
+damage() {
+	cp --sparse=always "$1" "$2" &&
+		printf 'path %s\n%s\n' "$3" "${4//;/$'\n'}" | silent "$DB" -x "$2"
+}
+
 printf '# %-22s %-6s %-12s %s\n' case exit "kept ours" "kept 6.13"
 while read -r p name dir cmds; do
-	src=$T_DIR/pop.$p.img
-	[ -f "$src" ] || continue
+	[ -f "$T_DIR/pop.$p.img" ] || continue
 	c="$p $name ($dir)"
 	a=$T_DIR/a.img
 	b=$T_DIR/b.img
-	cp --sparse=always "$src" "$a"
-	db=(-x -c "path $dir")
-	IFS=';' read -ra steps <<< "$cmds"
-	for s in "${steps[@]}"; do db+=(-c "$s"); done
-	silent "$DB" "${db[@]}" "$a"
+	damage "$T_DIR/pop.$p.img" "$a" "$dir" "$cmds"
 	cp --sparse=always "$a" "$b"
 	if silent "$XFSPROGS613/xfs_repair" -n "$a"; then
 		not_ok "$c: xfs_repair -n misses the damage"
