@@ -130,7 +130,7 @@ static bool names_it(const struct xrp_prob *pr, const struct xfsj_dir2_item *it,
 
 	if (it->unused)
 		return false;
-	if (xrp_is(pr, "dirent.target"))
+	if (xrp_by_child(pr))
 		return it->ino == p->expected &&
 		       xfsj_da_hashname(it->name, it->namelen) ==
 		       (uint32_t)p->found;
@@ -392,7 +392,7 @@ int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
 
 	if (err)
 		return err < 0 ? err : 0;
-	if (!xrp_is(pr, "dirent.target")) {
+	if (!xrp_by_child(pr)) {
 		if (pr->p.has & XFSJ_PF_OFF)
 			err = remove_in(&w, pr, pr->p.off >> w.bytelog);
 		goto out;

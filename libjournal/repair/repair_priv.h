@@ -162,6 +162,9 @@ int xrp_dirbuf_put(struct xfsj_fs *fs, struct xfsj_buf *bp, uint32_t n,
  * 1 when one changed, 0 when none, or a negative XFSJ_E_*. */
 int xrp_block_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
 			   struct xfsj_iref *ip);
+/* fix_dir.c: does entry problem @pr name its entry by the child and the
+ * name's hash (p.expected, p.found)? */
+bool xrp_by_child(const struct xrp_prob *pr);
 /* fix_dir_salvage.c: rebuild directory @dir from its salvaged entries:
  * 1 when it was rewritten, 0 when left, or a negative XFSJ_E_*. */
 int xrp_dir_rebuild(struct xrp *rp, uint64_t dir);

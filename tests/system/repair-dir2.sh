@@ -6,7 +6,9 @@
 # dirblklog 2).  Each case fuzzes one field with xfs_db (fstests' way):
 # a data block's header owner, an entry's file type (not a type;
 # a type, but not the child's), an entry naming no inode, a leaf block's
-# count, the free index's nvalid.  On two copies of the damaged image:
+# count, the free index's nvalid; an entry made to name directory
+# dirs/sf (@SF@: its inode number), which then has two parents.  On two
+# copies of the damaged image:
 #   - xfs_repair -n (6.13) detects it;
 #   - xfsj-repair fixes it (exit 1); xfs_repair -n and xfsj-repair -n are
 #     clean after, a second xfsj-repair exits 0 and changes nothing, the
@@ -41,7 +43,8 @@ CASES="1k owner /dirs/node dblock 0;fuzz -d dhdr.hdr.owner ones
 1k leaf-count /dirs/node dblock $((L1 + 4));fuzz -d lhdr.count add
 4k free-nvalid /dirs/node dblock $F4;fuzz -d fhdr.nvalid add
 1k free-nvalid /dirs/node dblock $F1;fuzz -d fhdr.nvalid add
-4k btree-target /dirs/btree dblock 1;fuzz -d du[3].inumber sub"
+4k btree-target /dirs/btree dblock 1;fuzz -d du[3].inumber sub
+4k two-parents /dirs/block dblock 0;write -d bu[3].inumber @SF@"
 : "$L4"
 
 silent() { "$@" > /dev/null 2>&1; }
@@ -76,7 +79,9 @@ while read -r p name dir cmds; do
 	c="$p $name ($dir)"
 	a=$T_DIR/a.img
 	b=$T_DIR/b.img
-	damage "$T_DIR/pop.$p.img" "$a" "$dir" "$cmds"
+	sf=$("$DB" -r -c "path /dirs/sf" -c "print v3.inumber" \
+		"$T_DIR/pop.$p.img" | sed 's/.* = //')
+	damage "$T_DIR/pop.$p.img" "$a" "$dir" "${cmds//@SF@/$sf}"
 	cp --sparse=always "$a" "$b"
 	if silent "$XFSPROGS613/xfs_repair" -n "$a"; then
 		not_ok "$c: xfs_repair -n misses the damage"
