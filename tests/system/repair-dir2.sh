@@ -15,7 +15,8 @@
 #     kernel mounts it (nouuid) and lists the directory;
 #   - xfs_repair repairs the other copy; the names the kernel lists in
 #     the damaged directory (not in lost+found) are counted in both and
-#     printed: ours keeps at least as many.
+#     printed (the "again" column: the second run's exit): ours keeps at
+#     least as many.
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/populate.sh"
 need_root
@@ -73,7 +74,7 @@ damage() {
 		printf 'path %s\n%s\n' "$3" "${4//;/$'\n'}" | silent "$DB" -x "$2"
 }
 
-printf '# %-22s %-6s %-12s %s\n' case exit "kept ours" "kept 6.13"
+printf '# %-22s %-6s %-12s %s\n' case again "kept ours" "kept 6.13"
 while read -r p name dir cmds; do
 	[ -f "$T_DIR/pop.$p.img" ] || continue
 	c="$p $name ($dir)"
