@@ -76,6 +76,8 @@ struct dw {
 	const struct xfsj_dirent *ents;
 	size_t n;			/* entries, "." and ".." left out */
 	struct xfsj_dir2_leaf_ent *le;	/* n + 2: every entry's leaf entry */
+	struct xfsj_buf **bufs;		/* the blocks written (dir_buf.c) */
+	size_t nbufs, capbufs;
 };
 
 /* Entry @k of the directory: "." and ".." first. */
@@ -160,10 +162,21 @@ static int new_block(struct dw *w, uint64_t fileoff, uint32_t magic,
 	if (err)
 		return err;
 	h.blkno = xfsj_fsb_daddr(w->sb, fsb);
-	err = xfsj_buf_get_zero(w->fs, h.blkno, w->bs, bp);
+	if (w->nbufs == w->capbufs) {
+		size_t cap = w->capbufs ? 2 * w->capbufs : 16;
+		struct xfsj_buf **v = realloc(w->bufs, cap * sizeof(*v));
+
+		if (!v)
+			return -XFSJ_E_NOMEM;
+		w->bufs = v;
+		w->capbufs = cap;
+	}
+	err = xrp_dirbuf_get(w->fs, h.blkno, w->sb->blocksize, w->fsbs, true,
+			     bp, w->f);
 	if (err)
 		return xfsj_fault_set(w->f, err, "directory block", "get",
 				      h.blkno << 9, w->ip->ino);
+	w->bufs[w->nbufs++] = *bp;
 	memset((*bp)->data, 0, w->bs);
 	memcpy(h.uuid, xfsj_meta_fs_uuid(w->sb), sizeof(h.uuid));
 	xfsj_dir3_hdr_encode((*bp)->data, &h);
@@ -448,7 +461,10 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 	      write_node(&w, ndb);
 	free(w.le);
 	xfsj_iput(fs, &ip, true);
-	if (err)
-		return err;
-	return xfsj_defer_finish(fs, f);
+	if (!err)
+		err = xfsj_defer_finish(fs, f);
+	for (size_t i = 0; i < w.nbufs && !err; i++)
+		err = xrp_dirbuf_put(fs, w.bufs[i], w.fsbs, f);
+	free(w.bufs);
+	return err;
 }

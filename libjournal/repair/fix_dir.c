@@ -8,7 +8,15 @@
  * is found by its place (the check's directory offset of a short-form
  * entry is its index, "." and ".." first) and name, or, for an entry
  * naming a free inode, by the inode it names and its name's hash.
- * Entries of block and leaf directories: fix_dir_block.c.
+ * Entries of block and leaf directories: fix_dir_block.c.  A directory
+ * whose entry neither removes (node and btree-fork directories) is
+ * rebuilt from its salvageable entries (fix_dir_salvage.c), which leaves
+ * out the entries naming no inode in use, the names not allowed and the
+ * names there twice: all of its entries the check asks to remove.
+ *
+ * dir.parents (a directory named from several directories): the entries
+ * naming it outside the directory the check took as its parent are
+ * removed the same way, by child and hash.
  *
  * The link counts and parent pointers the removal changes are the next
  * round's to fix.
@@ -102,7 +110,7 @@ static bool sf_target_of(const struct xrp_prob *pr, struct sf_target *t)
 
 	memset(t, 0, sizeof(*t));
 	t->idx = -1;
-	if (xrp_is(pr, "dirent.target")) {
+	if (xrp_by_child(pr)) {
 		if (!(p->has & XFSJ_PF_EXPECTED) || !(p->has & XFSJ_PF_FOUND))
 			return false;
 		t->by_child = true;
@@ -151,24 +159,105 @@ static int clear_sf_entry(struct xrp *rp, struct xrp_prob *pr,
 	return 0;
 }
 
+/* Entry problems the salvage answers by leaving the entry out. */
+static bool salvage_drops(const struct xrp_prob *pr)
+{
+	return xrp_is(pr, "dirent.target") || xrp_is(pr, "dir.entry.name") ||
+	       xrp_is(pr, "dir.entry.dup") || xrp_is(pr, "dir.entry.ino");
+}
+
+/* The entry left in place: the directory rebuilt without it. */
+static int rebuild_for(struct xrp *rp, struct xrp_prob *pr)
+{
+	uint64_t dir = pr->p.ino;
+	int err;
+
+	if (!salvage_drops(pr))
+		return 0;
+	err = xrp_dir_rebuild(rp, dir);
+	if (err <= 0)
+		return err;
+	for (size_t i = 0; i < rp->nprobs; i++) {
+		struct xrp_prob *q = &rp->probs[i];
+
+		if (q->p.def->fix == XFSJ_FIX_CLEAR_ENTRY &&
+		    (q->p.has & XFSJ_PF_INO) && q->p.ino == dir &&
+		    salvage_drops(q))
+			q->done = true;
+	}
+	return 0;
+}
+
+bool xrp_by_child(const struct xrp_prob *pr)
+{
+	return xrp_is(pr, "dirent.target") || xrp_is(pr, "dir.parents");
+}
+
+/* Remove the entry @pr names (by place and name, or by child and hash)
+ * from directory @dir. */
+static int clear_in(struct xrp *rp, struct xrp_prob *pr, uint64_t dir)
+{
+	struct xfsj_iref ip;
+	int err = xrp_iget(rp, dir, &ip);
+
+	if (err || (ip.di.mode & S_IFMT) != S_IFDIR)
+		return err < 0 ? err : 0;
+	if (ip.di.format == XFSJ_DINODE_FMT_LOCAL)
+		err = clear_sf_entry(rp, pr, &ip);
+	else
+		err = xrp_clear_block_entry(rp, pr, &ip);
+	if (!err && !pr->done && ip.di.format != XFSJ_DINODE_FMT_LOCAL)
+		err = rebuild_for(rp, pr);
+	return err;
+}
+
+/*
+ * dir.parents: a directory named by entries of several directories (a
+ * loop, or two parents).  The entry in the directory the check took as
+ * its parent stays; the others are removed, each found by the child it
+ * names and its name's hash.  Its ".." and the link counts follow in the
+ * next round.
+ */
+static int clear_extra_parents(struct xrp *rp, struct xrp_prob *pr)
+{
+	const struct xck_dirent *de = rp->ck->dirents.v;
+	uint32_t dd = xfsj_da_hashname((const uint8_t *)"..", 2);
+	uint64_t child = pr->p.ino, keep = pr->p.off;
+	int err = 0;
+
+	if (!(pr->p.has & XFSJ_PF_OFF))
+		return 0;
+	for (size_t i = 0; i < rp->ck->dirents.n && !err; i++) {
+		struct xrp_prob one = *pr;
+
+		if (de[i].child != child || de[i].dir == keep ||
+		    de[i].dir == child ||
+		    (de[i].namelen == 2 && de[i].namehash == dd))
+			continue;
+		one.done = false;
+		one.p.ino = de[i].dir;
+		one.p.expected = child;
+		one.p.found = de[i].namehash;
+		one.p.has |= XFSJ_PF_EXPECTED | XFSJ_PF_FOUND;
+		err = clear_in(rp, &one, de[i].dir);
+		if (one.done)
+			pr->done = true;
+	}
+	return err;
+}
+
 int xrp_fix_clear_entry(struct xrp *rp)
 {
 	struct xrp_prob *pr;
-	struct xfsj_iref ip;
 	int err;
 
 	xrp_for_each(rp, pr, XFSJ_FIX_CLEAR_ENTRY) {
 		if (pr->done || !(pr->p.has & XFSJ_PF_INO))
 			continue;
-		err = xrp_iget(rp, pr->p.ino, &ip);
-		if (err < 0)
-			return err;
-		if (err || (ip.di.mode & S_IFMT) != S_IFDIR)
-			continue;
-		if (ip.di.format == XFSJ_DINODE_FMT_LOCAL)
-			err = clear_sf_entry(rp, pr, &ip);
+		if (xrp_is(pr, "dir.parents"))
+			err = clear_extra_parents(rp, pr);
 		else
-			err = xrp_clear_block_entry(rp, pr, &ip);
+			err = clear_in(rp, pr, pr->p.ino);
 		if (err)
 			return err;
 	}

@@ -2,20 +2,19 @@
 /*
  * FIX_CLEAR_ENTRY in the directory blocks outside the inode, for
  * single-block directories and leaf directories (one leaf block with its
- * bests); node directories are left (their free index blocks and leaves
- * are the directory salvage's).
+ * bests).
  *
  * The entry becomes an unused region, merged with the unused regions
  * beside it (no two may touch), the block's bestfree table is recomputed
  * from its regions, and the leaf entry pointing at it goes stale (the
  * stale count grows); a leaf directory's bests entry for the block
- * follows its new largest region.  Only directory blocks of one
- * filesystem block for now (see xrp_clear_block_entry).
+ * follows its new largest region.  A directory block of several
+ * filesystem blocks is read and written whole (dir_buf.c).  What is left
+ * here (node directories) the caller rebuilds (fix_dir.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/crc32c.h"
 #include "core/layout.h"
 #include "fs/attr.h"
 #include "fs/bmap.h"
@@ -24,8 +23,6 @@
 #include "ondisk/dir_block.h"
 #include "repair/repair_priv.h"
 
-#define DATA_CRC_OFF	4	/* data and block headers */
-#define DA_CRC_OFF	12	/* leaf and node block info */
 #define BESTFREE_OFF	48
 #define LEAF_HDR_COUNT	56
 #define LEAF_HDR_STALE	58
@@ -39,6 +36,7 @@ struct dirw {
 	unsigned int bytelog;	/* log2 of it */
 	uint32_t fsbs;		/* filesystem blocks in one */
 	bool ftype;
+	unsigned int changed;	/* entries changed */
 };
 
 /* The filesystem block at file offset @off of the data fork, or -1. */
@@ -55,61 +53,57 @@ static uint64_t map_fsb(const struct dirw *w, uint64_t off)
 	return UINT64_MAX;
 }
 
-/*
- * A directory block, read one filesystem block at a time (the cache keys
- * a buffer by its address and length, and the check read them so) and
- * edited in a copy of the whole.
- */
+/* A directory block, whole (dir_buf.c), edited in place. */
 struct dblock {
-	struct xfsj_buf **bp;
+	struct xfsj_buf *bp;
 	uint8_t *b;
+	bool dirty;
 };
 
-static void dblock_free(struct dblock *d)
+/* Done with it: written when changed, dropped when it spans several
+ * filesystem blocks. */
+static int dblock_free(struct dirw *w, struct dblock *d)
 {
-	free(d->bp);
-	free(d->b);
+	struct xfsj_fault f = { 0 };
+	int err;
+
+	if (!d->bp)
+		return 0;
+	if (d->dirty)
+		xfsj_buf_dirty(d->bp);
+	err = xrp_dirbuf_put(w->rp->fs, d->bp, w->fsbs, &f);
 	d->bp = NULL;
 	d->b = NULL;
+	return err;
 }
 
 /* Directory block @db (its file offset in directory blocks): 0, 1 when
- * part of it is not mapped, or a negative XFSJ_E_*. */
+ * it is not mapped whole in one extent, or a negative XFSJ_E_*. */
 static int dblock_read(struct dirw *w, uint64_t db, struct dblock *d)
 {
 	const struct xfsj_sb *sb = w->rp->sb;
-	uint32_t i;
+	struct xfsj_fault f = { 0 };
+	uint64_t fsb = map_fsb(w, db * w->fsbs);
 	int err;
 
-	d->bp = calloc(w->fsbs, sizeof(*d->bp));
-	d->b = malloc(w->bsize);
-	if (!d->bp || !d->b)
-		return -XFSJ_E_NOMEM;
-	for (i = 0; i < w->fsbs; i++) {
-		uint64_t fsb = map_fsb(w, db * w->fsbs + i);
-
-		if (fsb == UINT64_MAX)
+	if (fsb == UINT64_MAX || !xfsj_fsbext_ok(w->rp->fs, fsb, w->fsbs))
+		return 1;
+	for (uint32_t i = 1; i < w->fsbs; i++)
+		if (map_fsb(w, db * w->fsbs + i) != fsb + i)
 			return 1;
-		err = xfsj_buf_read(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
-				    sb->blocksize, &d->bp[i]);
-		if (err)
-			return err;
-		memcpy(d->b + (size_t)i * sb->blocksize, d->bp[i]->data,
-		       sb->blocksize);
-	}
+	err = xrp_dirbuf_get(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
+			     sb->blocksize, w->fsbs, false, &d->bp, &f);
+	if (err)
+		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 1;
+	d->b = d->bp->data;
+	d->dirty = false;
 	return 0;
 }
 
-/* The edited copy back into its buffers, with a fresh CRC. */
-static void dblock_write(struct dirw *w, struct dblock *d, size_t crc_off)
+/* The block changed: the flush stamps its CRC. */
+static void dblock_write(struct dblock *d)
 {
-	uint32_t bs = w->rp->sb->blocksize, i;
-
-	xfsj_cksum_update(d->b, w->bsize, crc_off);
-	for (i = 0; i < w->fsbs; i++) {
-		memcpy(d->bp[i]->data, d->b + (size_t)i * bs, bs);
-		xfsj_buf_dirty(d->bp[i]);
-	}
+	d->dirty = true;
 }
 
 /* The end of block @b's data area (0: not a data or block block). */
@@ -136,7 +130,7 @@ static bool names_it(const struct xrp_prob *pr, const struct xfsj_dir2_item *it,
 
 	if (it->unused)
 		return false;
-	if (xrp_is(pr, "dirent.target"))
+	if (xrp_by_child(pr))
 		return it->ino == p->expected &&
 		       xfsj_da_hashname(it->name, it->namelen) ==
 		       (uint32_t)p->found;
@@ -296,9 +290,9 @@ static int remove_from(struct dirw *w, struct xrp_prob *pr, uint64_t db,
 			      xfsj_get_be16(l->b + LEAF_HDR_STALE) + 1);
 		xfsj_put_be16(l->b + w->bsize - XFSJ_DIR2_LEAF_TAIL -
 			      2 * (nbests - db), best);
-		dblock_write(w, l, DA_CRC_OFF);
+		dblock_write(l);
 	}
-	dblock_write(w, d, DATA_CRC_OFF);
+	dblock_write(d);
 	xrp_ino_action(w->rp, pr, XFSJ_FIX_CLEAR_ENTRY, w->ip->ino,
 		       "removed entry '%s' (inode %llu) from directory %llu",
 		       name, (unsigned long long)it.ino,
@@ -312,55 +306,115 @@ static int remove_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
 	struct dblock d = { 0 }, l = { 0 };
 	int err = dblock_read(w, db, &d);
 
+	int e2;
+
 	if (!err)
 		err = remove_from(w, pr, db, &d, &l);
-	dblock_free(&d);
-	dblock_free(&l);
+	e2 = dblock_free(w, &l);
+	if (!e2)
+		e2 = dblock_free(w, &d);
+	return e2 ? e2 : err;
+}
+
+/* Set the file type of the entries of data block @db naming the child
+ * the problem names with the type found to the type expected; 1: next. */
+static int ftype_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
+{
+	struct dblock d = { 0 };
+	struct xfsj_dir2_item it;
+	const char *field;
+	uint32_t end, off;
+	int err = dblock_read(w, db, &d);
+
+	if (err)
+		return err;
+	end = data_end(w, d.b);
+	for (off = XFSJ_DIR3_HDR_SIZE; end && off < end; off += it.len) {
+		if (xfsj_dir2_data_item(d.b, off, end, true, &it, &field))
+			break;
+		if (it.unused || it.ino != pr->p.off ||
+		    it.ftype != pr->p.found)
+			continue;
+		d.b[off + 9 + it.namelen] = (uint8_t)pr->p.expected;
+		dblock_write(&d);
+		w->changed++;
+	}
+	err = dblock_free(w, &d);
+	return err ? err : 1;
+}
+
+/* @fn on every data block until it returns other than 1. */
+static int each_data_block(struct dirw *w, struct xrp_prob *pr,
+			   int (*fn)(struct dirw *, struct xrp_prob *,
+				     uint64_t))
+{
+	uint64_t db, last;
+	int err = 1;
+
+	for (size_t i = 0; i < w->nmap && err == 1; i++) {
+		const struct xfsj_bmbt_irec *m = &w->map[i];
+
+		last = (m->startoff + m->blockcount) / w->fsbs;
+		for (db = (m->startoff + w->fsbs - 1) / w->fsbs;
+		     db < last && err == 1 &&
+		     (db << w->bytelog) < XFSJ_DIR2_LEAF_OFFSET; db++)
+			err = fn(w, pr, db);
+	}
 	return err;
 }
 
-int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
-			  struct xfsj_iref *ip)
+/* The directory @ip's geometry and data fork: 0, 1 when the fork does
+ * not read, or a negative XFSJ_E_*. */
+static int dirw_open(struct dirw *w, struct xrp *rp, struct xfsj_iref *ip)
 {
 	const struct xfsj_sb *sb = rp->sb;
 	struct xfsj_fault f = { 0 };
-	struct dirw w = {
+	int err;
+
+	*w = (struct dirw){
 		.rp = rp, .ip = ip,
 		.bsize = sb->blocksize << sb->dirblklog,
 		.bytelog = sb->blocklog + sb->dirblklog,
 		.fsbs = 1U << sb->dirblklog,
 		.ftype = xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_FTYPE),
 	};
-	uint64_t db, last;
-	size_t i;
-	int err;
-
-	/*
-	 * A directory block of several filesystem blocks is cached a block
-	 * at a time, and the flush stamps the CRC of the first piece over
-	 * that piece alone: such directories are left.
-	 */
-	if (sb->dirblklog)
-		return 0;
-	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &w.map, &w.nmap, &f);
+	err = xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &w->map, &w->nmap, &f);
 	if (err)
-		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 0;
-	if (!xrp_is(pr, "dirent.target")) {
+		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 1;
+	return 0;
+}
+
+int xrp_clear_block_entry(struct xrp *rp, struct xrp_prob *pr,
+			  struct xfsj_iref *ip)
+{
+	struct dirw w;
+	int err = dirw_open(&w, rp, ip);
+
+	if (err)
+		return err < 0 ? err : 0;
+	if (!xrp_by_child(pr)) {
 		if (pr->p.has & XFSJ_PF_OFF)
 			err = remove_in(&w, pr, pr->p.off >> w.bytelog);
 		goto out;
 	}
 	/* By the inode it names: every data block in turn. */
-	for (i = 0, err = 1; i < w.nmap && err == 1; i++) {
-		const struct xfsj_bmbt_irec *m = &w.map[i];
-
-		last = (m->startoff + m->blockcount) / w.fsbs;
-		for (db = (m->startoff + w.fsbs - 1) / w.fsbs;
-		     db < last && err == 1 &&
-		     (db << w.bytelog) < XFSJ_DIR2_LEAF_OFFSET; db++)
-			err = remove_in(&w, pr, db);
-	}
+	err = each_data_block(&w, pr, remove_in);
 out:
 	free(w.map);
 	return err < 0 ? err : 0;
+}
+
+int xrp_block_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
+			   struct xfsj_iref *ip)
+{
+	struct dirw w;
+	int err = dirw_open(&w, rp, ip);
+
+	if (err)
+		return err < 0 ? err : 0;
+	err = each_data_block(&w, pr, ftype_in);
+	free(w.map);
+	if (err < 0)
+		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 0;
+	return w.changed ? 1 : 0;
 }

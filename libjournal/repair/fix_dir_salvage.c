@@ -217,11 +217,16 @@ static int walk_blocks(struct salvage *s, struct xfsj_iref *ip)
 
 			if (!xfsj_fsbext_ok(rp->fs, fsb, fsbs))
 				break;
-			err = xfsj_buf_read(rp->fs, xfsj_fsb_daddr(sb, fsb), bs,
-					    &bp);
+			err = xrp_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, fsb),
+					     sb->blocksize, fsbs, false, &bp,
+					     &f);
 			if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
 				break;
-			err = err ? 0 : walk_block(s, bp->data, bs, ftype);
+			if (err)
+				continue;
+			err = walk_block(s, bp->data, bs, ftype);
+			if (!err)
+				err = xrp_dirbuf_put(rp->fs, bp, fsbs, &f);
 		}
 	}
 	free(ext);
@@ -384,7 +389,17 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 	return 0;
 }
 
-static int salvage_one(struct xrp *rp, uint64_t dir)
+/* A problem the rebuild of @dir answers: its structure's, or its leaves'
+ * and free index's fields. */
+static bool rebuilt_away(const struct xrp_prob *pr, uint64_t dir)
+{
+	if (!(pr->p.has & XFSJ_PF_INO) || pr->p.ino != dir)
+		return false;
+	return pr->p.def->fix == XFSJ_FIX_SALVAGE_DIR ||
+	       xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header");
+}
+
+int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 {
 	struct xrp_dirlist l;
 	struct xfsj_fault f = { 0 };
@@ -411,9 +426,9 @@ static int salvage_one(struct xrp *rp, uint64_t dir)
 		.fix = XFSJ_FIX_SALVAGE_DIR, .has = XFSJ_PF_INO | XFSJ_PF_COUNT,
 		.ino = dir, .count = l.n, .what = what });
 	for (size_t i = 0; i < rp->nprobs; i++)
-		if (rp->probs[i].p.def->fix == XFSJ_FIX_SALVAGE_DIR &&
-		    rp->probs[i].p.ino == dir)
+		if (rebuilt_away(&rp->probs[i], dir))
 			rp->probs[i].done = true;
+	err = 1;
 out:
 	xrp_dirlist_free(&l);
 	return err;
@@ -436,8 +451,8 @@ int xrp_fix_salvage_dir(struct xrp *rp)
 				break;
 		if (q < pr)
 			continue;
-		err = salvage_one(rp, pr->p.ino);
-		if (err)
+		err = xrp_dir_rebuild(rp, pr->p.ino);
+		if (err < 0)
 			return err;
 	}
 	return 0;

@@ -9,13 +9,17 @@
  * - dir.header (blkno, owner), dir.uuid: the header field set to where the
  *   block is, whose it is, the filesystem's UUID.
  * - dir.entry.ftype: the entry's file type set to the type of the inode it
- *   names, as the scan saw it.
+ *   names, as the scan saw it; dirent.ftype (a type that is one, but not
+ *   the child's): the entries of the directory's blocks naming the child
+ *   with that type (fix_dir_block.c).
  * - dir.size: the directory inode's size set to what its blocks say.
  *
- * A directory block is reached through the directory's data fork.  One
- * of several filesystem blocks (4 KiB directory blocks on 1 KiB blocks)
- * is left alone, reported left: the buffer cache knows each block by one
- * length, the checker's, and the flush stamps a CRC per buffer.
+ * - dir.bests, dir.free.header: the directory is rebuilt from its
+ *   entries (fix_dir_salvage.c), which writes its leaves and free index
+ *   anew.
+ *
+ * A directory block is reached through the directory's data fork, whole
+ * also when it spans several filesystem blocks (dir_buf.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +50,6 @@ static int dir_block(struct xrp *rp, uint64_t ino, uint64_t off,
 	int err;
 
 	*bp = NULL;
-	if (sb->dirblklog)
-		return 0;
 	err = xfsj_iget(rp->fs, ino, true, &ip, &f);
 	if (err)
 		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
@@ -65,13 +67,26 @@ static int dir_block(struct xrp *rp, uint64_t ino, uint64_t off,
 		if (!xfsj_fsbext_ok(rp->fs, e->startblock + (fileoff - e->startoff),
 				    fsbs))
 			break;
-		err = xfsj_buf_read(rp->fs, xfsj_fsb_daddr(sb, e->startblock +
-				    (fileoff - e->startoff)),
-				    sb->blocksize << sb->dirblklog, bp);
+		err = xrp_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, e->startblock +
+				     (fileoff - e->startoff)), sb->blocksize,
+				     fsbs, false, bp, &f);
 		break;
 	}
 	free(ext);
-	return err;
+	if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO)
+		return err;
+	return 0;
+}
+
+/* Done with the block (@dirty: changed): written and dropped when it
+ * spans several filesystem blocks. */
+static int dir_block_put(struct xrp *rp, struct xfsj_buf *bp, bool dirty)
+{
+	struct xfsj_fault f = { 0 };
+
+	if (dirty)
+		xfsj_buf_dirty(bp);
+	return xrp_dirbuf_put(rp->fs, bp, 1U << rp->sb->dirblklog, &f);
 }
 
 static void done(struct xrp *rp, struct xrp_prob *pr, const char *what)
@@ -91,8 +106,10 @@ static int fix_header(struct xrp *rp, struct xrp_prob *pr)
 	int err;
 
 	err = dir_block(rp, p->ino, p->off, &bp);
-	if (err || !bp || !xfsj_dir3_hdr_decode_any(bp->data, &h))
+	if (err || !bp)
 		return err;
+	if (!xfsj_dir3_hdr_decode_any(bp->data, &h))
+		return dir_block_put(rp, bp, false);
 	if (xrp_is(pr, "dir.header") && p->field &&
 	    (p->has & XFSJ_PF_EXPECTED)) {
 		if (!strcmp(p->field, "blkno"))
@@ -100,13 +117,15 @@ static int fix_header(struct xrp *rp, struct xrp_prob *pr)
 		else if (!strcmp(p->field, "owner"))
 			h.owner = p->ino;
 		else
-			return 0;
+			return dir_block_put(rp, bp, false);
 	} else if (xrp_is(pr, "dir.uuid")) {
 		memcpy(h.uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(h.uuid));
 	}
 	/* dir.crc: the block as it is; the flush stamps the CRC. */
 	xfsj_dir3_hdr_encode(bp->data, &h);
-	xfsj_buf_dirty(bp);
+	err = dir_block_put(rp, bp, true);
+	if (err)
+		return err;
 	snprintf(what, sizeof(what),
 		 "directory %llu: block at offset %llu: %s rewritten",
 		 (unsigned long long)p->ino, (unsigned long long)p->off,
@@ -152,18 +171,21 @@ static int fix_ftype(struct xrp *rp, struct xrp_prob *pr)
 
 	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE))
 		return 0;
+	if (at < XFSJ_DIR3_HDR_SIZE || at + 11 > bsize)
+		return 0;
 	err = dir_block(rp, p->ino, p->off, &bp);
-	if (err || !bp || at < XFSJ_DIR3_HDR_SIZE || at + 11 > bsize)
+	if (err || !bp)
 		return err;
 	cino = xfsj_get_be64(bp->data + at);
 	namelen = bp->data[at + 8];
-	if (!namelen || at + 9 + namelen + 1 > bsize)
-		return 0;
 	child = xck_inode_find(rp->ck, cino, NULL);
-	if (!child || !child->ftype)
-		return 0;
+	if (!namelen || at + 9 + namelen + 1 > bsize || !child ||
+	    !child->ftype)
+		return dir_block_put(rp, bp, false);
 	bp->data[at + 9 + namelen] = child->ftype;
-	xfsj_buf_dirty(bp);
+	err = dir_block_put(rp, bp, true);
+	if (err)
+		return err;
 	snprintf(what, sizeof(what),
 		 "directory %llu: entry at offset %llu: file type set to %u",
 		 (unsigned long long)p->ino, (unsigned long long)p->off,
@@ -172,9 +194,41 @@ static int fix_ftype(struct xrp *rp, struct xrp_prob *pr)
 	return 0;
 }
 
+/* dirent.ftype: the entries naming child {off} get its mode's type. */
+static int fix_dirent_ftype(struct xrp *rp, struct xrp_prob *pr)
+{
+	const struct xfsj_problem *p = &pr->p;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref ip;
+	char what[128];
+	int err;
+
+	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE) ||
+	    (p->has & (XFSJ_PF_OFF | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND)) !=
+	    (XFSJ_PF_OFF | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND) ||
+	    !p->expected || p->expected >= XFSJ_FT__MAX)
+		return 0;
+	err = xfsj_iget(rp->fs, p->ino, true, &ip, &f);
+	if (err)
+		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+	if ((ip.di.mode & 0170000) != 0040000 ||
+	    (ip.di.format != XFSJ_DINODE_FMT_EXTENTS &&
+	     ip.di.format != XFSJ_DINODE_FMT_BTREE))
+		return 0;
+	err = xrp_block_dirent_ftype(rp, pr, &ip);
+	if (err <= 0)
+		return err;
+	snprintf(what, sizeof(what),
+		 "directory %llu: the entry naming inode %llu: file type set "
+		 "to %llu", (unsigned long long)p->ino,
+		 (unsigned long long)p->off, (unsigned long long)p->expected);
+	done(rp, pr, what);
+	return 0;
+}
+
 int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 {
-	if (!(pr->p.has & XFSJ_PF_INO))
+	if (pr->done || !(pr->p.has & XFSJ_PF_INO))
 		return 0;
 	if (xrp_is(pr, "dir.crc") || xrp_is(pr, "dir.header") ||
 	    xrp_is(pr, "dir.uuid"))
@@ -183,5 +237,12 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 		return fix_size(rp, pr);
 	if (xrp_is(pr, "dir.entry.ftype"))
 		return (pr->p.has & XFSJ_PF_OFF) ? fix_ftype(rp, pr) : 0;
+	if (xrp_is(pr, "dirent.ftype"))
+		return fix_dirent_ftype(rp, pr);
+	if (xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header")) {
+		int err = xrp_dir_rebuild(rp, pr->p.ino);
+
+		return err < 0 ? err : 0;
+	}
 	return 0;
 }

@@ -154,6 +154,29 @@ int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr);	/* fix_sb.c */
 int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr);	/* fix_field.c */
 int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
 
+/*
+ * dir_buf.c: directory block of @n filesystem blocks of @fsbsize bytes at
+ * @daddr as one buffer (@zero: zero-filled, not read); with n > 1 the
+ * pieces the check cached are written and dropped first, and
+ * xrp_dirbuf_put writes and drops the whole block after the change.
+ */
+int xrp_dirbuf_get(struct xfsj_fs *fs, uint64_t daddr, uint32_t fsbsize,
+		   uint32_t n, bool zero, struct xfsj_buf **bp,
+		   struct xfsj_fault *f);
+int xrp_dirbuf_put(struct xfsj_fs *fs, struct xfsj_buf *bp, uint32_t n,
+		   struct xfsj_fault *f);
+/* fix_dir_block.c: dirent.ftype in a directory's blocks (@ip): the
+ * entries naming the child with the type found get the type expected;
+ * 1 when one changed, 0 when none, or a negative XFSJ_E_*. */
+int xrp_block_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
+			   struct xfsj_iref *ip);
+/* fix_dir.c: does entry problem @pr name its entry by the child and the
+ * name's hash (p.expected, p.found)? */
+bool xrp_by_child(const struct xrp_prob *pr);
+/* fix_dir_salvage.c: rebuild directory @dir from its salvaged entries:
+ * 1 when it was rewritten, 0 when left, or a negative XFSJ_E_*. */
+int xrp_dir_rebuild(struct xrp *rp, uint64_t dir);
+
 /* fix_dir_salvage.c: FIX_SALVAGE_DIR, directories rewritten from what
  * survives. */
 int xrp_fix_salvage_dir(struct xrp *rp);

@@ -56,6 +56,7 @@
 	X(check_dir_suite)	\
 	X(repair_dir_suite)	\
 	X(repair_attr_suite)	\
+	X(repair_dir2_suite)	\
 	X(check_space_suite)	\
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\
