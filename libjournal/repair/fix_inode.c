@@ -635,7 +635,8 @@ static int free_in_btrees(struct xrp *rp, uint64_t ino)
 }
 
 /*
- * An inode whose only damage is its magic or its CRC: with "IN" put back
+ * An inode whose only damage is in its header: the magic, the version
+ * (3 on a v5 filesystem) or the CRC.  With "IN" and version 3 put back
  * and the CRC recomputed (a fuzzer or a bit flip before the CRC leaves
  * the one or the other wrong), it passes the kernel's verifier, so it is
  * kept as xfs_repair keeps it.  Returns 1 when the inode was kept.
@@ -643,33 +644,43 @@ static int free_in_btrees(struct xrp *rp, uint64_t ino)
 static int header_rescue(struct xrp *rp, struct xrp_prob *pr,
 			 struct xfsj_iref *ip)
 {
+	static const struct {
+		const char *code, *what;
+	} rescues[] = {
+		{ "inode.magic", "magic put back" },
+		{ "inode.version", "version 3 put back" },
+		{ "inode.crc", "CRC recomputed" },
+	};
 	uint32_t isz = rp->sb->inodesize;
-	bool magic = xrp_is(pr, "inode.magic");
+	const char *what = NULL;
 	struct xfsj_vctx c;
 	uint8_t *tmp;
 	int bad;
 
-	if (!magic && !xrp_is(pr, "inode.crc"))
+	for (size_t i = 0; i < sizeof(rescues) / sizeof(rescues[0]); i++)
+		if (xrp_is(pr, rescues[i].code))
+			what = rescues[i].what;
+	if (!what)
 		return 0;
 	tmp = malloc(isz);
 	if (!tmp)
 		return -XFSJ_E_NOMEM;
 	memcpy(tmp, ip->dip, isz);
-	xfsj_put_be16(tmp, XFSJ_DINODE_MAGIC);
+	xfsj_put_be16(tmp + XFSJ_DI_OFF(magic), XFSJ_DINODE_MAGIC);
+	tmp[XFSJ_DI_OFF(version)] = 3;
 	xfsj_dinode_finish(tmp, isz);
 	xfsj_fs_vctx(rp->fs, xfsj_ino_agno(rp->sb, pr->p.ino), &c);
 	bad = xfsj_dinode_verify(tmp, &c, pr->p.ino, ip->byte_off, NULL);
+	if (!bad)
+		memcpy(ip->dip, tmp, isz);
 	free(tmp);
 	if (bad)
 		return 0;
-	xfsj_put_be16(ip->dip, XFSJ_DINODE_MAGIC);
-	xfsj_dinode_finish(ip->dip, isz);
 	xfsj_buf_dirty(ip->bp);
 	rp->recheck = true;
 	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino,
 		       "inode %llu: %s (the rest passes the verifier)",
-		       (unsigned long long)pr->p.ino,
-		       magic ? "magic put back" : "CRC recomputed");
+		       (unsigned long long)pr->p.ino, what);
 	return 1;
 }
 

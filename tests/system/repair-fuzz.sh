@@ -30,7 +30,7 @@
 #   REPAIR_FUZZ_TARGETS=re  only targets whose name matches
 #   XFSJ_KEEP=1             a failed case's damaged image is kept in /tmp
 #   REPAIR_FUZZ_MIN=p       percent of the detected cases ours must fix
-#                           (default 40: a floor under what this version
+#                           (default 70: a floor under what this version
 #                           fixes of the default sample, to catch a regression)
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/populate.sh"
@@ -46,7 +46,7 @@ FUZZ_CASES=${REPAIR_FUZZ_CASES:-40}
 FUZZ_ALL=${FUZZ_ALL:-0}
 FUZZ_PROFILES=${REPAIR_FUZZ_PROFILES:-4k 4k-normap}
 FUZZ_TARGETS=${REPAIR_FUZZ_TARGETS:-.}
-MIN=${REPAIR_FUZZ_MIN:-40}
+MIN=${REPAIR_FUZZ_MIN:-70}
 VERBS="zeroes ones firstbit middlebit lastbit add sub"
 echo "# repair-fuzz: seed $FUZZ_SEED, $([ "$FUZZ_ALL" = 1 ] && echo "every case" || echo "$FUZZ_CASES cases"), profiles $FUZZ_PROFILES, must fix >= $MIN%"
 
