@@ -21,9 +21,9 @@
 #   SEED=s (default: from the clock), IMAGES=n (crash images, default 2:
 #   the first gets both kinds of damage, the others one each), MINRECS=n
 #   (default 24)
-source "$(dirname "$0")/lib/common.sh"
-source "$(dirname "$0")/lib/crashimg.sh"
-source "$(dirname "$0")/lib/treedump.sh"
+source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/../lib/crashimg.sh"
+source "$(dirname "$0")/../lib/treedump.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
@@ -130,7 +130,8 @@ one_case() {
 	cp --sparse=always "$d.dmg" "$d.salv"
 	"$REPAIR" --salvage --json "$d.salv" > "$d.salv.json" 2> "$d.salv.err"
 	rc=$?
-	check "$name: --salvage exits 0 or 1 (got $rc)" [ "$rc" -le 1 ]
+	check "$name: --salvage exits 0 or 1 (got $rc)" [ "$rc" -le 1 ] ||
+		tail -3 "$d.salv.err" | cut -c1-200 | sed "s/^/#   /"
 	"$XFSPROGS613/xfs_repair" -n "$d.salv" > "$d.xr.out" 2>&1
 	check "$name: xfs_repair -n clean after --salvage" [ $? -eq 0 ]
 	"$REPAIR" -n "$d.salv" > "$d.xj.out" 2>&1
