@@ -492,6 +492,14 @@ static int rebuild_ag(struct xrp *rp, uint32_t agno, const struct agwant *w)
 		err = verify_trees(rp, &pl);
 	if (err)
 		goto out;
+	/* An inode the rebuilt inobt now calls free is written as one. */
+	for (size_t i = 0; !err && i < rp->nprobs; i++)
+		if (xrp_is(&rp->probs[i], "inode.used_free") &&
+		    (rp->probs[i].p.has & XFSJ_PF_INO) &&
+		    xfsj_ino_agno(rp->sb, rp->probs[i].p.ino) == agno)
+			err = xrp_inode_make_free(rp, rp->probs[i].p.ino);
+	if (err)
+		goto out;
 	mark_done(rp, agno);
 	report(rp, &pl, w);
 out:

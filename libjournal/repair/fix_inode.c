@@ -531,6 +531,18 @@ static void free_core(struct xrp *rp, struct xfsj_iref *ip)
 	       sb->inodesize - XFSJ_DINODE_CORE_SIZE);
 }
 
+int xrp_inode_make_free(struct xrp *rp, uint64_t ino)
+{
+	struct xfsj_iref ip;
+	int err = xrp_iget(rp, ino, &ip);
+
+	if (err)
+		return err < 0 ? err : 0;
+	free_core(rp, &ip);
+	xfsj_iput(rp->fs, &ip, false);
+	return 0;
+}
+
 /* Does a directory's or symlink's format agree with its size? */
 static bool format_fits(const struct xfsj_dinode *di, uint32_t dsize)
 {

@@ -79,6 +79,14 @@ enum xfsj_repair_stage xrp_stage_of(const struct xfsj_problem_def *d);
 int xrp_sb_needsrepair(struct xfsj_overlay *ov, uint32_t sectsize, bool on,
 		       bool always, bool *was_on);
 
+/*
+ * Write inode @ino as a free inode (core zeroed but magic, version, uuid,
+ * number, a new generation; forks cleared), as xfs_repair clears a free
+ * inode whose fields are not those of one.  Returns 0 or a negative
+ * XFSJ_E_*.
+ */
+int xrp_inode_make_free(struct xrp *rp, uint64_t ino);
+
 /* Report an action and count it. */
 void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a);
 
