@@ -66,7 +66,6 @@ struct opts {
 	bool force;		/* -f: with -O, overwrite a non-empty file */
 	char output_log_buf[4096];
 	char output_redo_buf[4096];
-	bool primary_tried;	/* the primary restored before a replay */
 	const char *redo_dir;	/* $XFSJ_REDO_DIR: the default redo file's */
 };
 
@@ -487,8 +486,12 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 			dev);
 		break;
 	case XFSJ_FR_REDO_FINISH:
-		fprintf(stderr, "xfsj-repair: %s: redo file %s: %s\n",
-			dev, r->redo, xfsj_strerror(err));
+		if (err == -XFSJ_E_STALE)
+			fprintf(stderr, "xfsj-repair: %s: redo file %s was made for another device with this filesystem's uuid, or for this one before it changed (a block it would write holds neither its old nor its new contents); nothing was written: remove it if its run is abandoned\n",
+				dev, r->redo);
+		else
+			fprintf(stderr, "xfsj-repair: %s: redo file %s: %s\n",
+				dev, r->redo, xfsj_strerror(err));
 		break;
 	case XFSJ_FR_LOG_CORRUPT_MIDDLE:
 		/*
@@ -660,10 +663,9 @@ static bool restore_primary(struct opts *o, const struct run *run,
 	 * uuid, log place or size, geometry): the secondaries say whether
 	 * it does; when they agree with it, nothing is written here.
 	 */
-	if (o->primary_tried || o->nomodify || o->replay_only || o->logdev ||
+	if (o->nomodify || o->replay_only || o->logdev ||
 	    (!damaged(r, err) && r->fault.reason != XFSJ_FR_EXTLOG_NEEDED))
 		return false;
-	o->primary_tried = true;
 	if (o->undo) {
 		snprintf(undo, sizeof(undo), "%s.primary", o->undo);
 		a.undo = undo;
@@ -676,7 +678,13 @@ static bool restore_primary(struct opts *o, const struct run *run,
 	return true;
 }
 
-static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
+/*
+ * The run: replay, then check or repair.  @primary_tried: this is the
+ * second replay, after the primary superblock was restored (it is not
+ * restored twice).
+ */
+static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
+		  bool primary_tried)
 {
 	const char *env = getenv("XFSJ_REPAIR_TEST_DELAY_US");
 	struct run run = {
@@ -715,9 +723,9 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio)
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
 	if (o->salvage && r.stats.trans)
 		salvage_print_summary(&run.so, &r.salvage);
-	if (err && restore_primary(o, &run, dataio, &r, err)) {
+	if (err && !primary_tried && restore_primary(o, &run, dataio, &r, err)) {
 		/* The primary was fixed, whatever the rest needs. */
-		ret = replay(o, dataio, logio);
+		ret = replay(o, dataio, logio, true);
 		if (ret == EXIT_CLEAN)
 			ret = o->compat ? (o->exit_on_fix ? 4 : EXIT_CLEAN) :
 			      EXIT_PROBLEMS;
@@ -934,7 +942,8 @@ int main(int argc, char **argv)
 		xfsj_io_close(io);
 		return EXIT_ERROR;
 	}
-	ret = o.undo_apply ? undo_apply(&o, io, logio) : replay(&o, io, logio);
+	ret = o.undo_apply ? undo_apply(&o, io, logio) :
+	      replay(&o, io, logio, false);
 	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	return ret;

@@ -29,7 +29,8 @@
 	X(EXISTS,	"device holds an existing signature")			\
 	X(OPEN,		"cannot open device")					\
 	X(NOSPC,	"no space left in allocation group")			\
-	X(CONFLICT,	"conflicting options")
+	X(CONFLICT,	"conflicting options")					\
+	X(STALE,	"made for another device, or the device changed since")
 
 enum xfsj_err {
 #define XFSJ_ERR_ENUM(name, msg) XFSJ_E_##name,

@@ -5,12 +5,22 @@
  *
  * Redo file layout (little-endian): header {magic "XFSJREDO", u32 version,
  * u32 pad, u64 pages, u64 device size, uuid[16]}, then per page {u64
- * offset, u32 crc32c of the data, u32 pad, data[4096]}, then a trailer
- * {magic "XFSJDONE", u32 crc32c over every page crc}.  The trailer is the
- * commit point: without it the file was never finished and the device was
- * never touched.  The file is read and written through struct xfsj_io, so
- * that tests can put it (and the device) under the fault backend; the
- * path functions open it as a Unix file and remove it with unlink.
+ * offset, u32 crc32c of the data, u32 pad, u32 crc32c of each 512-byte
+ * sector's old contents[8] (version 2 only), data[4096]}, then a trailer
+ * {magic "XFSJDONE", u32 crc32c over every entry from its page crc on
+ * (version 1: over the page crcs)}.  The trailer is the commit point:
+ * without it the file was never finished and the device was never
+ * touched.
+ *
+ * The old contents tie the file to the device as it was: a run killed
+ * while copying leaves every sector it writes either old or new (sectors
+ * are written whole), so a sector that is neither means the file was
+ * made for another device (a copy of the same filesystem, which shares
+ * the uuid and size) or the device changed since, and it is not applied.
+ *
+ * The file is read and written through struct xfsj_io, so that tests can
+ * put it (and the device) under the fault backend; the path functions
+ * open it as a Unix file and remove it with unlink.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +38,10 @@
 #define REDO_MAGIC	"XFSJREDO"
 #define REDO_DONE	"XFSJDONE"
 #define REDO_HDR	48
+#define REDO_VERSION	2
+#define SECTORS		(XFSJ_OVL_PAGE / XFSJ_BBSIZE)
+#define ENT_V1		16
+#define ENT_V2		(16 + 4 * SECTORS)
 
 /* Write @n BBs of @rec at log block @blk, wrapping and bumping the cycle. */
 static int put_wrapped(struct xfsj_overlay *ov, uint64_t base, uint32_t logbb,
@@ -147,10 +161,44 @@ static int wput(struct wbuf *w, const void *p, size_t len)
 
 struct save_ctx {
 	struct wbuf w;
+	struct xfsj_io *dev;
+	uint8_t *old;		/* a page of the device's old contents */
 	uint32_t crc;
 	uint64_t done, total;
 	const struct xfsj_redo_cb *cb;
 };
+
+/* How many bytes of the sector at @off lie on a device of @size bytes. */
+static size_t sector_len(uint64_t size, uint64_t off)
+{
+	if (off >= size)
+		return 0;
+	return size - off < XFSJ_BBSIZE ? (size_t)(size - off) : XFSJ_BBSIZE;
+}
+
+/* The CRC32c of each sector of @page at @off, as far as the device goes. */
+static void sector_crcs(const uint8_t *page, uint64_t off, uint64_t size,
+			uint8_t out[4 * SECTORS])
+{
+	for (unsigned int i = 0; i < SECTORS; i++) {
+		uint64_t so = off + (uint64_t)i * XFSJ_BBSIZE;
+		size_t n = sector_len(size, so);
+
+		xfsj_put_le32(out + 4 * i,
+			      n ? xfsj_crc32c(page + i * XFSJ_BBSIZE, n) : 0);
+	}
+}
+
+/* The device's page at @off, zero past its end. */
+static int read_dev_page(struct xfsj_io *io, uint64_t off, uint8_t *page)
+{
+	size_t n = off >= io->size ? 0 :
+		   io->size - off < XFSJ_OVL_PAGE ? (size_t)(io->size - off) :
+		   XFSJ_OVL_PAGE;
+
+	memset(page + n, 0, XFSJ_OVL_PAGE - n);
+	return n ? xfsj_pread(io, page, n, off) : 0;
+}
 
 /* A page's entry in the redo file: its byte offset and its CRC32c. */
 static void redo_entry(uint8_t ent[16], uint64_t off, uint32_t crc)
@@ -172,12 +220,16 @@ uint32_t xfsj_redo_tag_add(uint32_t tag, uint64_t off, uint32_t page_crc)
 static int save_page(void *arg, uint64_t off, const uint8_t *page)
 {
 	struct save_ctx *c = arg;
-	uint8_t ent[16];
+	uint8_t ent[ENT_V2];
 	uint32_t crc = xfsj_crc32c(page, XFSJ_OVL_PAGE);
 	int err;
 
 	redo_entry(ent, off, crc);
-	c->crc = xfsj_crc32c_update(c->crc, ent + 8, 4);
+	err = read_dev_page(c->dev, off, c->old);
+	if (err)
+		return err;
+	sector_crcs(c->old, off, c->dev->size, ent + 16);
+	c->crc = xfsj_crc32c_update(c->crc, ent + 8, ENT_V2 - 8);
 	err = wput(&c->w, ent, sizeof(ent));
 	if (!err)
 		err = wput(&c->w, page, XFSJ_OVL_PAGE);
@@ -192,16 +244,20 @@ int xfsj_redo_save_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
 {
 	uint64_t pages = xfsj_overlay_dirty_pages(ov);
 	struct save_ctx c = { .w.io = rio, .crc = ~0U, .cb = cb,
-			      .total = pages };
+			      .total = pages, .dev = xfsj_overlay_device(ov) };
 	uint8_t hdr[REDO_HDR], tail[12];
 	int err;
 
 	c.w.buf = malloc(WBUF);
-	if (!c.w.buf)
+	c.old = malloc(XFSJ_OVL_PAGE);
+	if (!c.w.buf || !c.old) {
+		free(c.w.buf);
+		free(c.old);
 		return -XFSJ_E_NOMEM;
+	}
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, REDO_MAGIC, 8);
-	xfsj_put_le32(hdr + 8, 1);
+	xfsj_put_le32(hdr + 8, REDO_VERSION);
 	xfsj_put_le32(hdr + 16, (uint32_t)pages);
 	xfsj_put_le32(hdr + 20, (uint32_t)(pages >> 32));
 	xfsj_put_le32(hdr + 24, (uint32_t)devsize);
@@ -220,6 +276,7 @@ int xfsj_redo_save_io(struct xfsj_io *rio, struct xfsj_overlay *ov,
 	if (!err)
 		err = xfsj_io_sync(rio);
 	free(c.w.buf);
+	free(c.old);
 	return err;
 }
 
@@ -293,6 +350,7 @@ struct rbuf {
 	uint64_t off;		/* file offset of buf[0] */
 	size_t n, pos;
 	uint8_t *buf;
+	size_t entsz;		/* a page entry's size (the file's version) */
 };
 
 /*
@@ -336,16 +394,41 @@ static void rrewind(struct rbuf *r, uint64_t off)
 }
 
 /*
+ * Does every sector of the device's page at @off hold either the redo
+ * file's new contents @page or the old contents whose CRCs @old holds?
+ */
+static int page_matches(struct xfsj_io *io, uint64_t off, const uint8_t *page,
+			const uint8_t *old, uint8_t *dev)
+{
+	int err = read_dev_page(io, off, dev);
+
+	if (err)
+		return err;
+	for (unsigned int i = 0; i < SECTORS; i++) {
+		size_t at = (size_t)i * XFSJ_BBSIZE;
+		size_t n = sector_len(io->size, off + at);
+
+		if (n && memcmp(dev + at, page + at, n) &&
+		    xfsj_crc32c(dev + at, n) != xfsj_get_le32(old + 4 * i))
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Is @r a complete, intact redo file for this filesystem (1), an
- * incomplete one (0), somebody else's (-XFSJ_E_CONFLICT) or unreadable?
- * On 1, *@pages is its page count and *@tag its tag (redo_file.h).
+ * incomplete one (0), somebody else's (-XFSJ_E_CONFLICT), one made for
+ * another device or for this one before it changed (-XFSJ_E_STALE), or
+ * unreadable?  On 1, *@pages is its page count and *@tag its tag
+ * (redo_file.h).
  */
 static int redo_check(struct rbuf *r, struct xfsj_io *io,
 		      const uint8_t uuid[16], uint64_t *pages, uint32_t *tag)
 {
-	uint8_t hdr[REDO_HDR], ent[16], tail[12];
-	uint8_t *page = malloc(XFSJ_OVL_PAGE);
-	uint32_t crc = ~0U, t = XFSJ_REDO_TAG_INIT;
+	uint8_t hdr[REDO_HDR], ent[ENT_V2], tail[12];
+	uint8_t *page = malloc(2 * XFSJ_OVL_PAGE);
+	uint32_t crc = ~0U, t = XFSJ_REDO_TAG_INIT, ver;
+	bool stale = false;
 	int ret;
 
 	if (!page)
@@ -358,6 +441,12 @@ static int redo_check(struct rbuf *r, struct xfsj_io *io,
 		ret = -XFSJ_E_CONFLICT;
 		goto out;
 	}
+	ver = xfsj_get_le32(hdr + 8);
+	if (ver != 1 && ver != REDO_VERSION) {
+		ret = -XFSJ_E_UNSUPP;	/* a newer version's: keep it */
+		goto out;
+	}
+	r->entsz = ver == 1 ? ENT_V1 : ENT_V2;
 	*pages = xfsj_get_le32(hdr + 16) |
 		 (uint64_t)xfsj_get_le32(hdr + 20) << 32;
 	if ((xfsj_get_le32(hdr + 24) |
@@ -366,21 +455,33 @@ static int redo_check(struct rbuf *r, struct xfsj_io *io,
 		goto out;
 	}
 	for (uint64_t i = 0; i < *pages; i++) {
-		ret = rget(r, ent, sizeof(ent));
+		uint64_t off;
+
+		ret = rget(r, ent, r->entsz);
 		if (!ret)
 			ret = rget(r, page, XFSJ_OVL_PAGE);
 		if (ret)
 			goto out;
 		if (xfsj_crc32c(page, XFSJ_OVL_PAGE) != xfsj_get_le32(ent + 8))
 			goto out;
-		crc = xfsj_crc32c_update(crc, ent + 8, 4);
-		t = xfsj_redo_tag_add(t, xfsj_get_le64(ent),
-				      xfsj_get_le32(ent + 8));
+		crc = xfsj_crc32c_update(crc, ent + 8,
+					 ver == 1 ? 4 : ENT_V2 - 8);
+		off = xfsj_get_le64(ent);
+		t = xfsj_redo_tag_add(t, off, xfsj_get_le32(ent + 8));
+		if (ver == 1 || stale || off >= io->size)
+			continue;	/* (past the end: redo_copy refuses) */
+		ret = page_matches(io, off, page, ent + 16,
+				   page + XFSJ_OVL_PAGE);
+		if (ret < 0)
+			goto out;
+		stale = !ret;
 	}
 	ret = rget(r, tail, sizeof(tail));
 	if (!ret && !memcmp(tail, REDO_DONE, 8) &&
 	    xfsj_get_le32(tail + 8) == ~crc) {
 		free(page);
+		if (stale)
+			return -XFSJ_E_STALE;
 		*tag = t;
 		return 1;
 	}
@@ -393,7 +494,7 @@ out:
 static int redo_copy(struct rbuf *r, struct xfsj_io *io, uint64_t pages,
 		     const struct xfsj_redo_cb *cb)
 {
-	uint8_t ent[16];
+	uint8_t ent[ENT_V2];
 	uint8_t *run = malloc(RUN_PAGES * XFSJ_OVL_PAGE);
 	uint64_t run_off = 0;
 	uint32_t nrun = 0;
@@ -409,7 +510,7 @@ static int redo_copy(struct rbuf *r, struct xfsj_io *io, uint64_t pages,
 	for (uint64_t i = 0; i < pages && !err; i++) {
 		uint64_t off;
 
-		err = rget(r, ent, sizeof(ent));
+		err = rget(r, ent, r->entsz);
 		if (err) {
 			err = err < 0 ? err : -XFSJ_E_IO;	/* checked */
 			break;

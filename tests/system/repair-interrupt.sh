@@ -8,7 +8,8 @@
 # an AGF counter of the last AG.  A reference copy is repaired in one
 # run; other copies are killed (kill -9) at seeded random points of the
 # run while every page it writes is slowed down, then run again; each
-# must end byte-identical to the reference, with no redo file left.
+# must end byte-identical to the reference, with no redo file left.  A
+# redo file is refused by another copy of the filesystem.
 #
 #   KILLS=n    interruptions (default 6)
 #   SEED=s     the kill points' seed (default 1; printed)
@@ -78,6 +79,53 @@ for ((i = 0; i < KILLS; i++)); do
 	k=$((k + 1))
 done
 check "at least $KILLS interruptions ($k)" test $k -ge "$KILLS"
+
+# A redo file belongs to the device it was made for.  Two copies of one
+# filesystem (same uuid, same size) with different damage: a run on the
+# first is killed once its second commit's redo file is complete; a run
+# on the second given that redo file refuses it (exit 8) and writes
+# nothing; the first, run again, finishes with the bytes of a run that
+# was not interrupted.
+cp --sparse=always "$T_DIR/ref.img" "$T_DIR/sa.img"
+cp --sparse=always "$T_DIR/ref.img" "$T_DIR/sb.img"
+"$DB" -x -c 'sb 2' -c 'fuzz -d dblocks ones' -c "agf $last" -c 'fuzz -d freeblks add' "$T_DIR/sa.img" > /dev/null 2>&1
+"$DB" -x -c 'sb 2' -c 'fuzz -d dblocks ones' -c "agf $last" -c 'fuzz -d freeblks sub' "$T_DIR/sb.img" > /dev/null 2>&1
+cp --sparse=always "$T_DIR/sa.img" "$T_DIR/sa-ref.img"
+"$REPAIR" -r "$T_DIR/sa-ref.redo" "$T_DIR/sa-ref.img" > /dev/null 2>&1
+sarefsum=$(md5sum < "$T_DIR/sa-ref.img")
+# complete_redo FILE: a finished redo file of more than one page (the
+# second commit: the first writes the primary superblock alone).
+complete_redo() {
+	[ -s "$1" ] || return 1
+	[ "$(tail -c 12 "$1" 2>/dev/null | head -c 8)" = XFSJDONE ] || return 1
+	[ "$(od -An -tu4 -j16 -N4 "$1" 2>/dev/null | tr -d ' ')" -gt 1 ]
+}
+caught=0
+for delay in 100000 300000 900000; do
+	cp --sparse=always "$T_DIR/sa.img" "$T_DIR/sa-int.img"
+	rm -f "$T_DIR/s.redo"
+	XFSJ_REPAIR_TEST_DELAY_US=$delay "$REPAIR" -r "$T_DIR/s.redo" "$T_DIR/sa-int.img" > /dev/null 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && ! complete_redo "$T_DIR/s.redo"; do
+		sleep 0.01
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	[ $? -eq 137 ] && complete_redo "$T_DIR/s.redo" && { caught=1; break; }
+done
+check "a run killed with its second commit's redo file complete" test $caught -eq 1
+sbsum=$(md5sum < "$T_DIR/sb.img")
+"$REPAIR" -r "$T_DIR/s.redo" "$T_DIR/sb.img" > "$T_DIR/sb.out" 2>&1
+rc=$?
+check "another copy refuses the redo file (exit $rc: $(tail -1 "$T_DIR/sb.out" | cut -c1-160))" test $rc -eq 8
+check "the refusal says the redo file was made for another device" grep -q "was made for another device" "$T_DIR/sb.out"
+check "the other copy is not written" test "$(md5sum < "$T_DIR/sb.img")" = "$sbsum"
+check "the redo file is kept for its own device" test -e "$T_DIR/s.redo"
+"$REPAIR" -r "$T_DIR/s.redo" "$T_DIR/sa-int.img" > "$T_DIR/sa.out" 2>&1
+rc=$?
+check "its own copy, run again (exit $rc), gives the bytes of an uninterrupted run" \
+	test "$(md5sum < "$T_DIR/sa-int.img")" = "$sarefsum"
+check "and leaves no redo file" test ! -e "$T_DIR/s.redo"
 
 # Preen: counters alone are fixed; a damaged secondary superblock stops
 # it (exit 32) with the device untouched.

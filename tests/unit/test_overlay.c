@@ -17,6 +17,7 @@
 #include "core/overlay.h"
 
 #define PG	XFSJ_OVL_PAGE
+#define ENT	(16 + 32)	/* a redo file's page entry, version 2 */
 
 /* A memory device of @size bytes, byte i holding (i * 7 + i / 4096). */
 static struct xfsj_io *patterned(uint64_t size)
@@ -362,7 +363,7 @@ START_TEST(backend_serves_mkfs)
 		zero = !dev[i];
 	ck_assert(zero);
 	ck_assert_int_eq(xfsj_io_open_mem(xfsj_overlay_dirty_pages(ov) *
-					  (16 + PG) + PG, &rio), 0);
+					  (ENT + PG) + PG, &rio), 0);
 	ck_assert_int_eq(xfsj_redo_commit_io(rio, ov, o.uuid, &pages, NULL),
 			 0);
 	ck_assert_uint_eq(pages, xfsj_overlay_dirty_pages(ov));

@@ -22,9 +22,10 @@
 #include "core/overlay.h"
 
 #define PG		XFSJ_OVL_PAGE
+#define ENT		(16 + 32)		/* a page entry: version 2 */
 #define DEV_SIZE	(48 * PG + 1000)	/* the last page is short */
 #define NPAGES		9			/* dirty pages of changes() */
-#define REDO_LEN	(48 + NPAGES * (16 + PG) + 12)
+#define REDO_LEN	(48 + NPAGES * (ENT + PG) + 12)
 
 static const uint8_t uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8,
 				  9, 10, 11, 12, 13, 14, 15, 16 };
@@ -198,12 +199,12 @@ static void write_file(const uint8_t *b, size_t len)
 /* Cut short or damaged anywhere: never applied, removed, device as was. */
 START_TEST(incomplete_is_never_applied)
 {
-	static const size_t cuts[] = { 0, 7, 47, 48, 60, 48 + 16 + PG,
-				       48 + 3 * (16 + PG) + 1000,
+	static const size_t cuts[] = { 0, 7, 47, 48, 60, 48 + ENT + PG,
+				       48 + 3 * (ENT + PG) + 1000,
 				       REDO_LEN - 12, REDO_LEN - 1 };
 	/* Bytes to flip: magic, a page, an entry's CRC, trailer, its CRC. */
-	static const size_t flips[] = { 0, 48 + 16 + 77, 48 + 8,
-					48 + 5 * (16 + PG) + 9, REDO_LEN - 12,
+	static const size_t flips[] = { 0, 48 + ENT + 77, 48 + 8,
+					48 + 5 * (ENT + PG) + 9, REDO_LEN - 12,
 					REDO_LEN - 2 };
 	struct xfsj_io *dev = orig_dev();
 	uint8_t *file;
@@ -280,6 +281,64 @@ START_TEST(foreign_files_refused)
 		xfsj_overlay_free(ov);
 	}
 	ck_assert(untouched(dev));
+	xfsj_io_close(dev);
+}
+END_TEST
+
+/*
+ * A redo file is applied only to the device it was made for: every
+ * sector it writes must hold its old or its new contents (a copy killed
+ * half way, a torn page included); a copy of the same filesystem that
+ * differs in a page the file writes is refused, untouched, file kept.
+ */
+START_TEST(stale_device_refused)
+{
+	struct xfsj_io *dev = orig_dev(), *other = orig_dev();
+	uint8_t *want = expected();
+	uint8_t *o = xfsj_io_mem_buffer(other), *d = xfsj_io_mem_buffer(dev);
+	uint8_t *keep = malloc(DEV_SIZE);
+	bool applied = true;
+
+	ck_assert_ptr_nonnull(keep);
+	save_changes(dev);
+	/* Another copy: one byte differs in a page the file writes. */
+	o[20 * PG + 300] ^= 0x40;
+	memcpy(keep, o, DEV_SIZE);
+	ck_assert_int_eq(xfsj_redo_apply(path, other, uuid, &applied, NULL,
+					 NULL), -XFSJ_E_STALE);
+	ck_assert(!applied);
+	ck_assert(exists(path));
+	ck_assert_mem_eq(o, keep, DEV_SIZE);
+	{
+		uint64_t pages;
+		uint32_t tag;
+
+		ck_assert_int_eq(xfsj_redo_pending(path, other, uuid, &pages,
+						   &tag), -XFSJ_E_STALE);
+		ck_assert_int_eq(xfsj_redo_pending(path, dev, uuid, &pages,
+						   &tag), 1);
+	}
+	/* Killed while copying: some pages new, one torn at a sector. */
+	memcpy(d + 3 * PG, want + 3 * PG, 2 * PG);
+	memcpy(d + 20 * PG, want + 20 * PG, 4 * XFSJ_BBSIZE);
+	memcpy(d + 48 * PG, want + 48 * PG, 1000);	/* the short page */
+	ck_assert_int_eq(xfsj_redo_apply(path, dev, uuid, &applied, NULL,
+					 NULL), 0);
+	ck_assert(applied);
+	ck_assert_mem_eq(d, want, DEV_SIZE);
+	ck_assert(!exists(path));
+	/* A difference outside the pages it writes is not seen. */
+	xfsj_io_close(dev);
+	dev = orig_dev();
+	save_changes(dev);
+	memcpy(o, xfsj_io_mem_buffer(dev), DEV_SIZE);
+	o[40 * PG] ^= 1;
+	ck_assert_int_eq(xfsj_redo_apply(path, other, uuid, &applied, NULL,
+					 NULL), 0);
+	ck_assert(applied);
+	free(keep);
+	free(want);
+	xfsj_io_close(other);
 	xfsj_io_close(dev);
 }
 END_TEST
@@ -795,6 +854,7 @@ Suite *redo_suite(void)
 	tcase_add_test(tc, save_then_apply);
 	tcase_add_test(tc, incomplete_is_never_applied);
 	tcase_add_test(tc, foreign_files_refused);
+	tcase_add_test(tc, stale_device_refused);
 	tcase_add_test(tc, commit_path);
 	tcase_add_test(tc, commit_path_device_errors);
 	tcase_add_test(tc, redo_behind_io);
