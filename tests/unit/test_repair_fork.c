@@ -49,55 +49,80 @@ static size_t read_fork(struct fs_fixture *fx, uint64_t ino,
 	return n;
 }
 
-static void fork_write_case(size_t n, uint8_t want_format)
+/*
+ * @n one-block mappings written through the fork writer into a fork
+ * given @nb blocks; read back and compared.  Returns the blocks used.
+ */
+static size_t fork_write_case(size_t n, size_t nb, uint32_t blocksize,
+			      uint8_t want_format)
 {
 	struct fs_fixture fx;
 	struct xfsj_bmbt_irec *m = calloc(n, sizeof(*m)), *back;
+	uint64_t *blocks = calloc(nb, sizeof(*blocks));
 	struct xfsj_iref ip;
-	uint64_t blocks[2], data, ino;
+	uint64_t data, ino;
 	size_t used = 0, i;
 	uint8_t fmt;
 
 	ck_assert_ptr_nonnull(m);
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	ck_assert_ptr_nonnull(blocks);
+	fs_fixture_make(&fx, 64 * MB, blocksize, 2, false, false);
 	struct xrp rp = { .fs = fx.fs, .sb = xfsj_fs_sb(fx.fs) };
 
 	ino = fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
 	data = fs_fixture_alloc(&fx, 0, (uint32_t)n);
-	blocks[0] = fs_fixture_alloc(&fx, 0, 1);
-	blocks[1] = fs_fixture_alloc(&fx, 0, 1);
+	for (i = 0; i < nb; i++)
+		blocks[i] = fs_fixture_alloc(&fx, 0, 1);
 	/* One block every other file block: no two merge. */
 	for (i = 0; i < n; i++)
 		m[i] = (struct xfsj_bmbt_irec){ 2 * i, data + i, 1, false };
 	ck_assert_int_eq(xrp_fork_write(&rp, &ip, XFSJ_DATA_FORK, m, n,
-					blocks, 2, &used), 0);
+					blocks, nb, &used), 0);
 	ip.di.nblocks = n + used;
 	xfsj_iput(fx.fs, &ip, false);
 	fs_fixture_reopen(&fx);
 	ck_assert_uint_eq(read_fork(&fx, ino, &back, &fmt), n);
 	ck_assert_uint_eq(fmt, want_format);
-	ck_assert_uint_eq(used, want_format == XFSJ_DINODE_FMT_BTREE ?
-			  (n > 251 ? 2 : 1) : 0);
 	for (i = 0; i < n; i++) {
 		ck_assert_uint_eq(back[i].startoff, m[i].startoff);
 		ck_assert_uint_eq(back[i].startblock, m[i].startblock);
 		ck_assert_uint_eq(back[i].blockcount, 1);
 	}
 	free(back);
+	free(blocks);
 	free(m);
 	fs_fixture_free(&fx);
+	return used;
 }
 
 START_TEST(write_extents)
 {
-	fork_write_case(5, XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert_uint_eq(fork_write_case(5, 2, 4096,
+					  XFSJ_DINODE_FMT_EXTENTS), 0);
 }
 END_TEST
 
 START_TEST(write_bmbt)
 {
-	fork_write_case(30, XFSJ_DINODE_FMT_BTREE);
-	fork_write_case(300, XFSJ_DINODE_FMT_BTREE);
+	/* A leaf of a 4k block holds 251 records. */
+	ck_assert_uint_eq(fork_write_case(30, 2, 4096,
+					  XFSJ_DINODE_FMT_BTREE), 1);
+	ck_assert_uint_eq(fork_write_case(300, 2, 4096,
+					  XFSJ_DINODE_FMT_BTREE), 2);
+}
+END_TEST
+
+/*
+ * 1k blocks: a leaf holds 59 records and the inode root of a 512-byte
+ * inode at most 9 pointers (fewer with the fixture's fork offset), so
+ * 2,000 records need leaves under nodes under the root.
+ */
+START_TEST(write_bmbt_levels)
+{
+	size_t used = fork_write_case(2000, 64, 1024, XFSJ_DINODE_FMT_BTREE);
+
+	/* 34 leaves, then one node over them. */
+	ck_assert_uint_eq(used, 35);
 }
 END_TEST
 
@@ -306,6 +331,7 @@ Suite *repair_fork_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, write_extents);
 	tcase_add_test(tc, write_bmbt);
+	tcase_add_test(tc, write_bmbt_levels);
 	tcase_add_test(tc, write_too_tall);
 	tcase_add_loop_test(tc, overlap, 0, 2);
 	tcase_add_test(tc, cross_link);
