@@ -12,7 +12,11 @@
 #     (files/sparse), an attribute fork format no fork has;
 #   - profile 4k (rmapbt: the mappings come back from it) and 4k-normap
 #     (the fork's own sound records are kept, one out of place put back
-#     where its neighbours leave just its room).
+#     where its neighbours leave just its room);
+#   - profiles 1k and 1k-normap: files/sparse is a bmbt two levels below
+#     the root; a leaf record's offset, a node's pointer (the leaf it
+#     named is found again through its siblings' links) and a node's
+#     record count (its sound entries are kept) damaged.
 # For each case, on a copy of the image:
 #   - `$XFSPROGS613/xfs_repair -n` detects the damage (exit 1: the list is
 #     made of detected cases, so not detecting one fails);
@@ -23,7 +27,7 @@
 #     (4 KiB pieces at the same offset; a directory: its entry names) are
 #     at least what `xfs_repair` keeps on another copy (both printed).
 #
-#   REPAIR_FORK_PROFILES="4k 4k-normap"   the profiles run
+#   REPAIR_FORK_PROFILES="4k 4k-normap 1k 1k-normap"   the profiles run
 #   XFSJ_VERBOSE=1   print every passing check too
 export LC_ALL=C
 source "$(dirname "$0")/lib/common.sh"
@@ -36,7 +40,7 @@ MNT=$T_DIR/mnt
 OURS=$T_DIR/ours.img
 THEIRS=$T_DIR/theirs.img
 REDO=$T_DIR/redo
-PROFILES=${REPAIR_FORK_PROFILES:-4k 4k-normap}
+PROFILES=${REPAIR_FORK_PROFILES:-4k 4k-normap 1k 1k-normap}
 
 # "PROFILES|PATH|NAVIGATION;...|COMMAND" lines; NAVIGATION after the
 # path; COMMAND "xlink" points the first extent at files/sparse's first
@@ -49,6 +53,9 @@ CASES="
 4k-normap|/dirs/btree|addr u3.bmbt.ptrs[1]|fuzz -d recs[4].startoff firstbit
 4k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d recs[6].startblock lastbit
 4k-normap|/files/sparse||fuzz -d core.aformat lastbit
+1k 1k-normap|/files/sparse|addr u3.bmbt.ptrs[1];addr ptrs[3]|fuzz -d recs[5].startoff middlebit
+1k 1k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d ptrs[4] firstbit
+1k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d numrecs ones
 "
 
 # What a file of IMG at PATH holds into OUT: its bytes, or for a

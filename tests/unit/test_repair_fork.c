@@ -3,8 +3,10 @@
  * The repair of forks (repair/fix_fork.c, fix_bmbt.c) on the fixture
  * filesystem:
  * - the fork writer: mappings written as an extents fork and as a bmbt
- *   of one level, read back by the fs layer's bmbt reader (which checks
- *   every block);
+ *   of one and of two levels, read back by the fs layer's bmbt reader
+ *   (which checks every block);
+ * - a bmbt two levels below the root with a node pointer damaged: every
+ *   mapping comes back (siblings' links), with and without an rmapbt;
  * - a regular file named by the root, its extents damaged (a length
  *   running over the next mapping; a mapping pointed at another file's
  *   blocks) and repaired: with an rmapbt every mapping comes back from
@@ -17,7 +19,9 @@
 #include "suites.h"
 #include "fs_fixture.h"
 #include "ino_fixture.h"
+#include "core/layout.h"
 #include "fs/bmap.h"
+#include "fs/bmbt.h"
 #include "fs/iget.h"
 #include "xfsj/check.h"
 #include "xfsj/repair.h"
@@ -323,6 +327,75 @@ START_TEST(zero_length)
 }
 END_TEST
 
+/*
+ * A bmbt two levels below the root (1k blocks: 1,500 one-block mappings
+ * at every other file block), one pointer of its node damaged: the leaf
+ * it named is found again through its siblings' links, so every mapping
+ * comes back, with or without an rmapbt, in a tree of the right height.
+ */
+START_TEST(deep_tree)
+{
+	bool rmapbt = _i;
+	const size_t n = 1500;
+	struct xfsj_dirent de = { "a", 1, XFSJ_FT_REG, 0 };
+	struct xfsj_repair_result res;
+	struct fs_fixture fx;
+	struct xfsj_bmbt_irec *e;
+	struct xfsj_iref ip;
+	struct xfsj_buf *bp;
+	uint64_t ino, data, node;
+	uint32_t size, maxr;
+	uint8_t *f, fmt;
+
+	fs_fixture_make(&fx, 64 * MB, 1024, 2, rmapbt, false);
+	ino = fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
+	ip.di.nlink = 1;
+	ip.di.size = 2 * n * 1024;
+	xfsj_iput(fx.fs, &ip, true);
+	ino_take(&fx, 0, xfsj_ino_agino(&fx.sb, ino));
+	data = fs_fixture_alloc(&fx, 0, (uint32_t)n);
+	for (size_t i = 0; i < n; i++)
+		fs_fixture_map(&fx, ino, XFSJ_DATA_FORK, 2 * i, data + i, 1,
+			       false);
+	de.ino = ino;
+	ck_assert_int_eq(xrp_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
+				       &de, 1, false, &fx.f), 0);
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(problems(&fx), 0);
+
+	/* The root names one node or more: damage its second pointer. */
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
+	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+	ck_assert_uint_eq(xfsj_get_be16(f), 2);
+	node = xfsj_get_be64(f + XFSJ_BMDR_HDR_SIZE +
+			     (size - XFSJ_BMDR_HDR_SIZE) / 16 * 8);
+	maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, 1024, false);
+	ck_assert_int_eq(xfsj_buf_read_ref(fx.fs, xfsj_fsb_daddr(&fx.sb, node),
+					   1024, &bp), 0);
+	ck_assert_uint_ge(xfsj_get_be16((uint8_t *)bp->data + 6), 3);
+	xfsj_put_be64((uint8_t *)bp->data + XFSJ_LBLOCK_HDR_SIZE +
+		      (size_t)(maxr + 1) * 8, 5);
+	xfsj_buf_dirty(bp);
+	xfsj_buf_rele(fx.fs, bp);
+	fs_fixture_reopen(&fx);
+	ck_assert_uint_gt(problems(&fx), 0);
+
+	repair_clean(&fx);
+	ck_assert_uint_eq(read_fork(&fx, ino, &e, &fmt), n);
+	ck_assert_uint_eq(fmt, XFSJ_DINODE_FMT_BTREE);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(e[i].startoff, 2 * i);
+		ck_assert_uint_eq(e[i].startblock, data + i);
+	}
+	free(e);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
+	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+	ck_assert_uint_eq(xfsj_get_be16(f), 2);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_fork_suite(void)
 {
 	Suite *s = suite_create("repair_fork");
@@ -336,6 +409,7 @@ Suite *repair_fork_suite(void)
 	tcase_add_loop_test(tc, overlap, 0, 2);
 	tcase_add_test(tc, cross_link);
 	tcase_add_test(tc, zero_length);
+	tcase_add_loop_test(tc, deep_tree, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
