@@ -17,6 +17,14 @@
  * with shared blocks (by the refcount btree) has the reflink flag.  A fork walked
  * whole must hold the extent count of the core, and the two forks and
  * their bmbt blocks the core's block count.
+ *
+ * A mapping whose blocks (some of them) both free space btrees of a sound
+ * AG hold as free, and that a sound rmapbt has no record of for the
+ * inode, is the mapping's fault (a start block gone wrong), not the free
+ * space's: it is reported against the inode and not claimed, so that
+ * the repair mends the fork rather than the free space.  So is one over
+ * blocks a sound rmapbt gives to filesystem metadata (the log, an AG
+ * btree...) when the scan found that metadata there too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +52,8 @@ enum {
 	FORK_NBLOCKS,
 	FORK_TOO_FEW,
 	FORK_REFLINK,
+	FORK_REC_FREE,
+	FORK_REC_META,
 	FORK__N
 };
 
@@ -108,6 +118,16 @@ static const struct xfsj_problem_def rows[FORK__N] = {
 	[FORK_REFLINK] = R("fork.reflink_flag", 0x040111,
 		"inode {ino}: data at offset {off} (block {fsbno}) is shared "
 		"but the inode has no reflink flag", XFSJ_FIX_FIELD),
+	[FORK_REC_FREE] = R("fork.ext_free", 0x040112,
+		"inode {ino}: {field} fork mapping at offset {off} names "
+		"blocks {fsbno}+{found} that both free space btrees hold as "
+		"free and the rmapbt (if any) has no record of for the inode",
+		XFSJ_FIX_REBUILD_BMBT),
+	[FORK_REC_META] = R("fork.ext_meta", 0x040113,
+		"inode {ino}: {field} fork mapping at offset {off} names "
+		"blocks {fsbno}+{found} that the rmapbt and the scan both give "
+		"to filesystem metadata",
+		XFSJ_FIX_REBUILD_BMBT),
 };
 #undef R
 const struct xck_table xck_fork_table = { rows, FORK__N };
@@ -181,6 +201,171 @@ static int push_map(struct fwalk *w, const struct xfsj_bmbt_irec *r)
 	return 0;
 }
 
+/* ---- a mapping into free space ---- */
+
+/* The first free extent of @v (sorted by start) ending after @s. */
+static size_t free_from(const struct xck_vec *v, uint32_t s)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct xfsj_alloc_rec *a = xck_vec_at(v, mid);
+
+		if ((uint64_t)a->startblock + a->blockcount <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Does the cntbt hold [s, e) free (one record covering it)? */
+static bool cnt_holds(const struct xck_ag *ag, uint32_t s, uint32_t e)
+{
+	size_t i;
+
+	for (i = 0; i < ag->cnt_free.n; i++) {
+		const struct xfsj_alloc_rec *a = xck_vec_at(&ag->cnt_free, i);
+
+		if (a->startblock <= s &&
+		    (uint64_t)a->startblock + a->blockcount >= e)
+			return true;
+	}
+	return false;
+}
+
+/* Has the rmapbt a record of inode @ino over [s, e)? */
+static bool rmap_knows(const struct xck_ag *ag, uint64_t ino, uint32_t s,
+		       uint32_t e)
+{
+	size_t i;
+
+	for (i = 0; i < ag->rmaps.n; i++) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(&ag->rmaps, i);
+
+		if (r->owner == ino && r->startblock < e &&
+		    s < (uint64_t)r->startblock + r->blockcount)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The first piece of mapping @r that both free space btrees of a sound
+ * AG hold as free, when a sound rmapbt (if the filesystem has one) has no
+ * record of the inode over the mapping: *fsb and *len; false when none.
+ * The bnobt is sorted by start when it was walked whole; the other two
+ * are looked at only for a mapping the bnobt holds as free.
+ */
+static bool into_free(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
+		      uint64_t *fsb, uint64_t *len)
+{
+	const struct xck *ck = w->ck;
+	const struct xck_ag *ag = &ck->ags[xfsj_fsb_agno(ck->sb,
+							 r->startblock)];
+	uint32_t s = xfsj_fsb_agbno(ck->sb, r->startblock);
+	uint32_t e = s + (uint32_t)r->blockcount;
+	size_t i;
+
+	if (!ag->agf_ok || !ag->tree_ok[XFSJ_BT_BNO] ||
+	    !ag->tree_ok[XFSJ_BT_CNT])
+		return false;
+	if (xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) &&
+	    !ag->tree_ok[XFSJ_BT_RMAP])
+		return false;
+	for (i = free_from(&ag->bno_free, s); i < ag->bno_free.n; i++) {
+		const struct xfsj_alloc_rec *a = xck_vec_at(&ag->bno_free, i);
+		uint32_t ps = a->startblock > s ? a->startblock : s;
+		uint64_t ae = (uint64_t)a->startblock + a->blockcount;
+		uint32_t pe = ae < e ? (uint32_t)ae : e;
+
+		if (a->startblock >= e)
+			break;
+		if (ps >= pe || !cnt_holds(ag, ps, pe))
+			continue;
+		if (rmap_knows(ag, w->ic->ino, s, e))
+			return false;
+		*fsb = r->startblock + (ps - s);
+		*len = pe - ps;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The last rmapbt record (sorted by start) starting before @s, else the
+ * first: a metadata record over @s starts there at the latest (nothing
+ * else starts inside one).
+ */
+static size_t rmap_from(const struct xck_vec *v, uint32_t s)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct xfsj_rmap_rec *r = xck_vec_at(v, mid);
+
+		if (r->startblock < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+/* Did the scan find @owner (not an inode) over [s, e) too? */
+static bool claimed_as(const struct xck_ag *ag, uint64_t owner, uint32_t s,
+		       uint32_t e)
+{
+	size_t i;
+
+	for (i = 0; i < ag->claims.n; i++) {
+		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
+
+		if (c->owner == owner && c->startblock < e &&
+		    s < (uint64_t)c->startblock + c->blockcount)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The first piece of mapping @r that a sound rmapbt gives to metadata (an
+ * owner that is no inode) which the scan found there too: *fsb, *len and
+ * false when none.
+ */
+static bool into_meta(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
+		      uint64_t *fsb, uint64_t *len)
+{
+	const struct xck *ck = w->ck;
+	const struct xck_ag *ag = &ck->ags[xfsj_fsb_agno(ck->sb,
+							 r->startblock)];
+	uint32_t s = xfsj_fsb_agbno(ck->sb, r->startblock);
+	uint32_t e = s + (uint32_t)r->blockcount;
+	size_t i;
+
+	if (!xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) ||
+	    !ag->tree_ok[XFSJ_BT_RMAP])
+		return false;
+	for (i = rmap_from(&ag->rmaps, s); i < ag->rmaps.n; i++) {
+		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->rmaps, i);
+		uint64_t me = (uint64_t)m->startblock + m->blockcount;
+		uint32_t ps = m->startblock > s ? m->startblock : s;
+		uint32_t pe = me < e ? (uint32_t)me : e;
+
+		if (m->startblock >= e)
+			break;
+		if (ps >= pe || !(m->owner >> 63) ||
+		    !claimed_as(ag, m->owner, ps, pe))
+			continue;
+		*fsb = r->startblock + (ps - s);
+		*len = pe - ps;
+		return true;
+	}
+	return false;
+}
+
 /* One mapping record. */
 static int check_rec(struct fwalk *w, const uint8_t *p)
 {
@@ -220,6 +405,22 @@ static int check_rec(struct fwalk *w, const uint8_t *p)
 		report(w, FORK_REC_UNWRITTEN, NULL, XFSJ_PF_OFF, 0,
 		       r.startoff, 0, 0);
 		bad = true;
+	}
+	if (!bad && (w->whichfork == XFSJ_ATTR_FORK ||
+		     !(w->ic->di.flags & XFSJ_DIFLAG_REALTIME))) {
+		uint64_t ffsb, flen;
+
+		if (into_free(w, &r, &ffsb, &flen)) {
+			report(w, FORK_REC_FREE, NULL, XFSJ_PF_OFF |
+			       XFSJ_PF_FSBNO | XFSJ_PF_FOUND, ffsb,
+			       r.startoff, 0, flen);
+			bad = true;
+		} else if (into_meta(w, &r, &ffsb, &flen)) {
+			report(w, FORK_REC_META, NULL, XFSJ_PF_OFF |
+			       XFSJ_PF_FSBNO | XFSJ_PF_FOUND, ffsb,
+			       r.startoff, 0, flen);
+			bad = true;
+		}
 	}
 	if (bad)
 		return 0;

@@ -23,6 +23,12 @@
  *   links name at each level are read too, and a block with an
  *   impossible record count gives its entries that look sound).
  *
+ * A mapping into blocks both free space btrees hold as free that the
+ * rmapbt has no record of for the inode (fork.ext_free), or into
+ * metadata's blocks by the rmapbt and the scan (fork.ext_meta): those
+ * blocks are given up as below (the rmapbt, when usable, gives the
+ * mapping back).
+ *
  * A block claimed twice (space.multiply_claimed): the evidence of the
  * rightful owner is the rmapbt where it names an owner of the blocks,
  * else metadata claiming them (an owner that is no inode, or a bmbt
@@ -980,8 +986,21 @@ static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
 	struct xfsj_iref ip;
 	int f = prob_fork(pr), k, err;
 
-	if (f >= 0)
-		return job_get(rp, js, pr->p.ino, f) ? 0 : -XFSJ_E_NOMEM;
+	if (f >= 0) {
+		struct job *j = job_get(rp, js, pr->p.ino, f);
+		/* fork.ext_free, fork.ext_meta: the blocks the mapping
+		 * names that are not the inode's. */
+		struct xfsj_bmbt_irec d = { .startblock = pr->p.fsbno,
+					    .blockcount = pr->p.found };
+
+		if (!j)
+			return -XFSJ_E_NOMEM;
+		if ((xrp_is(pr, "fork.ext_free") ||
+		     xrp_is(pr, "fork.ext_meta")) &&
+		    (pr->p.has & XFSJ_PF_FSBNO) && mpush(rp, &j->drops, &d))
+			return -XFSJ_E_NOMEM;
+		return 0;
+	}
 	err = xrp_iget(rp, pr->p.ino, &ip);
 	if (err)
 		return err < 0 ? err : 0;

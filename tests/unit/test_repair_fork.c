@@ -7,6 +7,8 @@
  *   (which checks every block);
  * - a bmbt two levels below the root with a node pointer damaged: every
  *   mapping comes back (siblings' links), with and without an rmapbt;
+ * - a mapping's start block moved into free space or onto an AG btree
+ *   block: the inode is blamed and its fork mended, not the free space;
  * - a regular file named by the root, its extents damaged (a length
  *   running over the next mapping; a mapping pointed at another file's
  *   blocks) and repaired: with an rmapbt every mapping comes back from
@@ -396,6 +398,92 @@ START_TEST(deep_tree)
 }
 END_TEST
 
+/* ---- a start block gone wrong ---- */
+
+struct codes {
+	const char *want;
+	unsigned int n;
+};
+
+static void count_code(void *arg, const struct xfsj_problem *p)
+{
+	struct codes *c = arg;
+
+	c->n += !strcmp(p->def->code, c->want);
+}
+
+/* How many problems of @code the check finds. */
+static unsigned int code_count(struct fs_fixture *fx, const char *code)
+{
+	struct codes c = { code, 0 };
+	const struct xfsj_check_cb cb = { .arg = &c, .problem = count_code };
+	struct xfsj_check_result res;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, &cb, &res), 0);
+	return c.n;
+}
+
+/*
+ * Extent 0 of a pointed into free space: the check blames the inode
+ * (fork.ext_free, both free space btrees and the rmapbt agree), and the
+ * repair mends the fork: with an rmapbt the mapping comes back whole,
+ * without one it goes (its blocks were the wrong ones); the free space
+ * stays free.
+ */
+START_TEST(start_in_free_space)
+{
+	bool rmapbt = _i;
+	struct fs_fixture fx;
+	struct files fl;
+	uint64_t wrong;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, false);
+	make_files(&fx, &fl);
+	wrong = fl.bfsb + 100;
+	ck_assert(fs_fixture_is_free(&fx, wrong, 4));
+	damage(&fx, fl.a, 0, wrong, 0);
+	ck_assert_uint_eq(code_count(&fx, "fork.ext_free"), 1);
+	repair_clean(&fx);
+	expect_a(&fx, &fl, rmapbt ? -1 : 0);
+	ck_assert(fs_fixture_is_free(&fx, wrong, 4));
+	if (rmapbt)
+		ck_assert(!fs_fixture_is_free(&fx, fl.afsb[0], 4));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * Extent 0 of a pointed at the bnobt's root block: the rmapbt and the
+ * scan both give it to the free space btrees (fork.ext_meta); the fork
+ * comes back from the rmapbt and the bnobt is left alone.
+ */
+START_TEST(start_in_metadata)
+{
+	struct fs_fixture fx;
+	struct files fl;
+	struct xfsj_buf *bp;
+	struct xfsj_agf agf;
+	uint32_t root;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	make_files(&fx, &fl);
+	ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f), 0);
+	xfsj_agf_decode(bp->data, &agf);
+	xfsj_buf_rele(fx.fs, bp);
+	root = agf.bno_root;
+	damage(&fx, fl.a, 0, xfsj_agb_to_fsb(&fx.sb, 0, root), 1);
+	ck_assert_uint_eq(code_count(&fx, "fork.ext_meta"), 1);
+	repair_clean(&fx);
+	ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f), 0);
+	xfsj_agf_decode(bp->data, &agf);
+	xfsj_buf_rele(fx.fs, bp);
+	ck_assert_uint_eq(agf.bno_root, root);
+	expect_a(&fx, &fl, -1);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_fork_suite(void)
 {
 	Suite *s = suite_create("repair_fork");
@@ -410,6 +498,8 @@ Suite *repair_fork_suite(void)
 	tcase_add_test(tc, cross_link);
 	tcase_add_test(tc, zero_length);
 	tcase_add_loop_test(tc, deep_tree, 0, 2);
+	tcase_add_loop_test(tc, start_in_free_space, 0, 2);
+	tcase_add_test(tc, start_in_metadata);
 	suite_add_tcase(s, tc);
 	return s;
 }
