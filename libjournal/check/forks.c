@@ -203,21 +203,26 @@ static int push_map(struct fwalk *w, const struct xfsj_bmbt_irec *r)
 
 /* ---- a mapping into free space ---- */
 
-/* The first free extent of @v (sorted by start) ending after @s. */
-static size_t free_from(const struct xck_vec *v, uint32_t s)
+/*
+ * The last record of @v (sorted by start; struct xfsj_alloc_rec or
+ * xfsj_rmap_rec, whose first field is the start) starting before @s,
+ * else the first: a free extent, or a metadata record, over @s starts
+ * there at the latest (nothing else starts inside one).
+ */
+static size_t start_before(const struct xck_vec *v, uint32_t s)
 {
 	size_t lo = 0, hi = v->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct xfsj_alloc_rec *a = xck_vec_at(v, mid);
+		const uint32_t *start = xck_vec_at(v, mid);
 
-		if ((uint64_t)a->startblock + a->blockcount <= s)
+		if (*start < s)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	return lo ? lo - 1 : 0;
 }
 
 /* Does the cntbt hold [s, e) free (one record covering it)? */
@@ -235,135 +240,126 @@ static bool cnt_holds(const struct xck_ag *ag, uint32_t s, uint32_t e)
 	return false;
 }
 
-/* Has the rmapbt a record of inode @ino over [s, e)? */
-static bool rmap_knows(const struct xck_ag *ag, uint64_t ino, uint32_t s,
+/* Has @v (rmap records: the rmapbt's or the scan's) one of @owner over
+ * [s, e)? */
+static bool owner_over(const struct xck_vec *v, uint64_t owner, uint32_t s,
 		       uint32_t e)
 {
 	size_t i;
 
-	for (i = 0; i < ag->rmaps.n; i++) {
-		const struct xfsj_rmap_rec *r = xck_vec_at(&ag->rmaps, i);
+	for (i = 0; i < v->n; i++) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
 
-		if (r->owner == ino && r->startblock < e &&
+		if (r->owner == owner && r->startblock < e &&
 		    s < (uint64_t)r->startblock + r->blockcount)
 			return true;
 	}
 	return false;
 }
 
-/*
- * The first piece of mapping @r that both free space btrees of a sound
- * AG hold as free, when a sound rmapbt (if the filesystem has one) has no
- * record of the inode over the mapping: *fsb and *len; false when none.
- * The bnobt is sorted by start when it was walked whole; the other two
- * are looked at only for a mapping the bnobt holds as free.
- */
-static bool into_free(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
-		      uint64_t *fsb, uint64_t *len)
+/* Mapping @r's AG and its AG blocks [*s, *e). */
+static const struct xck_ag *rec_span(const struct fwalk *w,
+				     const struct xfsj_bmbt_irec *r,
+				     uint32_t *s, uint32_t *e)
 {
 	const struct xck *ck = w->ck;
-	const struct xck_ag *ag = &ck->ags[xfsj_fsb_agno(ck->sb,
-							 r->startblock)];
-	uint32_t s = xfsj_fsb_agbno(ck->sb, r->startblock);
-	uint32_t e = s + (uint32_t)r->blockcount;
-	size_t i;
 
-	if (!ag->agf_ok || !ag->tree_ok[XFSJ_BT_BNO] ||
-	    !ag->tree_ok[XFSJ_BT_CNT])
-		return false;
-	if (xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) &&
-	    !ag->tree_ok[XFSJ_BT_RMAP])
-		return false;
-	for (i = free_from(&ag->bno_free, s); i < ag->bno_free.n; i++) {
-		const struct xfsj_alloc_rec *a = xck_vec_at(&ag->bno_free, i);
-		uint32_t ps = a->startblock > s ? a->startblock : s;
-		uint64_t ae = (uint64_t)a->startblock + a->blockcount;
-		uint32_t pe = ae < e ? (uint32_t)ae : e;
-
-		if (a->startblock >= e)
-			break;
-		if (ps >= pe || !cnt_holds(ag, ps, pe))
-			continue;
-		if (rmap_knows(ag, w->ic->ino, s, e))
-			return false;
-		*fsb = r->startblock + (ps - s);
-		*len = pe - ps;
-		return true;
-	}
-	return false;
+	*s = xfsj_fsb_agbno(ck->sb, r->startblock);
+	*e = *s + (uint32_t)r->blockcount;
+	return &ck->ags[xfsj_fsb_agno(ck->sb, r->startblock)];
 }
 
 /*
- * The last rmapbt record (sorted by start) starting before @s, else the
- * first: a metadata record over @s starts there at the latest (nothing
- * else starts inside one).
+ * The part of [s, e) that [@start, @start + @len) covers: *ps, *pe; false
+ * when nothing.
  */
-static size_t rmap_from(const struct xck_vec *v, uint32_t s)
+static bool piece(uint32_t start, uint32_t len, uint32_t s, uint32_t e,
+		  uint32_t *ps, uint32_t *pe)
 {
-	size_t lo = 0, hi = v->n;
+	uint64_t end = (uint64_t)start + len;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct xfsj_rmap_rec *r = xck_vec_at(v, mid);
-
-		if (r->startblock < s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? lo - 1 : 0;
+	*ps = start > s ? start : s;
+	*pe = end < e ? (uint32_t)end : e;
+	return *ps < *pe;
 }
 
-/* Did the scan find @owner (not an inode) over [s, e) too? */
-static bool claimed_as(const struct xck_ag *ag, uint64_t owner, uint32_t s,
-		       uint32_t e)
+/* Is [ps, pe) of free extent @rec free in the cntbt too? */
+static bool free_piece_ok(const struct fwalk *w, const struct xck_ag *ag,
+			  const void *rec, uint32_t ps, uint32_t pe)
+{
+	(void)w;
+	(void)rec;
+	return cnt_holds(ag, ps, pe);
+}
+
+/* Is rmapbt record @rec metadata the scan found over [ps, pe) too? */
+static bool meta_piece_ok(const struct fwalk *w, const struct xck_ag *ag,
+			  const void *rec, uint32_t ps, uint32_t pe)
+{
+	const struct xfsj_rmap_rec *m = rec;
+
+	(void)w;
+	return (m->owner >> 63) && owner_over(&ag->claims, m->owner, ps, pe);
+}
+
+/*
+ * The first piece [*ps, *pe) of AG blocks [s, e) that a record of @v
+ * (sorted by start; struct xfsj_alloc_rec or xfsj_rmap_rec, both opening
+ * with start and length) covers and @ok accepts; false when none.
+ */
+static bool first_piece(const struct fwalk *w, const struct xck_ag *ag,
+			const struct xck_vec *v, uint32_t s, uint32_t e,
+			bool (*ok)(const struct fwalk *, const struct xck_ag *,
+				   const void *, uint32_t, uint32_t),
+			uint32_t *ps, uint32_t *pe)
 {
 	size_t i;
 
-	for (i = 0; i < ag->claims.n; i++) {
-		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
+	for (i = start_before(v, s); i < v->n; i++) {
+		const uint32_t *x = xck_vec_at(v, i);
 
-		if (c->owner == owner && c->startblock < e &&
-		    s < (uint64_t)c->startblock + c->blockcount)
+		if (x[0] >= e)
+			break;
+		if (piece(x[0], x[1], s, e, ps, pe) &&
+		    ok(w, ag, x, *ps, *pe))
 			return true;
 	}
 	return false;
 }
 
 /*
- * The first piece of mapping @r that a sound rmapbt gives to metadata (an
- * owner that is no inode) which the scan found there too: *fsb, *len and
- * false when none.
+ * Is mapping @r's start block gone wrong?  FORK_REC_FREE: a piece of it
+ * both free space btrees of a sound AG hold as free, and a sound rmapbt
+ * (if the filesystem has one) has no record of the inode over the
+ * mapping; FORK_REC_META: a piece a sound rmapbt gives to metadata (an
+ * owner that is no inode) which the scan found there too.  The piece
+ * into *fsb and *len; -1 when neither.  The bnobt and rmapbt are sorted
+ * by start when they were walked whole; the rest is looked at only for
+ * the pieces they point at.
  */
-static bool into_meta(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
-		      uint64_t *fsb, uint64_t *len)
+static int misplaced(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
+		     uint64_t *fsb, uint64_t *len)
 {
-	const struct xck *ck = w->ck;
-	const struct xck_ag *ag = &ck->ags[xfsj_fsb_agno(ck->sb,
-							 r->startblock)];
-	uint32_t s = xfsj_fsb_agbno(ck->sb, r->startblock);
-	uint32_t e = s + (uint32_t)r->blockcount;
-	size_t i;
+	uint32_t s, e, ps, pe;
+	const struct xck_ag *ag = rec_span(w, r, &s, &e);
+	bool rmapbt = xfsj_fs_has(w->ck->fs, XFSJ_RO_COMPAT_RMAPBT);
+	int row = -1;
 
-	if (!xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) ||
-	    !ag->tree_ok[XFSJ_BT_RMAP])
-		return false;
-	for (i = rmap_from(&ag->rmaps, s); i < ag->rmaps.n; i++) {
-		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->rmaps, i);
-		uint64_t me = (uint64_t)m->startblock + m->blockcount;
-		uint32_t ps = m->startblock > s ? m->startblock : s;
-		uint32_t pe = me < e ? (uint32_t)me : e;
-
-		if (m->startblock >= e)
-			break;
-		if (ps >= pe || !(m->owner >> 63) ||
-		    !claimed_as(ag, m->owner, ps, pe))
-			continue;
+	if (rmapbt && !ag->tree_ok[XFSJ_BT_RMAP])
+		return -1;
+	if (ag->agf_ok && ag->tree_ok[XFSJ_BT_BNO] &&
+	    ag->tree_ok[XFSJ_BT_CNT] &&
+	    first_piece(w, ag, &ag->bno_free, s, e, free_piece_ok, &ps, &pe) &&
+	    !owner_over(&ag->rmaps, w->ic->ino, s, e))
+		row = FORK_REC_FREE;
+	else if (rmapbt &&
+		 first_piece(w, ag, &ag->rmaps, s, e, meta_piece_ok, &ps, &pe))
+		row = FORK_REC_META;
+	if (row >= 0) {
 		*fsb = r->startblock + (ps - s);
 		*len = pe - ps;
-		return true;
 	}
-	return false;
+	return row;
 }
 
 /* One mapping record. */
@@ -409,16 +405,11 @@ static int check_rec(struct fwalk *w, const uint8_t *p)
 	if (!bad && (w->whichfork == XFSJ_ATTR_FORK ||
 		     !(w->ic->di.flags & XFSJ_DIFLAG_REALTIME))) {
 		uint64_t ffsb, flen;
+		int row = misplaced(w, &r, &ffsb, &flen);
 
-		if (into_free(w, &r, &ffsb, &flen)) {
-			report(w, FORK_REC_FREE, NULL, XFSJ_PF_OFF |
-			       XFSJ_PF_FSBNO | XFSJ_PF_FOUND, ffsb,
-			       r.startoff, 0, flen);
-			bad = true;
-		} else if (into_meta(w, &r, &ffsb, &flen)) {
-			report(w, FORK_REC_META, NULL, XFSJ_PF_OFF |
-			       XFSJ_PF_FSBNO | XFSJ_PF_FOUND, ffsb,
-			       r.startoff, 0, flen);
+		if (row >= 0) {
+			report(w, row, NULL, XFSJ_PF_OFF | XFSJ_PF_FSBNO |
+			       XFSJ_PF_FOUND, ffsb, r.startoff, 0, flen);
 			bad = true;
 		}
 	}
