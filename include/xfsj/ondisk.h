@@ -159,6 +159,13 @@ int xfsj_dinode_verify(const void *buf, const struct xfsj_vctx *c,
 /* Data and attribute fork extent counts, honouring NREXT64. */
 uint64_t xfsj_dinode_nextents(const struct xfsj_dinode *di);
 uint32_t xfsj_dinode_anextents(const struct xfsj_dinode *di);
+/*
+ * Set the data (@attr false) or attribute fork's extent count in the
+ * field the inode's layout keeps it in (NREXT64: data in big_nextents,
+ * attr in the u32 nextents; else data in nextents, attr in the u16
+ * anextents).  The value is cut to the field's width.
+ */
+void xfsj_dinode_set_nextents(struct xfsj_dinode *di, bool attr, uint64_t n);
 
 /* ---- short-form directories (data fork, LOCAL format) ---- */
 struct xfsj_dirent {

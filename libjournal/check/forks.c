@@ -17,6 +17,14 @@
  * with shared blocks (by the refcount btree) has the reflink flag.  A fork walked
  * whole must hold the extent count of the core, and the two forks and
  * their bmbt blocks the core's block count.
+ *
+ * A mapping whose blocks (some of them) both free space btrees of a sound
+ * AG hold as free, and that a sound rmapbt has no record of for the
+ * inode, is the mapping's fault (a start block gone wrong), not the free
+ * space's: it is reported against the inode and not claimed, so that
+ * the repair mends the fork rather than the free space.  So is one over
+ * blocks a sound rmapbt gives to filesystem metadata (the log, an AG
+ * btree...) when the scan found that metadata there too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +52,8 @@ enum {
 	FORK_NBLOCKS,
 	FORK_TOO_FEW,
 	FORK_REFLINK,
+	FORK_REC_FREE,
+	FORK_REC_META,
 	FORK__N
 };
 
@@ -108,6 +118,16 @@ static const struct xfsj_problem_def rows[FORK__N] = {
 	[FORK_REFLINK] = R("fork.reflink_flag", 0x040111,
 		"inode {ino}: data at offset {off} (block {fsbno}) is shared "
 		"but the inode has no reflink flag", XFSJ_FIX_FIELD),
+	[FORK_REC_FREE] = R("fork.ext_free", 0x040112,
+		"inode {ino}: {field} fork mapping at offset {off} names "
+		"blocks {fsbno}+{found} that both free space btrees hold as "
+		"free and the rmapbt (if any) has no record of for the inode",
+		XFSJ_FIX_REBUILD_BMBT),
+	[FORK_REC_META] = R("fork.ext_meta", 0x040113,
+		"inode {ino}: {field} fork mapping at offset {off} names "
+		"blocks {fsbno}+{found} that the rmapbt and the scan both give "
+		"to filesystem metadata",
+		XFSJ_FIX_REBUILD_BMBT),
 };
 #undef R
 const struct xck_table xck_fork_table = { rows, FORK__N };
@@ -181,6 +201,167 @@ static int push_map(struct fwalk *w, const struct xfsj_bmbt_irec *r)
 	return 0;
 }
 
+/* ---- a mapping into free space ---- */
+
+/*
+ * The last record of @v (sorted by start; struct xfsj_alloc_rec or
+ * xfsj_rmap_rec, whose first field is the start) starting before @s,
+ * else the first: a free extent, or a metadata record, over @s starts
+ * there at the latest (nothing else starts inside one).
+ */
+static size_t start_before(const struct xck_vec *v, uint32_t s)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const uint32_t *start = xck_vec_at(v, mid);
+
+		if (*start < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+/* Does the cntbt hold [s, e) free (one record covering it)? */
+static bool cnt_holds(const struct xck_ag *ag, uint32_t s, uint32_t e)
+{
+	size_t i;
+
+	for (i = 0; i < ag->cnt_free.n; i++) {
+		const struct xfsj_alloc_rec *a = xck_vec_at(&ag->cnt_free, i);
+
+		if (a->startblock <= s &&
+		    (uint64_t)a->startblock + a->blockcount >= e)
+			return true;
+	}
+	return false;
+}
+
+/* Has @v (rmap records: the rmapbt's or the scan's) one of @owner over
+ * [s, e)? */
+static bool owner_over(const struct xck_vec *v, uint64_t owner, uint32_t s,
+		       uint32_t e)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+
+		if (r->owner == owner && r->startblock < e &&
+		    s < (uint64_t)r->startblock + r->blockcount)
+			return true;
+	}
+	return false;
+}
+
+/* Mapping @r's AG and its AG blocks [*s, *e). */
+static const struct xck_ag *rec_span(const struct fwalk *w,
+				     const struct xfsj_bmbt_irec *r,
+				     uint32_t *s, uint32_t *e)
+{
+	const struct xck *ck = w->ck;
+
+	*s = xfsj_fsb_agbno(ck->sb, r->startblock);
+	*e = *s + (uint32_t)r->blockcount;
+	return &ck->ags[xfsj_fsb_agno(ck->sb, r->startblock)];
+}
+
+/*
+ * The part of [s, e) that [@start, @start + @len) covers: *ps, *pe; false
+ * when nothing.
+ */
+static bool piece(uint32_t start, uint32_t len, uint32_t s, uint32_t e,
+		  uint32_t *ps, uint32_t *pe)
+{
+	uint64_t end = (uint64_t)start + len;
+
+	*ps = start > s ? start : s;
+	*pe = end < e ? (uint32_t)end : e;
+	return *ps < *pe;
+}
+
+/* Is [ps, pe) of free extent @rec free in the cntbt too? */
+static bool free_piece_ok(const struct fwalk *w, const struct xck_ag *ag,
+			  const void *rec, uint32_t ps, uint32_t pe)
+{
+	(void)w;
+	(void)rec;
+	return cnt_holds(ag, ps, pe);
+}
+
+/* Is rmapbt record @rec metadata the scan found over [ps, pe) too? */
+static bool meta_piece_ok(const struct fwalk *w, const struct xck_ag *ag,
+			  const void *rec, uint32_t ps, uint32_t pe)
+{
+	const struct xfsj_rmap_rec *m = rec;
+
+	(void)w;
+	return (m->owner >> 63) && owner_over(&ag->claims, m->owner, ps, pe);
+}
+
+/*
+ * The first piece [*ps, *pe) of AG blocks [s, e) that a record of @v
+ * (sorted by start; struct xfsj_alloc_rec or xfsj_rmap_rec, both opening
+ * with start and length) covers and @ok accepts; false when none.
+ */
+static bool first_piece(const struct fwalk *w, const struct xck_ag *ag,
+			const struct xck_vec *v, uint32_t s, uint32_t e,
+			bool (*ok)(const struct fwalk *, const struct xck_ag *,
+				   const void *, uint32_t, uint32_t),
+			uint32_t *ps, uint32_t *pe)
+{
+	size_t i;
+
+	for (i = start_before(v, s); i < v->n; i++) {
+		const uint32_t *x = xck_vec_at(v, i);
+
+		if (x[0] >= e)
+			break;
+		if (piece(x[0], x[1], s, e, ps, pe) &&
+		    ok(w, ag, x, *ps, *pe))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is mapping @r's start block gone wrong?  FORK_REC_FREE: a piece of it
+ * both free space btrees of a sound AG hold as free, and a sound rmapbt
+ * (if the filesystem has one) has no record of the inode over the
+ * mapping; FORK_REC_META: a piece a sound rmapbt gives to metadata (an
+ * owner that is no inode) which the scan found there too.  The piece
+ * into *fsb and *len; -1 when neither.  The bnobt and rmapbt are sorted
+ * by start when they were walked whole; the rest is looked at only for
+ * the pieces they point at.
+ */
+static int misplaced(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
+		     uint64_t *fsb, uint64_t *len)
+{
+	uint32_t s, e, ps, pe;
+	const struct xck_ag *ag = rec_span(w, r, &s, &e);
+	bool rmapbt = xfsj_fs_has(w->ck->fs, XFSJ_RO_COMPAT_RMAPBT);
+	int row = -1;
+
+	if (rmapbt && !ag->tree_ok[XFSJ_BT_RMAP])
+		return -1;
+	if (ag->agf_ok && ag->tree_ok[XFSJ_BT_BNO] &&
+	    ag->tree_ok[XFSJ_BT_CNT] &&
+	    first_piece(w, ag, &ag->bno_free, s, e, free_piece_ok, &ps, &pe) &&
+	    !owner_over(&ag->rmaps, w->ic->ino, s, e))
+		row = FORK_REC_FREE;
+	else if (rmapbt &&
+		 first_piece(w, ag, &ag->rmaps, s, e, meta_piece_ok, &ps, &pe))
+		row = FORK_REC_META;
+	if (row >= 0) {
+		*fsb = r->startblock + (ps - s);
+		*len = pe - ps;
+	}
+	return row;
+}
+
 /* One mapping record. */
 static int check_rec(struct fwalk *w, const uint8_t *p)
 {
@@ -220,6 +401,17 @@ static int check_rec(struct fwalk *w, const uint8_t *p)
 		report(w, FORK_REC_UNWRITTEN, NULL, XFSJ_PF_OFF, 0,
 		       r.startoff, 0, 0);
 		bad = true;
+	}
+	if (!bad && (w->whichfork == XFSJ_ATTR_FORK ||
+		     !(w->ic->di.flags & XFSJ_DIFLAG_REALTIME))) {
+		uint64_t ffsb, flen;
+		int row = misplaced(w, &r, &ffsb, &flen);
+
+		if (row >= 0) {
+			report(w, row, NULL, XFSJ_PF_OFF | XFSJ_PF_FSBNO |
+			       XFSJ_PF_FOUND, ffsb, r.startoff, 0, flen);
+			bad = true;
+		}
 	}
 	if (bad)
 		return 0;

@@ -69,22 +69,6 @@ static uint64_t fork_nextents(const struct xfsj_dinode *di, int whichfork)
 					     xfsj_dinode_nextents(di);
 }
 
-static void set_nextents(struct xfsj_dinode *di, int whichfork, uint64_t n)
-{
-	bool big = di->flags2 & XFSJ_DIFLAG2_NREXT64;
-
-	if (whichfork == XFSJ_ATTR_FORK) {
-		if (big)
-			di->nextents = (uint32_t)n;
-		else
-			di->anextents = (uint16_t)n;
-	} else if (big) {
-		di->big_nextents = n;
-	} else {
-		di->nextents = (uint32_t)n;
-	}
-}
-
 /* The kernel's extent count limits (xfs_iext_max_nextents). */
 static uint64_t max_nextents(const struct xfsj_dinode *di, int whichfork)
 {
@@ -161,25 +145,27 @@ static void put16(struct xfsj_buf *bp, uint8_t *dst, uint16_t v)
 }
 
 /*
- * Rebuild every block from the record array and the shape.  @first[l][j]
- * is the index of the first record under block j of level l.
+ * Rebuild every block from the record array and the shape (only the
+ * bytes that differ are written, so untouched blocks stay clean; a
+ * block's magic, level, blkno, UUID and owner are already there).
+ * @first[l][j] is the index of the first record under block j of level l.
  */
-static int write_btree(struct bm_fork *bf)
+static int write_btree(const struct xfsj_bmbt_fork *t, uint8_t *area)
 {
 	size_t *first[MAXLEVELS] = { NULL };
 	uint8_t rb[REC_SIZE];
 	int err = 0;
 
-	for (unsigned int l = 0; l < bf->t.height; l++) {
+	for (unsigned int l = 0; l < t->height; l++) {
 		size_t pos = 0;
 
-		first[l] = calloc(bf->t.nlv[l] + 1, sizeof(size_t));
+		first[l] = calloc(t->nlv[l] + 1, sizeof(size_t));
 		if (!first[l]) {
 			err = -XFSJ_E_NOMEM;
 			goto out;
 		}
-		for (size_t j = 0; j < bf->t.nlv[l]; j++) {
-			struct xfsj_bmbt_blk *b = &bf->t.lv[l][j];
+		for (size_t j = 0; j < t->nlv[l]; j++) {
+			struct xfsj_bmbt_blk *b = &t->lv[l][j];
 			uint8_t *d = b->bp->data;
 
 			/* Only a tree the kernel never leaves has one. */
@@ -190,12 +176,12 @@ static int write_btree(struct bm_fork *bf)
 			first[l][j] = l ? first[l - 1][pos] : pos;
 			put16(b->bp, d + LB(numrecs), (uint16_t)b->cnt);
 			put64(b->bp, d + LB(leftsib),
-			      j ? bf->t.lv[l][j - 1].fsbno : XFSJ_NULLFSBLOCK);
-			put64(b->bp, d + LB(rightsib), j + 1 < bf->t.nlv[l] ?
-			      bf->t.lv[l][j + 1].fsbno : XFSJ_NULLFSBLOCK);
+			      j ? t->lv[l][j - 1].fsbno : XFSJ_NULLFSBLOCK);
+			put64(b->bp, d + LB(rightsib), j + 1 < t->nlv[l] ?
+			      t->lv[l][j + 1].fsbno : XFSJ_NULLFSBLOCK);
 			for (size_t i = 0; i < b->cnt; i++) {
 				if (l == 0) {
-					xfsj_bmbt_rec_encode(&bf->t.ext[pos + i],
+					xfsj_bmbt_rec_encode(&t->ext[pos + i],
 							     rb);
 					put_bytes(b->bp, d +
 						  XFSJ_LBLOCK_HDR_SIZE +
@@ -203,29 +189,29 @@ static int write_btree(struct bm_fork *bf)
 					continue;
 				}
 				put64(b->bp, d + XFSJ_LBLOCK_HDR_SIZE + i * 8,
-				      bf->t.ext[first[l - 1][pos + i]]
+				      t->ext[first[l - 1][pos + i]]
 					      .startoff);
 				put64(b->bp, d + XFSJ_LBLOCK_HDR_SIZE +
-				      (size_t)bf->t.maxr * 8 + i * 8,
-				      bf->t.lv[l - 1][pos + i].fsbno);
+				      (size_t)t->maxr * 8 + i * 8,
+				      t->lv[l - 1][pos + i].fsbno);
 			}
 			pos += b->cnt;
 		}
-		first[l][bf->t.nlv[l]] = l ? first[l - 1][pos] : pos;
+		first[l][t->nlv[l]] = l ? first[l - 1][pos] : pos;
 	}
 	/* The inode root: keys, then pointers after room for dmaxr keys. */
 	{
-		unsigned int l = bf->t.height - 1;
-		uint8_t *p = bf->area;
+		unsigned int l = t->height - 1;
+		uint8_t *p = area;
 
-		xfsj_put_be16(p, (uint16_t)bf->t.height);
-		xfsj_put_be16(p + 2, (uint16_t)bf->t.nlv[l]);
-		for (size_t j = 0; j < bf->t.nlv[l]; j++) {
+		xfsj_put_be16(p, (uint16_t)t->height);
+		xfsj_put_be16(p + 2, (uint16_t)t->nlv[l]);
+		for (size_t j = 0; j < t->nlv[l]; j++) {
 			xfsj_put_be64(p + XFSJ_BMDR_HDR_SIZE + j * 8,
-				      bf->t.ext[first[l][j]].startoff);
+				      t->ext[first[l][j]].startoff);
 			xfsj_put_be64(p + XFSJ_BMDR_HDR_SIZE +
-				      bf->t.dmaxr * 8U + j * 8,
-				      bf->t.lv[l][j].fsbno);
+				      t->dmaxr * 8U + j * 8,
+				      t->lv[l][j].fsbno);
 		}
 	}
 out:
@@ -234,20 +220,150 @@ out:
 	return err;
 }
 
+int xfsj_bmap_fork_put(struct xfsj_fs *fs, struct xfsj_iref *ip,
+		       int whichfork, const struct xfsj_bmbt_fork *t)
+{
+	struct xfsj_dinode *di = &ip->di;
+	uint8_t fmt = t->height ? XFSJ_DINODE_FMT_BTREE :
+				  XFSJ_DINODE_FMT_EXTENTS;
+	uint32_t size = 0;
+	uint8_t *area = xfsj_ifork(fs, ip, whichfork, &size);
+
+	if (t->n && (!area || (!t->height && t->n > size / REC_SIZE) ||
+		     (t->height && (size < XFSJ_BMDR_HDR_SIZE ||
+				    t->dmaxr > (size - XFSJ_BMDR_HDR_SIZE) /
+					       16))))
+		return -XFSJ_E_CORRUPT;
+	xfsj_dinode_set_nextents(di, whichfork == XFSJ_ATTR_FORK, t->n);
+	if (whichfork == XFSJ_ATTR_FORK)
+		di->aformat = fmt;
+	else
+		di->format = fmt;
+	if (t->height)
+		return write_btree(t, area);
+	for (size_t i = 0; i < t->n; i++)
+		xfsj_bmbt_rec_encode(&t->ext[i], area + i * REC_SIZE);
+	return 0;
+}
+
 static int fork_write(struct bm_fork *bf)
 {
-	struct xfsj_dinode *di = &bf->ip->di;
+	return xfsj_bmap_fork_put(bf->fs, bf->ip, bf->whichfork, &bf->t);
+}
 
-	set_nextents(di, bf->whichfork, bf->t.n);
-	if (bf->whichfork == XFSJ_ATTR_FORK)
-		di->aformat = (uint8_t)bf->format;
-	else
-		di->format = (uint8_t)bf->format;
-	if (bf->format == XFSJ_DINODE_FMT_BTREE)
-		return write_btree(bf);
-	for (size_t i = 0; i < bf->t.n; i++)
-		xfsj_bmbt_rec_encode(&bf->t.ext[i], bf->area + i * REC_SIZE);
+/* ---- a fork written afresh ---- */
+
+/*
+ * Block @b of level @l, a fresh zeroed buffer with its header's fixed
+ * fields (the counts, siblings and entries are xfsj_bmap_fork_put's).
+ */
+static int fresh_block(struct xfsj_fs *fs, uint64_t ino, unsigned int l,
+		       struct xfsj_bmbt_blk *b)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+	uint64_t daddr = xfsj_fsb_daddr(sb, b->fsbno);
+	struct xfsj_lblock h;
+	struct xfsj_vctx c;
+	int err;
+
+	err = xfsj_buf_get_zero(fs, daddr, sb->blocksize, &b->bp);
+	if (err)
+		return err < 0 ? err : -err;
+	xfsj_fs_vctx(fs, xfsj_fsb_agno(sb, b->fsbno), &c);
+	memset(&h, 0, sizeof(h));
+	h.magic = XFSJ_BMAP_MAGIC;
+	h.level = (uint16_t)l;
+	h.leftsib = XFSJ_NULLFSBLOCK;
+	h.rightsib = XFSJ_NULLFSBLOCK;
+	h.blkno = daddr;
+	memcpy(h.uuid, c.uuid, sizeof(h.uuid));
+	h.owner = ino;
+	xfsj_lblock_encode(&h, b->bp->data);
+	xfsj_buf_dirty(b->bp);
 	return 0;
+}
+
+/*
+ * The shape of a tree over @n records: the fewest blocks at each level
+ * (the entries shared evenly, the first blocks taking one more while the
+ * rest do not divide, so each holds at least half of what it can), levels
+ * added until the inode root can point at the top one.  0, or 1 when it
+ * would be too tall.
+ */
+static int plan_shape(struct xfsj_bmbt_fork *t, size_t n)
+{
+	size_t below = n;
+	unsigned int l = 0;
+
+	do {
+		if (l + 1 >= MAXLEVELS)
+			return 1;
+		t->nlv[l] = (below + t->maxr - 1) / t->maxr;
+		below = t->nlv[l++];
+	} while (below > t->dmaxr);
+	t->height = l;
+	return 0;
+}
+
+int xfsj_bmap_fork_build(struct xfsj_fs *fs, struct xfsj_iref *ip,
+			 int whichfork, const struct xfsj_bmbt_irec *m,
+			 size_t n, const uint64_t *blocks, size_t nblocks,
+			 size_t *used)
+{
+	struct xfsj_bmbt_fork t;
+	uint32_t size = 0;
+	uint8_t *area = xfsj_ifork(fs, ip, whichfork, &size);
+	size_t need = 0, k = 0;
+	int err;
+
+	*used = 0;
+	if (!area || size < XFSJ_BMDR_HDR_SIZE + 16)
+		return 1;
+	memset(&t, 0, sizeof(t));
+	t.maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, xfsj_fs_sb(fs)->blocksize,
+				    true);
+	t.dmaxr = (size - XFSJ_BMDR_HDR_SIZE) / 16;
+	if (n > size / REC_SIZE) {
+		if (plan_shape(&t, n))
+			return 1;
+		for (unsigned int l = 0; l < t.height; l++)
+			need += t.nlv[l];
+		if (need > nblocks)
+			return 1;
+	}
+	t.n = t.cap = n;
+	t.ext = malloc((n ? n : 1) * sizeof(*m));
+	if (!t.ext)
+		return -XFSJ_E_NOMEM;
+	if (n)
+		memcpy(t.ext, m, n * sizeof(*m));
+	for (unsigned int l = 0; l < t.height; l++) {
+		size_t below = l ? t.nlv[l - 1] : n;
+
+		t.lv[l] = calloc(t.nlv[l], sizeof(*t.lv[l]));
+		if (!t.lv[l]) {
+			err = -XFSJ_E_NOMEM;
+			goto out;
+		}
+		t.caplv[l] = t.nlv[l];
+		for (size_t j = 0; j < t.nlv[l]; j++) {
+			struct xfsj_bmbt_blk *b = &t.lv[l][j];
+
+			b->cnt = (uint32_t)(below / t.nlv[l] +
+					    (j < below % t.nlv[l]));
+			b->fsbno = blocks[k++];
+			err = fresh_block(fs, ip->ino, l, b);
+			if (err)
+				goto out;
+		}
+	}
+	memset(area, 0, size);
+	err = xfsj_bmap_fork_put(fs, ip, whichfork, &t);
+	if (!err)
+		*used = need;
+out:
+	xfsj_bmbt_fork_free(&t);
+	return err;
 }
 
 /* ---- queued work ---- */

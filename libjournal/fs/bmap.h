@@ -16,6 +16,34 @@
 #include "fs/iget.h"
 #include "xfsj/ondisk.h"
 
+struct xfsj_bmbt_fork;
+
+/*
+ * Write fork @whichfork of @ip from @t (bmbt.h: records in offset order
+ * and, when @t->height is not 0, the blocks of each level with their
+ * entry counts and buffers): the extents format for a height of 0, else
+ * a bmbt whose blocks get their counts, siblings, keys, pointers and
+ * records, and whose inode root gets the top level.  Only the bytes that
+ * change are written.  The format and the extent count are set in
+ * @ip->di; the caller puts the inode.
+ */
+int xfsj_bmap_fork_put(struct xfsj_fs *fs, struct xfsj_iref *ip,
+		       int whichfork, const struct xfsj_bmbt_fork *t);
+
+/*
+ * Write fork @whichfork of @ip afresh from the @n mappings @m (in offset
+ * order, not overlapping): the extents format when they fit in the inode,
+ * else a bmbt of as many levels as it needs, its blocks filled evenly
+ * (each at least half full) and taken in order from the @nblocks blocks
+ * @blocks (which the caller owns for the inode's fork; *@used of them).
+ * Returns 0, 1 when the mappings need more blocks than given or a tree
+ * taller than a bmbt can be (nothing changed), or a negative XFSJ_E_*.
+ */
+int xfsj_bmap_fork_build(struct xfsj_fs *fs, struct xfsj_iref *ip,
+			 int whichfork, const struct xfsj_bmbt_irec *m,
+			 size_t n, const uint64_t *blocks, size_t nblocks,
+			 size_t *used);
+
 /* The whole fork's mappings in offset order (caller frees *ext). */
 int xfsj_bmap_read(struct xfsj_fs *fs, struct xfsj_iref *ip, int whichfork,
 		   struct xfsj_bmbt_irec **ext, size_t *n,

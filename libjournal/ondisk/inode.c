@@ -92,6 +92,20 @@ uint32_t xfsj_dinode_anextents(const struct xfsj_dinode *di)
 	return di->anextents;
 }
 
+void xfsj_dinode_set_nextents(struct xfsj_dinode *di, bool attr, uint64_t n)
+{
+	bool big = di->flags2 & XFSJ_DIFLAG2_NREXT64;
+
+	if (attr && big)
+		di->nextents = (uint32_t)n;
+	else if (attr)
+		di->anextents = (uint16_t)n;
+	else if (big)
+		di->big_nextents = n;
+	else
+		di->nextents = (uint32_t)n;
+}
+
 #define DI_BAD(err, field, val)						\
 	xfsj_fault_set(f, err, "inode", field,				\
 		       byte_off + (uint64_t)xfsj_layout_offset(		\

@@ -18,8 +18,16 @@
  *   largest offset, outside an AG or over its headers, still out of
  *   offset order (of two that overlap, the one the next record agrees
  *   with stays), or over blocks another owner claims are dropped; a bmbt
- *   is walked past its damage (a block that is not a bmbt block of the
- *   inode at its level is left).
+ *   of any height is walked past its damage (a block that is not a bmbt
+ *   block of the inode at its level is left, the blocks its siblings'
+ *   links name at each level are read too, and a block with an
+ *   impossible record count gives its entries that look sound).
+ *
+ * A mapping into blocks both free space btrees hold as free that the
+ * rmapbt has no record of for the inode (fork.ext_free), or into
+ * metadata's blocks by the rmapbt and the scan (fork.ext_meta): those
+ * blocks are given up as below (the rmapbt, when usable, gives the
+ * mapping back).
  *
  * A block claimed twice (space.multiply_claimed): the evidence of the
  * rightful owner is the rmapbt where it names an owner of the blocks,
@@ -33,8 +41,9 @@
  *
  * The extent count and the block count follow the new fork (the other
  * fork's blocks as the check claimed them); a regular file keeps its
- * size (holes are fine).  The bmbt blocks of a rebuilt tree are old
- * blocks of the same fork; those left over, and the blocks of dropped
+ * size (holes are fine).  The fork is written by the fs layer's fork
+ * builder (a bmbt of as many levels as it needs); the bmbt blocks of a
+ * rebuilt tree are old blocks of the same fork; those left over, and the blocks of dropped
  * mappings, are left for the AG stage's free space rebuild.  A directory
  * that lost blocks is salvaged in a later round (the check says so).
  */
@@ -263,25 +272,54 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 
 /* ---- the fork's own records ---- */
 
+/*
+ * A bmbt read past its damage: every block the pointers lead to that is
+ * a bmbt block of the inode at the level its parent says, then the
+ * siblings of those blocks at each level that the pointers did not reach
+ * (a damaged node or pointer loses no more than itself).  A block whose
+ * record count is impossible gives the entries that look sound, in
+ * order, inside the key range its parent gives it.  The records come out
+ * in leaf order: the leaves the pointers reached as they lie, one reached
+ * through a sibling link next to that sibling.
+ */
+struct leaf {
+	uint64_t fsb;
+	uint64_t left, right;	/* its sibling pointers */
+	size_t first, n;	/* its records in walk.recs */
+	bool placed;
+};
+
 struct walk {
 	struct xrp *rp;
 	uint64_t ino;
 	struct xck_vec *recs;
 	struct xck_vec *blocks;
+	struct xck_vec leaves;	/* struct leaf, in the order met */
+	struct xck_vec sibs;	/* uint64_t pairs: block, level */
 	unsigned int nread;
 };
 
-static int walk_node(struct walk *w, uint64_t fsb, unsigned int level);
+static int walk_node(struct walk *w, uint64_t fsb, unsigned int level,
+		     uint64_t lo, uint64_t hi);
 
-static int walk_ptrs(struct walk *w, const uint8_t *ptrs, unsigned int n,
-		     unsigned int level)
+/*
+ * The children of a node (or the inode root): @n pointers after @n keys
+ * at @keys and @ptrs; child i covers [key i, key i + 1), the last one up
+ * to @hi.
+ */
+static int walk_ptrs(struct walk *w, const uint8_t *keys, const uint8_t *ptrs,
+		     unsigned int n, unsigned int level, uint64_t hi)
 {
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < n; i++) {
+		uint64_t next = i + 1 < n ?
+				xfsj_get_be64(keys + (size_t)(i + 1) * 8) : hi;
+
 		err = walk_node(w, xfsj_get_be64(ptrs + (size_t)i * 8),
-				level - 1);
+				level - 1, xfsj_get_be64(keys + (size_t)i * 8),
+				next);
 		if (err)
 			return err;
 	}
@@ -289,17 +327,64 @@ static int walk_ptrs(struct walk *w, const uint8_t *ptrs, unsigned int n,
 }
 
 /*
- * A bmbt block the parent says is at @level: left alone unless it is a
- * bmbt block of the inode at that level with a possible record count.
+ * A block of @max entries whose count is impossible: the entries from
+ * the first that look sound (keys rising inside [@lo, @hi); a node's
+ * pointers inside the filesystem, a leaf's records of some length not
+ * running past @hi).
  */
-static int walk_node(struct walk *w, uint64_t fsb, unsigned int level)
+static unsigned int sound_entries(const struct xrp *rp, const uint8_t *d,
+				  unsigned int level, unsigned int max,
+				  uint64_t lo, uint64_t hi)
+{
+	uint64_t prev = lo;
+	unsigned int i;
+
+	for (i = 0; i < max; i++) {
+		struct xfsj_bmbt_irec r;
+
+		if (level) {
+			uint64_t key = xfsj_get_be64(d + (size_t)i * 8);
+
+			if (key < prev || (i && key == prev) || key >= hi ||
+			    !blocks_ok(rp, xfsj_get_be64(d + (size_t)(max + i) *
+							  8), 1))
+				break;
+			prev = key;
+			continue;
+		}
+		xfsj_bmbt_rec_decode(d + (size_t)i * XFSJ_BMBT_REC_SIZE, &r);
+		if (!r.blockcount || r.startoff < prev ||
+		    r.startoff + r.blockcount > hi ||
+		    r.startoff + r.blockcount < r.startoff)
+			break;
+		prev = r.startoff + r.blockcount;
+	}
+	return i;
+}
+
+static int push_sib(struct walk *w, uint64_t fsb, unsigned int level)
+{
+	uint64_t e[2] = { fsb, level };
+
+	if (fsb == XFSJ_NULLFSBLOCK)
+		return 0;
+	return xck_vec_push(w->rp->ck, &w->sibs, e) ? -XFSJ_E_NOMEM : 0;
+}
+
+/*
+ * A bmbt block the parent says is at @level, covering [@lo, @hi): left
+ * alone unless it is a bmbt block of the inode at that level.
+ */
+static int walk_node(struct walk *w, uint64_t fsb, unsigned int level,
+		     uint64_t lo, uint64_t hi)
 {
 	const struct xfsj_sb *sb = w->rp->sb;
 	unsigned int max = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
 					      level == 0);
+	const uint8_t *d;
 	struct xfsj_lblock h;
 	struct xfsj_buf *bp;
-	unsigned int i;
+	unsigned int i, n;
 	int err;
 
 	if (!blocks_ok(w->rp, fsb, 1) || w->nread >= WALK_MAX_BLOCKS)
@@ -310,26 +395,38 @@ static int walk_node(struct walk *w, uint64_t fsb, unsigned int level)
 		return err == -XFSJ_E_NOMEM ? err : 0;
 	w->nread++;
 	xfsj_lblock_decode(bp->data, &h);
+	d = (const uint8_t *)bp->data + XFSJ_LBLOCK_HDR_SIZE;
 	if (h.magic != XFSJ_BMAP_MAGIC || h.level != level ||
-	    h.owner != w->ino || !h.numrecs || h.numrecs > max)
+	    h.owner != w->ino)
+		goto out;
+	n = h.numrecs && h.numrecs <= max ? h.numrecs :
+		sound_entries(w->rp, d, level, max, lo, hi);
+	if (!n)
 		goto out;
 	err = bpush(w->rp, w->blocks, fsb);
 	if (err) {
 		err = err < 0 ? err : 0;	/* reached twice: once */
 		goto out;
 	}
+	err = push_sib(w, h.leftsib, level);
+	if (!err)
+		err = push_sib(w, h.rightsib, level);
+	if (err)
+		goto out;
 	if (level) {
-		err = walk_ptrs(w, (const uint8_t *)bp->data +
-				XFSJ_LBLOCK_HDR_SIZE + (size_t)max * 8,
-				h.numrecs, level);
+		err = walk_ptrs(w, d, d + (size_t)max * 8, n, level, hi);
 		goto out;
 	}
-	for (i = 0; i < h.numrecs && !err; i++) {
+	{
+		struct leaf lf = { fsb, h.leftsib, h.rightsib, w->recs->n,
+				   n, false };
+
+		err = xck_vec_push(w->rp->ck, &w->leaves, &lf);
+	}
+	for (i = 0; i < n && !err; i++) {
 		struct xfsj_bmbt_irec r;
 
-		xfsj_bmbt_rec_decode((const uint8_t *)bp->data +
-				     XFSJ_LBLOCK_HDR_SIZE +
-				     (size_t)i * XFSJ_BMBT_REC_SIZE, &r);
+		xfsj_bmbt_rec_decode(d + (size_t)i * XFSJ_BMBT_REC_SIZE, &r);
 		err = mpush(w->rp, w->recs, &r);
 	}
 out:
@@ -337,11 +434,113 @@ out:
 	return err;
 }
 
+/* The siblings the pointers did not reach (and theirs, and so on). */
+static int walk_sibs(struct walk *w)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < w->sibs.n; i++) {
+		const uint64_t *e = xck_vec_at(&w->sibs, i);
+		const struct xck_vec *b = w->blocks;
+		bool seen = false;
+
+		for (size_t k = 0; k < b->n && !seen; k++)
+			seen = bv(b)[k] == e[0];
+		if (seen)
+			continue;
+		err = walk_node(w, e[0], (unsigned int)e[1], 0, UINT64_MAX);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static struct leaf *lv_at(const struct walk *w, size_t i)
+{
+	return xck_vec_at(&w->leaves, i);
+}
+
+/*
+ * Put each leaf met through a sibling link next to its sibling in
+ * @order (the first @n entries placed), as long as that places one.
+ */
+static size_t place_leaves(const struct walk *w, size_t *order, size_t n)
+{
+	size_t i, p;
+	bool moved = true;
+
+	while (moved) {
+		moved = false;
+		for (i = 0; i < w->leaves.n; i++) {
+			struct leaf *lf = lv_at(w, i);
+
+			if (lf->placed)
+				continue;
+			for (p = 0; p < n; p++) {
+				const struct leaf *o = lv_at(w, order[p]);
+
+				if (o->fsb == lf->left || o->fsb == lf->right)
+					break;
+			}
+			if (p == n)
+				continue;
+			if (lv_at(w, order[p])->fsb == lf->left)
+				p++;
+			memmove(order + p + 1, order + p,
+				(n - p) * sizeof(*order));
+			order[p] = i;
+			lf->placed = true;
+			n++;
+			moved = true;
+		}
+	}
+	return n;
+}
+
+/* The records again, in leaf order (see struct walk). */
+static int leaf_order(struct walk *w, size_t nwalked)
+{
+	struct xck_vec out;
+	size_t *order, i, n;
+	int err = 0;
+
+	if (w->leaves.n == nwalked)
+		return 0;
+	order = calloc(w->leaves.n, sizeof(*order));
+	if (!order)
+		return -XFSJ_E_NOMEM;
+	for (i = 0; i < nwalked; i++) {
+		order[i] = i;
+		lv_at(w, i)->placed = true;
+	}
+	n = place_leaves(w, order, nwalked);
+	for (i = 0; i < w->leaves.n; i++)
+		if (!lv_at(w, i)->placed)
+			order[n++] = i;		/* the salvage judges them */
+	xck_vec_init(&out, sizeof(struct xfsj_bmbt_irec));
+	for (i = 0; i < n && !err; i++) {
+		const struct leaf *lf = lv_at(w, order[i]);
+
+		for (size_t k = 0; k < lf->n && !err; k++)
+			err = mpush(w->rp, &out, &mv(w->recs)[lf->first + k]);
+	}
+	free(order);
+	if (err) {
+		xck_vec_free(w->rp->ck, &out);
+		return err;
+	}
+	xck_vec_free(w->rp->ck, w->recs);
+	*w->recs = out;
+	return 0;
+}
+
 /* Every record the fork holds, in its order, and its bmbt blocks. */
 static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 			struct xck_vec *recs, struct xck_vec *blocks)
 {
-	struct walk w = { rp, ip->ino, recs, blocks, 0 };
+	struct walk w = { .rp = rp, .ino = ip->ino, .recs = recs,
+			  .blocks = blocks };
 	uint8_t fmt = whichfork ? ip->di.aformat : ip->di.format;
 	uint32_t size;
 	const uint8_t *f = xfsj_ifork(rp->fs, ip, whichfork, &size);
@@ -367,18 +566,32 @@ static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 	}
 	if (fmt != XFSJ_DINODE_FMT_BTREE || size < XFSJ_BMDR_HDR_SIZE + 16)
 		return 0;
+	xck_vec_init(&w.leaves, sizeof(struct leaf));
+	xck_vec_init(&w.sibs, 2 * sizeof(uint64_t));
 	{
 		unsigned int level = xfsj_get_be16(f);
 		unsigned int cnt = xfsj_get_be16(f + 2);
 		unsigned int maxr = (size - XFSJ_BMDR_HDR_SIZE) / 16;
+		size_t nwalked;
 
+		err = 0;
 		if (!level || level >= XFSJ_BTREE_MAXLEVELS)
-			return 0;
+			goto out;
 		if (cnt > maxr)
 			cnt = maxr;
-		return walk_ptrs(&w, f + XFSJ_BMDR_HDR_SIZE + maxr * 8, cnt,
-				 level);
+		err = walk_ptrs(&w, f + XFSJ_BMDR_HDR_SIZE,
+				f + XFSJ_BMDR_HDR_SIZE + maxr * 8, cnt, level,
+				UINT64_MAX);
+		nwalked = w.leaves.n;
+		if (!err)
+			err = walk_sibs(&w);
+		if (!err)
+			err = leaf_order(&w, nwalked);
 	}
+out:
+	xck_vec_free(rp->ck, &w.leaves);
+	xck_vec_free(rp->ck, &w.sibs);
+	return err;
 }
 
 /*
@@ -773,8 +986,21 @@ static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
 	struct xfsj_iref ip;
 	int f = prob_fork(pr), k, err;
 
-	if (f >= 0)
-		return job_get(rp, js, pr->p.ino, f) ? 0 : -XFSJ_E_NOMEM;
+	if (f >= 0) {
+		struct job *j = job_get(rp, js, pr->p.ino, f);
+		/* fork.ext_free, fork.ext_meta: the blocks the mapping
+		 * names that are not the inode's. */
+		struct xfsj_bmbt_irec d = { .startblock = pr->p.fsbno,
+					    .blockcount = pr->p.found };
+
+		if (!j)
+			return -XFSJ_E_NOMEM;
+		if ((xrp_is(pr, "fork.ext_free") ||
+		     xrp_is(pr, "fork.ext_meta")) &&
+		    (pr->p.has & XFSJ_PF_FSBNO) && mpush(rp, &j->drops, &d))
+			return -XFSJ_E_NOMEM;
+		return 0;
+	}
 	err = xrp_iget(rp, pr->p.ino, &ip);
 	if (err)
 		return err < 0 ? err : 0;

@@ -78,20 +78,6 @@ void xrp_ino_action(struct xrp *rp, struct xrp_prob *pr, enum xfsj_fix fix,
 
 /* ---- extent counts ---- */
 
-static void set_count(struct xfsj_dinode *di, bool attr, uint64_t v)
-{
-	if (di->flags2 & XFSJ_DIFLAG2_NREXT64) {
-		if (attr)
-			di->nextents = (uint32_t)v;
-		else
-			di->big_nextents = v;
-	} else if (attr) {
-		di->anextents = (uint16_t)v;
-	} else {
-		di->nextents = (uint32_t)v;
-	}
-}
-
 /*
  * The records an extents fork really holds: those before the first one of
  * length 0 (no mapping has that length), at most @max.
@@ -293,7 +279,7 @@ static bool fix_count(struct xrp *rp, const struct xfsj_problem *p,
 	uint64_t v = walked ? p->expected :
 			      count_too_big(rp, ip, attr, p->expected);
 
-	set_count(&ip->di, attr, v);
+	xfsj_dinode_set_nextents(&ip->di, attr, v);
 	snprintf(what, len, "set %s to %llu", attr ? "anextents" : "nextents",
 		 (unsigned long long)v);
 	return true;

@@ -260,8 +260,9 @@ int xrp_fix_rebuild_bmbt(struct xrp *rp);
 int xrp_fix_clear_fork(struct xrp *rp);
 /*
  * fix_bmbt.c: fork @whichfork of @ip written from the @n mappings @m (in
- * offset order): extents format when they fit, else a bmbt of one level
- * in the first leaves of the @nblocks blocks @blocks (*@used of them).
+ * offset order): extents format when they fit, else a bmbt of as many
+ * levels as it needs in the first of the @nblocks blocks @blocks (*@used
+ * of them), by xfsj_bmap_fork_build (fs/bmap.h).
  * The extent count and format are set; the caller sets nblocks and puts
  * the inode.  Returns 0, 1 when they do not fit (nothing changed), or a
  * negative XFSJ_E_*.

@@ -12,7 +12,14 @@
 #     (files/sparse), an attribute fork format no fork has;
 #   - profile 4k (rmapbt: the mappings come back from it) and 4k-normap
 #     (the fork's own sound records are kept, one out of place put back
-#     where its neighbours leave just its room).
+#     where its neighbours leave just its room);
+#   - a start block gone wrong (files/extents, add: into free space;
+#     sub: into the log): the inode is blamed, not the free space, and
+#     its fork mended (from the rmapbt on 4k);
+#   - profile 1k-normap (and 1k by hand): files/sparse is a bmbt two
+#     levels below the root; a node's pointer (the leaf it named is found
+#     again through its siblings' links) and a node's record count (its
+#     sound entries are kept) damaged.
 # For each case, on a copy of the image:
 #   - `$XFSPROGS613/xfs_repair -n` detects the damage (exit 1: the list is
 #     made of detected cases, so not detecting one fails);
@@ -23,7 +30,8 @@
 #     (4 KiB pieces at the same offset; a directory: its entry names) are
 #     at least what `xfs_repair` keeps on another copy (both printed).
 #
-#   REPAIR_FORK_PROFILES="4k 4k-normap"   the profiles run
+#   REPAIR_FORK_PROFILES="4k 4k-normap 1k-normap"   the profiles run (1k
+#                    too: the rmapbt rebuild of a two-level bmbt)
 #   XFSJ_VERBOSE=1   print every passing check too
 export LC_ALL=C
 source "$(dirname "$0")/lib/common.sh"
@@ -36,11 +44,11 @@ MNT=$T_DIR/mnt
 OURS=$T_DIR/ours.img
 THEIRS=$T_DIR/theirs.img
 REDO=$T_DIR/redo
-PROFILES=${REPAIR_FORK_PROFILES:-4k 4k-normap}
+PROFILES=${REPAIR_FORK_PROFILES:-4k 4k-normap 1k-normap}
 
-# "PROFILES|PATH|NAVIGATION;...|COMMAND" lines; NAVIGATION after the
-# path; COMMAND "xlink" points the first extent at files/sparse's first
-# block.
+# "PROFILES|PATH|NAVIGATION;...|COMMAND[|WANT]" lines; NAVIGATION after
+# the path; COMMAND "xlink" points the first extent at files/sparse's
+# first block; WANT, a pattern xfsj-repair's output must hold.
 CASES="
 4k 4k-normap|/files/extents||fuzz -d u3.bmx[1].blockcount add
 4k 4k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d recs[3].startoff middlebit
@@ -49,6 +57,11 @@ CASES="
 4k-normap|/dirs/btree|addr u3.bmbt.ptrs[1]|fuzz -d recs[4].startoff firstbit
 4k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d recs[6].startblock lastbit
 4k-normap|/files/sparse||fuzz -d core.aformat lastbit
+4k|/files/extents||fuzz -d u3.bmx[0].startblock add|fork.ext_free: rebuilt .* from the rmapbt
+4k-normap|/files/extents||fuzz -d u3.bmx[0].startblock add|fork.ext_free: rebuilt
+4k|/files/extents||fuzz -d u3.bmx[0].startblock sub|fork.ext_meta: rebuilt .* from the rmapbt
+1k 1k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d ptrs[4] firstbit
+1k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d numrecs ones
 "
 
 # What a file of IMG at PATH holds into OUT: its bytes, or for a
@@ -105,7 +118,7 @@ NCASES=0
 for profile in $PROFILES; do
 	BASE=$T_DIR/base.$profile.img
 	populate_image "$BASE" "$profile" || exit 1
-	while IFS='|' read -r profs path nav cmd; do
+	while IFS='|' read -r profs path nav cmd want; do
 		[ -n "$profs" ] || continue
 		case " $profs " in *" $profile "*) ;; *) continue ;; esac
 		what="$profile $path ${nav:+$nav; }$cmd"
@@ -145,6 +158,8 @@ for profile in $PROFILES; do
 			fails+=("keeps $ours identical bytes, xfs_repair $theirs")
 		grep -q "rebuilt the\|cleared the attr fork" "$T_DIR/repair.out" ||
 			fails+=("no fork rebuilt")
+		[ -z "$want" ] || grep -q "$want" "$T_DIR/repair.out" ||
+			fails+=("no '$want' in the repair's output")
 		if [ ${#fails[@]} -eq 0 ]; then
 			ok "$what"
 		else

@@ -439,6 +439,43 @@ START_TEST(extent_counts)
 }
 END_TEST
 
+/* The setter writes the field the getter reads, and no other. */
+START_TEST(extent_count_setter)
+{
+	struct xfsj_dinode d, want;
+
+	for (int big = 0; big < 2; big++) {
+		memset(&d, 0, sizeof(d));
+		d.flags2 = big ? XFSJ_DIFLAG2_NREXT64 : 0;
+		want = d;
+		xfsj_dinode_set_nextents(&d, false, big ? 0x123456789ULL :
+							  0x89ABCDEF);
+		xfsj_dinode_set_nextents(&d, true, big ? 0x87654321 : 0x4321);
+		if (big) {
+			want.big_nextents = 0x123456789ULL;
+			want.nextents = 0x87654321;
+		} else {
+			want.nextents = 0x89ABCDEF;
+			want.anextents = 0x4321;
+		}
+		ck_assert_uint_eq(d.big_nextents, want.big_nextents);
+		ck_assert_uint_eq(d.nextents, want.nextents);
+		ck_assert_uint_eq(d.anextents, want.anextents);
+		ck_assert_uint_eq(xfsj_dinode_nextents(&d),
+				  big ? 0x123456789ULL : 0x89ABCDEF);
+		ck_assert_uint_eq(xfsj_dinode_anextents(&d),
+				  big ? 0x87654321 : 0x4321);
+		/* Each fork's setter leaves the other fork's count. */
+		xfsj_dinode_set_nextents(&d, false, 7);
+		ck_assert_uint_eq(xfsj_dinode_anextents(&d),
+				  big ? 0x87654321 : 0x4321);
+		xfsj_dinode_set_nextents(&d, true, 9);
+		ck_assert_uint_eq(xfsj_dinode_nextents(&d), 7);
+		ck_assert_uint_eq(xfsj_dinode_anextents(&d), 9);
+	}
+}
+END_TEST
+
 /* With NREXT64 a data fork with more than 2^32 extents verifies. */
 START_TEST(nrext64_large_counts)
 {
@@ -486,6 +523,7 @@ Suite *inode_suite(void)
 	tcase_add_test(tc, crc_rejection);
 	tcase_add_test(tc, anextents_fault_with_nrext64);
 	tcase_add_test(tc, extent_counts);
+	tcase_add_test(tc, extent_count_setter);
 	tcase_add_test(tc, nrext64_large_counts);
 	suite_add_tcase(s, tc);
 	return s;

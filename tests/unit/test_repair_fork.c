@@ -3,8 +3,12 @@
  * The repair of forks (repair/fix_fork.c, fix_bmbt.c) on the fixture
  * filesystem:
  * - the fork writer: mappings written as an extents fork and as a bmbt
- *   of one level, read back by the fs layer's bmbt reader (which checks
- *   every block);
+ *   of one and of two levels, read back by the fs layer's bmbt reader
+ *   (which checks every block);
+ * - a bmbt two levels below the root with a node pointer damaged: every
+ *   mapping comes back (siblings' links), with and without an rmapbt;
+ * - a mapping's start block moved into free space or onto an AG btree
+ *   block: the inode is blamed and its fork mended, not the free space;
  * - a regular file named by the root, its extents damaged (a length
  *   running over the next mapping; a mapping pointed at another file's
  *   blocks) and repaired: with an rmapbt every mapping comes back from
@@ -17,7 +21,9 @@
 #include "suites.h"
 #include "fs_fixture.h"
 #include "ino_fixture.h"
+#include "core/layout.h"
 #include "fs/bmap.h"
+#include "fs/bmbt.h"
 #include "fs/iget.h"
 #include "xfsj/check.h"
 #include "xfsj/repair.h"
@@ -49,55 +55,80 @@ static size_t read_fork(struct fs_fixture *fx, uint64_t ino,
 	return n;
 }
 
-static void fork_write_case(size_t n, uint8_t want_format)
+/*
+ * @n one-block mappings written through the fork writer into a fork
+ * given @nb blocks; read back and compared.  Returns the blocks used.
+ */
+static size_t fork_write_case(size_t n, size_t nb, uint32_t blocksize,
+			      uint8_t want_format)
 {
 	struct fs_fixture fx;
 	struct xfsj_bmbt_irec *m = calloc(n, sizeof(*m)), *back;
+	uint64_t *blocks = calloc(nb, sizeof(*blocks));
 	struct xfsj_iref ip;
-	uint64_t blocks[2], data, ino;
+	uint64_t data, ino;
 	size_t used = 0, i;
 	uint8_t fmt;
 
 	ck_assert_ptr_nonnull(m);
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	ck_assert_ptr_nonnull(blocks);
+	fs_fixture_make(&fx, 64 * MB, blocksize, 2, false, false);
 	struct xrp rp = { .fs = fx.fs, .sb = xfsj_fs_sb(fx.fs) };
 
 	ino = fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
 	data = fs_fixture_alloc(&fx, 0, (uint32_t)n);
-	blocks[0] = fs_fixture_alloc(&fx, 0, 1);
-	blocks[1] = fs_fixture_alloc(&fx, 0, 1);
+	for (i = 0; i < nb; i++)
+		blocks[i] = fs_fixture_alloc(&fx, 0, 1);
 	/* One block every other file block: no two merge. */
 	for (i = 0; i < n; i++)
 		m[i] = (struct xfsj_bmbt_irec){ 2 * i, data + i, 1, false };
 	ck_assert_int_eq(xrp_fork_write(&rp, &ip, XFSJ_DATA_FORK, m, n,
-					blocks, 2, &used), 0);
+					blocks, nb, &used), 0);
 	ip.di.nblocks = n + used;
 	xfsj_iput(fx.fs, &ip, false);
 	fs_fixture_reopen(&fx);
 	ck_assert_uint_eq(read_fork(&fx, ino, &back, &fmt), n);
 	ck_assert_uint_eq(fmt, want_format);
-	ck_assert_uint_eq(used, want_format == XFSJ_DINODE_FMT_BTREE ?
-			  (n > 251 ? 2 : 1) : 0);
 	for (i = 0; i < n; i++) {
 		ck_assert_uint_eq(back[i].startoff, m[i].startoff);
 		ck_assert_uint_eq(back[i].startblock, m[i].startblock);
 		ck_assert_uint_eq(back[i].blockcount, 1);
 	}
 	free(back);
+	free(blocks);
 	free(m);
 	fs_fixture_free(&fx);
+	return used;
 }
 
 START_TEST(write_extents)
 {
-	fork_write_case(5, XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert_uint_eq(fork_write_case(5, 2, 4096,
+					  XFSJ_DINODE_FMT_EXTENTS), 0);
 }
 END_TEST
 
 START_TEST(write_bmbt)
 {
-	fork_write_case(30, XFSJ_DINODE_FMT_BTREE);
-	fork_write_case(300, XFSJ_DINODE_FMT_BTREE);
+	/* A leaf of a 4k block holds 251 records. */
+	ck_assert_uint_eq(fork_write_case(30, 2, 4096,
+					  XFSJ_DINODE_FMT_BTREE), 1);
+	ck_assert_uint_eq(fork_write_case(300, 2, 4096,
+					  XFSJ_DINODE_FMT_BTREE), 2);
+}
+END_TEST
+
+/*
+ * 1k blocks: a leaf holds 59 records and the inode root of a 512-byte
+ * inode at most 9 pointers (fewer with the fixture's fork offset), so
+ * 2,000 records need leaves under nodes under the root.
+ */
+START_TEST(write_bmbt_levels)
+{
+	size_t used = fork_write_case(2000, 64, 1024, XFSJ_DINODE_FMT_BTREE);
+
+	/* 34 leaves, then one node over them. */
+	ck_assert_uint_eq(used, 35);
 }
 END_TEST
 
@@ -298,6 +329,161 @@ START_TEST(zero_length)
 }
 END_TEST
 
+/*
+ * A bmbt two levels below the root (1k blocks: 1,500 one-block mappings
+ * at every other file block), one pointer of its node damaged: the leaf
+ * it named is found again through its siblings' links, so every mapping
+ * comes back, with or without an rmapbt, in a tree of the right height.
+ */
+START_TEST(deep_tree)
+{
+	bool rmapbt = _i;
+	const size_t n = 1500;
+	struct xfsj_dirent de = { "a", 1, XFSJ_FT_REG, 0 };
+	struct xfsj_repair_result res;
+	struct fs_fixture fx;
+	struct xfsj_bmbt_irec *e;
+	struct xfsj_iref ip;
+	struct xfsj_buf *bp;
+	uint64_t ino, data, node;
+	uint32_t size, maxr;
+	uint8_t *f, fmt;
+
+	fs_fixture_make(&fx, 64 * MB, 1024, 2, rmapbt, false);
+	ino = fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
+	ip.di.nlink = 1;
+	ip.di.size = 2 * n * 1024;
+	xfsj_iput(fx.fs, &ip, true);
+	ino_take(&fx, 0, xfsj_ino_agino(&fx.sb, ino));
+	data = fs_fixture_alloc(&fx, 0, (uint32_t)n);
+	for (size_t i = 0; i < n; i++)
+		fs_fixture_map(&fx, ino, XFSJ_DATA_FORK, 2 * i, data + i, 1,
+			       false);
+	de.ino = ino;
+	ck_assert_int_eq(xrp_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
+				       &de, 1, false, &fx.f), 0);
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(problems(&fx), 0);
+
+	/* The root names one node or more: damage its second pointer. */
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
+	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+	ck_assert_uint_eq(xfsj_get_be16(f), 2);
+	node = xfsj_get_be64(f + XFSJ_BMDR_HDR_SIZE +
+			     (size - XFSJ_BMDR_HDR_SIZE) / 16 * 8);
+	maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, 1024, false);
+	ck_assert_int_eq(xfsj_buf_read_ref(fx.fs, xfsj_fsb_daddr(&fx.sb, node),
+					   1024, &bp), 0);
+	ck_assert_uint_ge(xfsj_get_be16((uint8_t *)bp->data + 6), 3);
+	xfsj_put_be64((uint8_t *)bp->data + XFSJ_LBLOCK_HDR_SIZE +
+		      (size_t)(maxr + 1) * 8, 5);
+	xfsj_buf_dirty(bp);
+	xfsj_buf_rele(fx.fs, bp);
+	fs_fixture_reopen(&fx);
+	ck_assert_uint_gt(problems(&fx), 0);
+
+	repair_clean(&fx);
+	ck_assert_uint_eq(read_fork(&fx, ino, &e, &fmt), n);
+	ck_assert_uint_eq(fmt, XFSJ_DINODE_FMT_BTREE);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(e[i].startoff, 2 * i);
+		ck_assert_uint_eq(e[i].startblock, data + i);
+	}
+	free(e);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
+	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+	ck_assert_uint_eq(xfsj_get_be16(f), 2);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* ---- a start block gone wrong ---- */
+
+struct codes {
+	const char *want;
+	unsigned int n;
+};
+
+static void count_code(void *arg, const struct xfsj_problem *p)
+{
+	struct codes *c = arg;
+
+	c->n += !strcmp(p->def->code, c->want);
+}
+
+/* How many problems of @code the check finds. */
+static unsigned int code_count(struct fs_fixture *fx, const char *code)
+{
+	struct codes c = { code, 0 };
+	const struct xfsj_check_cb cb = { .arg = &c, .problem = count_code };
+	struct xfsj_check_result res;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, &cb, &res), 0);
+	return c.n;
+}
+
+/*
+ * Extent 0 of a pointed into free space: the check blames the inode
+ * (fork.ext_free, both free space btrees and the rmapbt agree), and the
+ * repair mends the fork: with an rmapbt the mapping comes back whole,
+ * without one it goes (its blocks were the wrong ones); the free space
+ * stays free.
+ */
+START_TEST(start_in_free_space)
+{
+	bool rmapbt = _i;
+	struct fs_fixture fx;
+	struct files fl;
+	uint64_t wrong;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, false);
+	make_files(&fx, &fl);
+	wrong = fl.bfsb + 100;
+	ck_assert(fs_fixture_is_free(&fx, wrong, 4));
+	damage(&fx, fl.a, 0, wrong, 0);
+	ck_assert_uint_eq(code_count(&fx, "fork.ext_free"), 1);
+	repair_clean(&fx);
+	expect_a(&fx, &fl, rmapbt ? -1 : 0);
+	ck_assert(fs_fixture_is_free(&fx, wrong, 4));
+	if (rmapbt)
+		ck_assert(!fs_fixture_is_free(&fx, fl.afsb[0], 4));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * Extent 0 of a pointed at the bnobt's root block: the rmapbt and the
+ * scan both give it to the free space btrees (fork.ext_meta); the fork
+ * comes back from the rmapbt and the bnobt is left alone.
+ */
+START_TEST(start_in_metadata)
+{
+	struct fs_fixture fx;
+	struct files fl;
+	struct xfsj_buf *bp;
+	struct xfsj_agf agf;
+	uint32_t root;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	make_files(&fx, &fl);
+	ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f), 0);
+	xfsj_agf_decode(bp->data, &agf);
+	xfsj_buf_rele(fx.fs, bp);
+	root = agf.bno_root;
+	damage(&fx, fl.a, 0, xfsj_agb_to_fsb(&fx.sb, 0, root), 1);
+	ck_assert_uint_eq(code_count(&fx, "fork.ext_meta"), 1);
+	repair_clean(&fx);
+	ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f), 0);
+	xfsj_agf_decode(bp->data, &agf);
+	xfsj_buf_rele(fx.fs, bp);
+	ck_assert_uint_eq(agf.bno_root, root);
+	expect_a(&fx, &fl, -1);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_fork_suite(void)
 {
 	Suite *s = suite_create("repair_fork");
@@ -306,10 +492,14 @@ Suite *repair_fork_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, write_extents);
 	tcase_add_test(tc, write_bmbt);
+	tcase_add_test(tc, write_bmbt_levels);
 	tcase_add_test(tc, write_too_tall);
 	tcase_add_loop_test(tc, overlap, 0, 2);
 	tcase_add_test(tc, cross_link);
 	tcase_add_test(tc, zero_length);
+	tcase_add_loop_test(tc, deep_tree, 0, 2);
+	tcase_add_loop_test(tc, start_in_free_space, 0, 2);
+	tcase_add_test(tc, start_in_metadata);
 	suite_add_tcase(s, tc);
 	return s;
 }
