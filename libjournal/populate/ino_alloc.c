@@ -112,6 +112,13 @@ static int new_chunk(struct pop *p, uint32_t agno, struct xfsj_fault *f)
 	uint32_t agbno;
 	int err;
 
+	/*
+	 * The AGFL first: a refill during the allocation takes blocks from
+	 * the smallest free extent that fits, which may be the spot found.
+	 */
+	err = xfsj_alloc_fix_freelist(p->fs, agno, f);
+	if (err)
+		return err;
 	ft.from = p->chunk_near[agno];
 	err = find_aligned(p->fs, agno, &ft, f);
 	if (!err && ft.found == XFSJ_NULLAGBLOCK && ft.from) {
