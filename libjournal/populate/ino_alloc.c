@@ -169,6 +169,8 @@ static int new_chunk(struct pop *p, uint32_t agno, struct xfsj_fault *f)
 	r.count = XFSJ_INODES_PER_CHUNK;
 	r.freecount = XFSJ_INODES_PER_CHUNK;
 	r.free = ~0ULL;
+	if (r.startino < p->free_from[agno])
+		p->free_from[agno] = r.startino;
 	err = tree_insert(p->fs, XFSJ_BT_INO, agno, &r, f);
 	if (!err && has_finobt(p->fs))
 		err = tree_insert(p->fs, XFSJ_BT_FINO, agno, &r, f);
@@ -178,15 +180,19 @@ static int new_chunk(struct pop *p, uint32_t agno, struct xfsj_fault *f)
 	return err;
 }
 
-/* The first record with a free inode; *found false if none. */
-static int first_free(struct xfsj_btree_cur *cur, struct xfsj_inobt_rec *out,
-		      bool *found)
+/*
+ * The first record at or after @from with a free inode; *found false if
+ * none.
+ */
+static int first_free(struct xfsj_btree_cur *cur, uint32_t from,
+		      struct xfsj_inobt_rec *out, bool *found)
 {
 	union xfsj_btree_irec r;
 	int stat, err;
 
 	*found = false;
 	memset(&r, 0, sizeof(r));
+	r.i.startino = from;
 	err = xfsj_btree_lookup(cur, XFSJ_LOOKUP_GE, &r, &stat);
 	while (!err && stat) {
 		err = xfsj_btree_get_rec(cur, &r, &stat);
@@ -247,10 +253,12 @@ static int take_in_ag(struct pop *p, uint32_t agno, uint64_t *ino,
 	err = xfsj_btree_cur_new(p->fs, XFSJ_BT_INO, agno, NULL, f, &cur);
 	if (err)
 		return err;
-	err = first_free(cur, &r, &found);
+	err = first_free(cur, p->free_from[agno], &r, &found);
 	xfsj_btree_cur_free(cur);
 	if (err)
 		return err;
+	if (found)
+		p->free_from[agno] = r.startino;
 	if (!found) {
 		err = new_chunk(p, agno, f);
 		return err ? err : take_in_ag(p, agno, ino, f);

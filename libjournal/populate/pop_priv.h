@@ -34,6 +34,11 @@ struct pop {
 	uint32_t gen;
 	uint32_t ino_ag;
 	uint32_t *chunk_near;	/* per AG: where the last chunk ended */
+	/*
+	 * Per AG: no inode chunk below this AG inode number has a free
+	 * inode (populate never frees one), so the search starts there.
+	 */
+	uint32_t *free_from;
 	struct pop_link *links;	/* a hash table (populate.c) */
 	size_t nlinks, caplinks;
 	struct pop_copy *copies;
@@ -76,6 +81,13 @@ int xfsj_pop_ialloc(struct pop *p, uint64_t *ino, struct xfsj_fault *f);
 int xfsj_pop_file(struct pop *p, struct xfsj_iref *ip, const struct stat *st);
 int xfsj_pop_symlink(struct pop *p, struct xfsj_iref *ip,
 		     const char *target);
+/*
+ * blank_io.c: a device over @below whose reads of space free when the
+ * fill began give zeroes (the ranges learnt from the bnobt by _learn).
+ */
+int xfsj_pop_blank_open(struct xfsj_io *below, struct xfsj_io **out);
+int xfsj_pop_blank_learn(struct pop *p, struct xfsj_io *io);
+
 /* Copy the queued data to @io. */
 int xfsj_pop_copy_data(struct pop *p, struct xfsj_io *io);
 
