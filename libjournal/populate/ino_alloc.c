@@ -280,16 +280,25 @@ static int take_in_ag(struct pop *p, uint32_t agno, uint64_t *ino,
 	return err;
 }
 
-int xfsj_pop_ialloc(struct pop *p, uint64_t *ino, struct xfsj_fault *f)
+int xfsj_pop_ialloc(struct pop *p, uint64_t parent, bool dir, uint64_t *ino,
+		    struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(p->fs);
+	uint32_t start = xfsj_ino_agno(sb, parent);
 	int err = 1;
 
-	for (uint32_t i = 0; i < sb->agcount && err == 1; i++) {
-		err = take_in_ag(p, p->ino_ag, ino, f);
-		if (err == 1)
-			p->ino_ag = (p->ino_ag + 1) % sb->agcount;
+	/*
+	 * As the kernel: directories take the AGs in turn, files their
+	 * parent's AG; the next AGs when that one is full.
+	 */
+	if (dir) {
+		start = p->dir_rotor;
+		p->dir_rotor = (p->dir_rotor + 1) % sb->agcount;
 	}
+	if (start >= sb->agcount)
+		start = 0;
+	for (uint32_t i = 0; i < sb->agcount && err == 1; i++)
+		err = take_in_ag(p, (start + i) % sb->agcount, ino, f);
 	if (err == 1)
 		err = xfsj_fault_set(f, XFSJ_E_NOSPC, "inode", "chunk", 0, 0);
 	return err;

@@ -160,7 +160,7 @@ static int make_inode(struct pop *p, const struct pop_ent *ent,
 	uint8_t *fork;
 	int err;
 
-	err = xfsj_pop_ialloc(p, ino, p->f);
+	err = xfsj_pop_ialloc(p, parent, S_ISDIR(st->st_mode), ino, p->f);
 	if (!err)
 		err = xfsj_iget(p->fs, *ino, true, &ip, p->f);
 	if (err)
