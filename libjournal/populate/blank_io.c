@@ -92,21 +92,22 @@ static const struct xfsj_io_ops blank_ops = {
 
 int xfsj_pop_blank_open(struct xfsj_io *below, struct xfsj_io **out)
 {
-	struct xfsj_io *io = calloc(1, sizeof(*io));
+	struct xfsj_io *io = malloc(sizeof(*io));
 	struct blank *b = calloc(1, sizeof(*b));
+	char *name = strdup(below->name ? below->name : "");
 
-	if (!io || !b || !(io->name = strdup(below->name ? below->name : ""))) {
+	if (!io || !b || !name) {
 		free(io);
 		free(b);
+		free(name);
 		return -XFSJ_E_NOMEM;
 	}
-	b->below = below;
+	/* The geometry of the device below, its reads and writes ours. */
+	*io = *below;
 	io->ops = &blank_ops;
 	io->priv = b;
-	io->size = below->size;
-	io->lsectsize = below->lsectsize;
-	io->psectsize = below->psectsize;
-	io->is_bdev = below->is_bdev;
+	io->name = name;
+	b->below = below;
 	*out = io;
 	return 0;
 }
