@@ -112,6 +112,13 @@ static int new_chunk(struct pop *p, uint32_t agno, struct xfsj_fault *f)
 	uint32_t agbno;
 	int err;
 
+	/*
+	 * The AGFL first: a refill during the allocation takes blocks from
+	 * the smallest free extent that fits, which may be the spot found.
+	 */
+	err = xfsj_alloc_fix_freelist(p->fs, agno, f);
+	if (err)
+		return err;
 	ft.from = p->chunk_near[agno];
 	err = find_aligned(p->fs, agno, &ft, f);
 	if (!err && ft.found == XFSJ_NULLAGBLOCK && ft.from) {
@@ -162,6 +169,8 @@ static int new_chunk(struct pop *p, uint32_t agno, struct xfsj_fault *f)
 	r.count = XFSJ_INODES_PER_CHUNK;
 	r.freecount = XFSJ_INODES_PER_CHUNK;
 	r.free = ~0ULL;
+	if (r.startino < p->free_from[agno])
+		p->free_from[agno] = r.startino;
 	err = tree_insert(p->fs, XFSJ_BT_INO, agno, &r, f);
 	if (!err && has_finobt(p->fs))
 		err = tree_insert(p->fs, XFSJ_BT_FINO, agno, &r, f);
@@ -171,15 +180,19 @@ static int new_chunk(struct pop *p, uint32_t agno, struct xfsj_fault *f)
 	return err;
 }
 
-/* The first record with a free inode; *found false if none. */
-static int first_free(struct xfsj_btree_cur *cur, struct xfsj_inobt_rec *out,
-		      bool *found)
+/*
+ * The first record at or after @from with a free inode; *found false if
+ * none.
+ */
+static int first_free(struct xfsj_btree_cur *cur, uint32_t from,
+		      struct xfsj_inobt_rec *out, bool *found)
 {
 	union xfsj_btree_irec r;
 	int stat, err;
 
 	*found = false;
 	memset(&r, 0, sizeof(r));
+	r.i.startino = from;
 	err = xfsj_btree_lookup(cur, XFSJ_LOOKUP_GE, &r, &stat);
 	while (!err && stat) {
 		err = xfsj_btree_get_rec(cur, &r, &stat);
@@ -240,10 +253,12 @@ static int take_in_ag(struct pop *p, uint32_t agno, uint64_t *ino,
 	err = xfsj_btree_cur_new(p->fs, XFSJ_BT_INO, agno, NULL, f, &cur);
 	if (err)
 		return err;
-	err = first_free(cur, &r, &found);
+	err = first_free(cur, p->free_from[agno], &r, &found);
 	xfsj_btree_cur_free(cur);
 	if (err)
 		return err;
+	if (found)
+		p->free_from[agno] = r.startino;
 	if (!found) {
 		err = new_chunk(p, agno, f);
 		return err ? err : take_in_ag(p, agno, ino, f);
@@ -265,16 +280,25 @@ static int take_in_ag(struct pop *p, uint32_t agno, uint64_t *ino,
 	return err;
 }
 
-int xfsj_pop_ialloc(struct pop *p, uint64_t *ino, struct xfsj_fault *f)
+int xfsj_pop_ialloc(struct pop *p, uint64_t parent, bool dir, uint64_t *ino,
+		    struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(p->fs);
+	uint32_t start = xfsj_ino_agno(sb, parent);
 	int err = 1;
 
-	for (uint32_t i = 0; i < sb->agcount && err == 1; i++) {
-		err = take_in_ag(p, p->ino_ag, ino, f);
-		if (err == 1)
-			p->ino_ag = (p->ino_ag + 1) % sb->agcount;
+	/*
+	 * As the kernel: directories take the AGs in turn, files their
+	 * parent's AG; the next AGs when that one is full.
+	 */
+	if (dir) {
+		start = p->dir_rotor;
+		p->dir_rotor = (p->dir_rotor + 1) % sb->agcount;
 	}
+	if (start >= sb->agcount)
+		start = 0;
+	for (uint32_t i = 0; i < sb->agcount && err == 1; i++)
+		err = take_in_ag(p, (start + i) % sb->agcount, ino, f);
 	if (err == 1)
 		err = xfsj_fault_set(f, XFSJ_E_NOSPC, "inode", "chunk", 0, 0);
 	return err;

@@ -32,8 +32,13 @@ struct pop {
 	struct xfsj_populate_err *e;
 	struct xfsj_fault *f;
 	uint32_t gen;
-	uint32_t ino_ag;
+	uint32_t dir_rotor;	/* the AG of the next directory */
 	uint32_t *chunk_near;	/* per AG: where the last chunk ended */
+	/*
+	 * Per AG: no inode chunk below this AG inode number has a free
+	 * inode (populate never frees one), so the search starts there.
+	 */
+	uint32_t *free_from;
 	struct pop_link *links;	/* a hash table (populate.c) */
 	size_t nlinks, caplinks;
 	struct pop_copy *copies;
@@ -67,8 +72,12 @@ int xfsj_pop_root(struct pop *p, const struct pop_ent *ent);
 /* proto.c: the tree described by the protofile at p->path. */
 int xfsj_pop_proto(struct pop *p);
 
-/* ino_alloc.c: the lowest free inode (a new chunk when none is left). */
-int xfsj_pop_ialloc(struct pop *p, uint64_t *ino, struct xfsj_fault *f);
+/*
+ * ino_alloc.c: the lowest free inode (a new chunk when none is left) of
+ * the AG of @parent for a file, of the next AG in turn for a directory.
+ */
+int xfsj_pop_ialloc(struct pop *p, uint64_t parent, bool dir, uint64_t *ino,
+		    struct xfsj_fault *f);
 
 /* data.c: the regular file's blocks and the copies queued; symlinks.
  * Both change @ip (the caller writes it back, then finishes the
@@ -76,6 +85,13 @@ int xfsj_pop_ialloc(struct pop *p, uint64_t *ino, struct xfsj_fault *f);
 int xfsj_pop_file(struct pop *p, struct xfsj_iref *ip, const struct stat *st);
 int xfsj_pop_symlink(struct pop *p, struct xfsj_iref *ip,
 		     const char *target);
+/*
+ * blank_io.c: a device over @below whose reads of space free when the
+ * fill began give zeroes (the ranges learnt from the bnobt by _learn).
+ */
+int xfsj_pop_blank_open(struct xfsj_io *below, struct xfsj_io **out);
+int xfsj_pop_blank_learn(struct pop *p, struct xfsj_io *io);
+
 /* Copy the queued data to @io. */
 int xfsj_pop_copy_data(struct pop *p, struct xfsj_io *io);
 

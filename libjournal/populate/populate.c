@@ -160,7 +160,7 @@ static int make_inode(struct pop *p, const struct pop_ent *ent,
 	uint8_t *fork;
 	int err;
 
-	err = xfsj_pop_ialloc(p, ino, p->f);
+	err = xfsj_pop_ialloc(p, parent, S_ISDIR(st->st_mode), ino, p->f);
 	if (!err)
 		err = xfsj_iget(p->fs, *ino, true, &ip, p->f);
 	if (err)
@@ -450,7 +450,8 @@ static int fill(struct pop *p)
 	int err;
 
 	p->chunk_near = calloc(p->sb->agcount, sizeof(*p->chunk_near));
-	if (!p->chunk_near)
+	p->free_from = calloc(p->sb->agcount, sizeof(*p->free_from));
+	if (!p->chunk_near || !p->free_from)
 		return -XFSJ_E_NOMEM;
 	err = sums(p, &b0, &i0, &f0);
 	if (!err) {
@@ -510,12 +511,14 @@ static void pop_free(struct pop *p)
 	free(p->copies);
 	free(p->links);
 	free(p->chunk_near);
+	free(p->free_from);
 }
 
 int xfsj_populate(struct xfsj_io *io, const struct xfsj_populate_opts *o,
 		  struct xfsj_populate_err *e, struct xfsj_fault *f)
 {
 	struct xfsj_overlay *ov = NULL;
+	struct xfsj_io *bio = NULL;
 	struct pop p = { .o = o, .e = e, .f = f };
 	struct xfsj_sb sb;
 	uint8_t sect[512];
@@ -526,17 +529,25 @@ int xfsj_populate(struct xfsj_io *io, const struct xfsj_populate_opts *o,
 	if (err)
 		return xfsj_fault_set(f, err, "superblock", "read", 0, 0);
 	xfsj_sb_decode(sect, &sb);
-	err = xfsj_overlay_create(io, &ov);
+	err = xfsj_pop_blank_open(io, &bio);
 	if (err)
 		return err;
+	err = xfsj_overlay_create(bio, &ov);
+	if (err) {
+		xfsj_io_close(bio);
+		return err;
+	}
 	/* Cycle 1, block 0: no later than any LSN of the new log. */
 	err = xfsj_fs_open(ov, &sb, 1ULL << 32, &p.fs);
 	if (err) {
 		xfsj_overlay_free(ov);
+		xfsj_io_close(bio);
 		return err;
 	}
 	p.sb = xfsj_fs_sb(p.fs);
-	err = needsrepair(&p, io, true);
+	err = xfsj_pop_blank_learn(&p, bio);
+	if (!err)
+		err = needsrepair(&p, io, true);
 	if (!err)
 		err = fill(&p);
 	if (!err)
@@ -549,6 +560,7 @@ int xfsj_populate(struct xfsj_io *io, const struct xfsj_populate_opts *o,
 		err = needsrepair(&p, io, false);
 	xfsj_fs_close(p.fs);
 	xfsj_overlay_free(ov);
+	xfsj_io_close(bio);
 	pop_free(&p);
 	return err;
 }

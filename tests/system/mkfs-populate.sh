@@ -16,6 +16,8 @@
 #   - mkfs.xfs 6.13 -p with xfs_protofile's protofile of the tree gives
 #     the same names, types, modes, sizes and contents as xfsj-mkfs -p DIR
 #     and as xfsj-mkfs -p with the same protofile;
+#   - a seeded 5000-file tree (bench/mktree.py) on a small image: clean,
+#     the same names and sizes, inodes in every AG;
 #   - a source that cannot be copied: a one-line error naming it, exit 1,
 #     and the image is left with the needs-repair flag (not mountable).
 source "$(dirname "$0")/lib/common.sh"
@@ -249,6 +251,32 @@ else
 	not_ok "xfs_protofile of the tree"
 	sed -n '1,3s/^/#   /p' "$T_DIR/proto.err"
 fi
+
+# A seeded 5,000-file tree (bench/mktree.py: xattrs, symlinks, hard
+# links) on a 400 MiB image: it once failed with "no space left" (the
+# AGFL refill inside an inode chunk's allocation took the spot chosen
+# for the chunk).  Directories take the AGs in turn: every AG has inodes.
+python3 "$TOP/bench/mktree.py" "$T_DIR/gen" 5000 25 1
+truncate -s 400m "$T_DIR/gen.img"
+check "a 5000-file tree on a 400 MiB image" "$MKFS" -q -f -p "$T_DIR/gen" "$T_DIR/gen.img"
+checkers "$T_DIR/gen.img" "the 5000-file image"
+agc=$("$XFSPROGS613/xfs_db" -r -c 'sb 0' -c 'print agcount' "$T_DIR/gen.img" | sed 's/.* = //')
+used=0
+for ((a = 0; a < agc; a++)); do
+	c=$("$XFSPROGS613/xfs_db" -r -c "agi $a" -c 'print count' "$T_DIR/gen.img" | sed 's/.* = //')
+	[ "${c:-0}" -gt 0 ] && used=$((used + 1))
+done
+check "inodes in every one of the $agc AGs" test "$used" = "$agc"
+dev=$(attach_loop "$T_DIR/gen.img")
+if t_mount "$dev" "$MNT" ro,nouuid; then
+	check "the 5000-file image holds the tree's names and bytes" test \
+		"$(cd "$T_DIR/gen" && find . -printf '%y %s %P\n' | grep -v '^d' | LC_ALL=C sort | md5sum)" = \
+		"$(cd "$MNT" && find . -printf '%y %s %P\n' | grep -v '^d' | LC_ALL=C sort | md5sum)"
+	t_umount "$MNT"
+else
+	not_ok "the 5000-file image mounts"
+fi
+detach_loop "$dev"
 
 # A source that cannot be copied.
 mkdir -p "$T_DIR/bad/d"

@@ -3,7 +3,8 @@
  * populate: a small tree of every kind copied into an in-memory
  * filesystem checks clean; the same tree twice gives the same bytes; an
  * uncopyable source names its path and leaves the needs-repair flag; the
- * POSIX ACL conversion.
+ * POSIX ACL conversion; directories spread over the AGs, files with their
+ * parent; the device under the overlay reads free space as zeroes.
  */
 #include <fcntl.h>
 #include <ftw.h>
@@ -17,6 +18,7 @@
 
 #include "fs_fixture.h"
 #include "suites.h"
+#include "fs/bmbt.h"
 #include "populate/pop_priv.h"
 #include "xfsj/check.h"
 
@@ -201,6 +203,83 @@ START_TEST(test_protofile)
 }
 END_TEST
 
+/* The AGI inode count of AG @agno. */
+static uint32_t ag_inodes(struct fs_fixture *fx, uint32_t agno)
+{
+	struct xfsj_buf *bp;
+
+	ck_assert_int_eq(xfsj_agi_read(fx->fs, agno, &bp, &fx->f), 0);
+	return xfsj_get_be32(bp->data + XFSJ_AGI_OFF(count));
+}
+
+START_TEST(test_dirs_spread)
+{
+	struct xfsj_check_cb cb = { .problem = on_problem };
+	struct xfsj_check_result res;
+	struct xfsj_populate_err e;
+	struct fs_fixture fx;
+	char path[256];
+
+	strcpy(src, "/tmp/xfsj-unit-pop.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(src));
+	/* a: AG 0 (the rotor starts there), b: AG 1, b's files: AG 1. */
+	snprintf(path, sizeof(path), "%s/a", src);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/b", src);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	put("b/f1", "one", 0);
+	put("b/f2", "two", 0);
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	ck_assert_uint_eq(ag_inodes(&fx, 1), 0);
+	ck_assert_int_eq(run(&fx, src, &e), 0);
+	ck_assert_int_eq(xfsj_check(fx.fs, NULL, &cb, &res), 0);
+	ck_assert_uint_eq(res.problems, 0);
+	ck_assert_uint_eq(ag_inodes(&fx, 1), 64);
+	ck_assert_uint_eq(ag_inodes(&fx, 0), 64);
+	fs_fixture_free(&fx);
+	drop_tree();
+}
+END_TEST
+
+START_TEST(test_blank_reads)
+{
+	struct fs_fixture fx;
+	struct pop p = { 0 };
+	struct xfsj_io *bio;
+	uint8_t junk[4096], got[4096], below[512];
+	uint64_t fsb, off;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	p.fs = fx.fs;
+	p.sb = xfsj_fs_sb(fx.fs);
+	p.f = &fx.f;
+	/* The last block of AG 1 is free: junk on the device there. */
+	fsb = xfsj_agb_to_fsb(p.sb, 1, p.sb->agblocks - 1);
+	ck_assert(fs_fixture_is_free(&fx, fsb, 1));
+	off = xfsj_fsb_daddr(p.sb, fsb) << 9;
+	memset(junk, 0xab, sizeof(junk));
+	ck_assert_int_eq(xfsj_pwrite(fx.io, junk, sizeof(junk), off), 0);
+	ck_assert_int_eq(xfsj_pop_blank_open(fx.io, &bio), 0);
+	/* Nothing learnt yet: the device's bytes. */
+	ck_assert_int_eq(xfsj_pread(bio, got, sizeof(got), off), 0);
+	ck_assert(!memcmp(got, junk, sizeof(got)));
+	ck_assert_int_eq(xfsj_pop_blank_learn(&p, bio), 0);
+	ck_assert_int_eq(xfsj_pread(bio, got, sizeof(got), off), 0);
+	ck_assert(got[0] == 0 && !memcmp(got, got + 1, sizeof(got) - 1));
+	/* The superblock is not free space: read from the device. */
+	ck_assert_int_eq(xfsj_pread(bio, got, 512, 0), 0);
+	ck_assert_int_eq(xfsj_pread(fx.io, below, 512, 0), 0);
+	ck_assert(!memcmp(got, below, 512));
+	/* Writes reach the device; reads past its end are refused. */
+	ck_assert_int_eq(xfsj_pwrite(bio, junk, 512, 0), 0);
+	ck_assert_int_eq(xfsj_pread(fx.io, below, 512, 0), 0);
+	ck_assert(!memcmp(below, junk, 512));
+	ck_assert_int_ne(xfsj_pread(bio, got, 512, bio->size), 0);
+	xfsj_io_close(bio);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 START_TEST(test_acl_to_disk)
 {
 	/* version 2; USER_OBJ rwx; USER 1000 r-x; MASK r-x; OTHER --- */
@@ -243,6 +322,8 @@ Suite *populate_suite(void)
 	tcase_add_test(tc, test_missing_source);
 	tcase_add_test(tc, test_protofile);
 	tcase_add_test(tc, test_acl_to_disk);
+	tcase_add_test(tc, test_dirs_spread);
+	tcase_add_test(tc, test_blank_reads);
 	suite_add_tcase(s, tc);
 	return s;
 }
