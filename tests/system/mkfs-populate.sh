@@ -1,7 +1,7 @@
 #!/bin/bash
 # xfsj-mkfs -p DIR: a new filesystem filled from a directory tree.
 #   - a tree with every kind of entry (small and multi-extent files, a
-#     sparse 64 MiB file, a 3000-entry directory, long names, short and
+#     sparse 1 GiB file, a 20,000-entry directory, long names, short and
 #     300-byte symlinks, device nodes, a FIFO, a socket, hard links across
 #     directories, setuid/setgid/sticky modes, owners 1000:1000, xattrs
 #     user.* up to 64 KiB, trusted.*, security.*, an ACL);
@@ -48,14 +48,13 @@ make_tree() {
 	for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
 		head -c 8192 /dev/urandom | dd of="$s"/multi bs=4096 seek=$((i * 4)) conv=notrunc status=none
 	done
-	truncate -s 64M "$s"/sparse
-	for i in 0 1000 9999 16383; do
+	truncate -s 1G "$s"/sparse
+	for i in 0 1000 9999 16383 131072 262143; do
 		head -c 4096 /dev/urandom | dd of="$s"/sparse bs=4096 seek=$i conv=notrunc status=none
 	done
-	for ((i = 0; i < 3000; i++)); do
-		printf -v n 'entry-%05d' "$i"
-		: > "$s/many/$n"
-	done
+	python3 -c 'import sys
+for i in range(20000):
+	open("%s/entry-%05d" % (sys.argv[1], i), "w").close()' "$s"/many
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 		: > "$s/long/$(printf "%0${i}d" 0)$(head -c $((250 - i)) /dev/zero | tr '\0' x)"
 	done
@@ -157,8 +156,8 @@ if t_mount "$dev" "$MNT"; then
 	compare "xattrs and ACLs" "$T_DIR/src.xattrs" "$T_DIR/img.xattrs"
 	compare "hard-link groups" "$T_DIR/src.links" "$T_DIR/img.links"
 	compare "holes (data runs of sparse, multi, big)" "$T_DIR/src.runs" "$T_DIR/img.runs"
-	check "the sparse 64 MiB file has 16 KiB allocated (stat %b)" test "$(stat -c %b "$MNT/sparse")" = 32
-	check "/many has 3000 entries" test "$(ls "$MNT/many" | wc -l)" = 3000
+	check "the sparse 1 GiB file has 24 KiB allocated (stat %b)" test "$(stat -c %b "$MNT/sparse")" = 48
+	check "/many has 20000 entries" test "$(ls "$MNT/many" | wc -l)" = 20000
 	# A short workload on the result.
 	(set -e
 	 cp "$MNT/big" "$MNT/a/big2"
