@@ -71,7 +71,7 @@ static int dblock_free(struct dirw *w, struct dblock *d)
 		return 0;
 	if (d->dirty)
 		xfsj_buf_dirty(d->bp);
-	err = xrp_dirbuf_put(w->rp->fs, d->bp, w->fsbs, &f);
+	err = xfsj_dirbuf_put(w->rp->fs, d->bp, w->fsbs, &f);
 	d->bp = NULL;
 	d->b = NULL;
 	return err;
@@ -91,7 +91,7 @@ static int dblock_read(struct dirw *w, uint64_t db, struct dblock *d)
 	for (uint32_t i = 1; i < w->fsbs; i++)
 		if (map_fsb(w, db * w->fsbs + i) != fsb + i)
 			return 1;
-	err = xrp_dirbuf_get(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
+	err = xfsj_dirbuf_get(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
 			     sb->blocksize, w->fsbs, false, &d->bp, &f);
 	if (err)
 		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 1;

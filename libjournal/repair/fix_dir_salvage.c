@@ -217,7 +217,7 @@ static int walk_blocks(struct salvage *s, struct xfsj_iref *ip)
 
 			if (!xfsj_fsbext_ok(rp->fs, fsb, fsbs))
 				break;
-			err = xrp_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, fsb),
+			err = xfsj_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, fsb),
 					     sb->blocksize, fsbs, false, &bp,
 					     &f);
 			if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
@@ -226,7 +226,7 @@ static int walk_blocks(struct salvage *s, struct xfsj_iref *ip)
 				continue;
 			err = walk_block(s, bp->data, bs, ftype);
 			if (!err)
-				err = xrp_dirbuf_put(rp->fs, bp, fsbs, &f);
+				err = xfsj_dirbuf_put(rp->fs, bp, fsbs, &f);
 		}
 	}
 	free(ext);
@@ -410,9 +410,9 @@ int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 	if (err)
 		return err < 0 ? err : 0;
 	/* More than one node holds: left for a later version. */
-	if (!xrp_dir_fits(rp->sb, l.de, l.n))
+	if (!xfsj_dir_fits(rp->sb, l.de, l.n))
 		goto out;
-	err = xrp_dir_write(rp->fs, dir, l.parent, l.de, l.n,
+	err = xfsj_dir_write(rp->fs, dir, l.parent, l.de, l.n,
 			    xrp_keep_old_blocks(rp), &f);
 	if (err) {
 		err = err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;

@@ -67,7 +67,7 @@ static int dir_block(struct xrp *rp, uint64_t ino, uint64_t off,
 		if (!xfsj_fsbext_ok(rp->fs, e->startblock + (fileoff - e->startoff),
 				    fsbs))
 			break;
-		err = xrp_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, e->startblock +
+		err = xfsj_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, e->startblock +
 				     (fileoff - e->startoff)), sb->blocksize,
 				     fsbs, false, bp, &f);
 		break;
@@ -86,7 +86,7 @@ static int dir_block_put(struct xrp *rp, struct xfsj_buf *bp, bool dirty)
 
 	if (dirty)
 		xfsj_buf_dirty(bp);
-	return xrp_dirbuf_put(rp->fs, bp, 1U << rp->sb->dirblklog, &f);
+	return xfsj_dirbuf_put(rp->fs, bp, 1U << rp->sb->dirblklog, &f);
 }
 
 static void done(struct xrp *rp, struct xrp_prob *pr, const char *what)

@@ -121,7 +121,7 @@ static void write_and_walk(struct env *e, size_t n, int pad, int format,
 	struct xfsj_dirent *d = entries(e, n, pad, &names);
 	struct xfsj_iref ip;
 
-	ck_assert_int_eq(xrp_dir_write(e->fx.fs, e->dir, e->ck.sb->rootino,
+	ck_assert_int_eq(xfsj_dir_write(e->fx.fs, e->dir, e->ck.sb->rootino,
 				       d, n, false, &e->fx.f), 0);
 	/* Flushed (the CRCs stamped), then read back from the disk. */
 	fs_fixture_reopen(&e->fx);
@@ -170,8 +170,8 @@ START_TEST(node_format)
 	env_make(&e);
 	/* More leaf entries than one leaf block holds: the node format. */
 	d = entries(&e, 600, 50, &names);
-	ck_assert(xrp_dir_fits(e.ck.sb, d, 600));
-	ck_assert(!xrp_dir_fits_block(e.ck.sb, d, 600));
+	ck_assert(xfsj_dir_fits(e.ck.sb, d, 600));
+	ck_assert(!xfsj_dir_fits_block(e.ck.sb, d, 600));
 	free(d);
 	free(names);
 	write_and_walk(&e, 600, 50, XFSJ_DINODE_FMT_EXTENTS, 0);

@@ -30,7 +30,7 @@
 #include "fs/iget.h"
 #include "ondisk/dir_block.h"
 #include "ondisk/meta.h"
-#include "repair/repair_priv.h"
+#include "fs/dir_write.h"
 
 /* "." and ".." in a v5 block: 16 bytes each with or without ftype. */
 #define DOT_BYTES(ft)	(2 * xfsj_dir2_data_entsize(2, (ft)))
@@ -171,7 +171,7 @@ static int new_block(struct dw *w, uint64_t fileoff, uint32_t magic,
 		w->bufs = v;
 		w->capbufs = cap;
 	}
-	err = xrp_dirbuf_get(w->fs, h.blkno, w->sb->blocksize, w->fsbs, true,
+	err = xfsj_dirbuf_get(w->fs, h.blkno, w->sb->blocksize, w->fsbs, true,
 			     bp, w->f);
 	if (err)
 		return xfsj_fault_set(w->f, err, "directory block", "get",
@@ -370,7 +370,7 @@ static int write_node(struct dw *w, uint64_t ndb)
 	return err;
 }
 
-bool xrp_dir_fits_block(const struct xfsj_sb *sb,
+bool xfsj_dir_fits_block(const struct xfsj_sb *sb,
 			const struct xfsj_dirent *ents, size_t n)
 {
 	bool ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
@@ -383,7 +383,7 @@ bool xrp_dir_fits_block(const struct xfsj_sb *sb,
 	return sz <= bs;
 }
 
-bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
+bool xfsj_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
 		  size_t n)
 {
 	struct dw w = {
@@ -394,13 +394,13 @@ bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
 
 	uint64_t ndb;
 
-	if (xrp_dir_fits_block(sb, ents, n))
+	if (xfsj_dir_fits_block(sb, ents, n))
 		return true;
 	ndb = leaf_data_blocks(&w);
 	return leaf_fits(&w, ndb) || node_fits(&w, ndb);
 }
 
-int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
+int xfsj_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
 		  struct xfsj_fault *f)
 {
@@ -414,7 +414,7 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		.bs = sb->blocksize << sb->dirblklog, .fsbs = 1U << sb->dirblklog,
 		.bytelog = sb->blocklog + sb->dirblklog,
 	};
-	bool block = xrp_dir_fits_block(sb, ents, n);
+	bool block = xfsj_dir_fits_block(sb, ents, n);
 	uint64_t ndb = block ? 1 : leaf_data_blocks(&w);
 	uint32_t forksize;
 	uint8_t *fork;
@@ -464,7 +464,7 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 	if (!err)
 		err = xfsj_defer_finish(fs, f);
 	for (size_t i = 0; i < w.nbufs && !err; i++)
-		err = xrp_dirbuf_put(fs, w.bufs[i], w.fsbs, f);
+		err = xfsj_dirbuf_put(fs, w.bufs[i], w.fsbs, f);
 	free(w.bufs);
 	return err;
 }
