@@ -30,8 +30,9 @@ int xfsj_dirbuf_put(struct xfsj_fs *fs, struct xfsj_buf *bp, uint32_t n,
 /*
  * dir_write.c: rewrite directory @dir from scratch holding @ents ("." and
  * ".." left out: ".." is @parent), short form, block, leaf or node
- * format (a node of one level); the old blocks freed, or only unmapped
- * with @keep_blocks.  -XFSJ_E_NOSPC when they need more than that.
+ * format (a da btree of as many levels as it needs, as many free index
+ * blocks); the old blocks freed, or only unmapped with @keep_blocks.
+ * -XFSJ_E_NOSPC when the data blocks reach the leaf space.
  */
 int xfsj_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		   const struct xfsj_dirent *ents, size_t n, bool keep_blocks,

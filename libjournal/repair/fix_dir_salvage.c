@@ -42,6 +42,8 @@ struct salvage {
 	size_t n, cap;
 	size_t seen;		/* entries found, "." and ".." left out */
 	uint64_t dotdot;	/* the ".." found, or NULLFSINO */
+	uint32_t *slot;		/* names by hash: index + 1, 0 empty */
+	size_t nslot;		/* a power of two, over twice n */
 };
 
 static bool is_dot(const uint8_t *name, uint8_t len)
@@ -63,12 +65,64 @@ static uint8_t child_ftype(struct xrp *rp, uint64_t ino)
 	return st->ftype;
 }
 
+/* The slot of the name @name (hash @hash): where it is, else the empty
+ * one where it goes. */
+static uint32_t *name_slot(const struct salvage *s, uint32_t hash,
+			   const uint8_t *name, uint8_t namelen)
+{
+	size_t mask = s->nslot - 1;
+
+	for (size_t i = (hash * 2654435761U) & mask;; i = (i + 1) & mask) {
+		const struct sent *e;
+
+		if (!s->slot[i])
+			return &s->slot[i];
+		e = &s->e[s->slot[i] - 1];
+		if (e->hash == hash && e->namelen == namelen &&
+		    !memcmp(e->name, name, namelen))
+			return &s->slot[i];
+	}
+}
+
+/* Room for one more entry and its slot. */
+static int grow(struct salvage *s)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct sent *v = realloc(s->e, cap * sizeof(*v));
+
+		if (!v)
+			return -XFSJ_E_NOMEM;
+		s->e = v;
+		s->cap = cap;
+	}
+	if (2 * (s->n + 1) >= s->nslot) {
+		size_t nslot = s->nslot ? 2 * s->nslot : 256;
+		uint32_t *old = s->slot;
+
+		if (s->n >= UINT32_MAX / 4)
+			return -XFSJ_E_NOMEM;
+		s->slot = calloc(nslot, sizeof(*s->slot));
+		if (!s->slot) {
+			s->slot = old;
+			return -XFSJ_E_NOMEM;
+		}
+		s->nslot = nslot;
+		for (size_t i = 0; i < s->n; i++)
+			*name_slot(s, s->e[i].hash, (const uint8_t *)s->e[i].name,
+				   s->e[i].namelen) = (uint32_t)i + 1;
+		free(old);
+	}
+	return 0;
+}
+
 static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	       uint8_t namelen)
 {
 	uint8_t ft;
-	uint32_t hash;
+	uint32_t hash, *slot;
 	struct sent *e;
+	int err;
 
 	if (is_dot(name, namelen)) {
 		if (namelen == 2 && s->dotdot == XFSJ_NULLFSINO)
@@ -83,21 +137,15 @@ static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	ft = child_ftype(s->rp, ino);
 	if (!ft)
 		return 0;
+	err = grow(s);
+	if (err)
+		return err;
 	hash = xfsj_da_hashname(name, namelen);
-	for (size_t i = 0; i < s->n; i++)
-		if (s->e[i].hash == hash && s->e[i].namelen == namelen &&
-		    !memcmp(s->e[i].name, name, namelen))
-			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct sent *v = realloc(s->e, cap * sizeof(*v));
-
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		s->e = v;
-		s->cap = cap;
-	}
+	slot = name_slot(s, hash, name, namelen);
+	if (*slot)
+		return 0;
 	e = &s->e[s->n++];
+	*slot = (uint32_t)s->n;
 	e->ino = ino;
 	e->hash = hash;
 	e->namelen = namelen;
@@ -375,6 +423,7 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 		if (!l->de)
 			err = -XFSJ_E_NOMEM;
 	}
+	free(s.slot);
 	if (err) {
 		free(s.e);
 		return err;
@@ -409,7 +458,7 @@ int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 	err = xrp_dir_collect(rp, dir, &l);
 	if (err)
 		return err < 0 ? err : 0;
-	/* More than one node holds: left for a later version. */
+	/* More than the data space holds: left alone. */
 	if (!xfsj_dir_fits(rp->sb, l.de, l.n))
 		goto out;
 	err = xfsj_dir_write(rp->fs, dir, l.parent, l.de, l.n,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The repair's directory writer (repair/dir_write.c) on the fixture
- * filesystem: N entries written in each format (short form, one block,
- * leaf, node), read back by the checker's directory walker
+ * The directory writer (fs/dir_write.c) on the fixture filesystem: N
+ * entries written in each format (short form, one block, leaf, node of
+ * one level, node of two levels with two free index blocks), read back by the checker's directory walker
  * (check/dir*.c), which must find every entry and no problem; the old
  * blocks of a rewritten directory leave its fork.
  */
@@ -14,6 +14,7 @@
 #include "fs_fixture.h"
 #include "check/dir_priv.h"
 #include "fs/bmap.h"
+#include "fs/bmbt.h"
 #include "fs/iget.h"
 #include "repair/repair_priv.h"
 
@@ -95,7 +96,7 @@ static int walk_back(struct env *e)
 }
 
 /* @n entries named "entry_NNNN" (long names with @pad), children of
- * numbers after the directory's. */
+ * the 1,000 numbers after the directory's. */
 static struct xfsj_dirent *entries(struct env *e, size_t n, int pad,
 				   char (**names)[64])
 {
@@ -109,7 +110,8 @@ static struct xfsj_dirent *entries(struct env *e, size_t n, int pad,
 			 pad, i);
 		d[i] = (struct xfsj_dirent){ (*names)[i],
 			(uint8_t)strlen((*names)[i]),
-			i % 3 ? XFSJ_FT_REG : XFSJ_FT_DIR, e->dir + 1 + i };
+			i % 3 ? XFSJ_FT_REG : XFSJ_FT_DIR,
+			e->dir + 1 + i % 1000 };
 	}
 	return d;
 }
@@ -180,6 +182,57 @@ START_TEST(node_format)
 }
 END_TEST
 
+/* The 32-bit big-endian field at @off of the directory block at file
+ * block @fileoff. */
+static uint32_t block_field(struct env *e, uint64_t fileoff, uint32_t off,
+			    bool half)
+{
+	struct xfsj_bmbt_irec *ext = NULL;
+	struct xfsj_buf *bp;
+	struct xfsj_iref ip;
+	uint32_t v = UINT32_MAX;
+	size_t n = 0;
+
+	ck_assert_int_eq(xfsj_iget(e->fx.fs, e->dir, true, &ip, &e->fx.f), 0);
+	ck_assert_int_eq(xfsj_bmap_read(e->fx.fs, &ip, XFSJ_DATA_FORK, &ext,
+					&n, &e->fx.f), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (fileoff < ext[i].startoff ||
+		    fileoff >= ext[i].startoff + ext[i].blockcount)
+			continue;
+		ck_assert_int_eq(xfsj_buf_read(e->fx.fs, xfsj_fsb_daddr(
+				e->ck.sb, ext[i].startblock + fileoff -
+				ext[i].startoff), e->ck.sb->blocksize, &bp),
+				 0);
+		v = half ? xfsj_get_be16(bp->data + off) :
+			   xfsj_get_be32(bp->data + off);
+	}
+	free(ext);
+	return v;
+}
+
+START_TEST(two_levels)
+{
+	struct env e;
+	uint64_t leaf0, free0;
+	/* 4 KiB blocks: 504 leaf entries a leaf, 504 leaves a node, 2,016
+	 * bests a free index block; names of 36 bytes, 84 to a block. */
+	size_t n = 255000;
+
+	env_make(&e);
+	leaf0 = XFSJ_DIR2_LEAF_OFFSET >> e.ck.sb->blocklog;
+	free0 = XFSJ_DIR2_FREE_OFFSET >> e.ck.sb->blocklog;
+	write_and_walk(&e, n, 30, XFSJ_DINODE_FMT_EXTENTS, 0);
+	ck_assert_uint_eq(block_field(&e, leaf0, XFSJ_DA3_NODE_OFF_LEVEL,
+				      true), 2);
+	ck_assert_uint_eq(block_field(&e, leaf0, XFSJ_DA3_NODE_OFF_COUNT,
+				      true), 2);
+	ck_assert_uint_eq(block_field(&e, free0 + 1, 48, false), 2016);
+	ck_assert_uint_eq(block_field(&e, free0 + 2, 48, false), UINT32_MAX);
+	env_free(&e);
+}
+END_TEST
+
 Suite *repair_dir_suite(void)
 {
 	Suite *s = suite_create("repair_dir");
@@ -188,6 +241,7 @@ Suite *repair_dir_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, each_format);
 	tcase_add_test(tc, node_format);
+	tcase_add_test(tc, two_levels);
 	suite_add_tcase(s, tc);
 	return s;
 }
