@@ -168,6 +168,10 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
  * 1 when one changed, 0 when none, or a negative XFSJ_E_*. */
 int xrp_block_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
 			   struct xfsj_iref *ip);
+/* fix_dir.c: dirent.ftype in the short-form directory @ip: 1 when an
+ * entry changed, else 0. */
+int xrp_sf_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
+			struct xfsj_iref *ip);
 /* fix_dir.c: does entry problem @pr name its entry by the child and the
  * name's hash (p.expected, p.found)? */
 bool xrp_by_child(const struct xrp_prob *pr);
