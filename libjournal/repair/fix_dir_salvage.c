@@ -12,8 +12,10 @@
  * next place where a whole sound entry starts.  An entry is kept when
  * its name is legal and not seen before in the directory, and its inode
  * number names an inode in use in the check's state (whose file type it
- * takes).  ".." is the directory that names it, else the ".." the scan
- * found if that is a directory, else the root.  The directory writer
+ * takes); on a filesystem with parent pointers, the children's pointers
+ * to the directory give back the entries the blocks lost.  ".." is the
+ * directory that names it, else the ".." the scan found if that is a
+ * directory, else the root.  The directory writer
  * (dir_write.c) writes the survivors.
  */
 #include <stdio.h>
@@ -356,6 +358,82 @@ static int walk_sf(struct salvage *s, const uint8_t *fork, size_t len,
 	return 0;
 }
 
+/* ---- parent pointers ---- */
+
+struct pp_walk {
+	struct salvage *s;
+	uint64_t child;
+};
+
+/* A parent pointer of the child naming the directory: its entry. */
+static int pp_entry(void *arg, const struct xfsj_attr_arg *a)
+{
+	struct pp_walk *pw = arg;
+
+	if (a->ns != XFSJ_ATTR_NS_PARENT || !a->value ||
+	    a->valuelen != XFSJ_ATTR_PPTR_VALUE_LEN || !a->namelen ||
+	    a->namelen > 255 || xfsj_get_be64(a->value) != pw->s->dir)
+		return 0;
+	return add(pw->s, pw->child, a->name, (uint8_t)a->namelen);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * On a filesystem with parent pointers, the entries the children's
+ * pointers to the directory name (the check's table says which children
+ * have one) for the children the blocks gave no entry (a name the walk
+ * read damaged is not doubled by its pointer's): what the walk lost with
+ * a block or a fork comes back.  Not counted as seen.
+ */
+static int walk_pptrs(struct salvage *s)
+{
+	const struct xck_vec *pv = &s->rp->ck->pptrs;
+	size_t seen = s->seen, nc = 0, nfound = s->n;
+	uint64_t *kids, *found;
+	int err = 0;
+
+	if (!xfsj_fs_has_incompat(s->rp->fs, XFSJ_INCOMPAT_PARENT) || !pv->n)
+		return 0;
+	kids = malloc((pv->n + nfound + 1) * sizeof(*kids));
+	if (!kids)
+		return -XFSJ_E_NOMEM;
+	found = kids + pv->n;
+	for (size_t i = 0; i < nfound; i++)
+		found[i] = s->e[i].ino;
+	qsort(found, nfound, sizeof(*found), u64_cmp);
+	for (size_t i = 0; i < pv->n; i++) {
+		const struct xck_pptr *pp = xck_vec_at(pv, i);
+
+		if (pp->parent == s->dir && child_ftype(s->rp, pp->child) &&
+		    !bsearch(&pp->child, found, nfound, sizeof(*found),
+			     u64_cmp))
+			kids[nc++] = pp->child;
+	}
+	qsort(kids, nc, sizeof(*kids), u64_cmp);
+	for (size_t i = 0; i < nc && !err; i++) {
+		struct pp_walk pw = { .s = s, .child = kids[i] };
+		struct xfsj_fault f = { 0 };
+		struct xfsj_iref ip;
+
+		if (i && kids[i] == kids[i - 1])
+			continue;
+		err = xfsj_iget(s->rp->fs, kids[i], true, &ip, &f);
+		if (!err)
+			err = xfsj_attr_list(s->rp->fs, &ip, pp_entry, &pw, &f);
+		if (err && err != -XFSJ_E_NOMEM && err != -XFSJ_E_IO)
+			err = 0;
+	}
+	free(kids);
+	s->seen = seen;
+	return err;
+}
+
 /* ---- the parent ---- */
 
 static uint64_t find_parent(struct salvage *s)
@@ -418,6 +496,8 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 	} else {
 		err = walk_blocks(&s, &ip);
 	}
+	if (!err)
+		err = walk_pptrs(&s);
 	if (!err) {
 		l->de = calloc(s.n + 1, sizeof(*l->de));
 		if (!l->de)
