@@ -110,9 +110,12 @@ static int grow(struct salvage *s)
 			return -XFSJ_E_NOMEM;
 		}
 		s->nslot = nslot;
-		for (size_t i = 0; i < s->n; i++)
-			*name_slot(s, s->e[i].hash, (const uint8_t *)s->e[i].name,
-				   s->e[i].namelen) = (uint32_t)i + 1;
+		for (size_t i = 0; i < s->n; i++) {
+			const struct sent *e = &s->e[i];
+
+			*name_slot(s, e->hash, (const uint8_t *)e->name,
+				   e->namelen) = (uint32_t)i + 1;
+		}
 		free(old);
 	}
 	return 0;

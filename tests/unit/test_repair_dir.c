@@ -2,9 +2,11 @@
 /*
  * The directory writer (fs/dir_write.c) on the fixture filesystem: N
  * entries written in each format (short form, one block, leaf, node of
- * one level, node of two levels with two free index blocks), read back by the checker's directory walker
- * (check/dir*.c), which must find every entry and no problem; the old
- * blocks of a rewritten directory leave its fork.
+ * one level, node of two levels with two free index blocks), read back
+ * by the checker's directory walker (check/dir*.c), which must find
+ * every entry and no problem; the old blocks of a rewritten directory
+ * leave its fork.  And dirent.ftype fixed in a short form
+ * (repair/fix_dir.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +235,64 @@ START_TEST(two_levels)
 }
 END_TEST
 
+/* The file type of the short-form entry naming @ino (0: none). */
+static uint8_t sf_type_of(struct env *e, uint64_t ino)
+{
+	struct xfsj_iref ip;
+	uint32_t fsz;
+	const uint8_t *f;
+	uint64_t pos;
+
+	ck_assert_int_eq(xfsj_iget(e->fx.fs, e->dir, true, &ip, &e->fx.f), 0);
+	f = xfsj_ifork(e->fx.fs, &ip, XFSJ_DATA_FORK, &fsz);
+	pos = 2 + (f[1] ? 8 : 4);
+	for (unsigned int i = 0; i < f[0]; i++) {
+		uint64_t end = pos + 3 + f[pos] + 1 + (f[1] ? 8 : 4);
+		uint64_t child = f[1] ? xfsj_get_be64(f + end - 8) :
+					xfsj_get_be32(f + end - 4);
+
+		if (child == ino)
+			return f[pos + 3 + f[pos]];
+		pos = end;
+	}
+	return 0;
+}
+
+/* dirent.ftype in a short form: the entry naming the child with the
+ * type found gets the type expected; another type found changes none. */
+START_TEST(sf_dirent_ftype)
+{
+	struct env e;
+	char (*names)[64];
+	struct xfsj_dirent *d;
+	struct xfsj_iref ip;
+	struct xrp rp;
+	struct xrp_prob pr = { 0 };
+
+	env_make(&e);
+	d = entries(&e, 3, 4, &names);
+	ck_assert_int_eq(xfsj_dir_write(e.fx.fs, e.dir, e.ck.sb->rootino, d, 3,
+				       false, &e.fx.f), 0);
+	rp = (struct xrp){ .fs = e.fx.fs, .sb = e.ck.sb };
+	pr.p.ino = e.dir;
+	pr.p.off = d[1].ino;
+	pr.p.found = XFSJ_FT_DIR;		/* entry 1 is a regular file */
+	pr.p.expected = XFSJ_FT_SYMLINK;
+	ck_assert_int_eq(xfsj_iget(e.fx.fs, e.dir, true, &ip, &e.fx.f), 0);
+	ck_assert_int_eq(xrp_sf_dirent_ftype(&rp, &pr, &ip), 0);
+	ck_assert_uint_eq(sf_type_of(&e, d[1].ino), XFSJ_FT_REG);
+	pr.p.found = XFSJ_FT_REG;
+	ck_assert_int_eq(xfsj_iget(e.fx.fs, e.dir, true, &ip, &e.fx.f), 0);
+	ck_assert_int_eq(xrp_sf_dirent_ftype(&rp, &pr, &ip), 1);
+	ck_assert_uint_eq(sf_type_of(&e, d[1].ino), XFSJ_FT_SYMLINK);
+	ck_assert_uint_eq(sf_type_of(&e, d[0].ino), XFSJ_FT_DIR);
+	ck_assert_uint_eq(sf_type_of(&e, d[2].ino), XFSJ_FT_REG);
+	free(d);
+	free(names);
+	env_free(&e);
+}
+END_TEST
+
 Suite *repair_dir_suite(void)
 {
 	Suite *s = suite_create("repair_dir");
@@ -242,6 +302,7 @@ Suite *repair_dir_suite(void)
 	tcase_add_test(tc, each_format);
 	tcase_add_test(tc, node_format);
 	tcase_add_test(tc, two_levels);
+	tcase_add_test(tc, sf_dirent_ftype);
 	suite_add_tcase(s, tc);
 	return s;
 }
