@@ -9,7 +9,7 @@
  * from its regions, and the leaf entry pointing at it goes stale (the
  * stale count grows); a leaf directory's bests entry for the block
  * follows its new largest region.  A directory block of several
- * filesystem blocks is read and written whole (dir_buf.c).  What is left
+ * filesystem blocks is read and written whole (fs/dir_buf.c).  What is left
  * here (node directories) the caller rebuilds (fix_dir.c).
  */
 #include <stdlib.h>
@@ -53,7 +53,7 @@ static uint64_t map_fsb(const struct dirw *w, uint64_t off)
 	return UINT64_MAX;
 }
 
-/* A directory block, whole (dir_buf.c), edited in place. */
+/* A directory block, whole (fs/dir_buf.c), edited in place. */
 struct dblock {
 	struct xfsj_buf *bp;
 	uint8_t *b;

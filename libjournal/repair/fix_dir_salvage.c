@@ -16,7 +16,7 @@
  * to the directory give back the entries the blocks lost.  ".." is the
  * directory that names it, else the ".." the scan found if that is a
  * directory, else the root.  The directory writer
- * (dir_write.c) writes the survivors.
+ * (fs/dir_write.c) writes the survivors.
  */
 #include <stdio.h>
 #include <stdlib.h>

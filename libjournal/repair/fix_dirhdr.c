@@ -20,7 +20,7 @@
  *   anew.
  *
  * A directory block is reached through the directory's data fork, whole
- * also when it spans several filesystem blocks (dir_buf.c).
+ * also when it spans several filesystem blocks (fs/dir_buf.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Directory blocks of several filesystem blocks as one buffer
- * (repair/dir_buf.c), on the fixture filesystem: the check caches such a
+ * (fs/dir_buf.c), on the fixture filesystem: the check caches such a
  * block a filesystem block at a time, which hides the whole block from a
  * lookup of its length; xfsj_dirbuf_get writes the pieces' pending changes
  * and drops them, so the whole block is read with those changes;
