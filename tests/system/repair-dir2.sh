@@ -12,8 +12,8 @@
 # count, the free index's nvalid; an entry made to name directory
 # dirs/sf (@SF@: its inode number), which then has two parents; a
 # short-form entry's file type (a type, but not the child's); in /big
-# a hash of a node below the root (@NODE@: the root's first child), a
-# leaf's count and the second free index block's firstdb.  On two copies of the damaged image (lib/repaircase.sh):
+# a hash of a node below the root (@NODE@: the root's first child) and
+# the second free index block's firstdb.  On two copies of the damaged image (lib/repaircase.sh):
 #   - xfs_repair -n (6.13) detects it;
 #   - xfsj-repair fixes it (exit 1); xfs_repair -n and xfsj-repair -n are
 #     clean after, a second xfsj-repair exits 0 and changes nothing, the
@@ -53,7 +53,6 @@ CASES="1k owner /dirs/node dblock 0;fuzz -d dhdr.hdr.owner ones
 4k two-parents /dirs/block dblock 0;write -d bu[3].inumber @SF@
 4k sf-ftype-wrong /dirs/sf write -d u3.sfdir3.list[1].filetype 2
 big node-hash /big dblock @NODE@;fuzz -d nbtree[5].hashval ones
-big leaf-count /big dblock $((L4 + 1));fuzz -d lhdr.count add
 big free2-firstdb /big dblock $((F4 + 1));fuzz -d fhdr.firstdb add"
 
 silent() { "$@" > /dev/null 2>&1; }
@@ -128,9 +127,14 @@ while read -r p name dir cmds; do
 	[ "$theirs" = - ] && theirs=0
 	check "$c: ours keeps as many names in place ($ours, 6.13 $theirs)" \
 		[ "${ours/-/0}" -ge "$theirs" ]
-	[ "$p" = big ] &&
+	if [ "$p" = big ]; then
 		check "$c: ours keeps every name ($ours of $NBIG)" \
 			[ "$ours" = "$NBIG" ]
+		lv=$("$DB" -r -c "path $dir" -c "dblock $L4" \
+			-c "print nhdr.level" "$a" | sed 's/.* = //')
+		check "$c: ours has two node levels (root level $lv)" \
+			[ "$lv" = 2 ]
+	fi
 done <<< "$CASES"
 
 t_done
