@@ -44,9 +44,10 @@ may() {
 
 PUBLIC[undo]=recover
 PUBLIC[salvage]=recover
-# populate: filling a new filesystem from a tree (xfsj-mkfs -p), above
-# repair because it writes directories with repair's directory writer.
-RANK[populate]=6
+# populate: filling a new filesystem from a tree (xfsj-mkfs -p), on fs
+# (its directories written by fs/dir_write.h) and check (the file type of
+# a mode, check/inode_priv.h); beside repair, which it may not include.
+RANK[populate]=5
 PUBLIC[populate]=populate
 
 # layer_of_include NAME: the layer of an included header, or "" if not ours

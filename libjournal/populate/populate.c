@@ -19,7 +19,7 @@
 #include "fs/defer.h"
 #include "check/inode_priv.h"
 #include "populate/pop_priv.h"
-#include "repair/repair_priv.h"
+#include "fs/dir_write.h"
 
 #define PROGRESS_EVERY	1000
 
@@ -318,11 +318,11 @@ int xfsj_pop_dir_done(struct pop *p, uint64_t dino, uint64_t parent,
 	struct xfsj_iref ip;
 	int err = 0;
 
-	if (!xrp_dir_fits(p->sb, ents, n))
+	if (!xfsj_dir_fits(p->sb, ents, n))
 		err = xfsj_pop_fail(p, "directory size", EFBIG,
 				    -XFSJ_E_NOSPC);
 	if (!err)
-		err = xrp_dir_write(p->fs, dino, parent, ents, n, false, p->f);
+		err = xfsj_dir_write(p->fs, dino, parent, ents, n, false, p->f);
 	if (err)
 		return xfsj_pop_fail(p, "directory", 0, err);
 	err = xfsj_iget(p->fs, dino, true, &ip, p->f);

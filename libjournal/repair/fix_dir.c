@@ -20,6 +20,9 @@
  *
  * The link counts and parent pointers the removal changes are the next
  * round's to fix.
+ *
+ * dirent.ftype in a short form (xrp_sf_dirent_ftype): the entries naming
+ * the child with the type found get the type expected, in place.
  */
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +67,37 @@ static bool sf_matches(const struct sf_ent *e, long idx,
 }
 
 /*
+ * The short-form entry at *@pos of the fork @f of @size bytes: 0, @e
+ * filled and *@pos moved past it, or 1 when it does not fit.
+ */
+static int sf_next(const uint8_t *f, uint64_t size, bool ftype,
+		   uint64_t *pos, struct sf_ent *e)
+{
+	unsigned int inosz = f[1] ? 8 : 4;
+	uint64_t end;
+
+	if (*pos + 3 > size)
+		return 1;
+	e->namelen = f[*pos];
+	end = *pos + 3 + e->namelen + (ftype ? 1 : 0) + inosz;
+	if (end > size)
+		return 1;
+	e->pos = (uint32_t)*pos;
+	e->len = (uint32_t)(end - *pos);
+	e->name = f + *pos + 3;
+	e->ino = inosz == 8 ? xfsj_get_be64(f + end - 8) :
+			      xfsj_get_be32(f + end - 4);
+	*pos = end;
+	return 0;
+}
+
+/* The offset of the first short-form entry (the header's end). */
+static uint64_t sf_first(const uint8_t *f)
+{
+	return 2 + (f[1] ? 8 : 4);
+}
+
+/*
  * Find the entry @t names in the short-form fork @f of @size bytes (the
  * directory's size); 0 and *@out filled, or 1 when it is not there or the
  * fork cannot be walked.
@@ -71,36 +105,50 @@ static bool sf_matches(const struct sf_ent *e, long idx,
 static int sf_find(const uint8_t *f, uint64_t size, bool ftype,
 		   const struct sf_target *t, struct sf_ent *out)
 {
-	unsigned int count, inosz, i;
 	uint64_t pos;
 
 	if (size < 6)
 		return 1;
-	count = f[0];
-	inosz = f[1] ? 8 : 4;
-	pos = 2 + inosz;
-	for (i = 0; i < count; i++) {
+	pos = sf_first(f);
+	for (unsigned int i = 0; i < f[0]; i++) {
 		struct sf_ent e;
-		uint64_t end;
 
-		if (pos + 3 > size)
+		if (sf_next(f, size, ftype, &pos, &e))
 			return 1;
-		e.namelen = f[pos];
-		end = pos + 3 + e.namelen + (ftype ? 1 : 0) + inosz;
-		if (end > size)
-			return 1;
-		e.pos = (uint32_t)pos;
-		e.len = (uint32_t)(end - pos);
-		e.name = f + pos + 3;
-		e.ino = inosz == 8 ? xfsj_get_be64(f + end - 8) :
-				     xfsj_get_be32(f + end - 4);
 		if (sf_matches(&e, i, t)) {
 			*out = e;
 			return 0;
 		}
-		pos = end;
 	}
 	return 1;
+}
+
+int xrp_sf_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
+			struct xfsj_iref *ip)
+{
+	uint32_t fsize;
+	uint8_t *f = xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &fsize);
+	uint64_t size = ip->di.size, pos;
+	int changed = 0;
+
+	if (size > fsize || size < 6)
+		return 0;
+	pos = sf_first(f);
+	for (unsigned int i = 0; i < f[0]; i++) {
+		struct sf_ent e;
+		uint8_t *ft;
+
+		if (sf_next(f, size, true, &pos, &e))
+			break;
+		ft = f + e.pos + 3 + e.namelen;
+		if (e.ino != pr->p.off || *ft != pr->p.found)
+			continue;
+		*ft = (uint8_t)pr->p.expected;
+		changed = 1;
+	}
+	if (changed)
+		xfsj_iput(rp->fs, ip, false);
+	return changed;
 }
 
 /* What the problem says of the entry. */

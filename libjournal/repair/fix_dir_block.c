@@ -9,7 +9,7 @@
  * from its regions, and the leaf entry pointing at it goes stale (the
  * stale count grows); a leaf directory's bests entry for the block
  * follows its new largest region.  A directory block of several
- * filesystem blocks is read and written whole (dir_buf.c).  What is left
+ * filesystem blocks is read and written whole (fs/dir_buf.c).  What is left
  * here (node directories) the caller rebuilds (fix_dir.c).
  */
 #include <stdlib.h>
@@ -53,7 +53,7 @@ static uint64_t map_fsb(const struct dirw *w, uint64_t off)
 	return UINT64_MAX;
 }
 
-/* A directory block, whole (dir_buf.c), edited in place. */
+/* A directory block, whole (fs/dir_buf.c), edited in place. */
 struct dblock {
 	struct xfsj_buf *bp;
 	uint8_t *b;
@@ -71,7 +71,7 @@ static int dblock_free(struct dirw *w, struct dblock *d)
 		return 0;
 	if (d->dirty)
 		xfsj_buf_dirty(d->bp);
-	err = xrp_dirbuf_put(w->rp->fs, d->bp, w->fsbs, &f);
+	err = xfsj_dirbuf_put(w->rp->fs, d->bp, w->fsbs, &f);
 	d->bp = NULL;
 	d->b = NULL;
 	return err;
@@ -91,7 +91,7 @@ static int dblock_read(struct dirw *w, uint64_t db, struct dblock *d)
 	for (uint32_t i = 1; i < w->fsbs; i++)
 		if (map_fsb(w, db * w->fsbs + i) != fsb + i)
 			return 1;
-	err = xrp_dirbuf_get(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
+	err = xfsj_dirbuf_get(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
 			     sb->blocksize, w->fsbs, false, &d->bp, &f);
 	if (err)
 		return err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM ? err : 1;

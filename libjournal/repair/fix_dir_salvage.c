@@ -12,9 +12,11 @@
  * next place where a whole sound entry starts.  An entry is kept when
  * its name is legal and not seen before in the directory, and its inode
  * number names an inode in use in the check's state (whose file type it
- * takes).  ".." is the directory that names it, else the ".." the scan
- * found if that is a directory, else the root.  The directory writer
- * (dir_write.c) writes the survivors.
+ * takes); on a filesystem with parent pointers, the children's pointers
+ * to the directory give back the entries the blocks lost.  ".." is the
+ * directory that names it, else the ".." the scan found if that is a
+ * directory, else the root.  The directory writer
+ * (fs/dir_write.c) writes the survivors.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,8 @@ struct salvage {
 	size_t n, cap;
 	size_t seen;		/* entries found, "." and ".." left out */
 	uint64_t dotdot;	/* the ".." found, or NULLFSINO */
+	uint32_t *slot;		/* names by hash: index + 1, 0 empty */
+	size_t nslot;		/* a power of two, over twice n */
 };
 
 static bool is_dot(const uint8_t *name, uint8_t len)
@@ -63,12 +67,67 @@ static uint8_t child_ftype(struct xrp *rp, uint64_t ino)
 	return st->ftype;
 }
 
+/* The slot of the name @name (hash @hash): where it is, else the empty
+ * one where it goes. */
+static uint32_t *name_slot(const struct salvage *s, uint32_t hash,
+			   const uint8_t *name, uint8_t namelen)
+{
+	size_t mask = s->nslot - 1;
+
+	for (size_t i = (hash * 2654435761U) & mask;; i = (i + 1) & mask) {
+		const struct sent *e;
+
+		if (!s->slot[i])
+			return &s->slot[i];
+		e = &s->e[s->slot[i] - 1];
+		if (e->hash == hash && e->namelen == namelen &&
+		    !memcmp(e->name, name, namelen))
+			return &s->slot[i];
+	}
+}
+
+/* Room for one more entry and its slot. */
+static int grow(struct salvage *s)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct sent *v = realloc(s->e, cap * sizeof(*v));
+
+		if (!v)
+			return -XFSJ_E_NOMEM;
+		s->e = v;
+		s->cap = cap;
+	}
+	if (2 * (s->n + 1) >= s->nslot) {
+		size_t nslot = s->nslot ? 2 * s->nslot : 256;
+		uint32_t *old = s->slot;
+
+		if (s->n >= UINT32_MAX / 4)
+			return -XFSJ_E_NOMEM;
+		s->slot = calloc(nslot, sizeof(*s->slot));
+		if (!s->slot) {
+			s->slot = old;
+			return -XFSJ_E_NOMEM;
+		}
+		s->nslot = nslot;
+		for (size_t i = 0; i < s->n; i++) {
+			const struct sent *e = &s->e[i];
+
+			*name_slot(s, e->hash, (const uint8_t *)e->name,
+				   e->namelen) = (uint32_t)i + 1;
+		}
+		free(old);
+	}
+	return 0;
+}
+
 static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	       uint8_t namelen)
 {
 	uint8_t ft;
-	uint32_t hash;
+	uint32_t hash, *slot;
 	struct sent *e;
+	int err;
 
 	if (is_dot(name, namelen)) {
 		if (namelen == 2 && s->dotdot == XFSJ_NULLFSINO)
@@ -83,21 +142,15 @@ static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	ft = child_ftype(s->rp, ino);
 	if (!ft)
 		return 0;
+	err = grow(s);
+	if (err)
+		return err;
 	hash = xfsj_da_hashname(name, namelen);
-	for (size_t i = 0; i < s->n; i++)
-		if (s->e[i].hash == hash && s->e[i].namelen == namelen &&
-		    !memcmp(s->e[i].name, name, namelen))
-			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct sent *v = realloc(s->e, cap * sizeof(*v));
-
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		s->e = v;
-		s->cap = cap;
-	}
+	slot = name_slot(s, hash, name, namelen);
+	if (*slot)
+		return 0;
 	e = &s->e[s->n++];
+	*slot = (uint32_t)s->n;
 	e->ino = ino;
 	e->hash = hash;
 	e->namelen = namelen;
@@ -217,7 +270,7 @@ static int walk_blocks(struct salvage *s, struct xfsj_iref *ip)
 
 			if (!xfsj_fsbext_ok(rp->fs, fsb, fsbs))
 				break;
-			err = xrp_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, fsb),
+			err = xfsj_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, fsb),
 					     sb->blocksize, fsbs, false, &bp,
 					     &f);
 			if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
@@ -226,7 +279,7 @@ static int walk_blocks(struct salvage *s, struct xfsj_iref *ip)
 				continue;
 			err = walk_block(s, bp->data, bs, ftype);
 			if (!err)
-				err = xrp_dirbuf_put(rp->fs, bp, fsbs, &f);
+				err = xfsj_dirbuf_put(rp->fs, bp, fsbs, &f);
 		}
 	}
 	free(ext);
@@ -308,6 +361,82 @@ static int walk_sf(struct salvage *s, const uint8_t *fork, size_t len,
 	return 0;
 }
 
+/* ---- parent pointers ---- */
+
+struct pp_walk {
+	struct salvage *s;
+	uint64_t child;
+};
+
+/* A parent pointer of the child naming the directory: its entry. */
+static int pp_entry(void *arg, const struct xfsj_attr_arg *a)
+{
+	struct pp_walk *pw = arg;
+
+	if (a->ns != XFSJ_ATTR_NS_PARENT || !a->value ||
+	    a->valuelen != XFSJ_ATTR_PPTR_VALUE_LEN || !a->namelen ||
+	    a->namelen > 255 || xfsj_get_be64(a->value) != pw->s->dir)
+		return 0;
+	return add(pw->s, pw->child, a->name, (uint8_t)a->namelen);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * On a filesystem with parent pointers, the entries the children's
+ * pointers to the directory name (the check's table says which children
+ * have one) for the children the blocks gave no entry (a name the walk
+ * read damaged is not doubled by its pointer's): what the walk lost with
+ * a block or a fork comes back.  Not counted as seen.
+ */
+static int walk_pptrs(struct salvage *s)
+{
+	const struct xck_vec *pv = &s->rp->ck->pptrs;
+	size_t seen = s->seen, nc = 0, nfound = s->n;
+	uint64_t *kids, *found;
+	int err = 0;
+
+	if (!xfsj_fs_has_incompat(s->rp->fs, XFSJ_INCOMPAT_PARENT) || !pv->n)
+		return 0;
+	kids = malloc((pv->n + nfound + 1) * sizeof(*kids));
+	if (!kids)
+		return -XFSJ_E_NOMEM;
+	found = kids + pv->n;
+	for (size_t i = 0; i < nfound; i++)
+		found[i] = s->e[i].ino;
+	qsort(found, nfound, sizeof(*found), u64_cmp);
+	for (size_t i = 0; i < pv->n; i++) {
+		const struct xck_pptr *pp = xck_vec_at(pv, i);
+
+		if (pp->parent == s->dir && child_ftype(s->rp, pp->child) &&
+		    !bsearch(&pp->child, found, nfound, sizeof(*found),
+			     u64_cmp))
+			kids[nc++] = pp->child;
+	}
+	qsort(kids, nc, sizeof(*kids), u64_cmp);
+	for (size_t i = 0; i < nc && !err; i++) {
+		struct pp_walk pw = { .s = s, .child = kids[i] };
+		struct xfsj_fault f = { 0 };
+		struct xfsj_iref ip;
+
+		if (i && kids[i] == kids[i - 1])
+			continue;
+		err = xfsj_iget(s->rp->fs, kids[i], true, &ip, &f);
+		if (!err)
+			err = xfsj_attr_list(s->rp->fs, &ip, pp_entry, &pw, &f);
+		if (err && err != -XFSJ_E_NOMEM && err != -XFSJ_E_IO)
+			err = 0;
+	}
+	free(kids);
+	s->seen = seen;
+	return err;
+}
+
 /* ---- the parent ---- */
 
 static uint64_t find_parent(struct salvage *s)
@@ -370,11 +499,14 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 	} else {
 		err = walk_blocks(&s, &ip);
 	}
+	if (!err)
+		err = walk_pptrs(&s);
 	if (!err) {
 		l->de = calloc(s.n + 1, sizeof(*l->de));
 		if (!l->de)
 			err = -XFSJ_E_NOMEM;
 	}
+	free(s.slot);
 	if (err) {
 		free(s.e);
 		return err;
@@ -409,10 +541,10 @@ int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 	err = xrp_dir_collect(rp, dir, &l);
 	if (err)
 		return err < 0 ? err : 0;
-	/* More than one node holds: left for a later version. */
-	if (!xrp_dir_fits(rp->sb, l.de, l.n))
+	/* More than the data space holds: left alone. */
+	if (!xfsj_dir_fits(rp->sb, l.de, l.n))
 		goto out;
-	err = xrp_dir_write(rp->fs, dir, l.parent, l.de, l.n,
+	err = xfsj_dir_write(rp->fs, dir, l.parent, l.de, l.n,
 			    xrp_keep_old_blocks(rp), &f);
 	if (err) {
 		err = err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;

@@ -10,8 +10,9 @@
  *   block is, whose it is, the filesystem's UUID.
  * - dir.entry.ftype: the entry's file type set to the type of the inode it
  *   names, as the scan saw it; dirent.ftype (a type that is one, but not
- *   the child's): the entries of the directory's blocks naming the child
- *   with that type (fix_dir_block.c).
+ *   the child's): the entries of the directory naming the child with
+ *   that type, in its blocks (fix_dir_block.c) or its short form
+ *   (fix_dir.c).
  * - dir.size: the directory inode's size set to what its blocks say.
  *
  * - dir.bests, dir.free.header: the directory is rebuilt from its
@@ -19,7 +20,7 @@
  *   anew.
  *
  * A directory block is reached through the directory's data fork, whole
- * also when it spans several filesystem blocks (dir_buf.c).
+ * also when it spans several filesystem blocks (fs/dir_buf.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static int dir_block(struct xrp *rp, uint64_t ino, uint64_t off,
 		if (!xfsj_fsbext_ok(rp->fs, e->startblock + (fileoff - e->startoff),
 				    fsbs))
 			break;
-		err = xrp_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, e->startblock +
+		err = xfsj_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, e->startblock +
 				     (fileoff - e->startoff)), sb->blocksize,
 				     fsbs, false, bp, &f);
 		break;
@@ -86,7 +87,7 @@ static int dir_block_put(struct xrp *rp, struct xfsj_buf *bp, bool dirty)
 
 	if (dirty)
 		xfsj_buf_dirty(bp);
-	return xrp_dirbuf_put(rp->fs, bp, 1U << rp->sb->dirblklog, &f);
+	return xfsj_dirbuf_put(rp->fs, bp, 1U << rp->sb->dirblklog, &f);
 }
 
 static void done(struct xrp *rp, struct xrp_prob *pr, const char *what)
@@ -211,11 +212,15 @@ static int fix_dirent_ftype(struct xrp *rp, struct xrp_prob *pr)
 	err = xfsj_iget(rp->fs, p->ino, true, &ip, &f);
 	if (err)
 		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
-	if ((ip.di.mode & 0170000) != 0040000 ||
-	    (ip.di.format != XFSJ_DINODE_FMT_EXTENTS &&
-	     ip.di.format != XFSJ_DINODE_FMT_BTREE))
+	if ((ip.di.mode & 0170000) != 0040000)
 		return 0;
-	err = xrp_block_dirent_ftype(rp, pr, &ip);
+	if (ip.di.format == XFSJ_DINODE_FMT_LOCAL)
+		err = xrp_sf_dirent_ftype(rp, pr, &ip);
+	else if (ip.di.format == XFSJ_DINODE_FMT_EXTENTS ||
+		 ip.di.format == XFSJ_DINODE_FMT_BTREE)
+		err = xrp_block_dirent_ftype(rp, pr, &ip);
+	else
+		return 0;
 	if (err <= 0)
 		return err;
 	snprintf(what, sizeof(what),

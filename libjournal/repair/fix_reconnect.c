@@ -178,8 +178,8 @@ static int dir_add(struct xrp *rp, uint64_t dir,
 	memcpy(v + l.n, add, nadd * sizeof(*v));
 	if (dir == rp->sb->rootino)
 		l.parent = dir;
-	err = xrp_dir_fits(rp->sb, v, l.n + nadd) ?
-	      xrp_dir_write(rp->fs, dir, l.parent, v, l.n + nadd,
+	err = xfsj_dir_fits(rp->sb, v, l.n + nadd) ?
+	      xfsj_dir_write(rp->fs, dir, l.parent, v, l.n + nadd,
 			    xrp_keep_old_blocks(rp), &f) : 1;
 	xrp_dirlist_free(&l);
 	if (err < 0 && err != -XFSJ_E_NOMEM && err != -XFSJ_E_IO)
@@ -320,8 +320,8 @@ static int settle(struct xrp *rp, uint64_t ino, uint64_t lpf,
 			return err;
 		/* Too big to write again: its ".." is left for the next
 		 * round to report. */
-		err = xrp_dir_fits(rp->sb, l.de, l.n) ?
-		      xrp_dir_write(rp->fs, ino, lpf, l.de, l.n,
+		err = xfsj_dir_fits(rp->sb, l.de, l.n) ?
+		      xfsj_dir_write(rp->fs, ino, lpf, l.de, l.n,
 				    xrp_keep_old_blocks(rp), &f) : 0;
 		xrp_dirlist_free(&l);
 		if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO)

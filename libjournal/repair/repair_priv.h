@@ -21,6 +21,7 @@
 #include "xfsj/fs.h"
 #include "xfsj/repair.h"
 #include "check/check_priv.h"
+#include "fs/dir_write.h"
 
 /* A reported problem, kept with a copy of its name. */
 struct xrp_prob {
@@ -162,22 +163,15 @@ int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr);	/* fix_sb.c */
 int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr);	/* fix_field.c */
 int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
 
-/*
- * dir_buf.c: directory block of @n filesystem blocks of @fsbsize bytes at
- * @daddr as one buffer (@zero: zero-filled, not read); with n > 1 the
- * pieces the check cached are written and dropped first, and
- * xrp_dirbuf_put writes and drops the whole block after the change.
- */
-int xrp_dirbuf_get(struct xfsj_fs *fs, uint64_t daddr, uint32_t fsbsize,
-		   uint32_t n, bool zero, struct xfsj_buf **bp,
-		   struct xfsj_fault *f);
-int xrp_dirbuf_put(struct xfsj_fs *fs, struct xfsj_buf *bp, uint32_t n,
-		   struct xfsj_fault *f);
 /* fix_dir_block.c: dirent.ftype in a directory's blocks (@ip): the
  * entries naming the child with the type found get the type expected;
  * 1 when one changed, 0 when none, or a negative XFSJ_E_*. */
 int xrp_block_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
 			   struct xfsj_iref *ip);
+/* fix_dir.c: dirent.ftype in the short-form directory @ip: 1 when an
+ * entry changed, else 0. */
+int xrp_sf_dirent_ftype(struct xrp *rp, struct xrp_prob *pr,
+			struct xfsj_iref *ip);
 /* fix_dir.c: does entry problem @pr name its entry by the child and the
  * name's hash (p.expected, p.found)? */
 bool xrp_by_child(const struct xrp_prob *pr);
@@ -188,21 +182,6 @@ int xrp_dir_rebuild(struct xrp *rp, uint64_t dir);
 /* fix_dir_salvage.c: FIX_SALVAGE_DIR, directories rewritten from what
  * survives. */
 int xrp_fix_salvage_dir(struct xrp *rp);
-/*
- * dir_write.c: rewrite directory @dir from scratch holding @ents ("." and
- * ".." left out: ".." is @parent), short form, block, leaf or node
- * format (a node of one level); the old blocks freed, or only unmapped
- * with @keep_blocks.  -XFSJ_E_NOSPC when they need more than that.
- */
-int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
-		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
-		  struct xfsj_fault *f);
-/* Do @n entries fit one directory block (with ".", ".." and leaves)? */
-bool xrp_dir_fits_block(const struct xfsj_sb *sb,
-			const struct xfsj_dirent *ents, size_t n);
-/* ... or any format xrp_dir_write writes? */
-bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
-		  size_t n);
 /*
  * The entries of directory @dir that survive (fix_dir_salvage.c: every
  * data block walked past damage, names legal and once, inodes in use in

@@ -3,30 +3,35 @@
 # directories of the populated images (lib/populate.sh: dirs/node 3000
 # entries, dirs/btree 1200 long names), on 4 KiB blocks and on 1 KiB
 # blocks (profile 1k: 4 KiB directory blocks of four filesystem blocks,
-# dirblklog 2).  Each case fuzzes one field with xfs_db (fstests' way):
+# dirblklog 2), and a directory the kernel fills (profile big: /big,
+# 260,000 names of 40 characters, hard links of one file: two node
+# levels and two free index blocks, which the rebuild writes again).
+# Each case fuzzes one field with xfs_db (fstests' way):
 # a data block's header owner, an entry's file type (not a type;
 # a type, but not the child's), an entry naming no inode, a leaf block's
 # count, the free index's nvalid; an entry made to name directory
-# dirs/sf (@SF@: its inode number), which then has two parents.  On two
-# copies of the damaged image:
+# dirs/sf (@SF@: its inode number), which then has two parents; a
+# short-form entry's file type (a type, but not the child's); in /big
+# a hash of a node below the root (@NODE@: the root's first child) and
+# the second free index block's firstdb.  On two copies of the damaged image (lib/repaircase.sh):
 #   - xfs_repair -n (6.13) detects it;
 #   - xfsj-repair fixes it (exit 1); xfs_repair -n and xfsj-repair -n are
 #     clean after, a second xfsj-repair exits 0 and changes nothing, the
-#     kernel mounts it (nouuid) and lists the directory;
+#     kernel mounts it and lists the directory (and finds its last name);
 #   - xfs_repair repairs the other copy; the names the kernel lists in
 #     the damaged directory (not in lost+found) are counted in both and
 #     printed (the "again" column: the second run's exit): ours keeps at
-#     least as many.
+#     least as many, and every one of /big.
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/populate.sh"
+source "$(dirname "$0")/lib/repaircase.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 DB=$XFSPROGS613/xfs_db
+ORACLE=$XFSPROGS613/xfs_repair
 MNT=$T_DIR/mnt
-# Its own redo file: the populated images share one UUID, which names the
-# default one, with other tests running now.
-REDO=(-r "$T_DIR/redo")
+NBIG=260000
 
 # Leaf and free index spaces start at directory offsets 32 and 64 GiB;
 # xfs_db's dblock counts filesystem blocks.
@@ -45,69 +50,91 @@ CASES="1k owner /dirs/node dblock 0;fuzz -d dhdr.hdr.owner ones
 4k free-nvalid /dirs/node dblock $F4;fuzz -d fhdr.nvalid add
 1k free-nvalid /dirs/node dblock $F1;fuzz -d fhdr.nvalid add
 4k btree-target /dirs/btree dblock 1;fuzz -d du[3].inumber sub
-4k two-parents /dirs/block dblock 0;write -d bu[3].inumber @SF@"
-: "$L4"
+4k two-parents /dirs/block dblock 0;write -d bu[3].inumber @SF@
+4k sf-ftype-wrong /dirs/sf write -d u3.sfdir3.list[1].filetype 2
+big node-hash /big dblock @NODE@;fuzz -d nbtree[5].hashval ones
+big free2-firstdb /big dblock $((F4 + 1));fuzz -d fhdr.firstdb add"
 
 silent() { "$@" > /dev/null 2>&1; }
 
-# listed IMG DIR: the names the kernel lists in DIR ("." and ".." left
-# out), or "-" when it does not mount IMG or cannot list DIR.
+# listed IMG DIR [NAME]: the names the kernel lists in DIR ("." and ".."
+# left out), or "-" when it does not mount IMG, cannot list DIR or does
+# not find DIR/NAME.
 listed() {
 	local dev n=-
 	dev=$(attach_loop "$1") || { echo -; return; }
 	if t_mount "$dev" "$MNT" ro,nouuid; then
-		silent ls -A "$MNT$2" && n=$(ls -A "$MNT$2" | wc -l)
+		silent ls -A "$MNT$2" && [ -e "$MNT$2/${3:-.}" ] &&
+			n=$(ls -A "$MNT$2" | wc -l)
 		t_umount "$MNT"
 	fi
 	detach_loop "$dev"
 	echo "$n"
 }
 
+# big_image IMG: /big filled by the kernel with NBIG hard links named
+# f000...0N (40 characters), on a 1 GiB filesystem of mkfs.xfs 6.13.
+big_image() {
+	local dev rc=1
+	truncate -s 1g "$1" && silent "$XFSPROGS613/mkfs.xfs" -f "$1" &&
+		dev=$(attach_loop "$1") || return 1
+	if t_mount "$dev" "$MNT"; then
+		mkdir "$MNT/big" && perl -e '
+			my ($d, $n) = @ARGV;
+			my $first = sprintf("%s/f%039d", $d, 0);
+			open(my $fh, ">", $first) or exit 1;
+			close($fh);
+			for my $i (1 .. $n - 1) {
+				link($first, sprintf("%s/f%039d", $d, $i)) or exit 1;
+			}' "$MNT/big" "$NBIG" && rc=0
+		t_umount "$MNT"
+	fi
+	detach_loop "$dev"
+	return $rc
+}
+
 for p in 4k 1k; do
 	populate_image "$T_DIR/pop.$p.img" "$p" || not_ok "populate $p"
 done
-
-# damage SRC IMG DIR CMDS: IMG is SRC with xfs_db's CMDS run in DIR (one
-# command a line on its input).
-damage() {
-	cp --sparse=always "$1" "$2" &&
-		printf 'path %s\n%s\n' "$3" "${4//;/$'\n'}" | silent "$DB" -x "$2"
-}
+big_image "$T_DIR/pop.big.img" || not_ok "the kernel fills /big"
+LAST=$(printf 'f%039d' $((NBIG - 1)))
 
 printf '# %-22s %-6s %-12s %s\n' case again "kept ours" "kept 6.13"
 while read -r p name dir cmds; do
 	[ -f "$T_DIR/pop.$p.img" ] || continue
 	c="$p $name ($dir)"
+	case $cmds in
+	*@SF@*)
+		sf=$("$DB" -r -c "path /dirs/sf" -c "print v3.inumber" \
+			"$T_DIR/pop.$p.img" | sed 's/.* = //')
+		cmds=${cmds//@SF@/$sf} ;;
+	*@NODE@*)
+		node=$("$DB" -r -c "path $dir" -c "dblock $L4" \
+			-c "print nbtree[0].before" "$T_DIR/pop.$p.img" |
+			sed 's/.* = //')
+		cmds=${cmds//@NODE@/$node} ;;
+	esac
 	a=$T_DIR/a.img
 	b=$T_DIR/b.img
-	sf=$("$DB" -r -c "path /dirs/sf" -c "print v3.inumber" \
-		"$T_DIR/pop.$p.img" | sed 's/.* = //')
-	damage "$T_DIR/pop.$p.img" "$a" "$dir" "${cmds//@SF@/$sf}"
-	cp --sparse=always "$a" "$b"
-	if silent "$XFSPROGS613/xfs_repair" -n "$a"; then
-		not_ok "$c: xfs_repair -n misses the damage"
+	repair_case "$c" "$T_DIR/pop.$p.img" "$a" "$b" "$dir" "$cmds" ||
 		continue
-	fi
-	"$REPAIR" "${REDO[@]}" "$a" > "$T_DIR/out" 2>&1
-	rc=$?
-	check "$c: xfsj-repair fixes it (exit $rc)" [ "$rc" = 1 ]
-	[ "$rc" = 1 ] || grep -v '^found' "$T_DIR/out" | tail -3 | sed 's/^/#   /'
-
-	check "$c: xfs_repair -n is clean after" silent "$XFSPROGS613/xfs_repair" -n "$a"
-	check "$c: xfsj-repair -n is clean after" silent "$REPAIR" "${REDO[@]}" -n "$a"
-	sum=$(md5sum < "$a")
-	"$REPAIR" "${REDO[@]}" "$a" > /dev/null 2>&1
-	rc=$?
-	check "$c: a second run changes nothing (exit $rc)" \
-		[ "$rc:$sum" = "0:$(md5sum < "$a")" ]
-	silent "$XFSPROGS613/xfs_repair" "$b"
-	ours=$(listed "$a" "$dir")
+	last=
+	[ "$p" = big ] && last=$LAST
+	ours=$(listed "$a" "$dir" "$last")
 	theirs=$(listed "$b" "$dir")
-	printf '# %-22s %-6s %-12s %s\n' "$p $name" "$rc" "$ours" "$theirs"
+	printf '# %-22s %-6s %-12s %s\n' "$p $name" "$RC_AGAIN" "$ours" "$theirs"
 	check "$c: the kernel mounts ours and lists $dir" [ "$ours" != - ]
 	[ "$theirs" = - ] && theirs=0
 	check "$c: ours keeps as many names in place ($ours, 6.13 $theirs)" \
 		[ "${ours/-/0}" -ge "$theirs" ]
+	if [ "$p" = big ]; then
+		check "$c: ours keeps every name ($ours of $NBIG)" \
+			[ "$ours" = "$NBIG" ]
+		lv=$("$DB" -r -c "path $dir" -c "dblock $L4" \
+			-c "print nhdr.level" "$a" | sed 's/.* = //')
+		check "$c: ours has two node levels (root level $lv)" \
+			[ "$lv" = 2 ]
+	fi
 done <<< "$CASES"
 
 t_done

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The repair's directory writer (repair/dir_write.c) on the fixture
- * filesystem: N entries written in each format (short form, one block,
- * leaf, node), read back by the checker's directory walker
- * (check/dir*.c), which must find every entry and no problem; the old
- * blocks of a rewritten directory leave its fork.
+ * The directory writer (fs/dir_write.c) on the fixture filesystem: N
+ * entries written in each format (short form, one block, leaf, node of
+ * one level, node of two levels with two free index blocks), read back
+ * by the checker's directory walker (check/dir*.c), which must find
+ * every entry and no problem; the old blocks of a rewritten directory
+ * leave its fork.  And dirent.ftype fixed in a short form
+ * (repair/fix_dir.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "fs_fixture.h"
 #include "check/dir_priv.h"
 #include "fs/bmap.h"
+#include "fs/bmbt.h"
 #include "fs/iget.h"
 #include "repair/repair_priv.h"
 
@@ -95,7 +98,7 @@ static int walk_back(struct env *e)
 }
 
 /* @n entries named "entry_NNNN" (long names with @pad), children of
- * numbers after the directory's. */
+ * the 1,000 numbers after the directory's. */
 static struct xfsj_dirent *entries(struct env *e, size_t n, int pad,
 				   char (**names)[64])
 {
@@ -109,7 +112,8 @@ static struct xfsj_dirent *entries(struct env *e, size_t n, int pad,
 			 pad, i);
 		d[i] = (struct xfsj_dirent){ (*names)[i],
 			(uint8_t)strlen((*names)[i]),
-			i % 3 ? XFSJ_FT_REG : XFSJ_FT_DIR, e->dir + 1 + i };
+			i % 3 ? XFSJ_FT_REG : XFSJ_FT_DIR,
+			e->dir + 1 + i % 1000 };
 	}
 	return d;
 }
@@ -121,7 +125,7 @@ static void write_and_walk(struct env *e, size_t n, int pad, int format,
 	struct xfsj_dirent *d = entries(e, n, pad, &names);
 	struct xfsj_iref ip;
 
-	ck_assert_int_eq(xrp_dir_write(e->fx.fs, e->dir, e->ck.sb->rootino,
+	ck_assert_int_eq(xfsj_dir_write(e->fx.fs, e->dir, e->ck.sb->rootino,
 				       d, n, false, &e->fx.f), 0);
 	/* Flushed (the CRCs stamped), then read back from the disk. */
 	fs_fixture_reopen(&e->fx);
@@ -170,12 +174,121 @@ START_TEST(node_format)
 	env_make(&e);
 	/* More leaf entries than one leaf block holds: the node format. */
 	d = entries(&e, 600, 50, &names);
-	ck_assert(xrp_dir_fits(e.ck.sb, d, 600));
-	ck_assert(!xrp_dir_fits_block(e.ck.sb, d, 600));
+	ck_assert(xfsj_dir_fits(e.ck.sb, d, 600));
+	ck_assert(!xfsj_dir_fits_block(e.ck.sb, d, 600));
 	free(d);
 	free(names);
 	write_and_walk(&e, 600, 50, XFSJ_DINODE_FMT_EXTENTS, 0);
 	write_and_walk(&e, 1500, 50, XFSJ_DINODE_FMT_EXTENTS, 0);
+	env_free(&e);
+}
+END_TEST
+
+/* The 32-bit big-endian field at @off of the directory block at file
+ * block @fileoff. */
+static uint32_t block_field(struct env *e, uint64_t fileoff, uint32_t off,
+			    bool half)
+{
+	struct xfsj_bmbt_irec *ext = NULL;
+	struct xfsj_buf *bp;
+	struct xfsj_iref ip;
+	uint32_t v = UINT32_MAX;
+	size_t n = 0;
+
+	ck_assert_int_eq(xfsj_iget(e->fx.fs, e->dir, true, &ip, &e->fx.f), 0);
+	ck_assert_int_eq(xfsj_bmap_read(e->fx.fs, &ip, XFSJ_DATA_FORK, &ext,
+					&n, &e->fx.f), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (fileoff < ext[i].startoff ||
+		    fileoff >= ext[i].startoff + ext[i].blockcount)
+			continue;
+		ck_assert_int_eq(xfsj_buf_read(e->fx.fs, xfsj_fsb_daddr(
+				e->ck.sb, ext[i].startblock + fileoff -
+				ext[i].startoff), e->ck.sb->blocksize, &bp),
+				 0);
+		v = half ? xfsj_get_be16(bp->data + off) :
+			   xfsj_get_be32(bp->data + off);
+	}
+	free(ext);
+	return v;
+}
+
+START_TEST(two_levels)
+{
+	struct env e;
+	uint64_t leaf0, free0;
+	/* 4 KiB blocks: 504 leaf entries a leaf, 504 leaves a node, 2,016
+	 * bests a free index block; names of 36 bytes, 84 to a block. */
+	size_t n = 255000;
+
+	env_make(&e);
+	leaf0 = XFSJ_DIR2_LEAF_OFFSET >> e.ck.sb->blocklog;
+	free0 = XFSJ_DIR2_FREE_OFFSET >> e.ck.sb->blocklog;
+	write_and_walk(&e, n, 30, XFSJ_DINODE_FMT_EXTENTS, 0);
+	ck_assert_uint_eq(block_field(&e, leaf0, XFSJ_DA3_NODE_OFF_LEVEL,
+				      true), 2);
+	ck_assert_uint_eq(block_field(&e, leaf0, XFSJ_DA3_NODE_OFF_COUNT,
+				      true), 2);
+	ck_assert_uint_eq(block_field(&e, free0 + 1, 48, false), 2016);
+	ck_assert_uint_eq(block_field(&e, free0 + 2, 48, false), UINT32_MAX);
+	env_free(&e);
+}
+END_TEST
+
+/* The file type of the short-form entry naming @ino (0: none). */
+static uint8_t sf_type_of(struct env *e, uint64_t ino)
+{
+	struct xfsj_iref ip;
+	uint32_t fsz;
+	const uint8_t *f;
+	uint64_t pos;
+
+	ck_assert_int_eq(xfsj_iget(e->fx.fs, e->dir, true, &ip, &e->fx.f), 0);
+	f = xfsj_ifork(e->fx.fs, &ip, XFSJ_DATA_FORK, &fsz);
+	pos = 2 + (f[1] ? 8 : 4);
+	for (unsigned int i = 0; i < f[0]; i++) {
+		uint64_t end = pos + 3 + f[pos] + 1 + (f[1] ? 8 : 4);
+		uint64_t child = f[1] ? xfsj_get_be64(f + end - 8) :
+					xfsj_get_be32(f + end - 4);
+
+		if (child == ino)
+			return f[pos + 3 + f[pos]];
+		pos = end;
+	}
+	return 0;
+}
+
+/* dirent.ftype in a short form: the entry naming the child with the
+ * type found gets the type expected; another type found changes none. */
+START_TEST(sf_dirent_ftype)
+{
+	struct env e;
+	char (*names)[64];
+	struct xfsj_dirent *d;
+	struct xfsj_iref ip;
+	struct xrp rp;
+	struct xrp_prob pr = { 0 };
+
+	env_make(&e);
+	d = entries(&e, 3, 4, &names);
+	ck_assert_int_eq(xfsj_dir_write(e.fx.fs, e.dir, e.ck.sb->rootino, d, 3,
+				       false, &e.fx.f), 0);
+	rp = (struct xrp){ .fs = e.fx.fs, .sb = e.ck.sb };
+	pr.p.ino = e.dir;
+	pr.p.off = d[1].ino;
+	pr.p.found = XFSJ_FT_DIR;		/* entry 1 is a regular file */
+	pr.p.expected = XFSJ_FT_SYMLINK;
+	ck_assert_int_eq(xfsj_iget(e.fx.fs, e.dir, true, &ip, &e.fx.f), 0);
+	ck_assert_int_eq(xrp_sf_dirent_ftype(&rp, &pr, &ip), 0);
+	ck_assert_uint_eq(sf_type_of(&e, d[1].ino), XFSJ_FT_REG);
+	pr.p.found = XFSJ_FT_REG;
+	ck_assert_int_eq(xfsj_iget(e.fx.fs, e.dir, true, &ip, &e.fx.f), 0);
+	ck_assert_int_eq(xrp_sf_dirent_ftype(&rp, &pr, &ip), 1);
+	ck_assert_uint_eq(sf_type_of(&e, d[1].ino), XFSJ_FT_SYMLINK);
+	ck_assert_uint_eq(sf_type_of(&e, d[0].ino), XFSJ_FT_DIR);
+	ck_assert_uint_eq(sf_type_of(&e, d[2].ino), XFSJ_FT_REG);
+	free(d);
+	free(names);
 	env_free(&e);
 }
 END_TEST
@@ -188,6 +301,8 @@ Suite *repair_dir_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, each_format);
 	tcase_add_test(tc, node_format);
+	tcase_add_test(tc, two_levels);
+	tcase_add_test(tc, sf_dirent_ftype);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Directory blocks of several filesystem blocks as one buffer
- * (repair/dir_buf.c), on the fixture filesystem: the check caches such a
+ * (fs/dir_buf.c), on the fixture filesystem: the check caches such a
  * block a filesystem block at a time, which hides the whole block from a
- * lookup of its length; xrp_dirbuf_get writes the pieces' pending changes
+ * lookup of its length; xfsj_dirbuf_get writes the pieces' pending changes
  * and drops them, so the whole block is read with those changes;
- * xrp_dirbuf_put writes the whole block and drops it, so the pieces read
+ * xfsj_dirbuf_put writes the whole block and drops it, so the pieces read
  * again see what it changed.
  */
 #include <string.h>
@@ -39,7 +39,7 @@ START_TEST(whole_and_pieces)
 	/* The whole block cannot be looked up beside its first piece. */
 	ck_assert_int_eq(xfsj_buf_read(fx.fs, DADDR, PIECE * PIECES, &whole),
 			 -XFSJ_E_INVAL);
-	ck_assert_int_eq(xrp_dirbuf_get(fx.fs, DADDR, PIECE, PIECES, false,
+	ck_assert_int_eq(xfsj_dirbuf_get(fx.fs, DADDR, PIECE, PIECES, false,
 					&whole, &fx.f), 0);
 	ck_assert_uint_eq(whole->len, PIECE * PIECES);
 	ck_assert_uint_eq(whole->data[PIECE], 0xab);
@@ -48,7 +48,7 @@ START_TEST(whole_and_pieces)
 	/* Changed whole, then put: the pieces read again see it. */
 	memset(whole->data + 3 * PIECE, 0xcd, PIECE);
 	xfsj_buf_dirty(whole);
-	ck_assert_int_eq(xrp_dirbuf_put(fx.fs, whole, PIECES, &fx.f), 0);
+	ck_assert_int_eq(xfsj_dirbuf_put(fx.fs, whole, PIECES, &fx.f), 0);
 	read_pieces(&fx, piece);
 	ck_assert_uint_eq(piece[1]->data[0], 0xab);
 	ck_assert_uint_eq(piece[3]->data[0], 0xcd);
@@ -71,19 +71,19 @@ START_TEST(zeroed_and_single)
 	memset(piece[2]->data, 0x11, PIECE);
 	xfsj_buf_dirty(piece[2]);
 	/* A new block: zero-filled whatever the pieces held. */
-	ck_assert_int_eq(xrp_dirbuf_get(fx.fs, DADDR, PIECE, PIECES, true,
+	ck_assert_int_eq(xfsj_dirbuf_get(fx.fs, DADDR, PIECE, PIECES, true,
 					&bp, &fx.f), 0);
 	for (uint32_t i = 0; i < PIECE * PIECES; i++)
 		ck_assert_uint_eq(bp->data[i], 0);
-	ck_assert_int_eq(xrp_dirbuf_put(fx.fs, bp, PIECES, &fx.f), 0);
+	ck_assert_int_eq(xfsj_dirbuf_put(fx.fs, bp, PIECES, &fx.f), 0);
 	read_pieces(&fx, piece);
 	ck_assert_uint_eq(piece[2]->data[0], 0);
 	/* One filesystem block: the cache's own buffer, kept after put. */
-	ck_assert_int_eq(xrp_dirbuf_get(fx.fs, DADDR, PIECE, 1, false, &bp,
+	ck_assert_int_eq(xfsj_dirbuf_get(fx.fs, DADDR, PIECE, 1, false, &bp,
 					&fx.f), 0);
 	ck_assert_ptr_eq(bp, piece[0]);
-	ck_assert_int_eq(xrp_dirbuf_put(fx.fs, bp, 1, &fx.f), 0);
-	ck_assert_int_eq(xrp_dirbuf_put(fx.fs, NULL, PIECES, &fx.f), 0);
+	ck_assert_int_eq(xfsj_dirbuf_put(fx.fs, bp, 1, &fx.f), 0);
+	ck_assert_int_eq(xfsj_dirbuf_put(fx.fs, NULL, PIECES, &fx.f), 0);
 	fs_fixture_free(&fx);
 }
 END_TEST

@@ -196,7 +196,7 @@ static void make_files(struct fs_fixture *fx, struct files *fl)
 	fs_fixture_map(fx, fl->b, XFSJ_DATA_FORK, 0, fl->bfsb, 4, false);
 	de[0].ino = fl->a;
 	de[1].ino = fl->b;
-	ck_assert_int_eq(xrp_dir_write(fx->fs, fx->sb.rootino, fx->sb.rootino,
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino, fx->sb.rootino,
 				       de, 2, false, &fx->f), 0);
 	/* The fixture's allocations leave the summary counters behind. */
 	fs_fixture_reopen(fx);

@@ -12,8 +12,9 @@
  * - Leaf format when the leaf entries and the data blocks' bests fit one
  *   leaf1 block: data blocks filled in order (each ending with one unused
  *   region), the leaf1 block at the start of the leaf space.
- * - Node format beyond: the same data blocks, leafn blocks under one node
- *   of level 1 and one free index block.
+ * - Node format beyond: the same data blocks, leafn blocks under a da
+ *   btree of as many node levels as they need (each level's blocks
+ *   linked), free index blocks for every data block.
  *
  * The old blocks leave the fork first (freed through the deferred work,
  * or only unmapped when the caller says the free space cannot be
@@ -30,7 +31,7 @@
 #include "fs/iget.h"
 #include "ondisk/dir_block.h"
 #include "ondisk/meta.h"
-#include "repair/repair_priv.h"
+#include "fs/dir_write.h"
 
 /* "." and ".." in a v5 block: 16 bytes each with or without ftype. */
 #define DOT_BYTES(ft)	(2 * xfsj_dir2_data_entsize(2, (ft)))
@@ -171,7 +172,7 @@ static int new_block(struct dw *w, uint64_t fileoff, uint32_t magic,
 		w->bufs = v;
 		w->capbufs = cap;
 	}
-	err = xrp_dirbuf_get(w->fs, h.blkno, w->sb->blocksize, w->fsbs, true,
+	err = xfsj_dirbuf_get(w->fs, h.blkno, w->sb->blocksize, w->fsbs, true,
 			     bp, w->f);
 	if (err)
 		return xfsj_fault_set(w->f, err, "directory block", "get",
@@ -284,8 +285,7 @@ static int write_leaf(struct dw *w, uint64_t ndb)
 	return err;
 }
 
-/* Leaf blocks of the node format, and whether one node and one free
- * index block hold them and the data blocks. */
+/* Leaf blocks of the node format, children of a node block. */
 static uint64_t node_leaves(const struct dw *w)
 {
 	uint64_t per = xfsj_dir3_leaf_max_ents(w->bs);
@@ -293,44 +293,89 @@ static uint64_t node_leaves(const struct dw *w)
 	return (w->n + 2 + per - 1) / per;
 }
 
-static bool node_fits(const struct dw *w, uint64_t ndb)
+static uint64_t node_per(const struct dw *w)
 {
-	return ndb <= xfsj_dir3_free_max_bests(w->bs) &&
-	       node_leaves(w) <= (w->bs - XFSJ_DIR3_HDR_SIZE) /
-				 XFSJ_DA3_NODE_ENTRY_SIZE;
+	return (w->bs - XFSJ_DA3_NODE_HDR_SIZE) / XFSJ_DA3_NODE_ENTRY_SIZE;
 }
 
-/*
- * Node format: full data blocks; leafn blocks (siblings linked) from the
- * second block of the leaf space, under one node (level 1) at its first
- * block; one free index block at the start of the free space.
- */
-static int write_node(struct dw *w, uint64_t ndb)
+/* The root's level: 1 when it holds every leaf, one more a node level. */
+static unsigned int node_levels(const struct dw *w)
 {
-	uint64_t per = xfsj_dir3_leaf_max_ents(w->bs);
-	uint64_t nleaf = node_leaves(w), total = w->n + 2;
-	uint64_t leaf0 = (XFSJ_DIR2_LEAF_OFFSET >> w->bytelog) * w->fsbs;
-	uint16_t *bests = calloc(ndb, sizeof(*bests));
+	uint64_t cnt = node_leaves(w), per = node_per(w);
+	unsigned int level = 1;
+
+	while (cnt > per) {
+		cnt = (cnt + per - 1) / per;
+		level++;
+	}
+	return level;
+}
+
+/* The data blocks end below the leaf space, the tree below the maximum
+ * depth. */
+static bool node_fits(const struct dw *w, uint64_t ndb)
+{
+	return ndb != UINT64_MAX &&
+	       ndb <= (XFSJ_DIR2_LEAF_OFFSET >> w->bytelog) &&
+	       node_levels(w) < XFSJ_DA_NODE_MAXDEPTH;
+}
+
+/* One child of a node block: its greatest hash and its block. */
+struct dkey {
+	uint32_t hash, blk;
+};
+
+/* A node block at @blk of level @level over the @cnt children @k, its
+ * siblings @forw and @back (0: none). */
+static int put_node(struct dw *w, uint32_t blk, unsigned int level,
+		    const struct dkey *k, uint64_t cnt, uint32_t forw,
+		    uint32_t back)
+{
 	struct xfsj_buf *bp;
 	uint8_t *b;
 	int err;
 
-	if (!bests)
-		return -XFSJ_E_NOMEM;
-	err = write_data(w, ndb, bests);
+	err = new_block(w, blk, XFSJ_DIR3_NODE_MAGIC, 12, &bp);
+	if (err)
+		return err;
+	b = bp->data;
+	xfsj_put_be32(b, forw);
+	xfsj_put_be32(b + 4, back);
+	xfsj_put_be16(b + XFSJ_DA3_NODE_OFF_COUNT, (uint16_t)cnt);
+	xfsj_put_be16(b + XFSJ_DA3_NODE_OFF_LEVEL, (uint16_t)level);
+	for (uint64_t i = 0; i < cnt; i++) {
+		xfsj_put_be32(b + XFSJ_DA3_NODE_HDR_SIZE + 8 * i, k[i].hash);
+		xfsj_put_be32(b + XFSJ_DA3_NODE_HDR_SIZE + 8 * i + 4,
+			      k[i].blk);
+	}
+	return 0;
+}
+
+/*
+ * The leafn blocks (siblings linked) from the second block of the leaf
+ * space, @k getting each one's key.
+ */
+static int write_leafn(struct dw *w, uint64_t leaf0, struct dkey *k)
+{
+	uint64_t per = xfsj_dir3_leaf_max_ents(w->bs);
+	uint64_t nleaf = node_leaves(w), total = w->n + 2;
+	struct xfsj_buf *bp;
+	int err = 0;
+
 	qsort(w->le, total, sizeof(*w->le), lent_cmp);
 	for (uint64_t i = 0; i < nleaf && !err; i++) {
 		uint64_t first = i * per;
 		uint64_t cnt = total - first < per ? total - first : per;
+		uint8_t *b;
 
-		err = new_block(w, leaf0 + (i + 1) * w->fsbs,
-				XFSJ_DIR3_LEAFN_MAGIC, 12, &bp);
+		k[i].blk = (uint32_t)(leaf0 + (i + 1) * w->fsbs);
+		k[i].hash = w->le[first + cnt - 1].hashval;
+		err = new_block(w, k[i].blk, XFSJ_DIR3_LEAFN_MAGIC, 12, &bp);
 		if (err)
 			break;
 		b = bp->data;
-		xfsj_put_be32(b, i + 1 < nleaf ?
-			      (uint32_t)(leaf0 + (i + 2) * w->fsbs) : 0);
-		xfsj_put_be32(b + 4, i ? (uint32_t)(leaf0 + i * w->fsbs) : 0);
+		xfsj_put_be32(b, i + 1 < nleaf ? k[i].blk + w->fsbs : 0);
+		xfsj_put_be32(b + 4, i ? k[i].blk - w->fsbs : 0);
 		xfsj_put_be16(b + 56, (uint16_t)cnt);
 		for (uint64_t j = 0; j < cnt; j++) {
 			xfsj_put_be32(b + XFSJ_DIR3_HDR_SIZE + 8 * j,
@@ -339,38 +384,100 @@ static int write_node(struct dw *w, uint64_t ndb)
 				      w->le[first + j].address);
 		}
 	}
-	if (!err)
-		err = new_block(w, leaf0, XFSJ_DIR3_NODE_MAGIC, 12, &bp);
-	if (!err) {
-		b = bp->data;
-		xfsj_put_be16(b + XFSJ_DA3_NODE_OFF_COUNT, (uint16_t)nleaf);
-		xfsj_put_be16(b + XFSJ_DA3_NODE_OFF_LEVEL, 1);
-		for (uint64_t i = 0; i < nleaf; i++) {
-			uint64_t last = (i + 1) * per < total ?
-					(i + 1) * per - 1 : total - 1;
+	return err;
+}
 
-			xfsj_put_be32(b + XFSJ_DA3_NODE_HDR_SIZE + 8 * i,
-				      w->le[last].hashval);
-			xfsj_put_be32(b + XFSJ_DA3_NODE_HDR_SIZE + 8 * i + 4,
-				      (uint32_t)(leaf0 + (i + 1) * w->fsbs));
+/*
+ * The node levels over the @cnt keys @k: while they are more than a
+ * node holds, a level of node blocks (siblings linked) after the leaves,
+ * their keys taking the place of their children's; then the root at the
+ * first block of the leaf space.
+ */
+static int write_nodes(struct dw *w, uint64_t leaf0, struct dkey *k,
+		       uint64_t cnt)
+{
+	uint64_t per = node_per(w), next = leaf0 + (cnt + 1) * w->fsbs;
+	unsigned int level = 1;
+	int err = 0;
+
+	while (cnt > per && !err) {
+		uint64_t nnode = (cnt + per - 1) / per;
+
+		for (uint64_t j = 0; j < nnode && !err; j++) {
+			uint64_t c = cnt - j * per < per ? cnt - j * per : per;
+			uint32_t blk = (uint32_t)(next + j * w->fsbs);
+			uint32_t last = k[j * per + c - 1].hash;
+
+			err = put_node(w, blk, level, k + j * per, c,
+				       j + 1 < nnode ? blk + w->fsbs : 0,
+				       j ? blk - w->fsbs : 0);
+			k[j].hash = last;
+			k[j].blk = blk;
 		}
-		err = new_block(w, (XFSJ_DIR2_FREE_OFFSET >> w->bytelog) *
-				w->fsbs, XFSJ_DIR3_FREE_MAGIC, 4, &bp);
+		next += nnode * w->fsbs;
+		cnt = nnode;
+		level++;
 	}
-	if (!err) {
+	return err ? err : put_node(w, (uint32_t)leaf0, level, k, cnt, 0, 0);
+}
+
+/* The free index blocks from the start of the free space, each holding
+ * the bests of its share of the @ndb data blocks. */
+static int write_free(struct dw *w, uint64_t ndb, const uint16_t *bests)
+{
+	uint64_t maxb = xfsj_dir3_free_max_bests(w->bs);
+	uint64_t free0 = (XFSJ_DIR2_FREE_OFFSET >> w->bytelog) * w->fsbs;
+	struct xfsj_buf *bp;
+	int err = 0;
+
+	for (uint64_t first = 0, i = 0; first < ndb && !err;
+	     first += maxb, i++) {
+		uint64_t cnt = ndb - first < maxb ? ndb - first : maxb;
+		uint8_t *b;
+
+		err = new_block(w, free0 + i * w->fsbs, XFSJ_DIR3_FREE_MAGIC,
+				4, &bp);
+		if (err)
+			break;
 		b = bp->data;
-		xfsj_put_be32(b + 48, 0);		/* firstdb */
-		xfsj_put_be32(b + 52, (uint32_t)ndb);	/* nvalid */
-		xfsj_put_be32(b + 56, (uint32_t)ndb);	/* nused */
-		for (uint64_t db = 0; db < ndb; db++)
-			xfsj_put_be16(b + XFSJ_DIR3_HDR_SIZE + 2 * db,
-				      bests[db]);
+		xfsj_put_be32(b + 48, (uint32_t)first);	/* firstdb */
+		xfsj_put_be32(b + 52, (uint32_t)cnt);	/* nvalid */
+		xfsj_put_be32(b + 56, (uint32_t)cnt);	/* nused */
+		for (uint64_t j = 0; j < cnt; j++)
+			xfsj_put_be16(b + XFSJ_DIR3_HDR_SIZE + 2 * j,
+				      bests[first + j]);
 	}
+	return err;
+}
+
+/*
+ * Node format: full data blocks; leafn blocks under a da btree of as
+ * many node levels as they need, its root at the first block of the leaf
+ * space; free index blocks at the start of the free space.
+ */
+static int write_node(struct dw *w, uint64_t ndb)
+{
+	uint64_t leaf0 = (XFSJ_DIR2_LEAF_OFFSET >> w->bytelog) * w->fsbs;
+	uint64_t nleaf = node_leaves(w);
+	uint16_t *bests = calloc(ndb, sizeof(*bests));
+	struct dkey *k = calloc(nleaf, sizeof(*k));
+	int err = -XFSJ_E_NOMEM;
+
+	if (bests && k) {
+		err = write_data(w, ndb, bests);
+		if (!err)
+			err = write_leafn(w, leaf0, k);
+		if (!err)
+			err = write_nodes(w, leaf0, k, nleaf);
+		if (!err)
+			err = write_free(w, ndb, bests);
+	}
+	free(k);
 	free(bests);
 	return err;
 }
 
-bool xrp_dir_fits_block(const struct xfsj_sb *sb,
+bool xfsj_dir_fits_block(const struct xfsj_sb *sb,
 			const struct xfsj_dirent *ents, size_t n)
 {
 	bool ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
@@ -383,24 +490,24 @@ bool xrp_dir_fits_block(const struct xfsj_sb *sb,
 	return sz <= bs;
 }
 
-bool xrp_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
+bool xfsj_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
 		  size_t n)
 {
 	struct dw w = {
 		.sb = sb, .ents = ents, .n = n,
 		.ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0,
 		.bs = sb->blocksize << sb->dirblklog,
+		.bytelog = sb->blocklog + sb->dirblklog,
 	};
-
 	uint64_t ndb;
 
-	if (xrp_dir_fits_block(sb, ents, n))
+	if (xfsj_dir_fits_block(sb, ents, n))
 		return true;
 	ndb = leaf_data_blocks(&w);
 	return leaf_fits(&w, ndb) || node_fits(&w, ndb);
 }
 
-int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
+int xfsj_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
 		  struct xfsj_fault *f)
 {
@@ -414,7 +521,7 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		.bs = sb->blocksize << sb->dirblklog, .fsbs = 1U << sb->dirblklog,
 		.bytelog = sb->blocklog + sb->dirblklog,
 	};
-	bool block = xrp_dir_fits_block(sb, ents, n);
+	bool block = xfsj_dir_fits_block(sb, ents, n);
 	uint64_t ndb = block ? 1 : leaf_data_blocks(&w);
 	uint32_t forksize;
 	uint8_t *fork;
@@ -464,7 +571,7 @@ int xrp_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 	if (!err)
 		err = xfsj_defer_finish(fs, f);
 	for (size_t i = 0; i < w.nbufs && !err; i++)
-		err = xrp_dirbuf_put(fs, w.bufs[i], w.fsbs, f);
+		err = xfsj_dirbuf_put(fs, w.bufs[i], w.fsbs, f);
 	free(w.bufs);
 	return err;
 }

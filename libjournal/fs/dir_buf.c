@@ -13,7 +13,7 @@
  * dropped in turn, so the next round's check reads the pieces again.
  * Blocks of one filesystem block go straight to the cache.
  */
-#include "repair/repair_priv.h"
+#include "fs/dir_write.h"
 
 /* Drop the cached pieces of the @n filesystem blocks from @daddr. */
 static int drop_pieces(struct xfsj_fs *fs, uint64_t daddr, uint32_t fsbsize,
@@ -33,7 +33,7 @@ static int drop_pieces(struct xfsj_fs *fs, uint64_t daddr, uint32_t fsbsize,
 	return err;
 }
 
-int xrp_dirbuf_get(struct xfsj_fs *fs, uint64_t daddr, uint32_t fsbsize,
+int xfsj_dirbuf_get(struct xfsj_fs *fs, uint64_t daddr, uint32_t fsbsize,
 		   uint32_t n, bool zero, struct xfsj_buf **bp,
 		   struct xfsj_fault *f)
 {
@@ -50,7 +50,7 @@ int xrp_dirbuf_get(struct xfsj_fs *fs, uint64_t daddr, uint32_t fsbsize,
 		      xfsj_buf_read(fs, daddr, len, bp);
 }
 
-int xrp_dirbuf_put(struct xfsj_fs *fs, struct xfsj_buf *bp, uint32_t n,
+int xfsj_dirbuf_put(struct xfsj_fs *fs, struct xfsj_buf *bp, uint32_t n,
 		   struct xfsj_fault *f)
 {
 	int err;
