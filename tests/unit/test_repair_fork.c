@@ -360,7 +360,7 @@ START_TEST(deep_tree)
 		fs_fixture_map(&fx, ino, XFSJ_DATA_FORK, 2 * i, data + i, 1,
 			       false);
 	de.ino = ino;
-	ck_assert_int_eq(xrp_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
+	ck_assert_int_eq(xfsj_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
 				       &de, 1, false, &fx.f), 0);
 	fs_fixture_reopen(&fx);
 	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
