@@ -45,9 +45,9 @@ may() {
 PUBLIC[undo]=recover
 PUBLIC[salvage]=recover
 # populate: filling a new filesystem from a tree (xfsj-mkfs -p), on fs
-# (its directories written by fs/dir_write.h) and check (the file type of
-# a mode, check/inode_priv.h); beside repair, which it may not include.
-RANK[populate]=5
+# (its directories written by fs/dir_write.h); beside recover and check,
+# which it may not include.
+RANK[populate]=4
 PUBLIC[populate]=populate
 
 # layer_of_include NAME: the layer of an included header, or "" if not ours

@@ -181,6 +181,9 @@ enum {
 	XFSJ_FT_WHT, XFSJ_FT__MAX
 };
 
+/* The directory entry file type of an inode mode (XFSJ_FT_UNKNOWN: none). */
+uint8_t xfsj_mode_ftype(uint16_t mode);
+
 /* Bytes the encoded directory takes. */
 size_t xfsj_dir_sf_size(uint64_t parent, const struct xfsj_dirent *ents,
 			unsigned int n, bool ftype);

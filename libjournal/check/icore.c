@@ -38,20 +38,6 @@ enum {
 #define MAX_ATTR_EXTENTS64	((1ULL << 32) - 1)
 #define DEV_FORKOFF		1	/* a dev_t rounded up to 8 bytes */
 
-uint8_t xck_mode_ftype(uint16_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG: return XFSJ_FT_REG;
-	case S_IFDIR: return XFSJ_FT_DIR;
-	case S_IFCHR: return XFSJ_FT_CHRDEV;
-	case S_IFBLK: return XFSJ_FT_BLKDEV;
-	case S_IFIFO: return XFSJ_FT_FIFO;
-	case S_IFSOCK: return XFSJ_FT_SOCK;
-	case S_IFLNK: return XFSJ_FT_SYMLINK;
-	default: return XFSJ_FT_UNKNOWN;
-	}
-}
-
 static bool has_incompat(const struct xck *ck, uint32_t bit)
 {
 	return ck->sb->features_incompat & bit;
@@ -386,7 +372,7 @@ bool xck_icore(struct xck *ck, struct xck_icheck *ic)
 	const struct xfsj_dinode *di = &ic->di;
 	bool ok;
 
-	if (xck_mode_ftype(di->mode) == XFSJ_FT_UNKNOWN) {
+	if (xfsj_mode_ftype(di->mode) == XFSJ_FT_UNKNOWN) {
 		xck_ino_report(ck, INO_MODE, ic->ino, "mode", 0, di->mode);
 		return false;
 	}

@@ -59,7 +59,6 @@ void xck_ino_report(struct xck *ck, int row, uint64_t ino,
 		    const char *field, uint64_t expected, uint64_t found);
 
 /* The file type of a mode (XFSJ_FT_UNKNOWN when it names none). */
-uint8_t xck_mode_ftype(uint16_t mode);
 
 /*
  * icore.c: the header of a slot (magic, version, CRC, number, UUID);

@@ -205,7 +205,7 @@ static int check_slot(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 		xck_ino_report(ck, INO_FREE_INUSE, ic.ino, "mode", 0,
 			       ic.di.mode);
 	st->flags |= XCK_I_INUSE;
-	st->ftype = xck_mode_ftype(ic.di.mode);
+	st->ftype = xfsj_mode_ftype(ic.di.mode);
 	st->nlink = ic.di.nlink;
 	st->gen = ic.di.gen;
 	ck->res->inodes++;

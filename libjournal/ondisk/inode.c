@@ -187,3 +187,17 @@ int xfsj_dinode_verify(const void *buf, const struct xfsj_vctx *c,
 		return DI_BAD(XFSJ_E_CORRUPT, "aformat", di.aformat);
 	return 0;
 }
+
+uint8_t xfsj_mode_ftype(uint16_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return XFSJ_FT_REG;
+	case S_IFDIR: return XFSJ_FT_DIR;
+	case S_IFCHR: return XFSJ_FT_CHRDEV;
+	case S_IFBLK: return XFSJ_FT_BLKDEV;
+	case S_IFIFO: return XFSJ_FT_FIFO;
+	case S_IFSOCK: return XFSJ_FT_SOCK;
+	case S_IFLNK: return XFSJ_FT_SYMLINK;
+	default: return XFSJ_FT_UNKNOWN;
+	}
+}

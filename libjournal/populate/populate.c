@@ -17,9 +17,8 @@
 #include "core/overlay.h"
 #include "fs/attr.h"
 #include "fs/defer.h"
-#include "check/inode_priv.h"
-#include "populate/pop_priv.h"
 #include "fs/dir_write.h"
+#include "populate/pop_priv.h"
 
 #define PROGRESS_EVERY	1000
 
@@ -288,7 +287,7 @@ int xfsj_pop_add(struct pop *p, uint64_t dino, const char *name,
 		return xfsj_pop_fail(p, "name", ENAMETOOLONG, -XFSJ_E_RANGE);
 	de->name = name;
 	de->namelen = (uint8_t)strlen(name);
-	de->ftype = xck_mode_ftype((uint16_t)st->st_mode);
+	de->ftype = xfsj_mode_ftype((uint16_t)st->st_mode);
 	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1 &&
 	    link_find(p, st, &ino)) {
 		err = xfsj_iget(p->fs, ino, true, &ip, p->f);
