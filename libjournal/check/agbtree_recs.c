@@ -294,8 +294,7 @@ static int finobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
 	if (chunk_nfree(&r) == 0)
 		say(w, FINOBT_NOFREE, 0, r.startino);
 	if (ag->tree_ok[XFSJ_BT_INO]) {
-		c = bsearch(&r.startino, ag->chunks.v, ag->chunks.n,
-			    sizeof(*c), chunk_cmp);
+		c = xck_vec_find(&ag->chunks, &r.startino, chunk_cmp);
 		if (!c)
 			say(w, FINOBT_UNKNOWN, 0, r.startino);
 		else if (c->rec.holemask != r.holemask ||
@@ -321,8 +320,7 @@ static int finobt_done(struct agbt_walk *w)
 		const struct xck_chunk *c = xck_vec_at(&ag->chunks, n);
 
 		if (chunk_nfree(&c->rec) == 0 ||
-		    bsearch(&c->rec.startino, ag->fino.v, ag->fino.n,
-			    sizeof(struct xfsj_inobt_rec), fino_cmp))
+		    xck_vec_find(&ag->fino, &c->rec.startino, fino_cmp))
 			continue;
 		w->rec_agbno = ag->agi.free_root;
 		agbt_say(w, FINOBT_MISSING, XFSJ_PF_FOUND, 0,

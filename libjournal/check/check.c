@@ -53,6 +53,12 @@ void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *))
 		qsort(v->v, v->n, v->esz, cmp);
 }
 
+void *xck_vec_find(const struct xck_vec *v, const void *key,
+		   int (*cmp)(const void *, const void *))
+{
+	return v->n ? bsearch(key, v->v, v->n, v->esz, cmp) : NULL;
+}
+
 void xck_report(struct xck *ck, const struct xfsj_problem *p)
 {
 	enum xfsj_sev s = p->def->sev;
@@ -135,10 +141,9 @@ struct xck_inode *xck_inode_find(struct xck *ck, uint64_t ino,
 
 	if (chunk)
 		*chunk = NULL;
-	if (agno >= ck->agcount || !ck->ags[agno].chunks.n)
+	if (agno >= ck->agcount)
 		return NULL;
-	c = bsearch(&agino, ck->ags[agno].chunks.v, ck->ags[agno].chunks.n,
-		    sizeof(*c), chunk_cmp_key);
+	c = xck_vec_find(&ck->ags[agno].chunks, &agino, chunk_cmp_key);
 	if (!c)
 		return NULL;
 	if (chunk)

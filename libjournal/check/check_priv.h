@@ -57,6 +57,9 @@ static inline void *xck_vec_at(const struct xck_vec *v, size_t i)
 	return (char *)v->v + i * v->esz;
 }
 void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *));
+/* The element of sorted @v matching @key (bsearch; NULL when empty). */
+void *xck_vec_find(const struct xck_vec *v, const void *key,
+		   int (*cmp)(const void *, const void *));
 
 /* ---- what is known of one inode ---- */
 enum {

@@ -132,7 +132,8 @@ enum damage {
 	D_ROOT_MAGIC, D_KEY, D_LEAF_RIGHTSIB, D_LEAF_LEFTSIB, D_PTR_TWICE,
 	D_PTR_HEADER, D_LEVEL, D_OWNER, D_BLKNO, D_REC_OVERLAP, D_REC_ZERO,
 	D_CNT_ORDER, D_RMAP_HIGHKEY, D_RMAP_OWNER, D_RMAP_MERGE,
-	D_INO_FREECOUNT, D_UNDERFULL, D_INO_HOLES, D_FINO_DIFFERS, D__N
+	D_INO_FREECOUNT, D_UNDERFULL, D_INO_HOLES, D_FINO_DIFFERS, D_FINO_EMPTY,
+	D__N
 };
 
 static const struct {
@@ -158,6 +159,8 @@ static const struct {
 	[D_UNDERFULL] = { XFSJ_BT_BNO, "btree.numrecs_min" },
 	[D_INO_HOLES] = { XFSJ_BT_INO, "inobt.holes" },
 	[D_FINO_DIFFERS] = { XFSJ_BT_FINO, "finobt.differs" },
+	/* (an empty finobt: nothing to search, under UBSan too) */
+	[D_FINO_EMPTY] = { XFSJ_BT_FINO, "finobt.missing" },
 };
 
 static void damage(struct fs_fixture *fx, enum damage d)
@@ -235,11 +238,14 @@ static void damage(struct fs_fixture *fx, enum damage d)
 	case D_INO_FREECOUNT:
 	case D_INO_HOLES:
 	case D_FINO_DIFFERS:
+	case D_FINO_EMPTY:
 		ck_assert_int_eq(xfsj_agi_read(fx->fs, 0, &ibp, &fx->f), 0);
 		xfsj_agi_decode(ibp->data, &agi);
-		b = block(fx, d == D_FINO_DIFFERS ? agi.free_root : agi.root,
+		b = block(fx, d >= D_FINO_DIFFERS ? agi.free_root : agi.root,
 			  &rbp) + s->hdrlen;
-		if (d == D_INO_FREECOUNT)
+		if (d == D_FINO_EMPTY)
+			xfsj_put_be16(b - s->hdrlen + 6, 0);	/* numrecs */
+		else if (d == D_INO_FREECOUNT)
 			b[7] ^= 1;	/* the freecount's low byte */
 		else if (d == D_INO_HOLES)	/* inodes in use made holes */
 			xfsj_put_be16(b + 4, 0x0001);
