@@ -723,17 +723,26 @@ static int salvage_skip(struct walk *w, uint32_t *pos, uint32_t *left,
 		d.bad_crc = true;
 		d.bad_lsn = bad->lsn;
 	}
-	for (int b = 0; b < TBUCKETS; b++)
-		for (struct topen *t = w->hash[b]; t; t = t->next) {
-			t_trim(t);
-			d.open_trans++;
-		}
 	w->damaged = true;
 	ret = *left > 1 ? xfsj_log_resync(l, (*pos + 1) % l->g.size_bb,
 					  *left - 1, w->last_lsn, &next,
 					  &next_lsn, f) : 1;
 	if (ret < 0)
 		return ret;
+	/*
+	 * A record whose ops were all read (its CRC failed), followed right
+	 * away by the next good one: the op stream goes on unbroken, so a
+	 * region split across the two is still whole (for the report).
+	 */
+	for (int b = 0; b < TBUCKETS; b++)
+		for (struct topen *t = w->hash[b]; t; t = t->next) {
+			if (bad && !ret && next == (uint32_t)(((uint64_t)*pos +
+					bad->hblks + bad->data_bbs) % l->g.size_bb))
+				t->partial = true;
+			else
+				t_trim(t);
+			d.open_trans++;
+		}
 	if (ret == 0) {
 		d.resumed = true;
 		d.next_blk = next;
