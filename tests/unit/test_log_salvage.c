@@ -227,6 +227,49 @@ START_TEST(zeroed_record)
 }
 END_TEST
 
+/*
+ * A region split across a record whose CRC failed and the next record,
+ * good and right after it: the op stream is unbroken, so the item is
+ * whole for the loss report (the transaction is still partial).
+ */
+START_TEST(split_region_kept)
+{
+	struct synth sy;
+	struct sal s;
+	uint32_t c;
+	int i6;
+
+	synth_init(&sy, 4096, 2048);
+	synth_start(&sy, 0x1, 2);
+	buf_item(&sy, 0x1, 100);
+	synth_commit(&sy, 0x1);
+	synth_flush(&sy);
+	c = sy.blk;
+	synth_start(&sy, 0x6, 4);
+	buf_item(&sy, 0x6, 600);
+	buf_item(&sy, 0x6, 601);
+	synth_commit(&sy, 0x6);
+	synth_flush(&sy);
+	ck_assert_uint_ne(sy.last_blk, c);	/* 601's data was split */
+	synth_start(&sy, 0x3, 2);
+	buf_item(&sy, 0x3, 300);
+	synth_commit(&sy, 0x3);
+	synth_flush(&sy);
+	sy.img[synth_boff(&sy, c) + 512 + 600] ^= 0x5a;
+	ck_assert_int_eq(walk(&sy, XFSJ_LOGW_SALVAGE, &s), 0);
+	ck_assert_uint_eq(s.damages, 1);
+	ck_assert(s.d.bad_crc);
+	i6 = find(&s, 0x6);
+	ck_assert_int_ge(i6, 0);
+	ck_assert(s.partial[i6]);
+	ck_assert_uint_eq(s.nitems[i6], 2);
+	ck_assert_uint_eq(s.blkno[i6][1], 601);
+	ck_assert_uint_eq(s.nranges[i6], 2);
+	ck_assert(!s.partial[find(&s, 0x3)]);
+	synth_free(&sy);
+}
+END_TEST
+
 START_TEST(resync_rules)
 {
 	struct synth sy;
@@ -274,6 +317,7 @@ Suite *log_salvage_suite(void)
 	tcase_add_test(tc, undamaged_is_whole);
 	tcase_add_test(tc, bad_crc_record);
 	tcase_add_test(tc, zeroed_record);
+	tcase_add_test(tc, split_region_kept);
 	tcase_add_test(tc, resync_rules);
 	suite_add_tcase(s, tc);
 	return s;
