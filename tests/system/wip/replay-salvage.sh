@@ -2,12 +2,16 @@
 # Salvage replay of a log damaged in the middle (xfsj-repair --salvage).
 #
 # Crash images are made as the kernel makes them (mount, seeded workload,
-# `shutdown -f` while it runs, unmount; CRASH_NEED: at least MINRECS
-# records in the live log); the truth is the kernel's own replay (mount)
-# of an undamaged copy: every path with its type, size, content checksum
-# and xattrs.  Then one record in the middle of the live log is damaged,
-# found with xfsj-logprint --json: (flip) a byte of its data flipped (bad
-# CRC), (zero) the blocks of the whole record zeroed.  For each case:
+# a freeze and thaw after 3 s that writes the metadata so far in place,
+# more workload, `shutdown -f` while it runs, unmount; CRASH_NEED: the
+# workload goes on until the live log holds at least MINRECS records);
+# the truth is the kernel's own replay (mount) of an undamaged copy:
+# every path with its type, size, content checksum and xattrs.  Then one
+# record strictly inside the live log (not the tail's, at least TORN
+# records before the head) is damaged, found with xfsj-logprint --json:
+# (flip) a byte of its data flipped (bad CRC), (zero) the whole record
+# zeroed but for each block's cycle stamp (so the head and tail found
+# stay those of the undamaged log, which is checked).  For each case:
 #  - without --salvage, xfsj-repair refuses (exit != 0) naming the record;
 #  - with --salvage it exits 0 or 1, then xfs_repair -n (6.13) and
 #    xfsj-repair -n find nothing and the kernel mounts it; the paths equal
@@ -20,7 +24,8 @@
 #
 #   SEED=s (default: from the clock), IMAGES=n (crash images, default 2:
 #   the first gets both kinds of damage, the others one each), MINRECS=n
-#   (default 24)
+#   (default 24).  About 55 s with the defaults.  XFSJ_KEEP=1 keeps the
+#   damaged image of a failed case.
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/crashimg.sh"
 source "$(dirname "$0")/../lib/treedump.sh"
