@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ondisk/trans_resv.h"
 #include "repair/ag_rebuild.h"
 
 #define PLAN_ROUNDS	24
@@ -365,6 +366,10 @@ static int rmap_records(struct xrp_agplan *pl)
 			pl->rmap[n++] = (struct xfsj_rmap_rec){
 				pl->take[t], 1, tree_owner[bt], 0 };
 	}
+	/* The rest is the AGFL's. */
+	for (; t < pl->ntake; t++)
+		pl->rmap[n++] = (struct xfsj_rmap_rec){
+			pl->take[t], 1, XFSJ_RMAP_OWN_AG, 0 };
 	pl->nrmap = rmap_merge(pl->rmap, n);
 	return 0;
 }
@@ -384,6 +389,31 @@ static uint64_t tree_recs(const struct xrp_agplan *pl, int bt)
 	default:
 		return pl->nrefc;
 	}
+}
+
+/* A full split of a tree of @levels (at most @max): the kernel's rule. */
+static uint32_t split_blocks(uint32_t levels, uint32_t max)
+{
+	uint32_t h = levels + 1 < max ? levels + 1 : max;
+
+	return h ? 2 * h - 2 : 0;
+}
+
+/* The AGFL length the kernel keeps for the new trees' heights. */
+static uint32_t agfl_want(const struct xrp_agplan *pl)
+{
+	const struct xfsj_sb *sb = pl->sb;
+	uint32_t amax = xfsj_alloc_maxlevels(sb->blocksize, pl->agblocks);
+	uint32_t n, slots = xfsj_agfl_size(sb->sectsize);
+
+	n = split_blocks(pl->geom[XFSJ_BT_BNO].levels, amax) +
+	    split_blocks(pl->geom[XFSJ_BT_CNT].levels, amax);
+	if (pl->rebuild[XFSJ_BT_RMAP])
+		n += split_blocks(pl->geom[XFSJ_BT_RMAP].levels,
+				  xfsj_rmap_maxlevels(sb->blocksize,
+					pl->agblocks, xfsj_fs_has(pl->fs,
+						XFSJ_RO_COMPAT_REFLINK)));
+	return n < slots ? n : slots;
 }
 
 static int settle(struct xrp_agplan *pl)
@@ -412,8 +442,11 @@ static int settle(struct xrp_agplan *pl)
 				return err;
 			got += pl->geom[bt].blocks;
 		}
-		if (got == want)
+		got += agfl_want(pl);
+		if (got == want) {
+			pl->nagfl = agfl_want(pl);
 			return 0;
+		}
 		want = got;
 	}
 	return -XFSJ_E_RANGE;
