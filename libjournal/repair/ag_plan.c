@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ondisk/trans_resv.h"
+#include "fs/alloc.h"
 #include "repair/ag_rebuild.h"
 
 #define PLAN_ROUNDS	24
@@ -391,29 +391,12 @@ static uint64_t tree_recs(const struct xrp_agplan *pl, int bt)
 	}
 }
 
-/* A full split of a tree of @levels (at most @max): the kernel's rule. */
-static uint32_t split_blocks(uint32_t levels, uint32_t max)
-{
-	uint32_t h = levels + 1 < max ? levels + 1 : max;
-
-	return h ? 2 * h - 2 : 0;
-}
-
 /* The AGFL length the kernel keeps for the new trees' heights. */
 static uint32_t agfl_want(const struct xrp_agplan *pl)
 {
-	const struct xfsj_sb *sb = pl->sb;
-	uint32_t amax = xfsj_alloc_maxlevels(sb->blocksize, pl->agblocks);
-	uint32_t n, slots = xfsj_agfl_size(sb->sectsize);
-
-	n = split_blocks(pl->geom[XFSJ_BT_BNO].levels, amax) +
-	    split_blocks(pl->geom[XFSJ_BT_CNT].levels, amax);
-	if (pl->rebuild[XFSJ_BT_RMAP])
-		n += split_blocks(pl->geom[XFSJ_BT_RMAP].levels,
-				  xfsj_rmap_maxlevels(sb->blocksize,
-					pl->agblocks, xfsj_fs_has(pl->fs,
-						XFSJ_RO_COMPAT_REFLINK)));
-	return n < slots ? n : slots;
+	return xfsj_alloc_freelist_len(pl->fs, pl->geom[XFSJ_BT_BNO].levels,
+				       pl->geom[XFSJ_BT_CNT].levels,
+				       pl->geom[XFSJ_BT_RMAP].levels);
 }
 
 static int settle(struct xrp_agplan *pl)
