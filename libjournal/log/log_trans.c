@@ -235,16 +235,23 @@ static void t_destroy(struct topen *t)
 
 /*
  * Salvage: the transaction lost ops (to a damaged record, or as it was
- * being fed).  Its last item goes if it may be incomplete; what comes
- * next is skipped until a region that starts an item.
+ * being fed).  Its last item, if it may be incomplete, is cut short
+ * where it stops (a partial transaction is never replayed: what its
+ * first regions say, its inode or its buffer, still goes to the loss
+ * report), or goes when it has no region or no count; what comes next
+ * is skipped until a region that starts an item.
  */
 static void t_trim(struct topen *t)
 {
 	if (t->nitems) {
-		const struct titem *it = &t->items[t->nitems - 1];
+		struct titem *it = &t->items[t->nitems - 1];
+		bool whole = it->reg0 + it->nreg <= t->nregs;
 
-		if (t->in_cont || !it->total || it->nreg < it->total ||
-		    it->reg0 + it->nreg > t->nregs) {
+		if (it->total && it->nreg && whole &&
+		    (t->in_cont || it->nreg < it->total))
+			it->total = it->nreg;
+		else if (t->in_cont || !it->total || it->nreg < it->total ||
+			 !whole) {
 			if (it->reg0 < t->nregs)
 				t->npieces = t->regs[it->reg0].piece0;
 			if (it->reg0 <= t->nregs)

@@ -270,6 +270,49 @@ START_TEST(split_region_kept)
 }
 END_TEST
 
+/*
+ * A region split across a good record and a zeroed one: the item is cut
+ * short where the damage begins, but what its format says (the buffer)
+ * still goes to the loss report.
+ */
+START_TEST(cut_item_reported)
+{
+	struct synth sy;
+	struct sal s;
+	uint32_t c, d;
+	int i7;
+
+	synth_init(&sy, 4096, 2048);
+	synth_start(&sy, 0x1, 2);
+	buf_item(&sy, 0x1, 100);
+	synth_commit(&sy, 0x1);
+	synth_flush(&sy);
+	synth_start(&sy, 0x7, 4);
+	buf_item(&sy, 0x7, 700);
+	buf_item(&sy, 0x7, 701);
+	synth_commit(&sy, 0x7);
+	synth_flush(&sy);
+	c = sy.last_blk;
+	synth_start(&sy, 0x3, 2);
+	buf_item(&sy, 0x3, 300);
+	synth_commit(&sy, 0x3);
+	synth_flush(&sy);
+	d = sy.last_blk;
+	memset(sy.img + synth_boff(&sy, c), 0, (size_t)(d - c) * 512);
+	ck_assert_int_eq(walk(&sy, XFSJ_LOGW_SALVAGE, &s), 0);
+	ck_assert_uint_eq(s.damages, 1);
+	ck_assert_uint_eq(s.d.bad_blk, c);
+	i7 = find(&s, 0x7);
+	ck_assert_int_ge(i7, 0);
+	ck_assert(s.partial[i7]);
+	ck_assert_uint_eq(s.nitems[i7], 2);
+	ck_assert_uint_eq(s.blkno[i7][1], 701);
+	ck_assert_uint_eq(s.nranges[i7], 2);
+	ck_assert(!s.partial[find(&s, 0x3)]);
+	synth_free(&sy);
+}
+END_TEST
+
 START_TEST(resync_rules)
 {
 	struct synth sy;
@@ -318,6 +361,7 @@ Suite *log_salvage_suite(void)
 	tcase_add_test(tc, bad_crc_record);
 	tcase_add_test(tc, zeroed_record);
 	tcase_add_test(tc, split_region_kept);
+	tcase_add_test(tc, cut_item_reported);
 	tcase_add_test(tc, resync_rules);
 	suite_add_tcase(s, tc);
 	return s;
