@@ -26,9 +26,9 @@
 #   the first gets both kinds of damage, the others one each), MINRECS=n
 #   (default 24).  About 55 s with the defaults.  XFSJ_KEEP=1 keeps the
 #   damaged image of a failed case.
-source "$(dirname "$0")/../lib/common.sh"
-source "$(dirname "$0")/../lib/crashimg.sh"
-source "$(dirname "$0")/../lib/treedump.sh"
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/crashimg.sh"
+source "$(dirname "$0")/lib/treedump.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
