@@ -228,6 +228,50 @@ START_TEST(zeroed_record)
 END_TEST
 
 /*
+ * Records A..D: T1 whole in A; T@tid starts in B with buffer items
+ * @tid * 100 and @tid * 100 + 1, the data of the second split into C,
+ * where it commits; T3 whole in D.  Fills the header blocks of B, C, D.
+ */
+static void build_split(struct synth *sy, uint32_t tid, uint32_t *b,
+			uint32_t *c, uint32_t *d)
+{
+	synth_init(sy, 4096, 2048);
+	synth_start(sy, 0x1, 2);
+	buf_item(sy, 0x1, 100);
+	synth_commit(sy, 0x1);
+	synth_flush(sy);
+	*b = sy->blk;
+	synth_start(sy, tid, 4);
+	buf_item(sy, tid, tid * 100);
+	buf_item(sy, tid, tid * 100 + 1);
+	synth_commit(sy, tid);
+	synth_flush(sy);
+	*c = sy->last_blk;
+	ck_assert_uint_ne(*c, *b);
+	synth_start(sy, 0x3, 2);
+	buf_item(sy, 0x3, 300);
+	synth_commit(sy, 0x3);
+	synth_flush(sy);
+	*d = sy->last_blk;
+}
+
+/* The salvage walk of build_split()'s log: T@tid partial, both items. */
+static void walk_split(struct synth *sy, uint32_t tid, struct sal *s)
+{
+	int i;
+
+	ck_assert_int_eq(walk(sy, XFSJ_LOGW_SALVAGE, s), 0);
+	ck_assert_uint_eq(s->damages, 1);
+	i = find(s, tid);
+	ck_assert_int_ge(i, 0);
+	ck_assert(s->partial[i]);
+	ck_assert_uint_eq(s->nitems[i], 2);
+	ck_assert_uint_eq(s->blkno[i][1], tid * 100 + 1);
+	ck_assert_uint_eq(s->nranges[i], 2);
+	ck_assert(!s->partial[find(s, 0x3)]);
+}
+
+/*
  * A region split across a record whose CRC failed and the next record,
  * good and right after it: the op stream is unbroken, so the item is
  * whole for the loss report (the transaction is still partial).
@@ -236,36 +280,13 @@ START_TEST(split_region_kept)
 {
 	struct synth sy;
 	struct sal s;
-	uint32_t c;
-	int i6;
+	uint32_t b, c, d;
 
-	synth_init(&sy, 4096, 2048);
-	synth_start(&sy, 0x1, 2);
-	buf_item(&sy, 0x1, 100);
-	synth_commit(&sy, 0x1);
-	synth_flush(&sy);
-	c = sy.blk;
-	synth_start(&sy, 0x6, 4);
-	buf_item(&sy, 0x6, 600);
-	buf_item(&sy, 0x6, 601);
-	synth_commit(&sy, 0x6);
-	synth_flush(&sy);
-	ck_assert_uint_ne(sy.last_blk, c);	/* 601's data was split */
-	synth_start(&sy, 0x3, 2);
-	buf_item(&sy, 0x3, 300);
-	synth_commit(&sy, 0x3);
-	synth_flush(&sy);
-	sy.img[synth_boff(&sy, c) + 512 + 600] ^= 0x5a;
-	ck_assert_int_eq(walk(&sy, XFSJ_LOGW_SALVAGE, &s), 0);
-	ck_assert_uint_eq(s.damages, 1);
+	build_split(&sy, 6, &b, &c, &d);
+	sy.img[synth_boff(&sy, b) + 512 + 600] ^= 0x5a;
+	walk_split(&sy, 6, &s);
 	ck_assert(s.d.bad_crc);
-	i6 = find(&s, 0x6);
-	ck_assert_int_ge(i6, 0);
-	ck_assert(s.partial[i6]);
-	ck_assert_uint_eq(s.nitems[i6], 2);
-	ck_assert_uint_eq(s.blkno[i6][1], 601);
-	ck_assert_uint_eq(s.nranges[i6], 2);
-	ck_assert(!s.partial[find(&s, 0x3)]);
+	ck_assert_uint_eq(s.d.bad_blk, b);
 	synth_free(&sy);
 }
 END_TEST
@@ -279,36 +300,13 @@ START_TEST(cut_item_reported)
 {
 	struct synth sy;
 	struct sal s;
-	uint32_t c, d;
-	int i7;
+	uint32_t b, c, d;
 
-	synth_init(&sy, 4096, 2048);
-	synth_start(&sy, 0x1, 2);
-	buf_item(&sy, 0x1, 100);
-	synth_commit(&sy, 0x1);
-	synth_flush(&sy);
-	synth_start(&sy, 0x7, 4);
-	buf_item(&sy, 0x7, 700);
-	buf_item(&sy, 0x7, 701);
-	synth_commit(&sy, 0x7);
-	synth_flush(&sy);
-	c = sy.last_blk;
-	synth_start(&sy, 0x3, 2);
-	buf_item(&sy, 0x3, 300);
-	synth_commit(&sy, 0x3);
-	synth_flush(&sy);
-	d = sy.last_blk;
+	build_split(&sy, 7, &b, &c, &d);
 	memset(sy.img + synth_boff(&sy, c), 0, (size_t)(d - c) * 512);
-	ck_assert_int_eq(walk(&sy, XFSJ_LOGW_SALVAGE, &s), 0);
-	ck_assert_uint_eq(s.damages, 1);
+	walk_split(&sy, 7, &s);
+	ck_assert(!s.d.bad_crc);
 	ck_assert_uint_eq(s.d.bad_blk, c);
-	i7 = find(&s, 0x7);
-	ck_assert_int_ge(i7, 0);
-	ck_assert(s.partial[i7]);
-	ck_assert_uint_eq(s.nitems[i7], 2);
-	ck_assert_uint_eq(s.blkno[i7][1], 701);
-	ck_assert_uint_eq(s.nranges[i7], 2);
-	ck_assert(!s.partial[find(&s, 0x3)]);
 	synth_free(&sy);
 }
 END_TEST

@@ -163,23 +163,30 @@ static void repair_clean(struct fs_fixture *fx, uint64_t *rebuilt)
 	ck_assert_uint_eq(cres.problems, 0);
 }
 
+/* A new filesystem whose AG 1 bnobt root is zeroed, repaired. */
+static void repair_zeroed_bnobt_of(struct fs_fixture *fx, uint64_t *rebuilt)
+{
+	struct xfsj_buf *agf, *bp;
+	uint32_t root;
+
+	fs_fixture_make(fx, 64 * MB, 4096, 2, true, true);
+	ck_assert_int_eq(xfsj_agf_read(fx->fs, 1, &agf, &fx->f), 0);
+	root = xfsj_get_be32(agf->data + XFSJ_AGF_OFF(bno_root));
+	ck_assert_int_eq(xfsj_buf_get_zero(fx->fs,
+					   xfsj_agb_to_daddr(&fx->sb, 1, root),
+					   4096, &bp), 0);
+	xfsj_buf_dirty(bp);
+	fs_fixture_reopen(fx);
+	repair_clean(fx, rebuilt);
+}
+
 /* A bnobt root block zeroed: the free space trees come back. */
 START_TEST(repair_zeroed_bnobt)
 {
 	struct fs_fixture fx;
-	struct xfsj_buf *agf, *bp;
 	uint64_t rebuilt;
-	uint32_t root;
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
-	ck_assert_int_eq(xfsj_agf_read(fx.fs, 1, &agf, &fx.f), 0);
-	root = xfsj_get_be32(agf->data + XFSJ_AGF_OFF(bno_root));
-	ck_assert_int_eq(xfsj_buf_get_zero(fx.fs,
-					   xfsj_agb_to_daddr(&fx.sb, 1, root),
-					   4096, &bp), 0);
-	xfsj_buf_dirty(bp);
-	fs_fixture_reopen(&fx);
-	repair_clean(&fx, &rebuilt);
+	repair_zeroed_bnobt_of(&fx, &rebuilt);
 	ck_assert_uint_ge(rebuilt, 3);	/* bnobt, cntbt, rmapbt */
 	fs_fixture_free(&fx);
 }
@@ -213,19 +220,11 @@ END_TEST
 START_TEST(repair_rebuilt_agfl_full)
 {
 	struct fs_fixture fx;
-	struct xfsj_buf *agf, *bp;
+	struct xfsj_buf *agf;
 	uint64_t rebuilt;
-	uint32_t root, flcount;
+	uint32_t flcount;
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
-	ck_assert_int_eq(xfsj_agf_read(fx.fs, 1, &agf, &fx.f), 0);
-	root = xfsj_get_be32(agf->data + XFSJ_AGF_OFF(bno_root));
-	ck_assert_int_eq(xfsj_buf_get_zero(fx.fs,
-					   xfsj_agb_to_daddr(&fx.sb, 1, root),
-					   4096, &bp), 0);
-	xfsj_buf_dirty(bp);
-	fs_fixture_reopen(&fx);
-	repair_clean(&fx, &rebuilt);
+	repair_zeroed_bnobt_of(&fx, &rebuilt);
 	ck_assert_int_eq(xfsj_agf_read(fx.fs, 1, &agf, &fx.f), 0);
 	flcount = xfsj_get_be32(agf->data + XFSJ_AGF_OFF(flcount));
 	ck_assert_uint_gt(flcount, 0);
