@@ -134,7 +134,6 @@ static void usage(FILE *out)
 "  --salvage     a log damaged in the middle: replay the checkpoints before\n"
 "                the damage and the whole ones after it, report what was\n"
 "                not replayed (the loss report), then check and repair\n"
-"                (experimental: on a copy, -O; check the result)\n"
 "  --compat      exit with xfs_repair's codes (below); -e: 4 when something\n"
 "                was fixed, as xfs_repair -e\n"
 "  -f, -P, -t SECS, -o ag_stride=N|bhash=N|ihash=N|force_geometry|noquota\n"

@@ -143,6 +143,9 @@ void salvage_print_summary(const struct salvage_out *so,
 				lsn_json(stdout, "damaged_before_lsn",
 					 sv->first.next_lsn);
 		}
+		if (sv->unfinished)
+			printf(",\"leftover_work_undone\":true,\"leftover_error\":\"%s\"",
+			       xfsj_strerror(sv->unfinished_err));
 		if (sv->lost) {
 			printf(",\"unreplayed_lsn\":[[%" PRIu32 ",%" PRIu32 "],[%" PRIu32
 			       ",%" PRIu32 "]]", xfsj_lsn_cycle(sv->lost_lsn_lo),
@@ -177,5 +180,8 @@ void salvage_print_summary(const struct salvage_out *so,
 	if (sv->clusters)
 		fprintf(so->txt, "; %" PRIu64 " inode clusters a lost checkpoint made were made again for the inodes kept ones log",
 			sv->clusters);
+	if (sv->unfinished)
+		fprintf(so->txt, "; the work the log leaves (intents, unlinked inodes, CoW staging) could not be finished on what was kept (%s) and was left to the repair, as xfs_repair -L leaves it",
+			xfsj_strerror(sv->unfinished_err));
 	fputc('\n', so->txt);
 }

@@ -60,6 +60,13 @@ struct xfsj_salvage_summary {
 	uint64_t lost_lsn_hi;	/* largest LSN seen of a lost one */
 	uint64_t passed;	/* items of kept ones that could not land */
 	uint64_t clusters;	/* inode clusters a lost one made, remade */
+	/*
+	 * The leftover work (intents, unlinked inodes, CoW staging) could
+	 * not be finished on the salvaged state and was left undone (as
+	 * xfs_repair -L leaves it) for the repair; unfinished_err: why.
+	 */
+	uint32_t unfinished;
+	int unfinished_err;
 };
 
 /*

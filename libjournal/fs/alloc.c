@@ -375,23 +375,31 @@ static unsigned int split_blocks(unsigned int level, unsigned int maxlevels)
 	return h ? h * 2 - 2 : 0;
 }
 
-static unsigned int min_freelist(struct ag *a)
+unsigned int xfsj_alloc_freelist_len(struct xfsj_fs *fs, uint32_t bno_level,
+				     uint32_t cnt_level, uint32_t rmap_level)
 {
-	const struct xfsj_sb *sb = a->sb;
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
 	unsigned int amax = xfsj_alloc_maxlevels(sb->blocksize, sb->agblocks);
-	unsigned int n;
+	unsigned int n, slots = xfsj_agfl_size(sb->sectsize);
 
 	/* Linux 6.7's formula (xfsprogs 6.5 had one split per tree). */
-	n = split_blocks(agf_get(a, AGF(bno_level)), amax);
-	n += split_blocks(agf_get(a, AGF(cnt_level)), amax);
-	if (xfsj_fs_has(a->fs, XFSJ_RO_COMPAT_RMAPBT))
-		n += split_blocks(agf_get(a, AGF(rmap_level)),
+	n = split_blocks(bno_level, amax);
+	n += split_blocks(cnt_level, amax);
+	if (xfsj_fs_has(fs, XFSJ_RO_COMPAT_RMAPBT))
+		n += split_blocks(rmap_level,
 				  xfsj_rmap_maxlevels(sb->blocksize,
 					sb->agblocks,
-					xfsj_fs_has(a->fs,
+					xfsj_fs_has(fs,
 						    XFSJ_RO_COMPAT_REFLINK)));
 	/* A corrupt height must not ask for more than the AGFL holds. */
-	return n < agfl_slots(a) ? n : agfl_slots(a);
+	return n < slots ? n : slots;
+}
+
+static unsigned int min_freelist(struct ag *a)
+{
+	return xfsj_alloc_freelist_len(a->fs, agf_get(a, AGF(bno_level)),
+				       agf_get(a, AGF(cnt_level)),
+				       agf_get(a, AGF(rmap_level)));
 }
 
 unsigned int xfsj_alloc_min_freelist(struct xfsj_fs *fs, uint32_t agno,

@@ -78,6 +78,9 @@ const struct xfsj_btree_blocks *xfsj_alloc_block_source(enum xfsj_btnum bt);
  */
 unsigned int xfsj_alloc_min_freelist(struct xfsj_fs *fs, uint32_t agno,
 				     struct xfsj_fault *f);
+/* The same for trees of the heights given (a rebuild's plan). */
+unsigned int xfsj_alloc_freelist_len(struct xfsj_fs *fs, uint32_t bno_level,
+				     uint32_t cnt_level, uint32_t rmap_level);
 
 /*
  * Finish one XFSJ_W_FREE item the way the kernel finishes an extent-free

@@ -235,16 +235,23 @@ static void t_destroy(struct topen *t)
 
 /*
  * Salvage: the transaction lost ops (to a damaged record, or as it was
- * being fed).  Its last item goes if it may be incomplete; what comes
- * next is skipped until a region that starts an item.
+ * being fed).  Its last item, if it may be incomplete, is cut short
+ * where it stops (a partial transaction is never replayed: what its
+ * first regions say, its inode or its buffer, still goes to the loss
+ * report), or goes when it has no region or no count; what comes next
+ * is skipped until a region that starts an item.
  */
 static void t_trim(struct topen *t)
 {
 	if (t->nitems) {
-		const struct titem *it = &t->items[t->nitems - 1];
+		struct titem *it = &t->items[t->nitems - 1];
+		bool whole = it->reg0 + it->nreg <= t->nregs;
 
-		if (t->in_cont || !it->total || it->nreg < it->total ||
-		    it->reg0 + it->nreg > t->nregs) {
+		if (it->total && it->nreg && whole &&
+		    (t->in_cont || it->nreg < it->total))
+			it->total = it->nreg;
+		else if (t->in_cont || !it->total || it->nreg < it->total ||
+			 !whole) {
 			if (it->reg0 < t->nregs)
 				t->npieces = t->regs[it->reg0].piece0;
 			if (it->reg0 <= t->nregs)
@@ -723,17 +730,26 @@ static int salvage_skip(struct walk *w, uint32_t *pos, uint32_t *left,
 		d.bad_crc = true;
 		d.bad_lsn = bad->lsn;
 	}
-	for (int b = 0; b < TBUCKETS; b++)
-		for (struct topen *t = w->hash[b]; t; t = t->next) {
-			t_trim(t);
-			d.open_trans++;
-		}
 	w->damaged = true;
 	ret = *left > 1 ? xfsj_log_resync(l, (*pos + 1) % l->g.size_bb,
 					  *left - 1, w->last_lsn, &next,
 					  &next_lsn, f) : 1;
 	if (ret < 0)
 		return ret;
+	/*
+	 * A record whose ops were all read (its CRC failed), followed right
+	 * away by the next good one: the op stream goes on unbroken, so a
+	 * region split across the two is still whole (for the report).
+	 */
+	for (int b = 0; b < TBUCKETS; b++)
+		for (struct topen *t = w->hash[b]; t; t = t->next) {
+			if (bad && !ret && next == (uint32_t)(((uint64_t)*pos +
+					bad->hblks + bad->data_bbs) % l->g.size_bb))
+				t->partial = true;
+			else
+				t_trim(t);
+			d.open_trans++;
+		}
 	if (ret == 0) {
 		d.resumed = true;
 		d.next_blk = next;

@@ -38,6 +38,8 @@ struct run {
 	bool fault_in_trans;
 	uint64_t fault_lsn;
 	uint32_t fault_blk;
+	/* Salvage: replaying again, without the leftover work; quiet. */
+	bool again;
 };
 
 static struct xfsj_redo_cb redo_cb(const struct run *run)
@@ -201,7 +203,7 @@ static int on_lost(struct run *run, const struct xfsj_log_trans *t)
 	uint64_t hi = t->commit_lsn > t->rt.lsn ? t->commit_lsn : t->rt.lsn;
 	int err;
 
-	if (run->pass != 2)
+	if (run->pass != 2 || run->again)
 		return 0;
 	sv->lost++;
 	if (!sv->lost_lsn_lo || t->rt.lsn < sv->lost_lsn_lo)
@@ -224,7 +226,7 @@ static int on_damage(void *arg, const struct xfsj_log_damage *d)
 	struct run *run = arg;
 	struct xfsj_salvage_summary *sv = &run->res->salvage;
 
-	if (run->pass != 1)
+	if (run->pass != 1 || run->again)
 		return 0;
 	if (!sv->ndamage++)
 		sv->first = *d;
@@ -394,7 +396,8 @@ static int commit(struct run *run)
 
 /* ---- the pipeline ---- */
 
-static int replay_dirty(struct run *run)
+/* Passes 1 and 2 into a new overlay. */
+static int replay_passes(struct run *run)
 {
 	const struct xfsj_log_geom *lg = xfsj_log_geom(run->st.log);
 	struct xfsj_replay_result *res = run->res;
@@ -417,9 +420,51 @@ static int replay_dirty(struct run *run)
 	res->salvage.kept = res->stats.trans;
 	res->salvage.passed = res->stats.salvage_passed;
 	res->salvage.clusters = res->stats.salvage_clusters;
+	return 0;
+}
+
+/*
+ * Salvage: the leftover work could not be finished on what was replayed
+ * (an intent whose done item, or whose effect, a lost checkpoint held).
+ * Nothing is written yet: replay again and leave the work undone, as
+ * xfs_repair -L leaves it; the repair that follows makes the metadata
+ * agree again.
+ */
+static bool salvage_again(struct run *run, int err)
+{
+	struct xfsj_replay_result *res = run->res;
+
+	if (!run->o->salvage || run->again || err == -XFSJ_E_NOMEM ||
+	    err == -XFSJ_E_IO || err == -XFSJ_E_SHORTIO)
+		return false;
+	res->salvage.unfinished = res->salvage.ndamage ? 1 : 0;
+	if (!res->salvage.unfinished)
+		return false;
+	xfsj_recover_free(run->st.rc);
+	xfsj_overlay_free(run->st.ov);
+	run->st.rc = NULL;
+	run->st.ov = NULL;
+	memset(&res->fault, 0, sizeof(res->fault));
+	memset(&res->finish, 0, sizeof(res->finish));
+	res->salvage.kept_after = 0;
+	res->salvage.unfinished_err = -err;
+	run->again = true;
+	return true;
+}
+
+static int replay_dirty(struct run *run)
+{
+	struct xfsj_replay_result *res = run->res;
+	int err;
+
+	err = replay_passes(run);
+	if (err)
+		return err;
 	if (run->cb->replayed)
 		run->cb->replayed(run->cb->arg, &res->stats);
 	err = finish(run);
+	if (err && salvage_again(run, err))
+		err = replay_passes(run);
 	if (!err)
 		err = commit(run);
 	return err;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/alloc.h"
 #include "repair/ag_rebuild.h"
 
 #define PLAN_ROUNDS	24
@@ -365,6 +366,10 @@ static int rmap_records(struct xrp_agplan *pl)
 			pl->rmap[n++] = (struct xfsj_rmap_rec){
 				pl->take[t], 1, tree_owner[bt], 0 };
 	}
+	/* The rest is the AGFL's. */
+	for (; t < pl->ntake; t++)
+		pl->rmap[n++] = (struct xfsj_rmap_rec){
+			pl->take[t], 1, XFSJ_RMAP_OWN_AG, 0 };
 	pl->nrmap = rmap_merge(pl->rmap, n);
 	return 0;
 }
@@ -384,6 +389,14 @@ static uint64_t tree_recs(const struct xrp_agplan *pl, int bt)
 	default:
 		return pl->nrefc;
 	}
+}
+
+/* The AGFL length the kernel keeps for the new trees' heights. */
+static uint32_t agfl_want(const struct xrp_agplan *pl)
+{
+	return xfsj_alloc_freelist_len(pl->fs, pl->geom[XFSJ_BT_BNO].levels,
+				       pl->geom[XFSJ_BT_CNT].levels,
+				       pl->geom[XFSJ_BT_RMAP].levels);
 }
 
 static int settle(struct xrp_agplan *pl)
@@ -412,8 +425,11 @@ static int settle(struct xrp_agplan *pl)
 				return err;
 			got += pl->geom[bt].blocks;
 		}
-		if (got == want)
+		got += agfl_want(pl);
+		if (got == want) {
+			pl->nagfl = agfl_want(pl);
 			return 0;
+		}
 		want = got;
 	}
 	return -XFSJ_E_RANGE;

@@ -213,10 +213,11 @@ static int write_agf(struct xrp *rp, const struct xrp_agplan *pl,
 		agf.refcount_level = pl->geom[XFSJ_BT_REFC].levels;
 		agf.refcount_blocks = (uint32_t)pl->geom[XFSJ_BT_REFC].blocks;
 	}
-	/* Empty, as the kernel resets it; the allocator fills it. */
+	/* The plan's blocks, slots 0 on (none: as the kernel resets it). */
 	agf.flfirst = 0;
-	agf.fllast = xfsj_agfl_size(rp->sb->sectsize) - 1;
-	agf.flcount = 0;
+	agf.fllast = pl->nagfl ? pl->nagfl - 1 :
+		     xfsj_agfl_size(rp->sb->sectsize) - 1;
+	agf.flcount = pl->nagfl;
 	agf.freeblks = (uint32_t)freeblks;
 	agf.longest = (uint32_t)longest;
 	agf.btreeblks = (uint32_t)btreeblks;
@@ -225,7 +226,8 @@ static int write_agf(struct xrp *rp, const struct xrp_agplan *pl,
 	return 0;
 }
 
-static int write_agfl(struct xrp *rp, uint32_t agno)
+static int write_agfl(struct xrp *rp, uint32_t agno, const uint32_t *fl,
+		      uint32_t nfl)
 {
 	unsigned int n = xfsj_agfl_size(rp->sb->sectsize);
 	struct xfsj_agfl_hdr h;
@@ -241,7 +243,7 @@ static int write_agfl(struct xrp *rp, uint32_t agno)
 	if (!bno)
 		return -XFSJ_E_NOMEM;
 	for (unsigned int i = 0; i < n; i++)
-		bno[i] = XFSJ_NULLAGBLOCK;
+		bno[i] = i < nfl ? fl[i] : XFSJ_NULLAGBLOCK;
 	xfsj_fs_vctx(rp->fs, agno, &vc);
 	memset(&h, 0, sizeof(h));
 	h.magicnum = XFSJ_AGFL_MAGIC;
@@ -481,7 +483,7 @@ static int rebuild_ag(struct xrp *rp, uint32_t agno, const struct agwant *w)
 	}
 	err = write_agf(rp, &pl, first);
 	if (!err)
-		err = write_agfl(rp, agno);
+		err = write_agfl(rp, agno, pl.take + t, pl.nagfl);
 	if (!err && (w->ino || w->agi))
 		err = write_agi(rp, &pl, first);
 	if (!err)

@@ -35,6 +35,12 @@ struct xrp_agplan {
 	size_t nino, nfino;
 	uint64_t icount, ifree;
 	struct xfsj_btree_geom geom[XFSJ_BT__COUNT];
+	/*
+	 * Blocks for the AGFL, in take after the trees' (owner AG in the
+	 * rmap records): a rebuilt AG starts with the AGFL the kernel wants,
+	 * so the first refill's rmapbt insert has blocks to split with.
+	 */
+	uint32_t nagfl;
 };
 
 /* Fill the plan's records and blocks from its AG's kept scan. */

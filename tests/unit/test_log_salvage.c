@@ -227,6 +227,90 @@ START_TEST(zeroed_record)
 }
 END_TEST
 
+/*
+ * Records A..D: T1 whole in A; T@tid starts in B with buffer items
+ * @tid * 100 and @tid * 100 + 1, the data of the second split into C,
+ * where it commits; T3 whole in D.  Fills the header blocks of B, C, D.
+ */
+static void build_split(struct synth *sy, uint32_t tid, uint32_t *b,
+			uint32_t *c, uint32_t *d)
+{
+	synth_init(sy, 4096, 2048);
+	synth_start(sy, 0x1, 2);
+	buf_item(sy, 0x1, 100);
+	synth_commit(sy, 0x1);
+	synth_flush(sy);
+	*b = sy->blk;
+	synth_start(sy, tid, 4);
+	buf_item(sy, tid, tid * 100);
+	buf_item(sy, tid, tid * 100 + 1);
+	synth_commit(sy, tid);
+	synth_flush(sy);
+	*c = sy->last_blk;
+	ck_assert_uint_ne(*c, *b);
+	synth_start(sy, 0x3, 2);
+	buf_item(sy, 0x3, 300);
+	synth_commit(sy, 0x3);
+	synth_flush(sy);
+	*d = sy->last_blk;
+}
+
+/* The salvage walk of build_split()'s log: T@tid partial, both items. */
+static void walk_split(struct synth *sy, uint32_t tid, struct sal *s)
+{
+	int i;
+
+	ck_assert_int_eq(walk(sy, XFSJ_LOGW_SALVAGE, s), 0);
+	ck_assert_uint_eq(s->damages, 1);
+	i = find(s, tid);
+	ck_assert_int_ge(i, 0);
+	ck_assert(s->partial[i]);
+	ck_assert_uint_eq(s->nitems[i], 2);
+	ck_assert_uint_eq(s->blkno[i][1], tid * 100 + 1);
+	ck_assert_uint_eq(s->nranges[i], 2);
+	ck_assert(!s->partial[find(s, 0x3)]);
+}
+
+/*
+ * A region split across a record whose CRC failed and the next record,
+ * good and right after it: the op stream is unbroken, so the item is
+ * whole for the loss report (the transaction is still partial).
+ */
+START_TEST(split_region_kept)
+{
+	struct synth sy;
+	struct sal s;
+	uint32_t b, c, d;
+
+	build_split(&sy, 6, &b, &c, &d);
+	sy.img[synth_boff(&sy, b) + 512 + 600] ^= 0x5a;
+	walk_split(&sy, 6, &s);
+	ck_assert(s.d.bad_crc);
+	ck_assert_uint_eq(s.d.bad_blk, b);
+	synth_free(&sy);
+}
+END_TEST
+
+/*
+ * A region split across a good record and a zeroed one: the item is cut
+ * short where the damage begins, but what its format says (the buffer)
+ * still goes to the loss report.
+ */
+START_TEST(cut_item_reported)
+{
+	struct synth sy;
+	struct sal s;
+	uint32_t b, c, d;
+
+	build_split(&sy, 7, &b, &c, &d);
+	memset(sy.img + synth_boff(&sy, c), 0, (size_t)(d - c) * 512);
+	walk_split(&sy, 7, &s);
+	ck_assert(!s.d.bad_crc);
+	ck_assert_uint_eq(s.d.bad_blk, c);
+	synth_free(&sy);
+}
+END_TEST
+
 START_TEST(resync_rules)
 {
 	struct synth sy;
@@ -274,6 +358,8 @@ Suite *log_salvage_suite(void)
 	tcase_add_test(tc, undamaged_is_whole);
 	tcase_add_test(tc, bad_crc_record);
 	tcase_add_test(tc, zeroed_record);
+	tcase_add_test(tc, split_region_kept);
+	tcase_add_test(tc, cut_item_reported);
 	tcase_add_test(tc, resync_rules);
 	suite_add_tcase(s, tc);
 	return s;

@@ -12,6 +12,7 @@
 #include "suites.h"
 #include "fs_fixture.h"
 #include "core/layout.h"
+#include "fs/alloc.h"
 #include "fs/btree_load.h"
 #include "ondisk/format.h"
 #include "xfsj/check.h"
@@ -162,23 +163,30 @@ static void repair_clean(struct fs_fixture *fx, uint64_t *rebuilt)
 	ck_assert_uint_eq(cres.problems, 0);
 }
 
+/* A new filesystem whose AG 1 bnobt root is zeroed, repaired. */
+static void repair_zeroed_bnobt_of(struct fs_fixture *fx, uint64_t *rebuilt)
+{
+	struct xfsj_buf *agf, *bp;
+	uint32_t root;
+
+	fs_fixture_make(fx, 64 * MB, 4096, 2, true, true);
+	ck_assert_int_eq(xfsj_agf_read(fx->fs, 1, &agf, &fx->f), 0);
+	root = xfsj_get_be32(agf->data + XFSJ_AGF_OFF(bno_root));
+	ck_assert_int_eq(xfsj_buf_get_zero(fx->fs,
+					   xfsj_agb_to_daddr(&fx->sb, 1, root),
+					   4096, &bp), 0);
+	xfsj_buf_dirty(bp);
+	fs_fixture_reopen(fx);
+	repair_clean(fx, rebuilt);
+}
+
 /* A bnobt root block zeroed: the free space trees come back. */
 START_TEST(repair_zeroed_bnobt)
 {
 	struct fs_fixture fx;
-	struct xfsj_buf *agf, *bp;
 	uint64_t rebuilt;
-	uint32_t root;
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
-	ck_assert_int_eq(xfsj_agf_read(fx.fs, 1, &agf, &fx.f), 0);
-	root = xfsj_get_be32(agf->data + XFSJ_AGF_OFF(bno_root));
-	ck_assert_int_eq(xfsj_buf_get_zero(fx.fs,
-					   xfsj_agb_to_daddr(&fx.sb, 1, root),
-					   4096, &bp), 0);
-	xfsj_buf_dirty(bp);
-	fs_fixture_reopen(&fx);
-	repair_clean(&fx, &rebuilt);
+	repair_zeroed_bnobt_of(&fx, &rebuilt);
 	ck_assert_uint_ge(rebuilt, 3);	/* bnobt, cntbt, rmapbt */
 	fs_fixture_free(&fx);
 }
@@ -203,6 +211,31 @@ START_TEST(repair_bad_agf_fields)
 }
 END_TEST
 
+/*
+ * A rebuilt AG starts with the AGFL the kernel wants for its new trees
+ * (not empty: the first refill's rmapbt insert must have blocks to split
+ * with), its blocks owned by the AG in the rebuilt rmapbt (the check
+ * after the repair says so).
+ */
+START_TEST(repair_rebuilt_agfl_full)
+{
+	struct fs_fixture fx;
+	struct xfsj_buf *agf;
+	uint64_t rebuilt;
+	uint32_t flcount;
+
+	repair_zeroed_bnobt_of(&fx, &rebuilt);
+	ck_assert_int_eq(xfsj_agf_read(fx.fs, 1, &agf, &fx.f), 0);
+	flcount = xfsj_get_be32(agf->data + XFSJ_AGF_OFF(flcount));
+	ck_assert_uint_gt(flcount, 0);
+	ck_assert_uint_eq(flcount, xfsj_alloc_freelist_len(fx.fs,
+		xfsj_get_be32(agf->data + XFSJ_AGF_OFF(bno_level)),
+		xfsj_get_be32(agf->data + XFSJ_AGF_OFF(cnt_level)),
+		xfsj_get_be32(agf->data + XFSJ_AGF_OFF(rmap_level))));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_ag_suite(void)
 {
 	Suite *s = suite_create("repair_ag");
@@ -216,6 +249,7 @@ Suite *repair_ag_suite(void)
 	tcase_add_test(tc, load_rmapbt_overlapping);
 	tcase_add_test(tc, repair_zeroed_bnobt);
 	tcase_add_test(tc, repair_bad_agf_fields);
+	tcase_add_test(tc, repair_rebuilt_agfl_full);
 	suite_add_tcase(s, tc);
 	return s;
 }

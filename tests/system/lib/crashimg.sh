@@ -28,6 +28,11 @@
 #                  overwrites and range exchanges (CUI, BUI and XMI
 #                  chains) and renameloop.pl's renames (parent pointer
 #                  updates: ATTRI chains); default 0.
+#   CRASH_FREEZE   make_crash_image only: 1: the filesystem is frozen and
+#                  thawed once WORKLOAD_SECONDS into the workload (its
+#                  metadata written in place, the log covered), which then
+#                  runs WORKLOAD_SECONDS more (and as CRASH_NEED says):
+#                  the live log holds only what came after the thaw.
 #   CRASH_NEED     make_crash_image only: the name of a function that says
 #                  whether a log holds what the test needs, called as
 #                  `FN RAWLOG live|final` (RAWLOG: a copy of the log, as
@@ -223,6 +228,11 @@ make_crash_image() {
 		fi
 		CRASH_SEED=$((seed + (attempt - 1) * 1000)) \
 			crashimg_run "$dev" "$mnt" "$mopts" 0 || { detach_loop "$dev"; return 1; }
+		# CRASH_FREEZE=1: after WORKLOAD_SECONDS, a freeze and thaw.
+		if [ "${CRASH_FREEZE:-0}" = 1 ]; then
+			sleep "$secs"
+			xfs_io -x -c freeze -c thaw "$mnt" 2>/dev/null
+		fi
 		crashimg_wait "$img" "$secs"
 		xfs_io -x -c "shutdown -f" "$mnt"
 		crashimg_stop

@@ -2,12 +2,16 @@
 # Salvage replay of a log damaged in the middle (xfsj-repair --salvage).
 #
 # Crash images are made as the kernel makes them (mount, seeded workload,
-# `shutdown -f` while it runs, unmount; CRASH_NEED: at least MINRECS
-# records in the live log); the truth is the kernel's own replay (mount)
-# of an undamaged copy: every path with its type, size, content checksum
-# and xattrs.  Then one record in the middle of the live log is damaged,
-# found with xfsj-logprint --json: (flip) a byte of its data flipped (bad
-# CRC), (zero) the blocks of the whole record zeroed.  For each case:
+# a freeze and thaw after 3 s that writes the metadata so far in place,
+# more workload, `shutdown -f` while it runs, unmount; CRASH_NEED: the
+# workload goes on until the live log holds at least MINRECS records);
+# the truth is the kernel's own replay (mount) of an undamaged copy:
+# every path with its type, size, content checksum and xattrs.  Then one
+# record strictly inside the live log (not the tail's, at least TORN
+# records before the head) is damaged, found with xfsj-logprint --json:
+# (flip) a byte of its data flipped (bad CRC), (zero) the whole record
+# zeroed but for each block's cycle stamp (so the head and tail found
+# stay those of the undamaged log, which is checked).  For each case:
 #  - without --salvage, xfsj-repair refuses (exit != 0) naming the record;
 #  - with --salvage it exits 0 or 1, then xfs_repair -n (6.13) and
 #    xfsj-repair -n find nothing and the kernel mounts it; the paths equal
@@ -20,10 +24,11 @@
 #
 #   SEED=s (default: from the clock), IMAGES=n (crash images, default 2:
 #   the first gets both kinds of damage, the others one each), MINRECS=n
-#   (default 24)
-source "$(dirname "$0")/../lib/common.sh"
-source "$(dirname "$0")/../lib/crashimg.sh"
-source "$(dirname "$0")/../lib/treedump.sh"
+#   (default 24).  About 55 s with the defaults.  XFSJ_KEEP=1 keeps the
+#   damaged image of a failed case.
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/crashimg.sh"
+source "$(dirname "$0")/lib/treedump.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
@@ -62,35 +67,63 @@ same() {
 	LC_ALL=C comm -12 "$1" "$2" | wc -l
 }
 
-# damage IMG KIND FRAC: damage the live record at FRAC of the live log;
-# prints its log block.
+# damage IMG KIND FRAC: damage one record strictly inside the live log:
+# not the tail's, not the head's, and at least TORN records before the
+# head (the kernel, and xfsj, take a bad record among the last 8 before
+# the head for a torn write: that one is the end of the log, not a
+# damage); FRAC places it between.  Every block keeps its cycle stamp
+# (the first word; for the header, magic and cycle), so the head and
+# tail found are those of the undamaged log: zeroed blocks without them
+# would look like the end of a log never written that far.  Prints the
+# record's log block; fails when the damaged image's head or tail moved.
+TORN=10
 damage() {
+	local sum0 sum1
 	"$LOGPRINT" --json --live "$1" 2>/dev/null > "$T_DIR/recs.json" || return 1
-	python3 - "$1" "$2" "$3" "$T_DIR/recs.json" <<'EOF'
+	python3 - "$1" "$2" "$3" "$T_DIR/recs.json" "$TORN" <<'EOF2' || return 1
 import json, sys
-img, kind, frac, js = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+img, kind, frac, js, torn = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 recs, daddr = [], None
 for line in open(js):
     o = json.loads(line)
     if o["kind"] == "summary":
-        daddr = o["log_daddr"]
+        daddr, size = o["log_daddr"], o["log_length"]
     elif o["kind"] == "record" and o.get("live"):
         recs.append(o)
-r = recs[int(len(recs) * frac)]
-base = (daddr + r["block"]) * 512
+lo, hi = 1, len(recs) - 1 - torn
+if hi < lo:
+    sys.exit("only %d live records" % len(recs))
+r = recs[min(hi, max(lo, int(len(recs) * frac)))]
 nbb = r["hblks"] + (r["len"] + 511) // 512
+if r["block"] + nbb > size:
+    # A record that wraps: take the one before it.
+    r = recs[recs.index(r) - 1]
+    nbb = r["hblks"] + (r["len"] + 511) // 512
+base = (daddr + r["block"]) * 512
 with open(img, "r+b") as f:
     if kind == "flip":
-        off = base + r["hblks"] * 512 + r["len"] // 2
+        # A data byte, never a block's cycle stamp.
+        d = r["len"] // 2
+        if d % 512 < 4:
+            d += 4
+        off = base + r["hblks"] * 512 + d
         f.seek(off)
         b = f.read(1)
         f.seek(off)
         f.write(bytes([b[0] ^ 0x5a]))
     else:
-        f.seek(base)
-        f.write(bytes(nbb * 512))
+        for i in range(nbb):
+            keep = 8 if i == 0 else 4
+            f.seek(base + i * 512 + keep)
+            f.write(bytes(512 - keep))
 print(r["block"])
-EOF
+EOF2
+}
+
+# ends IMG: the live log's tail and head, as xfsj-logprint finds them.
+ends() {
+	"$LOGPRINT" --json --summary "$1" 2>/dev/null |
+		grep -o '"tail":[0-9]*,"head":[0-9]*' | head -1
 }
 
 # The inodes the INODE items of the transactions TIDS logged (xfsj-logprint
@@ -113,9 +146,16 @@ for line in sys.stdin:
 # one_case IMG TRUTH KIND FRAC NAME
 one_case() {
 	local img=$1 truth=$2 kind=$3 frac=$4 name=$5 d=$T_DIR/$5 blk rc
-	local nt ns nl tids
+	local nt ns nl tids fail0=$T_FAIL
 	cp --sparse=always "$img" "$d.dmg"
 	blk=$(damage "$d.dmg" "$kind" "$frac") || { not_ok "$name: damage"; return; }
+	# The condition: the damage is inside the live log, head and tail
+	# stay where they were.
+	if [ "$(ends "$img")" != "$(ends "$d.dmg")" ]; then
+		not_ok "$name: the damage at log block $blk moved the log's ends: $(ends "$img") -> $(ends "$d.dmg")"
+		rm -f "$d.dmg"
+		return
+	fi
 
 	cp --sparse=always "$d.dmg" "$d.plain"
 	"$REPAIR" "$d.plain" > "$d.plain.out" 2>&1
@@ -130,8 +170,8 @@ one_case() {
 	cp --sparse=always "$d.dmg" "$d.salv"
 	"$REPAIR" --salvage --json "$d.salv" > "$d.salv.json" 2> "$d.salv.err"
 	rc=$?
-	check "$name: --salvage exits 0 or 1 (got $rc)" [ "$rc" -le 1 ] ||
-		tail -3 "$d.salv.err" | cut -c1-200 | sed "s/^/#   /"
+	check "$name: --salvage exits 0 or 1 (got $rc)" [ "$rc" -le 1 ]
+	[ "$rc" -le 1 ] || tail -3 "$d.salv.err" | cut -c1-200 | sed "s/^/#   /"
 	"$XFSPROGS613/xfs_repair" -n "$d.salv" > "$d.xr.out" 2>&1
 	check "$name: xfs_repair -n clean after --salvage" [ $? -eq 0 ]
 	"$REPAIR" -n "$d.salv" > "$d.xj.out" 2>&1
@@ -183,10 +223,18 @@ for i in sorted(s):
 	else
 		not_ok "$name: loss report: lost transactions [$tids], inodes logged but not named: $missing"
 	fi
-	rm -f "$d.dmg" "$d.salv" "$d.L"
+	# A failed case keeps its damaged image (XFSJ_KEEP=1 keeps T_DIR).
+	if [ "$T_FAIL" -gt "$fail0" ] && [ "${XFSJ_KEEP:-0}" = 1 ]; then
+		rm -f "$d.salv" "$d.L"
+		echo "# $name: damaged image kept: $d.dmg"
+	else
+		rm -f "$d.dmg" "$d.salv" "$d.L"
+	fi
 }
 
-export CRASH_MKFS=mkfs.xfs CRASH_NEED=need_records
+# The freeze writes the metadata of the first seconds in place: what
+# xfs_repair -L keeps; the live log holds only what came after it.
+export CRASH_MKFS=mkfs.xfs CRASH_NEED=need_records CRASH_FREEZE=1
 for ((i = 0; i < IMAGES; i++)); do
 	img=$T_DIR/crash$i.img
 	if ! CRASH_SEED=$((SEED + i)) make_crash_image "$img" 512m "" "" 3; then
