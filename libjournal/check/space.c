@@ -319,12 +319,19 @@ struct sweep {
 	struct pending multi, free_used, leak;
 };
 
-/* May the blocks be shared with another file (reflink)? */
-static bool shareable(const struct xfsj_rmap_rec *r)
+/*
+ * May the blocks be shared with another file (reflink)?  Only a regular
+ * file's data (a directory or a symlink never shares its blocks).
+ */
+static bool shareable(struct xck *ck, const struct xfsj_rmap_rec *r)
 {
-	return owner_is_inode(r->owner) &&
-	       !(r->offset & (XFSJ_RMAP_OFF_ATTR_FORK |
-			      XFSJ_RMAP_OFF_BMBT_BLOCK));
+	const struct xck_inode *st;
+
+	if (!owner_is_inode(r->owner) ||
+	    (r->offset & (XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)))
+		return false;
+	st = xck_inode_find(ck, r->owner, NULL);
+	return !st || !st->ftype || st->ftype == XFSJ_FT_REG;
 }
 
 static int shared_add(struct sweep *sw, uint32_t s, uint32_t e,
@@ -385,7 +392,7 @@ static int segment(struct sweep *sw, uint32_t s, uint32_t e,
 		free_overlap(sw, s, e, n ? act[0] : NULL);
 	if (n < 2)
 		return 0;
-	for (i = 0; i < n && sw->reflink && shareable(act[i]); i++)
+	for (i = 0; i < n && sw->reflink && shareable(sw->ck, act[i]); i++)
 		;
 	if (i == n)
 		return shared_add(sw, s, e, (uint32_t)n);

@@ -34,7 +34,9 @@
  * else metadata claiming them (an owner that is no inode, or a bmbt
  * block that really is one); each inode that maps them without that
  * evidence loses those blocks only (its fork rebuilt without the
- * records over them).  Without evidence (two files' data) it is left.
+ * records over them).  A directory's or symlink's mapping over a
+ * regular file's data gives way too (they never share).  Without
+ * evidence (two files' data) it is left.
  *
  * An attribute fork of a format no attribute fork has (inode.aformat)
  * is cleared, the inode kept.
@@ -1057,10 +1059,44 @@ static bool rightful(const struct xrp *rp, const struct xck_ag *ag,
 	return true;
 }
 
+/* The file type of inode @ino as the check saw it (0: unknown or free). */
+static uint8_t ino_ftype(struct xrp *rp, uint64_t ino)
+{
+	const struct xck_inode *st = xck_inode_find(rp->ck, ino, NULL);
+
+	return st ? st->ftype : 0;
+}
+
+/*
+ * Is @c the data of a directory or a symlink over [s, e) that a regular
+ * file's data claims too?  Such blocks are never shared: the file keeps
+ * them (a directory's stale mapping of a block since given to a file, as
+ * a salvaged log can leave), whatever the rmapbt says.
+ */
+static bool nonreg_over_file(struct xrp *rp, const struct xck_ag *ag,
+			     const struct xfsj_rmap_rec *c, uint64_t s,
+			     uint64_t e)
+{
+	uint8_t ft = ino_ftype(rp, c->owner);
+
+	if ((c->offset & RMAP_FORK_FLAGS) ||
+	    (ft != XFSJ_FT_DIR && ft != XFSJ_FT_SYMLINK))
+		return false;
+	for (size_t k = 0; k < ag->claims.n; k++) {
+		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
+
+		if (m->owner != c->owner && owner_inode(m->owner) &&
+		    !(m->offset & RMAP_FORK_FLAGS) && over(m, s, e) &&
+		    ino_ftype(rp, m->owner) == XFSJ_FT_REG)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A block range claimed twice: the rmapbt, where it names an owner of
  * the range, or else metadata claiming it, is the evidence of the
- * rightful owner; every inode fork mapping the range that the evidence
+ * rightful owner (and a directory or symlink never shares with a file); every inode fork mapping the range that the evidence
  * does not back gives it up.  Without evidence the problem is left.
  */
 static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
@@ -1089,7 +1125,8 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 
 		if (!owner_inode(c->owner) || !over(c, s, e) ||
 		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) ||
-		    rightful(rp, ag, rmapbt, c, s, e))
+		    (rightful(rp, ag, rmapbt, c, s, e) &&
+		     !nonreg_over_file(rp, ag, c, s, e)))
 			continue;
 		j = job_get(rp, js, c->owner,
 			    !!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK));
