@@ -857,6 +857,28 @@ static void vec_move(struct xrp *rp, struct xck_vec *dst,
 	xck_vec_init(src, dst->esz);
 }
 
+/*
+ * The job's ranges taken out of the rmapbt's mappings @out too (a
+ * directory's block the rmapbt still gives it, over a file's data).
+ */
+static int cut_drops(struct xrp *rp, const struct job *j,
+		     struct xck_vec *out)
+{
+	struct xck_vec cut;
+	size_t i, dropped = 0;
+	int err = 0;
+
+	if (!j->drops.n)
+		return 0;
+	xck_vec_init(&cut, sizeof(struct xfsj_bmbt_irec));
+	for (i = 0; i < out->n && !err; i++)
+		err = keep_pieces(rp, j, &mv(out)[i], true, &cut, &dropped);
+	if (!err)
+		vec_move(rp, out, &cut);
+	xck_vec_free(rp->ck, &cut);
+	return err;
+}
+
 /* Rebuild one fork; @pr: the problem the report names (may be NULL). */
 static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		   enum xfsj_fix fix)
@@ -891,7 +913,9 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		goto out;
 	if (rm == 0) {
 		src = "rmapbt";
-		err = add_unnamed(rp, &out, &kept, &added);
+		err = cut_drops(rp, j, &out);
+		if (!err)
+			err = add_unnamed(rp, &out, &kept, &added);
 		if (err)
 			goto out;
 		/* The tree's blocks the rmapbt names come first. */
