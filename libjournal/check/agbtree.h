@@ -87,4 +87,10 @@ struct agbt_ops {
 
 const struct agbt_ops *agbt_ops(enum xfsj_btnum bt);
 
+/*
+ * The chunks of an inobt that was not read whole, from a sound rmapbt's
+ * inode chunk records (agbtree_recs.c); sets ag->chunks_recovered.
+ */
+int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag);
+
 #endif

@@ -10,6 +10,7 @@
  * stricter the comment names it.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check/agbtree.h"
 
@@ -329,6 +330,158 @@ static int finobt_done(struct agbt_walk *w)
 			 c->rec.startino, false);
 	}
 	return 0;
+}
+
+/* ---- the chunks of an inobt not read whole ---- */
+
+/*
+ * The inodes of the chunk at @s (block) whose blocks the rmapbt's
+ * inode chunk records leave out, as a holemask; false when they do not
+ * fall on whole holemask bits.
+ */
+static bool chunk_holes(const struct xfsj_sb *sb, uint64_t covered,
+			uint16_t *holemask)
+{
+	uint32_t inopb = sb->inopblock, in = 0, out = 0;
+
+	/* (by inode: gcc 12 -O2 got a loop over the bits comparing their
+	 * first and last inodes wrong) */
+	for (unsigned int i = 0; i < XFSJ_INODES_PER_CHUNK; i++) {
+		uint32_t bit = 1U << (i / XFSJ_INODES_PER_HOLEMASK_BIT);
+
+		if (covered & (1ULL << (i / inopb)))
+			in |= bit;
+		else
+			out |= bit;
+	}
+	*holemask = (uint16_t)out;
+	return !(in & out);
+}
+
+static bool chunk_known(const struct xck_ag *ag, uint32_t startino)
+{
+	return bsearch(&startino, ag->chunks.v, ag->chunks.n,
+		       sizeof(struct xck_chunk), chunk_cmp) != NULL;
+}
+
+/*
+ * One chunk seen in the rmapbt: blocks @s.. (@covered: which of its
+ * blocks hold inodes).  False when it cannot be an inode chunk.
+ */
+static bool chunk_guess(struct agbt_walk *w, uint32_t s, uint64_t covered,
+			struct xck_chunk *ch)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	uint32_t cblocks = XFSJ_INODES_PER_CHUNK / sb->inopblock;
+	uint16_t holemask;
+	unsigned int nholes = 0;
+
+	if (s % ichunk_align(w) || s < w->first_agbno ||
+	    (uint64_t)s + cblocks > w->ag->agblocks ||
+	    !chunk_holes(sb, covered, &holemask) ||
+	    (holemask && !sparse_fs(w)))
+		return false;
+	memset(ch, 0, sizeof(*ch));
+	ch->rec.startino = s << sb->inopblog;
+	ch->rec.holemask = holemask;
+	ch->rec.free = hole_bits(holemask);
+	for (uint16_t m = holemask; m; m &= m - 1)
+		nholes++;
+	ch->rec.count = (uint8_t)(XFSJ_INODES_PER_CHUNK -
+				  nholes * XFSJ_INODES_PER_HOLEMASK_BIT);
+	ch->guessed = true;
+	return true;
+}
+
+/*
+ * The chunks, by their first block, that the rmapbt's inode chunk
+ * records cover, with the covered blocks of each: every one is added to
+ * the AG's chunks unless the inobt's readable part had it.  All or
+ * nothing: a record that cannot be chunks, or a chunk the inobt had
+ * that the rmapbt does not, leaves the chunks as they were.
+ */
+static int guess_chunks(struct agbt_walk *w, struct xck_vec *out)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	struct xck_ag *ag = w->ag;
+	uint32_t cblocks = XFSJ_INODES_PER_CHUNK / sb->inopblock;
+	uint32_t cur = XFSJ_NULLAGBLOCK;
+	uint64_t covered = 0;
+	size_t found = 0;
+	struct xck_chunk ch;
+	int err = 0;
+
+	for (size_t i = 0; i <= ag->rmaps.n && !err; i++) {
+		const struct xfsj_rmap_rec *r = i < ag->rmaps.n ?
+			xck_vec_at(&ag->rmaps, i) : NULL;
+		uint64_t b, end;
+
+		if (r && r->owner != XFSJ_RMAP_OWN_INODES)
+			continue;
+		b = r ? r->startblock : XFSJ_NULLAGBLOCK;
+		end = r ? b + r->blockcount : b + 1;
+		for (; b < end && !err; b++) {
+			uint32_t s = (uint32_t)(b - b % cblocks);
+
+			if (s == cur) {
+				covered |= 1ULL << (b - s);
+				continue;
+			}
+			if (cur != XFSJ_NULLAGBLOCK) {
+				if (s < cur || !chunk_guess(w, cur, covered, &ch))
+					return 1;
+				if (chunk_known(ag, ch.rec.startino))
+					found++;
+				else
+					err = xck_vec_push(w->ck, out, &ch);
+			}
+			cur = s;
+			covered = 1ULL << (b - s);
+		}
+	}
+	return err ? err : found == ag->chunks.n ? 0 : 1;
+}
+
+static int chunk_order(const void *a, const void *b)
+{
+	const struct xck_chunk *x = a, *y = b;
+
+	return x->rec.startino < y->rec.startino ? -1 :
+	       x->rec.startino > y->rec.startino;
+}
+
+int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
+{
+	const struct xfsj_sb *sb = ck->sb;
+	struct agbt_walk w = {
+		.ck = ck, .ag = ag, .bt = XFSJ_BT_INO,
+		.first_agbno = 3 * sb->sectsize / sb->blocksize + 1,
+		.last_iblock = XFSJ_NULLAGBLOCK,
+	};
+	struct xck_vec add;
+	int err;
+
+	if (!xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) ||
+	    !ag->tree_ok[XFSJ_BT_RMAP] || sb->inopblock == 0 ||
+	    sb->inopblock > XFSJ_INODES_PER_CHUNK ||
+	    !(sb->versionnum & XFSJ_SB_VERSION_ALIGNBIT) ||
+	    sb->inoalignmt % (XFSJ_INODES_PER_CHUNK / sb->inopblock))
+		return 0;
+	xck_vec_init(&add, sizeof(struct xck_chunk));
+	err = guess_chunks(&w, &add);
+	for (size_t i = 0; err == 0 && i < add.n; i++) {
+		struct xck_chunk *c = xck_vec_at(&add, i);
+
+		err = claim_chunk(&w, &c->rec);
+		if (!err)
+			err = xck_vec_push(ck, &ag->chunks, c);
+	}
+	if (err == 0) {
+		xck_vec_sort(&ag->chunks, chunk_order);
+		ag->chunks_recovered = true;
+	}
+	xck_vec_free(ck, &add);
+	return err > 0 ? 0 : err;
 }
 
 /* ---- rmapbt ---- */

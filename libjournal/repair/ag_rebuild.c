@@ -78,7 +78,7 @@ static bool chunks_complete(const struct xrp *rp)
 		if (!ag->agi_ok)
 			return false;
 		for (size_t i = 0; !ag->tree_ok[XFSJ_BT_INO] &&
-		     i < rp->nprobs; i++) {
+		     !ag->chunks_recovered && i < rp->nprobs; i++) {
 			const struct xrp_prob *pr = &rp->probs[i];
 
 			if ((pr->p.has & XFSJ_PF_AG) && pr->p.agno == agno &&
