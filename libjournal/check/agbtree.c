@@ -145,6 +145,9 @@ static const struct xfsj_problem_def rows[AGBT__N] = {
 	[REFCBT_MERGE] = { "refcountbt.merge", 0x030027, XFSJ_SEV_CORRUPT,
 		"refcountbt", REC ": starting at {found}, should be merged "
 		"with the record before", REBUILD },
+	[INOBT_MISSING] = { "inobt.missing", 0x030028, XFSJ_SEV_XCORRUPT,
+		"inobt", "{field} of AG {ag}: chunk {found}, inode chunk "
+		"blocks in the rmapbt, is not in the inobt", REBUILD },
 };
 const struct xck_table xck_agbt_table = { rows, AGBT__N };
 
@@ -639,7 +642,7 @@ int xck_ag_btrees(struct xck *ck, struct xck_ag *ag)
 		if (!err && xfsj_fs_has(fs, XFSJ_RO_COMPAT_FINOBT))
 			err = walk_tree(ck, ag, XFSJ_BT_FINO,
 					ag->agi.free_root, ag->agi.free_level);
-		if (!err && !ag->tree_ok[XFSJ_BT_INO])
+		if (!err)
 			err = agbt_chunks_recover(ck, ag);
 	}
 	return err;

@@ -395,8 +395,8 @@ static bool chunk_guess(struct agbt_walk *w, uint32_t s, uint64_t covered,
 
 /*
  * The chunks, by their first block, that the rmapbt's inode chunk
- * records cover, with the covered blocks of each: every one is added to
- * the AG's chunks unless the inobt's readable part had it.  All or
+ * records cover, with the covered blocks of each: every one the inobt
+ * (or its readable part) does not have is added to @out.  All or
  * nothing: a record that cannot be chunks, or a chunk the inobt had
  * that the rmapbt does not, leaves the chunks as they were.
  */
@@ -455,6 +455,7 @@ int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
 	const struct xfsj_sb *sb = ck->sb;
 	struct agbt_walk w = {
 		.ck = ck, .ag = ag, .bt = XFSJ_BT_INO,
+		.s = xfsj_btree_shape(XFSJ_BT_INO),
 		.first_agbno = 3 * sb->sectsize / sb->blocksize + 1,
 		.last_iblock = XFSJ_NULLAGBLOCK,
 	};
@@ -469,15 +470,24 @@ int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
 		return 0;
 	xck_vec_init(&add, sizeof(struct xck_chunk));
 	err = guess_chunks(&w, &add);
+	/* A sound inobt that has every chunk stays as it is. */
+	if (err == 0 && ag->tree_ok[XFSJ_BT_INO] && add.n == 0)
+		err = 1;
 	for (size_t i = 0; err == 0 && i < add.n; i++) {
 		struct xck_chunk *c = xck_vec_at(&add, i);
 
+		if (ag->tree_ok[XFSJ_BT_INO]) {
+			w.rec_agbno = ag->agi.root;
+			agbt_say(&w, INOBT_MISSING, XFSJ_PF_FOUND, 0,
+				 c->rec.startino, false);
+		}
 		err = claim_chunk(&w, &c->rec);
 		if (!err)
 			err = xck_vec_push(ck, &ag->chunks, c);
 	}
 	if (err == 0) {
 		xck_vec_sort(&ag->chunks, chunk_order);
+		ag->tree_ok[XFSJ_BT_INO] = false;
 		ag->chunks_recovered = true;
 	}
 	xck_vec_free(ck, &add);
