@@ -203,6 +203,74 @@ START_TEST(repair_bad_agf_fields)
 }
 END_TEST
 
+/* The inobt root of AG 0 as a buffer (the root chunk is there). */
+static struct xfsj_buf *inobt_root(struct fs_fixture *fx)
+{
+	struct xfsj_buf *agi, *bp;
+	uint32_t root;
+
+	ck_assert_int_eq(xfsj_agi_read(fx->fs, 0, &agi, &fx->f), 0);
+	root = xfsj_get_be32(agi->data + XFSJ_AGI_OFF(root));
+	ck_assert_int_eq(xfsj_buf_read(fx->fs,
+				       xfsj_agb_to_daddr(&fx->sb, 0, root),
+				       4096, &bp), 0);
+	return bp;
+}
+
+static uint64_t inodes_in_use(struct fs_fixture *fx)
+{
+	struct xfsj_check_result cres;
+
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, NULL, &cres), 0);
+	return cres.inodes;
+}
+
+/*
+ * The inobt root zeroed: its chunks come back from the rmapbt's inode
+ * chunk records, with every inode in use kept (repair-fuzz: agi root).
+ */
+START_TEST(repair_zeroed_inobt)
+{
+	struct fs_fixture fx;
+	struct xfsj_buf *bp;
+	uint64_t rebuilt, inodes;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
+	inodes = inodes_in_use(&fx);
+	bp = inobt_root(&fx);
+	memset(bp->data, 0, 4096);
+	xfsj_buf_dirty(bp);
+	fs_fixture_reopen(&fx);
+	repair_clean(&fx, &rebuilt);
+	ck_assert_uint_ge(rebuilt, 2);	/* inobt, finobt */
+	ck_assert_uint_eq(inodes_in_use(&fx), inodes);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * A sound inobt that lost its record (numrecs 0): the chunk the rmapbt
+ * holds is put back, not its inodes dropped (repair-fuzz: inobt numrecs).
+ */
+START_TEST(repair_inobt_lacks_chunk)
+{
+	struct fs_fixture fx;
+	struct xfsj_buf *bp;
+	uint64_t rebuilt, inodes;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
+	inodes = inodes_in_use(&fx);
+	bp = inobt_root(&fx);
+	xfsj_put_be16(bp->data + 6, 0);		/* numrecs */
+	xfsj_buf_dirty(bp);
+	fs_fixture_reopen(&fx);
+	repair_clean(&fx, &rebuilt);
+	ck_assert_uint_ge(rebuilt, 2);
+	ck_assert_uint_eq(inodes_in_use(&fx), inodes);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_ag_suite(void)
 {
 	Suite *s = suite_create("repair_ag");
@@ -216,6 +284,8 @@ Suite *repair_ag_suite(void)
 	tcase_add_test(tc, load_rmapbt_overlapping);
 	tcase_add_test(tc, repair_zeroed_bnobt);
 	tcase_add_test(tc, repair_bad_agf_fields);
+	tcase_add_test(tc, repair_zeroed_inobt);
+	tcase_add_test(tc, repair_inobt_lacks_chunk);
 	suite_add_tcase(s, tc);
 	return s;
 }
