@@ -642,8 +642,9 @@ int xck_ag_btrees(struct xck *ck, struct xck_ag *ag)
 		if (!err && xfsj_fs_has(fs, XFSJ_RO_COMPAT_FINOBT))
 			err = walk_tree(ck, ag, XFSJ_BT_FINO,
 					ag->agi.free_root, ag->agi.free_level);
-		if (!err)
-			err = agbt_chunks_recover(ck, ag);
 	}
+	/* (an AGI that cannot be used too: its chunks are not known) */
+	if (!err)
+		err = agbt_chunks_recover(ck, ag);
 	return err;
 }

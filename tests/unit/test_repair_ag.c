@@ -271,6 +271,29 @@ START_TEST(repair_inobt_lacks_chunk)
 }
 END_TEST
 
+/*
+ * An AGI that cannot be used (seqno wrong): written anew, with the chunks
+ * the rmapbt holds (repair-fuzz: agi seqno).
+ */
+START_TEST(repair_unusable_agi)
+{
+	struct fs_fixture fx;
+	struct xfsj_buf *agi;
+	uint64_t rebuilt, inodes;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
+	inodes = inodes_in_use(&fx);
+	ck_assert_int_eq(xfsj_agi_read(fx.fs, 0, &agi, &fx.f), 0);
+	xfsj_put_be32(agi->data + XFSJ_AGI_OFF(seqno), 1U << 31);
+	xfsj_buf_dirty(agi);
+	fs_fixture_reopen(&fx);
+	repair_clean(&fx, &rebuilt);
+	ck_assert_uint_ge(rebuilt, 2);
+	ck_assert_uint_eq(inodes_in_use(&fx), inodes);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_ag_suite(void)
 {
 	Suite *s = suite_create("repair_ag");
@@ -286,6 +309,7 @@ Suite *repair_ag_suite(void)
 	tcase_add_test(tc, repair_bad_agf_fields);
 	tcase_add_test(tc, repair_zeroed_inobt);
 	tcase_add_test(tc, repair_inobt_lacks_chunk);
+	tcase_add_test(tc, repair_unusable_agi);
 	suite_add_tcase(s, tc);
 	return s;
 }
