@@ -226,71 +226,70 @@ static uint64_t inodes_in_use(struct fs_fixture *fx)
 }
 
 /*
- * The inobt root zeroed: its chunks come back from the rmapbt's inode
- * chunk records, with every inode in use kept (repair-fuzz: agi root).
+ * AG 0's inode btrees or AGI damaged by @damage: the repair rebuilds the
+ * inode btrees with every inode in use kept.
  */
-START_TEST(repair_zeroed_inobt)
+static void repair_keeps_inodes(void (*damage)(struct fs_fixture *))
 {
 	struct fs_fixture fx;
-	struct xfsj_buf *bp;
 	uint64_t rebuilt, inodes;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
 	inodes = inodes_in_use(&fx);
-	bp = inobt_root(&fx);
-	memset(bp->data, 0, 4096);
-	xfsj_buf_dirty(bp);
+	damage(&fx);
 	fs_fixture_reopen(&fx);
 	repair_clean(&fx, &rebuilt);
 	ck_assert_uint_ge(rebuilt, 2);	/* inobt, finobt */
 	ck_assert_uint_eq(inodes_in_use(&fx), inodes);
 	fs_fixture_free(&fx);
 }
-END_TEST
 
-/*
- * A sound inobt that lost its record (numrecs 0): the chunk the rmapbt
- * holds is put back, not its inodes dropped (repair-fuzz: inobt numrecs).
- */
-START_TEST(repair_inobt_lacks_chunk)
+/* The inobt root zeroed (repair-fuzz: agi root): the chunks come back
+ * from the rmapbt's inode chunk records. */
+static void zero_inobt(struct fs_fixture *fx)
 {
-	struct fs_fixture fx;
-	struct xfsj_buf *bp;
-	uint64_t rebuilt, inodes;
+	struct xfsj_buf *bp = inobt_root(fx);
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
-	inodes = inodes_in_use(&fx);
-	bp = inobt_root(&fx);
-	xfsj_put_be16(bp->data + 6, 0);		/* numrecs */
+	memset(bp->data, 0, 4096);
 	xfsj_buf_dirty(bp);
-	fs_fixture_reopen(&fx);
-	repair_clean(&fx, &rebuilt);
-	ck_assert_uint_ge(rebuilt, 2);
-	ck_assert_uint_eq(inodes_in_use(&fx), inodes);
-	fs_fixture_free(&fx);
+}
+
+START_TEST(repair_zeroed_inobt)
+{
+	repair_keeps_inodes(zero_inobt);
 }
 END_TEST
 
-/*
- * An AGI that cannot be used (seqno wrong): written anew, with the chunks
- * the rmapbt holds (repair-fuzz: agi seqno).
- */
-START_TEST(repair_unusable_agi)
+/* A sound inobt that lost its record (repair-fuzz: inobt numrecs): the
+ * chunk the rmapbt holds is put back, its inodes not dropped. */
+static void empty_inobt(struct fs_fixture *fx)
 {
-	struct fs_fixture fx;
-	struct xfsj_buf *agi;
-	uint64_t rebuilt, inodes;
+	struct xfsj_buf *bp = inobt_root(fx);
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
-	inodes = inodes_in_use(&fx);
-	ck_assert_int_eq(xfsj_agi_read(fx.fs, 0, &agi, &fx.f), 0);
+	xfsj_put_be16(bp->data + 6, 0);		/* numrecs */
+	xfsj_buf_dirty(bp);
+}
+
+START_TEST(repair_inobt_lacks_chunk)
+{
+	repair_keeps_inodes(empty_inobt);
+}
+END_TEST
+
+/* An AGI that cannot be used (repair-fuzz: agi seqno): written anew,
+ * with the chunks the rmapbt holds. */
+static void bad_agi_seqno(struct fs_fixture *fx)
+{
+	struct xfsj_buf *agi;
+
+	ck_assert_int_eq(xfsj_agi_read(fx->fs, 0, &agi, &fx->f), 0);
 	xfsj_put_be32(agi->data + XFSJ_AGI_OFF(seqno), 1U << 31);
 	xfsj_buf_dirty(agi);
-	fs_fixture_reopen(&fx);
-	repair_clean(&fx, &rebuilt);
-	ck_assert_uint_ge(rebuilt, 2);
-	ck_assert_uint_eq(inodes_in_use(&fx), inodes);
-	fs_fixture_free(&fx);
+}
+
+START_TEST(repair_unusable_agi)
+{
+	repair_keeps_inodes(bad_agi_seqno);
 }
 END_TEST
 
