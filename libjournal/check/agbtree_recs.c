@@ -208,27 +208,29 @@ static bool chunk_in_order(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
 	return true;
 }
 
-/* Claim the blocks of a chunk that hold inodes (not sparse holes). */
-static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
+/* The blocks of a chunk (fewer than 64 inodes a block) that hold inodes
+ * (not sparse holes), one bit each. */
+static uint64_t chunk_block_bits(const struct xfsj_sb *sb, uint16_t holemask)
 {
-	const struct xfsj_sb *sb = w->ck->sb;
-	uint32_t inopb = sb->inopblock, agbno = r->startino >> sb->inopblog;
-	uint64_t present = ~hole_bits(r->holemask), mask;
-	uint32_t nblocks, j, run = 0;
+	uint64_t present = ~hole_bits(holemask), mask, bits = 0;
+	uint32_t inopb = sb->inopblock;
+
+	mask = (1ULL << inopb) - 1;
+	for (uint32_t j = 0; j < XFSJ_INODES_PER_CHUNK / inopb; j++)
+		if ((present >> (j * inopb)) & mask)
+			bits |= 1ULL << j;
+	return bits;
+}
+
+/* Claim the runs of blocks @bits of the chunk at block @agbno. */
+static int claim_blocks(struct agbt_walk *w, uint32_t agbno, uint64_t bits)
+{
+	uint32_t nblocks = XFSJ_INODES_PER_CHUNK / w->ck->sb->inopblock;
+	uint32_t j, run = 0;
 	int err = 0;
 
-	if (inopb >= XFSJ_INODES_PER_CHUNK) {
-		/* Several chunks share the block: claim it once. */
-		if (agbno == w->last_iblock)
-			return 0;
-		w->last_iblock = agbno;
-		return xck_claim(w->ck, w->ag->agno, agbno, 1,
-				 XFSJ_RMAP_OWN_INODES, 0);
-	}
-	nblocks = XFSJ_INODES_PER_CHUNK / inopb;
-	mask = (1ULL << inopb) - 1;
 	for (j = 0; j <= nblocks && !err; j++) {
-		if (j < nblocks && ((present >> (j * inopb)) & mask)) {
+		if (j < nblocks && (bits >> j & 1)) {
 			run++;
 			continue;
 		}
@@ -238,6 +240,23 @@ static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
 		run = 0;
 	}
 	return err;
+}
+
+/* Claim the blocks of a chunk that hold inodes (not sparse holes). */
+static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	uint32_t agbno = r->startino >> sb->inopblog;
+
+	if (sb->inopblock >= XFSJ_INODES_PER_CHUNK) {
+		/* Several chunks share the block: claim it once. */
+		if (agbno == w->last_iblock)
+			return 0;
+		w->last_iblock = agbno;
+		return xck_claim(w->ck, w->ag->agno, agbno, 1,
+				 XFSJ_RMAP_OWN_INODES, 0);
+	}
+	return claim_blocks(w, agbno, chunk_block_bits(sb, r->holemask));
 }
 
 static int inobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
@@ -358,10 +377,11 @@ static bool chunk_holes(const struct xfsj_sb *sb, uint64_t covered,
 	return !(in & out);
 }
 
-static bool chunk_known(const struct xck_ag *ag, uint32_t startino)
+static struct xck_chunk *chunk_known(const struct xck_ag *ag,
+				      uint32_t startino)
 {
 	return bsearch(&startino, ag->chunks.v, ag->chunks.n,
-		       sizeof(struct xck_chunk), chunk_cmp) != NULL;
+		       sizeof(struct xck_chunk), chunk_cmp);
 }
 
 /*
@@ -396,7 +416,8 @@ static bool chunk_guess(struct agbt_walk *w, uint32_t s, uint64_t covered,
 /*
  * The chunks, by their first block, that the rmapbt's inode chunk
  * records cover, with the covered blocks of each: every one the inobt
- * (or its readable part) does not have is added to @out.  All or
+ * (or its readable part) does not have is added to @out, and every one
+ * it has with more holes (in a record reported bad).  All or
  * nothing: a record that cannot be chunks, or a chunk the inobt had
  * that the rmapbt does not, leaves the chunks as they were.
  */
@@ -430,9 +451,18 @@ static int guess_chunks(struct agbt_walk *w, struct xck_vec *out)
 			if (cur != XFSJ_NULLAGBLOCK) {
 				if (s < cur || !chunk_guess(w, cur, covered, &ch))
 					return 1;
-				if (chunk_known(ag, ch.rec.startino))
+				const struct xck_chunk *k =
+					chunk_known(ag, ch.rec.startino);
+
+				if (k)
 					found++;
-				else
+				/* A record reported bad whose holemask has
+				 * more holes than the rmapbt: the rmapbt's. */
+				if (k && k->rec.holemask != ch.rec.holemask &&
+				    (ag->tree_ok[XFSJ_BT_INO] ||
+				     (ch.rec.holemask & ~k->rec.holemask)))
+					return 1;
+				if (!k || k->rec.holemask != ch.rec.holemask)
 					err = xck_vec_push(w->ck, out, &ch);
 			}
 			cur = s;
@@ -475,7 +505,18 @@ int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
 		err = 1;
 	for (size_t i = 0; err == 0 && i < add.n; i++) {
 		struct xck_chunk *c = xck_vec_at(&add, i);
+		struct xck_chunk *k = chunk_known(ag, c->rec.startino);
 
+		if (k) {
+			/* Claim the blocks that were holes, then take the
+			 * rmapbt's holemask. */
+			err = claim_blocks(&w, c->rec.startino >> sb->inopblog,
+				chunk_block_bits(sb, c->rec.holemask) &
+				~chunk_block_bits(sb, k->rec.holemask));
+			k->rec = c->rec;
+			k->guessed = true;
+			continue;
+		}
 		if (ag->tree_ok[XFSJ_BT_INO]) {
 			w.rec_agbno = ag->agi.root;
 			agbt_say(&w, INOBT_MISSING, XFSJ_PF_FOUND, 0,

@@ -293,6 +293,23 @@ START_TEST(repair_unusable_agi)
 }
 END_TEST
 
+/* A record's holemask with holes the rmapbt does not have (repair-fuzz:
+ * inobt recs[n].holemask): the rmapbt's, nothing claimed twice. */
+static void holes_in_inobt(struct fs_fixture *fx)
+{
+	struct xfsj_buf *bp = inobt_root(fx);
+
+	/* record 0: startino, then the holemask */
+	xfsj_put_be16(bp->data + XFSJ_SBLOCK_HDR_SIZE + 4, 0x00f0);
+	xfsj_buf_dirty(bp);
+}
+
+START_TEST(repair_inobt_holemask)
+{
+	repair_keeps_inodes(holes_in_inobt);
+}
+END_TEST
+
 Suite *repair_ag_suite(void)
 {
 	Suite *s = suite_create("repair_ag");
@@ -309,6 +326,7 @@ Suite *repair_ag_suite(void)
 	tcase_add_test(tc, repair_zeroed_inobt);
 	tcase_add_test(tc, repair_inobt_lacks_chunk);
 	tcase_add_test(tc, repair_unusable_agi);
+	tcase_add_test(tc, repair_inobt_holemask);
 	suite_add_tcase(s, tc);
 	return s;
 }
