@@ -262,12 +262,17 @@ END_TEST
 
 /* A sound inobt that lost its record (repair-fuzz: inobt numrecs): the
  * chunk the rmapbt holds is put back, its inodes not dropped. */
-static void empty_inobt(struct fs_fixture *fx)
+static void inobt_root_put16(struct fs_fixture *fx, size_t off, uint16_t v)
 {
 	struct xfsj_buf *bp = inobt_root(fx);
 
-	xfsj_put_be16(bp->data + 6, 0);		/* numrecs */
+	xfsj_put_be16(bp->data + off, v);
 	xfsj_buf_dirty(bp);
+}
+
+static void empty_inobt(struct fs_fixture *fx)
+{
+	inobt_root_put16(fx, 6, 0);		/* numrecs */
 }
 
 START_TEST(repair_inobt_lacks_chunk)
@@ -297,11 +302,8 @@ END_TEST
  * inobt recs[n].holemask): the rmapbt's, nothing claimed twice. */
 static void holes_in_inobt(struct fs_fixture *fx)
 {
-	struct xfsj_buf *bp = inobt_root(fx);
-
 	/* record 0: startino, then the holemask */
-	xfsj_put_be16(bp->data + XFSJ_SBLOCK_HDR_SIZE + 4, 0x00f0);
-	xfsj_buf_dirty(bp);
+	inobt_root_put16(fx, XFSJ_SBLOCK_HDR_SIZE + 4, 0x00f0);
 }
 
 START_TEST(repair_inobt_holemask)
