@@ -94,4 +94,12 @@ const struct agbt_ops *agbt_ops(enum xfsj_btnum bt);
  */
 int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag);
 
+/*
+ * The blocks of AG @ag's inode chunks, found by reading its used blocks
+ * where chunks start (from @first, every @align blocks), as rmap records
+ * of OWN_INODES in @out (chunk_scan.c).
+ */
+int agbt_chunks_scan(struct xck *ck, struct xck_ag *ag, uint32_t first,
+		     uint32_t align, struct xck_vec *out);
+
 #endif

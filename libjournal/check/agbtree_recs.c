@@ -421,7 +421,8 @@ static bool chunk_guess(struct agbt_walk *w, uint32_t s, uint64_t covered,
  * nothing: a record that cannot be chunks, or a chunk the inobt had
  * that the rmapbt does not, leaves the chunks as they were.
  */
-static int guess_chunks(struct agbt_walk *w, struct xck_vec *out)
+static int guess_chunks(struct agbt_walk *w, const struct xck_vec *recs,
+			struct xck_vec *out)
 {
 	const struct xfsj_sb *sb = w->ck->sb;
 	struct xck_ag *ag = w->ag;
@@ -432,9 +433,9 @@ static int guess_chunks(struct agbt_walk *w, struct xck_vec *out)
 	struct xck_chunk ch;
 	int err = 0;
 
-	for (size_t i = 0; i <= ag->rmaps.n && !err; i++) {
-		const struct xfsj_rmap_rec *r = i < ag->rmaps.n ?
-			xck_vec_at(&ag->rmaps, i) : NULL;
+	for (size_t i = 0; i <= recs->n && !err; i++) {
+		const struct xfsj_rmap_rec *r = i < recs->n ?
+			xck_vec_at(recs, i) : NULL;
 		uint64_t b, end;
 
 		if (r && r->owner != XFSJ_RMAP_OWN_INODES)
@@ -489,17 +490,30 @@ int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
 		.first_agbno = 3 * sb->sectsize / sb->blocksize + 1,
 		.last_iblock = XFSJ_NULLAGBLOCK,
 	};
-	struct xck_vec add;
-	int err;
+	const struct xck_vec *recs = &ag->rmaps;
+	struct xck_vec add, scanned;
+	int err = 0;
 
-	if (!xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) ||
-	    !ag->tree_ok[XFSJ_BT_RMAP] || sb->inopblock == 0 ||
-	    sb->inopblock > XFSJ_INODES_PER_CHUNK ||
+	if (sb->inopblock == 0 || sb->inopblock > XFSJ_INODES_PER_CHUNK ||
 	    !(sb->versionnum & XFSJ_SB_VERSION_ALIGNBIT) ||
 	    sb->inoalignmt % (XFSJ_INODES_PER_CHUNK / sb->inopblock))
 		return 0;
 	xck_vec_init(&add, sizeof(struct xck_chunk));
-	err = guess_chunks(&w, &add);
+	xck_vec_init(&scanned, sizeof(struct xfsj_rmap_rec));
+	if (!xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) ||
+	    !ag->tree_ok[XFSJ_BT_RMAP]) {
+		/* No rmapbt to go by: the used blocks read, when the
+		 * inobt needs it and the bnobt says which are used. */
+		if ((ag->agi_ok && ag->tree_ok[XFSJ_BT_INO]) ||
+		    (sb->versionnum & XFSJ_SB_VERSION_NUMBITS) !=
+		    XFSJ_SB_VERSION_5 || !ag->tree_ok[XFSJ_BT_BNO])
+			return 0;
+		err = agbt_chunks_scan(ck, ag, w.first_agbno, sb->inoalignmt,
+				       &scanned);
+		recs = &scanned;
+	}
+	if (!err)
+		err = guess_chunks(&w, recs, &add);
 	/* A sound inobt that has every chunk stays as it is. */
 	if (err == 0 && ag->tree_ok[XFSJ_BT_INO] && add.n == 0)
 		err = 1;
@@ -532,6 +546,7 @@ int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
 		ag->chunks_recovered = true;
 	}
 	xck_vec_free(ck, &add);
+	xck_vec_free(ck, &scanned);
 	return err > 0 ? 0 : err;
 }
 

@@ -229,12 +229,13 @@ static uint64_t inodes_in_use(struct fs_fixture *fx)
  * AG 0's inode btrees or AGI damaged by @damage: the repair rebuilds the
  * inode btrees with every inode in use kept.
  */
-static void repair_keeps_inodes(void (*damage)(struct fs_fixture *))
+static void repair_keeps_inodes(void (*damage)(struct fs_fixture *),
+				bool rmapbt)
 {
 	struct fs_fixture fx;
 	uint64_t rebuilt, inodes;
 
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, rmapbt);
 	inodes = inodes_in_use(&fx);
 	damage(&fx);
 	fs_fixture_reopen(&fx);
@@ -256,7 +257,14 @@ static void zero_inobt(struct fs_fixture *fx)
 
 START_TEST(repair_zeroed_inobt)
 {
-	repair_keeps_inodes(zero_inobt);
+	repair_keeps_inodes(zero_inobt, true);
+}
+END_TEST
+
+/* ... and without an rmapbt: from the used blocks that hold inodes. */
+START_TEST(repair_zeroed_inobt_normap)
+{
+	repair_keeps_inodes(zero_inobt, false);
 }
 END_TEST
 
@@ -277,7 +285,7 @@ static void empty_inobt(struct fs_fixture *fx)
 
 START_TEST(repair_inobt_lacks_chunk)
 {
-	repair_keeps_inodes(empty_inobt);
+	repair_keeps_inodes(empty_inobt, true);
 }
 END_TEST
 
@@ -294,7 +302,7 @@ static void bad_agi_seqno(struct fs_fixture *fx)
 
 START_TEST(repair_unusable_agi)
 {
-	repair_keeps_inodes(bad_agi_seqno);
+	repair_keeps_inodes(bad_agi_seqno, true);
 }
 END_TEST
 
@@ -308,7 +316,7 @@ static void holes_in_inobt(struct fs_fixture *fx)
 
 START_TEST(repair_inobt_holemask)
 {
-	repair_keeps_inodes(holes_in_inobt);
+	repair_keeps_inodes(holes_in_inobt, true);
 }
 END_TEST
 
@@ -329,6 +337,7 @@ Suite *repair_ag_suite(void)
 	tcase_add_test(tc, repair_inobt_lacks_chunk);
 	tcase_add_test(tc, repair_unusable_agi);
 	tcase_add_test(tc, repair_inobt_holemask);
+	tcase_add_test(tc, repair_zeroed_inobt_normap);
 	suite_add_tcase(s, tc);
 	return s;
 }
