@@ -473,6 +473,18 @@ static int guess_chunks(struct agbt_walk *w, const struct xck_vec *recs,
 	return err ? err : found == ag->chunks.n ? 0 : 1;
 }
 
+/* Does the inobt have every chunk the finobt has? */
+static bool fino_all_known(const struct xck_ag *ag)
+{
+	for (size_t i = 0; i < ag->fino.n; i++) {
+		const struct xfsj_inobt_rec *r = xck_vec_at(&ag->fino, i);
+
+		if (!chunk_known(ag, r->startino))
+			return false;
+	}
+	return true;
+}
+
 static int chunk_order(const void *a, const void *b)
 {
 	const struct xck_chunk *x = a, *y = b;
@@ -504,7 +516,8 @@ int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
 	    !ag->tree_ok[XFSJ_BT_RMAP]) {
 		/* No rmapbt to go by: the used blocks read, when the
 		 * inobt needs it and the bnobt says which are used. */
-		if ((ag->agi_ok && ag->tree_ok[XFSJ_BT_INO]) ||
+		if ((ag->agi_ok && ag->tree_ok[XFSJ_BT_INO] &&
+		     fino_all_known(ag)) ||
 		    (sb->versionnum & XFSJ_SB_VERSION_NUMBITS) !=
 		    XFSJ_SB_VERSION_5 || !ag->tree_ok[XFSJ_BT_BNO])
 			return 0;

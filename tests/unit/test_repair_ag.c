@@ -289,6 +289,14 @@ START_TEST(repair_inobt_lacks_chunk)
 }
 END_TEST
 
+/* ... and without an rmapbt: the finobt's chunk is not in the inobt, so
+ * the used blocks are read. */
+START_TEST(repair_inobt_lacks_chunk_normap)
+{
+	repair_keeps_inodes(empty_inobt, false);
+}
+END_TEST
+
 /* An AGI that cannot be used (repair-fuzz: agi seqno): written anew,
  * with the chunks the rmapbt holds. */
 static void bad_agi_seqno(struct fs_fixture *fx)
@@ -338,6 +346,7 @@ Suite *repair_ag_suite(void)
 	tcase_add_test(tc, repair_unusable_agi);
 	tcase_add_test(tc, repair_inobt_holemask);
 	tcase_add_test(tc, repair_zeroed_inobt_normap);
+	tcase_add_test(tc, repair_inobt_lacks_chunk_normap);
 	suite_add_tcase(s, tc);
 	return s;
 }
