@@ -290,6 +290,16 @@ static int fino_cmp(const void *key, const void *elt)
 	return k < r->startino ? -1 : k > r->startino;
 }
 
+/* The chunk the inobt (so far) has at @startino, or NULL. */
+static struct xck_chunk *chunk_known(const struct xck_ag *ag,
+				      uint32_t startino)
+{
+	if (!ag->chunks.n)
+		return NULL;	/* (bsearch takes no null array) */
+	return bsearch(&startino, ag->chunks.v, ag->chunks.n,
+		       sizeof(struct xck_chunk), chunk_cmp);
+}
+
 static unsigned int chunk_nfree(const struct xfsj_inobt_rec *r)
 {
 	return popcount64(r->free & ~hole_bits(r->holemask));
@@ -314,8 +324,7 @@ static int finobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
 	if (chunk_nfree(&r) == 0)
 		say(w, FINOBT_NOFREE, 0, r.startino);
 	if (ag->tree_ok[XFSJ_BT_INO]) {
-		c = bsearch(&r.startino, ag->chunks.v, ag->chunks.n,
-			    sizeof(*c), chunk_cmp);
+		c = chunk_known(ag, r.startino);
 		if (!c)
 			say(w, FINOBT_UNKNOWN, 0, r.startino);
 		else if (c->rec.holemask != r.holemask ||
@@ -377,12 +386,6 @@ static bool chunk_holes(const struct xfsj_sb *sb, uint64_t covered,
 	return !(in & out);
 }
 
-static struct xck_chunk *chunk_known(const struct xck_ag *ag,
-				      uint32_t startino)
-{
-	return bsearch(&startino, ag->chunks.v, ag->chunks.n,
-		       sizeof(struct xck_chunk), chunk_cmp);
-}
 
 /*
  * One chunk seen in the rmapbt: blocks @s.. (@covered: which of its
