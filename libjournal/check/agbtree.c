@@ -145,6 +145,9 @@ static const struct xfsj_problem_def rows[AGBT__N] = {
 	[REFCBT_MERGE] = { "refcountbt.merge", 0x030027, XFSJ_SEV_CORRUPT,
 		"refcountbt", REC ": starting at {found}, should be merged "
 		"with the record before", REBUILD },
+	[INOBT_MISSING] = { "inobt.missing", 0x030028, XFSJ_SEV_XCORRUPT,
+		"inobt", "{field} of AG {ag}: chunk {found}, inode chunk "
+		"blocks in the rmapbt, is not in the inobt", REBUILD },
 };
 const struct xck_table xck_agbt_table = { rows, AGBT__N };
 
@@ -640,5 +643,8 @@ int xck_ag_btrees(struct xck *ck, struct xck_ag *ag)
 			err = walk_tree(ck, ag, XFSJ_BT_FINO,
 					ag->agi.free_root, ag->agi.free_level);
 	}
+	/* (an AGI that cannot be used too: its chunks are not known) */
+	if (!err)
+		err = agbt_chunks_recover(ck, ag);
 	return err;
 }

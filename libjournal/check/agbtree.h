@@ -19,7 +19,7 @@ enum {
 	INOBT_COUNT, INOBT_HOLES, FINOBT_NOFREE, FINOBT_DIFFERS,
 	FINOBT_UNKNOWN, FINOBT_MISSING, RMAPBT_FLAGS, RMAPBT_OWNER,
 	RMAPBT_META, RMAPBT_FLAGMIX, RMAPBT_MERGE, RMAPBT_FILEOFF,
-	REFCBT_COUNT, REFCBT_COW, REFCBT_MERGE, AGBT__N
+	REFCBT_COUNT, REFCBT_COW, REFCBT_MERGE, INOBT_MISSING, AGBT__N
 };
 
 /*
@@ -86,5 +86,20 @@ struct agbt_ops {
 };
 
 const struct agbt_ops *agbt_ops(enum xfsj_btnum bt);
+
+/*
+ * The chunks of an inobt that was not read whole, or that lacks some, from
+ * a sound rmapbt's inode chunk records (agbtree_recs.c); sets
+ * ag->chunks_recovered.
+ */
+int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag);
+
+/*
+ * The blocks of AG @ag's inode chunks, found by reading its used blocks
+ * where chunks start (from @first, every @align blocks), as rmap records
+ * of OWN_INODES in @out (chunk_scan.c).
+ */
+int agbt_chunks_scan(struct xck *ck, struct xck_ag *ag, uint32_t first,
+		     uint32_t align, struct xck_vec *out);
 
 #endif

@@ -10,6 +10,7 @@
  * stricter the comment names it.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check/agbtree.h"
 
@@ -207,27 +208,29 @@ static bool chunk_in_order(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
 	return true;
 }
 
-/* Claim the blocks of a chunk that hold inodes (not sparse holes). */
-static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
+/* The blocks of a chunk (fewer than 64 inodes a block) that hold inodes
+ * (not sparse holes), one bit each. */
+static uint64_t chunk_block_bits(const struct xfsj_sb *sb, uint16_t holemask)
 {
-	const struct xfsj_sb *sb = w->ck->sb;
-	uint32_t inopb = sb->inopblock, agbno = r->startino >> sb->inopblog;
-	uint64_t present = ~hole_bits(r->holemask), mask;
-	uint32_t nblocks, j, run = 0;
+	uint64_t present = ~hole_bits(holemask), mask, bits = 0;
+	uint32_t inopb = sb->inopblock;
+
+	mask = (1ULL << inopb) - 1;
+	for (uint32_t j = 0; j < XFSJ_INODES_PER_CHUNK / inopb; j++)
+		if ((present >> (j * inopb)) & mask)
+			bits |= 1ULL << j;
+	return bits;
+}
+
+/* Claim the runs of blocks @bits of the chunk at block @agbno. */
+static int claim_blocks(struct agbt_walk *w, uint32_t agbno, uint64_t bits)
+{
+	uint32_t nblocks = XFSJ_INODES_PER_CHUNK / w->ck->sb->inopblock;
+	uint32_t j, run = 0;
 	int err = 0;
 
-	if (inopb >= XFSJ_INODES_PER_CHUNK) {
-		/* Several chunks share the block: claim it once. */
-		if (agbno == w->last_iblock)
-			return 0;
-		w->last_iblock = agbno;
-		return xck_claim(w->ck, w->ag->agno, agbno, 1,
-				 XFSJ_RMAP_OWN_INODES, 0);
-	}
-	nblocks = XFSJ_INODES_PER_CHUNK / inopb;
-	mask = (1ULL << inopb) - 1;
 	for (j = 0; j <= nblocks && !err; j++) {
-		if (j < nblocks && ((present >> (j * inopb)) & mask)) {
+		if (j < nblocks && (bits >> j & 1)) {
 			run++;
 			continue;
 		}
@@ -237,6 +240,23 @@ static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
 		run = 0;
 	}
 	return err;
+}
+
+/* Claim the blocks of a chunk that hold inodes (not sparse holes). */
+static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	uint32_t agbno = r->startino >> sb->inopblog;
+
+	if (sb->inopblock >= XFSJ_INODES_PER_CHUNK) {
+		/* Several chunks share the block: claim it once. */
+		if (agbno == w->last_iblock)
+			return 0;
+		w->last_iblock = agbno;
+		return xck_claim(w->ck, w->ag->agno, agbno, 1,
+				 XFSJ_RMAP_OWN_INODES, 0);
+	}
+	return claim_blocks(w, agbno, chunk_block_bits(sb, r->holemask));
 }
 
 static int inobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
@@ -270,6 +290,13 @@ static int fino_cmp(const void *key, const void *elt)
 	return k < r->startino ? -1 : k > r->startino;
 }
 
+/* The chunk the inobt (so far) has at @startino, or NULL. */
+static struct xck_chunk *chunk_known(const struct xck_ag *ag,
+				      uint32_t startino)
+{
+	return xck_vec_find(&ag->chunks, &startino, chunk_cmp);
+}
+
 static unsigned int chunk_nfree(const struct xfsj_inobt_rec *r)
 {
 	return popcount64(r->free & ~hole_bits(r->holemask));
@@ -294,7 +321,7 @@ static int finobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
 	if (chunk_nfree(&r) == 0)
 		say(w, FINOBT_NOFREE, 0, r.startino);
 	if (ag->tree_ok[XFSJ_BT_INO]) {
-		c = xck_vec_find(&ag->chunks, &r.startino, chunk_cmp);
+		c = chunk_known(ag, r.startino);
 		if (!c)
 			say(w, FINOBT_UNKNOWN, 0, r.startino);
 		else if (c->rec.holemask != r.holemask ||
@@ -327,6 +354,212 @@ static int finobt_done(struct agbt_walk *w)
 			 c->rec.startino, false);
 	}
 	return 0;
+}
+
+/* ---- the chunks of an inobt not read whole ---- */
+
+/*
+ * The inodes of the chunk at @s (block) whose blocks the rmapbt's
+ * inode chunk records leave out, as a holemask; false when they do not
+ * fall on whole holemask bits.
+ */
+static bool chunk_holes(const struct xfsj_sb *sb, uint64_t covered,
+			uint16_t *holemask)
+{
+	uint32_t inopb = sb->inopblock, in = 0, out = 0;
+
+	/* (by inode: gcc 12 -O2 got a loop over the bits comparing their
+	 * first and last inodes wrong) */
+	for (unsigned int i = 0; i < XFSJ_INODES_PER_CHUNK; i++) {
+		uint32_t bit = 1U << (i / XFSJ_INODES_PER_HOLEMASK_BIT);
+
+		if (covered & (1ULL << (i / inopb)))
+			in |= bit;
+		else
+			out |= bit;
+	}
+	*holemask = (uint16_t)out;
+	return !(in & out);
+}
+
+
+/*
+ * One chunk seen in the rmapbt: blocks @s.. (@covered: which of its
+ * blocks hold inodes).  False when it cannot be an inode chunk.
+ */
+static bool chunk_guess(struct agbt_walk *w, uint32_t s, uint64_t covered,
+			struct xck_chunk *ch)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	uint32_t cblocks = XFSJ_INODES_PER_CHUNK / sb->inopblock;
+	uint16_t holemask;
+	unsigned int nholes = 0;
+
+	if (s % ichunk_align(w) || s < w->first_agbno ||
+	    (uint64_t)s + cblocks > w->ag->agblocks ||
+	    !chunk_holes(sb, covered, &holemask) ||
+	    (holemask && !sparse_fs(w)))
+		return false;
+	memset(ch, 0, sizeof(*ch));
+	ch->rec.startino = s << sb->inopblog;
+	ch->rec.holemask = holemask;
+	ch->rec.free = hole_bits(holemask);
+	for (uint16_t m = holemask; m; m &= m - 1)
+		nholes++;
+	ch->rec.count = (uint8_t)(XFSJ_INODES_PER_CHUNK -
+				  nholes * XFSJ_INODES_PER_HOLEMASK_BIT);
+	ch->guessed = true;
+	return true;
+}
+
+/*
+ * The chunks, by their first block, that the rmapbt's inode chunk
+ * records cover, with the covered blocks of each: every one the inobt
+ * (or its readable part) does not have is added to @out, and every one
+ * it has with more holes (in a record reported bad).  All or
+ * nothing: a record that cannot be chunks, or a chunk the inobt had
+ * that the rmapbt does not, leaves the chunks as they were.
+ */
+static int guess_chunks(struct agbt_walk *w, const struct xck_vec *recs,
+			struct xck_vec *out)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	struct xck_ag *ag = w->ag;
+	uint32_t cblocks = XFSJ_INODES_PER_CHUNK / sb->inopblock;
+	uint32_t cur = XFSJ_NULLAGBLOCK;
+	uint64_t covered = 0;
+	size_t found = 0;
+	struct xck_chunk ch;
+	int err = 0;
+
+	for (size_t i = 0; i <= recs->n && !err; i++) {
+		const struct xfsj_rmap_rec *r = i < recs->n ?
+			xck_vec_at(recs, i) : NULL;
+		uint64_t b, end;
+
+		if (r && r->owner != XFSJ_RMAP_OWN_INODES)
+			continue;
+		b = r ? r->startblock : XFSJ_NULLAGBLOCK;
+		end = r ? b + r->blockcount : b + 1;
+		for (; b < end && !err; b++) {
+			uint32_t s = (uint32_t)(b - b % cblocks);
+
+			if (s == cur) {
+				covered |= 1ULL << (b - s);
+				continue;
+			}
+			if (cur != XFSJ_NULLAGBLOCK) {
+				if (s < cur || !chunk_guess(w, cur, covered, &ch))
+					return 1;
+				const struct xck_chunk *k =
+					chunk_known(ag, ch.rec.startino);
+
+				if (k)
+					found++;
+				/* A record reported bad whose holemask has
+				 * more holes than the rmapbt: the rmapbt's. */
+				if (k && k->rec.holemask != ch.rec.holemask &&
+				    (ag->tree_ok[XFSJ_BT_INO] ||
+				     (ch.rec.holemask & ~k->rec.holemask)))
+					return 1;
+				if (!k || k->rec.holemask != ch.rec.holemask)
+					err = xck_vec_push(w->ck, out, &ch);
+			}
+			cur = s;
+			covered = 1ULL << (b - s);
+		}
+	}
+	return err ? err : found == ag->chunks.n ? 0 : 1;
+}
+
+/* Does the inobt have every chunk the finobt has? */
+static bool fino_all_known(const struct xck_ag *ag)
+{
+	for (size_t i = 0; i < ag->fino.n; i++) {
+		const struct xfsj_inobt_rec *r = xck_vec_at(&ag->fino, i);
+
+		if (!chunk_known(ag, r->startino))
+			return false;
+	}
+	return true;
+}
+
+static int chunk_order(const void *a, const void *b)
+{
+	const struct xck_chunk *x = a, *y = b;
+
+	return x->rec.startino < y->rec.startino ? -1 :
+	       x->rec.startino > y->rec.startino;
+}
+
+int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
+{
+	const struct xfsj_sb *sb = ck->sb;
+	struct agbt_walk w = {
+		.ck = ck, .ag = ag, .bt = XFSJ_BT_INO,
+		.s = xfsj_btree_shape(XFSJ_BT_INO),
+		.first_agbno = 3 * sb->sectsize / sb->blocksize + 1,
+		.last_iblock = XFSJ_NULLAGBLOCK,
+	};
+	const struct xck_vec *recs = &ag->rmaps;
+	struct xck_vec add, scanned;
+	int err = 0;
+
+	if (sb->inopblock == 0 || sb->inopblock > XFSJ_INODES_PER_CHUNK ||
+	    !(sb->versionnum & XFSJ_SB_VERSION_ALIGNBIT) ||
+	    sb->inoalignmt % (XFSJ_INODES_PER_CHUNK / sb->inopblock))
+		return 0;
+	xck_vec_init(&add, sizeof(struct xck_chunk));
+	xck_vec_init(&scanned, sizeof(struct xfsj_rmap_rec));
+	if (!xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT) ||
+	    !ag->tree_ok[XFSJ_BT_RMAP]) {
+		/* No rmapbt to go by: the used blocks read, when the
+		 * inobt needs it and the bnobt says which are used. */
+		if ((ag->agi_ok && ag->tree_ok[XFSJ_BT_INO] &&
+		     fino_all_known(ag)) ||
+		    (sb->versionnum & XFSJ_SB_VERSION_NUMBITS) !=
+		    XFSJ_SB_VERSION_5 || !ag->tree_ok[XFSJ_BT_BNO])
+			return 0;
+		err = agbt_chunks_scan(ck, ag, w.first_agbno, sb->inoalignmt,
+				       &scanned);
+		recs = &scanned;
+	}
+	if (!err)
+		err = guess_chunks(&w, recs, &add);
+	/* A sound inobt that has every chunk stays as it is. */
+	if (err == 0 && ag->tree_ok[XFSJ_BT_INO] && add.n == 0)
+		err = 1;
+	for (size_t i = 0; err == 0 && i < add.n; i++) {
+		struct xck_chunk *c = xck_vec_at(&add, i);
+		struct xck_chunk *k = chunk_known(ag, c->rec.startino);
+
+		if (k) {
+			/* Claim the blocks that were holes, then take the
+			 * rmapbt's holemask. */
+			err = claim_blocks(&w, c->rec.startino >> sb->inopblog,
+				chunk_block_bits(sb, c->rec.holemask) &
+				~chunk_block_bits(sb, k->rec.holemask));
+			k->rec = c->rec;
+			k->guessed = true;
+			continue;
+		}
+		if (ag->tree_ok[XFSJ_BT_INO]) {
+			w.rec_agbno = ag->agi.root;
+			agbt_say(&w, INOBT_MISSING, XFSJ_PF_FOUND, 0,
+				 c->rec.startino, false);
+		}
+		err = claim_chunk(&w, &c->rec);
+		if (!err)
+			err = xck_vec_push(ck, &ag->chunks, c);
+	}
+	if (err == 0) {
+		xck_vec_sort(&ag->chunks, chunk_order);
+		ag->tree_ok[XFSJ_BT_INO] = false;
+		ag->chunks_recovered = true;
+	}
+	xck_vec_free(ck, &add);
+	xck_vec_free(ck, &scanned);
+	return err > 0 ? 0 : err;
 }
 
 /* ---- rmapbt ---- */

@@ -90,6 +90,7 @@ struct xck_inode {
 struct xck_chunk {
 	struct xfsj_inobt_rec rec;
 	struct xck_inode *ino;	/* XFSJ_INODES_PER_CHUNK, or NULL */
+	bool guessed;		/* from the rmapbt: free mask from the modes */
 };
 
 /* ---- one AG ---- */
@@ -121,6 +122,8 @@ struct xck_ag {
 	 * again by every cross-check).
 	 */
 	bool tree_ok[XFSJ_BT__COUNT];
+	/* The inobt was not read whole but the rmapbt named every chunk. */
+	bool chunks_recovered;
 };
 
 /* ---- parent pointers and directory entries, for names.c ---- */

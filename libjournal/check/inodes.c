@@ -195,6 +195,14 @@ static int check_slot(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 		st->flags |= XCK_I_BAD;
 		return 0;
 	}
+	if (c->guessed) {
+		/* No free mask to hold the mode against: the mode is it. */
+		ifree = ic.di.mode == 0;
+		if (ifree) {
+			c->rec.free |= 1ULL << k;
+			c->rec.freecount++;
+		}
+	}
 	if (ic.di.mode == 0) {
 		if (!ifree)
 			xck_ino_report(ck, INO_USED_FREE, ic.ino, "mode", 0,

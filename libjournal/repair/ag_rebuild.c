@@ -75,10 +75,10 @@ static bool chunks_complete(const struct xrp *rp)
 	for (uint32_t agno = 0; agno < ck->agcount; agno++) {
 		const struct xck_ag *ag = &ck->ags[agno];
 
-		if (!ag->agi_ok)
+		if (!ag->agi_ok && !ag->chunks_recovered)
 			return false;
 		for (size_t i = 0; !ag->tree_ok[XFSJ_BT_INO] &&
-		     i < rp->nprobs; i++) {
+		     !ag->chunks_recovered && i < rp->nprobs; i++) {
 			const struct xrp_prob *pr = &rp->probs[i];
 
 			if ((pr->p.has & XFSJ_PF_AG) && pr->p.agno == agno &&
@@ -275,6 +275,22 @@ static int write_agi(struct xrp *rp, const struct xrp_agplan *pl,
 	err = xrp_ag_header_buf(rp, ag->agno, 2, &bp);
 	if (err)
 		return err;
+	if (!ag->agi_ok) {
+		/* One that could not be used (its chunks came from the
+		 * rmapbt): made from the AG, its unlinked lists empty. */
+		struct xfsj_vctx vc;
+
+		xfsj_fs_vctx(rp->fs, ag->agno, &vc);
+		memset(&agi, 0, sizeof(agi));
+		agi.magicnum = XFSJ_AGI_MAGIC;
+		agi.versionnum = 1;
+		agi.seqno = ag->agno;
+		agi.length = pl->agblocks;
+		memcpy(agi.uuid, vc.uuid, sizeof(agi.uuid));
+		for (unsigned int k = 0; k < XFSJ_AGI_UNLINKED_BUCKETS; k++)
+			agi.unlinked[k] = XFSJ_NULLAGINO;
+		agi.newino = XFSJ_NULLAGINO;
+	}
 	/* A bucket a row names as bad is emptied; the others are kept. */
 	for (size_t i = 0; i < rp->nprobs; i++) {
 		const struct xrp_prob *pr = &rp->probs[i];
@@ -466,8 +482,9 @@ static int rebuild_ag(struct xrp *rp, uint32_t agno, const struct agwant *w)
 		xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_FINOBT);
 	pl.rebuild[XFSJ_BT_REFC] = xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK)
 		&& (w->refc || !pl.ag->agf_ok || !pl.ag->tree_ok[XFSJ_BT_REFC]);
-	/* The AGI is rewritten only from a header that was read whole. */
-	if ((w->ino || w->agi) && !pl.ag->agi_ok)
+	/* The AGI is rewritten only from a header that was read whole, or
+	 * with the chunks the rmapbt named. */
+	if ((w->ino || w->agi) && !pl.ag->agi_ok && !pl.ag->chunks_recovered)
 		return 0;
 	err = xrp_agplan_make(&pl);
 	if (err == -XFSJ_E_NOSPC || err == -XFSJ_E_RANGE) {

@@ -44,6 +44,10 @@ all:agf 1;addr bnoroot|numrecs|add
 all:agf 1;addr cntroot|numrecs|sub
 4k:agf 2;addr cntroot|magic|firstbit
 all:agi 0;addr root|recs[2].freecount|sub
+all:agi 0|root|add
+all:agi 1|seqno|firstbit
+4k:agi 0;addr root|numrecs|lastbit
+all:agi 0;addr root|recs[4].holemask|add
 4k:agf 0|rmaproot|zeroes
 4k:agf 1;addr rmaproot|numrecs|sub
 4k:agf 0;addr rmaproot|recs[3].owner|add

@@ -234,6 +234,129 @@ START_TEST(repair_rebuilt_agfl_full)
 		xfsj_get_be32(agf->data + XFSJ_AGF_OFF(rmap_level))));
 	fs_fixture_free(&fx);
 }
+/* The inobt root of AG 0 as a buffer (the root chunk is there). */
+static struct xfsj_buf *inobt_root(struct fs_fixture *fx)
+{
+	struct xfsj_buf *agi, *bp;
+	uint32_t root;
+
+	ck_assert_int_eq(xfsj_agi_read(fx->fs, 0, &agi, &fx->f), 0);
+	root = xfsj_get_be32(agi->data + XFSJ_AGI_OFF(root));
+	ck_assert_int_eq(xfsj_buf_read(fx->fs,
+				       xfsj_agb_to_daddr(&fx->sb, 0, root),
+				       4096, &bp), 0);
+	return bp;
+}
+
+static uint64_t inodes_in_use(struct fs_fixture *fx)
+{
+	struct xfsj_check_result cres;
+
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, NULL, &cres), 0);
+	return cres.inodes;
+}
+
+/*
+ * AG 0's inode btrees or AGI damaged by @damage: the repair rebuilds the
+ * inode btrees with every inode in use kept.
+ */
+static void repair_keeps_inodes(void (*damage)(struct fs_fixture *),
+				bool rmapbt)
+{
+	struct fs_fixture fx;
+	uint64_t rebuilt, inodes;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, rmapbt);
+	inodes = inodes_in_use(&fx);
+	damage(&fx);
+	fs_fixture_reopen(&fx);
+	repair_clean(&fx, &rebuilt);
+	ck_assert_uint_ge(rebuilt, 2);	/* inobt, finobt */
+	ck_assert_uint_eq(inodes_in_use(&fx), inodes);
+	fs_fixture_free(&fx);
+}
+
+/* The inobt root zeroed (repair-fuzz: agi root): the chunks come back
+ * from the rmapbt's inode chunk records. */
+static void zero_inobt(struct fs_fixture *fx)
+{
+	struct xfsj_buf *bp = inobt_root(fx);
+
+	memset(bp->data, 0, 4096);
+	xfsj_buf_dirty(bp);
+}
+
+START_TEST(repair_zeroed_inobt)
+{
+	repair_keeps_inodes(zero_inobt, true);
+}
+END_TEST
+
+/* ... and without an rmapbt: from the used blocks that hold inodes. */
+START_TEST(repair_zeroed_inobt_normap)
+{
+	repair_keeps_inodes(zero_inobt, false);
+}
+END_TEST
+
+/* A sound inobt that lost its record (repair-fuzz: inobt numrecs): the
+ * chunk the rmapbt holds is put back, its inodes not dropped. */
+static void inobt_root_put16(struct fs_fixture *fx, size_t off, uint16_t v)
+{
+	struct xfsj_buf *bp = inobt_root(fx);
+
+	xfsj_put_be16(bp->data + off, v);
+	xfsj_buf_dirty(bp);
+}
+
+static void empty_inobt(struct fs_fixture *fx)
+{
+	inobt_root_put16(fx, 6, 0);		/* numrecs */
+}
+
+START_TEST(repair_inobt_lacks_chunk)
+{
+	repair_keeps_inodes(empty_inobt, true);
+}
+END_TEST
+
+/* ... and without an rmapbt: the finobt's chunk is not in the inobt, so
+ * the used blocks are read. */
+START_TEST(repair_inobt_lacks_chunk_normap)
+{
+	repair_keeps_inodes(empty_inobt, false);
+}
+END_TEST
+
+/* An AGI that cannot be used (repair-fuzz: agi seqno): written anew,
+ * with the chunks the rmapbt holds. */
+static void bad_agi_seqno(struct fs_fixture *fx)
+{
+	struct xfsj_buf *agi;
+
+	ck_assert_int_eq(xfsj_agi_read(fx->fs, 0, &agi, &fx->f), 0);
+	xfsj_put_be32(agi->data + XFSJ_AGI_OFF(seqno), 1U << 31);
+	xfsj_buf_dirty(agi);
+}
+
+START_TEST(repair_unusable_agi)
+{
+	repair_keeps_inodes(bad_agi_seqno, true);
+}
+END_TEST
+
+/* A record's holemask with holes the rmapbt does not have (repair-fuzz:
+ * inobt recs[n].holemask): the rmapbt's, nothing claimed twice. */
+static void holes_in_inobt(struct fs_fixture *fx)
+{
+	/* record 0: startino, then the holemask */
+	inobt_root_put16(fx, XFSJ_SBLOCK_HDR_SIZE + 4, 0x00f0);
+}
+
+START_TEST(repair_inobt_holemask)
+{
+	repair_keeps_inodes(holes_in_inobt, true);
+}
 END_TEST
 
 Suite *repair_ag_suite(void)
@@ -250,6 +373,12 @@ Suite *repair_ag_suite(void)
 	tcase_add_test(tc, repair_zeroed_bnobt);
 	tcase_add_test(tc, repair_bad_agf_fields);
 	tcase_add_test(tc, repair_rebuilt_agfl_full);
+	tcase_add_test(tc, repair_zeroed_inobt);
+	tcase_add_test(tc, repair_inobt_lacks_chunk);
+	tcase_add_test(tc, repair_unusable_agi);
+	tcase_add_test(tc, repair_inobt_holemask);
+	tcase_add_test(tc, repair_zeroed_inobt_normap);
+	tcase_add_test(tc, repair_inobt_lacks_chunk_normap);
 	suite_add_tcase(s, tc);
 	return s;
 }
