@@ -394,8 +394,17 @@ static int segment(struct sweep *sw, uint32_t s, uint32_t e,
 		return 0;
 	for (i = 0; i < n && sw->reflink && shareable(sw->ck, act[i]); i++)
 		;
-	if (i == n)
-		return shared_add(sw, s, e, (uint32_t)n);
+	if (i == n) {
+		/*
+		 * The share count is of the written mappings: an unwritten
+		 * one is not counted as sharing (as xfs_repair counts).
+		 */
+		uint32_t w = 0;
+
+		for (i = 0; i < n; i++)
+			w += !(act[i]->offset & XFSJ_RMAP_OFF_UNWRITTEN);
+		return w > 1 ? shared_add(sw, s, e, w) : 0;
+	}
 	{
 		char a[96], b[96], both[208];
 		/* Name a pair that may not share: the first that may not

@@ -207,8 +207,11 @@ static int refc_records(struct xrp_agplan *pl)
 	for (size_t i = 0; i < pl->nkept; i++) {
 		const struct xfsj_rmap_rec *r = &pl->kept[i];
 
+		/* (unwritten blocks are not counted as shared, as the
+		 * check counts them) */
 		if (!own_inode(r->owner) || (r->offset &
-		    (XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)))
+		    (XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK |
+		     XFSJ_RMAP_OFF_UNWRITTEN)))
 			continue;
 		e[ne++] = (struct edge){ r->startblock, 1 };
 		e[ne++] = (struct edge){ r->startblock + r->blockcount, -1 };
