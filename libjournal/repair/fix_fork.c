@@ -54,11 +54,14 @@
 #include <sys/stat.h>
 
 #include "core/layout.h"
+#include "fs/alloc.h"
 #include "fs/bmbt.h"
 #include "fs/iget.h"
 #include "repair/repair_priv.h"
 
 #define RMAP_FORK_FLAGS	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)
+/* The fresh blocks a rebuilt bmbt may take when its old ones run out. */
+#define MORE_BLOCKS	8
 /* A bound on the bmbt blocks one lenient walk reads. */
 #define WALK_MAX_BLOCKS	(1U << 16)
 
@@ -816,7 +819,29 @@ static uint64_t mapped_blocks(const struct xck_vec *l)
 }
 
 /* The bmbt blocks a new tree may use: not mapped as data by @l. */
-static void usable_blocks(struct xck_vec *b, const struct xck_vec *l)
+/* Does an inode other than @ino claim block @fsb? */
+static bool other_inode_claims(const struct xrp *rp, uint64_t ino,
+			       uint64_t fsb)
+{
+	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
+	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
+	const struct xck_vec *v;
+
+	if (agno >= rp->ck->agcount)
+		return true;
+	v = &rp->ck->ags[agno].claims;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+
+		if (r->owner != ino && agbno >= r->startblock &&
+		    agbno - r->startblock < r->blockcount)
+			return true;
+	}
+	return false;
+}
+
+static void usable_blocks(const struct xrp *rp, const struct job *j,
+			  struct xck_vec *b, const struct xck_vec *l)
 {
 	size_t i, k, n = 0;
 
@@ -827,10 +852,40 @@ static void usable_blocks(struct xck_vec *b, const struct xck_vec *l)
 			mapped = bv(b)[i] >= mv(l)[k].startblock &&
 				 bv(b)[i] < mv(l)[k].startblock +
 					   mv(l)[k].blockcount;
-		if (!mapped)
+		/* (an old bmbt block another file's data now holds) */
+		if (!mapped && !other_inode_claims(rp, j->ino, bv(b)[i]))
 			bv(b)[n++] = bv(b)[i];
 	}
 	b->n = n;
+}
+
+/*
+ * One more block for the fork's bmbt, from the free space of the
+ * inode's AG when its headers and free space and rmap btrees are sound
+ * (the rmap added for the inode's bmbt): 0, 1 when there is none to
+ * take, or a negative XFSJ_E_*.
+ */
+static int more_blocks(struct xrp *rp, const struct job *j,
+		       struct xck_vec *blocks)
+{
+	uint32_t agno = xfsj_ino_agno(rp->sb, j->ino), agbno;
+	const struct xck_ag *ag;
+	struct xfsj_owner oi = { .owner = j->ino, .bmbt_block = true,
+				 .attr_fork = j->whichfork == XFSJ_ATTR_FORK };
+	struct xfsj_fault f = { 0 };
+
+	if (agno >= rp->ck->agcount)
+		return 1;
+	ag = &rp->ck->ags[agno];
+	if (!ag->agf_ok || !ag->agfl_ok || !ag->tree_ok[XFSJ_BT_BNO] ||
+	    !ag->tree_ok[XFSJ_BT_CNT] ||
+	    (xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT) &&
+	     !ag->tree_ok[XFSJ_BT_RMAP]))
+		return 1;
+	if (xfsj_alloc_extent(rp->fs, agno, 0, 1, &oi, &agbno, &f))
+		return 1;
+	return bpush(rp, blocks, xfsj_agb_to_fsb(rp->sb, agno, agbno)) < 0 ?
+	       -XFSJ_E_NOMEM : 0;
 }
 
 /*
@@ -928,9 +983,16 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 	} else {
 		vec_move(rp, &out, &kept);
 	}
-	usable_blocks(&blocks, &out);
-	err = xrp_fork_write(rp, &ip, j->whichfork, mv(&out), out.n,
-			     bv(&blocks), blocks.n, &used);
+	usable_blocks(rp, j, &blocks, &out);
+	for (int more = 0; ; more++) {
+		err = xrp_fork_write(rp, &ip, j->whichfork, mv(&out), out.n,
+				     bv(&blocks), blocks.n, &used);
+		if (err != 1 || more == MORE_BLOCKS)
+			break;
+		err = more_blocks(rp, j, &blocks);
+		if (err)
+			break;
+	}
 	if (err) {
 		err = err < 0 ? err : 0;	/* does not fit: left */
 		goto out;
