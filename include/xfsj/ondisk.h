@@ -156,6 +156,11 @@ void xfsj_dinode_encode(const struct xfsj_dinode *di, void *buf);
 void xfsj_dinode_finish(void *buf, uint32_t inodesize);
 int xfsj_dinode_verify(const void *buf, const struct xfsj_vctx *c,
 		       uint64_t ino, uint64_t byte_off, struct xfsj_fault *f);
+/* Only whether it is an intact v3 inode of number @ino (magic, version,
+ * CRC, number, uuid), whatever its fields say: the start of the above. */
+int xfsj_dinode_verify_place(const void *buf, const struct xfsj_vctx *c,
+			     uint64_t ino, uint64_t byte_off,
+			     struct xfsj_fault *f);
 /* Data and attribute fork extent counts, honouring NREXT64. */
 uint64_t xfsj_dinode_nextents(const struct xfsj_dinode *di);
 uint32_t xfsj_dinode_anextents(const struct xfsj_dinode *di);

@@ -11,10 +11,8 @@
  * the kernel freed keep their free inodes, valid as they were, until
  * written again (a preallocated file over them), and must not come back.
  */
-#include <string.h>
 
 #include "check/agbtree.h"
-#include "core/crc32c.h"
 
 struct scan {
 	struct xck *ck;
@@ -45,9 +43,7 @@ static int block_inodes(struct scan *sc, uint32_t agbno, bool *holds,
 			bool *inuse)
 {
 	const struct xfsj_sb *sb = sc->ck->sb;
-	const uint8_t *uuid = (sb->features_incompat &
-			       XFSJ_INCOMPAT_META_UUID) ? sb->meta_uuid :
-						       sb->uuid;
+	struct xfsj_vctx c;
 	struct xfsj_buf *bp;
 	int err;
 
@@ -57,19 +53,15 @@ static int block_inodes(struct scan *sc, uint32_t agbno, bool *holds,
 				sb->blocksize, &bp);
 	if (err)
 		return 0;	/* an unreadable block holds no inode found */
+	xfsj_fs_vctx(sc->ck->fs, sc->ag->agno, &c);
 	for (uint32_t k = 0; k < sb->inopblock; k++) {
 		const uint8_t *dip = bp->data + (size_t)k * sb->inodesize;
 		uint64_t ino = xfsj_agino_to_ino(sb, sc->ag->agno,
 			(agbno << sb->inopblog) + k);
-		struct xfsj_dinode di;
-
-		xfsj_dinode_decode(dip, &di);
-		if (di.magic != XFSJ_DINODE_MAGIC || di.version != 3 ||
-		    di.ino != ino || memcmp(di.uuid, uuid, 16) ||
-		    !xfsj_cksum_ok(dip, sb->inodesize, XFSJ_DINODE_CRC_OFF))
+		if (xfsj_dinode_verify_place(dip, &c, ino, 0, NULL))
 			continue;
 		*holds = true;
-		if (di.mode)
+		if (xfsj_get_be16(dip + XFSJ_DI_OFF(mode)))
 			*inuse = true;
 	}
 	xfsj_buf_rele(sc->ck->fs, bp);

@@ -111,24 +111,46 @@ void xfsj_dinode_set_nextents(struct xfsj_dinode *di, bool attr, uint64_t n)
 		       byte_off + (uint64_t)xfsj_layout_offset(		\
 			       &xfsj_dinode_layout, field), (uint64_t)(val))
 
+/* Is decoded inode @di (of @buf) a v3 inode of number @ino, intact? */
+static int verify_place(const void *buf, const struct xfsj_dinode *di,
+			const struct xfsj_vctx *c, uint64_t ino,
+			uint64_t byte_off, struct xfsj_fault *f)
+{
+	if (di->magic != XFSJ_DINODE_MAGIC)
+		return DI_BAD(XFSJ_E_BADMAGIC, "magic", di->magic);
+	if (di->version != 3)
+		return DI_BAD(XFSJ_E_CORRUPT, "version", di->version);
+	if (!xfsj_cksum_ok(buf, c->inodesize, XFSJ_DINODE_CRC_OFF))
+		return DI_BAD(XFSJ_E_BADCRC, "crc", di->crc);
+	if (di->ino != ino)
+		return DI_BAD(XFSJ_E_CORRUPT, "ino", di->ino);
+	if (memcmp(di->uuid, c->uuid, 16))
+		return DI_BAD(XFSJ_E_CORRUPT, "uuid", 0);
+	return 0;
+}
+
+int xfsj_dinode_verify_place(const void *buf, const struct xfsj_vctx *c,
+			     uint64_t ino, uint64_t byte_off,
+			     struct xfsj_fault *f)
+{
+	struct xfsj_dinode di;
+
+	xfsj_dinode_decode(buf, &di);
+	return verify_place(buf, &di, c, ino, byte_off, f);
+}
+
 int xfsj_dinode_verify(const void *buf, const struct xfsj_vctx *c,
 		       uint64_t ino, uint64_t byte_off, struct xfsj_fault *f)
 {
 	uint32_t lit = c->inodesize - XFSJ_DINODE_CORE_SIZE;
 	struct xfsj_dinode di;
 	uint32_t dsize;
+	int err;
 
 	xfsj_dinode_decode(buf, &di);
-	if (di.magic != XFSJ_DINODE_MAGIC)
-		return DI_BAD(XFSJ_E_BADMAGIC, "magic", di.magic);
-	if (di.version != 3)
-		return DI_BAD(XFSJ_E_CORRUPT, "version", di.version);
-	if (!xfsj_cksum_ok(buf, c->inodesize, XFSJ_DINODE_CRC_OFF))
-		return DI_BAD(XFSJ_E_BADCRC, "crc", di.crc);
-	if (di.ino != ino)
-		return DI_BAD(XFSJ_E_CORRUPT, "ino", di.ino);
-	if (memcmp(di.uuid, c->uuid, 16))
-		return DI_BAD(XFSJ_E_CORRUPT, "uuid", 0);
+	err = verify_place(buf, &di, c, ino, byte_off, f);
+	if (err)
+		return err;
 	if ((di.flags2 & XFSJ_DIFLAG2_BIGTIME) &&
 	    !(c->features_incompat & XFSJ_INCOMPAT_BIGTIME))
 		return DI_BAD(XFSJ_E_CORRUPT, "flags2", di.flags2);
