@@ -250,4 +250,31 @@ int xrp_fork_write(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 		   const struct xfsj_bmbt_irec *m, size_t n,
 		   const uint64_t *blocks, size_t nblocks, size_t *used);
 
+/*
+ * fix_clone.c: blocks two regular files claim, with no evidence of the
+ * rightful owner: one keeps them, the others get a copy.
+ */
+struct xrp_clone_cand {
+	uint64_t ino;
+	bool sound;		/* no other problem names the inode */
+};
+/* The index of the keeper among @n (> 0) claimants: a sound one before
+ * one that is not, then the lowest inode number. */
+size_t xrp_clone_keeper(const struct xrp_clone_cand *c, size_t n);
+/* May fresh blocks be taken from AG @agno's free space btrees (its
+ * headers and free space and rmap btrees sound)? */
+bool xrp_ag_alloc_ok(const struct xrp *rp, uint32_t agno);
+/*
+ * Fresh blocks for inode @ino holding a copy of the blocks @piece maps:
+ * the new mappings (same offsets) pushed onto @out, the extents taken
+ * onto @taken (xfsj_bmbt_irec).  Returns 0, 1 when the free space is
+ * short (what was taken stays in @taken: give it back with
+ * xrp_clone_undo), or a negative XFSJ_E_*.
+ */
+int xrp_clone_extent(struct xrp *rp, uint64_t ino,
+		     const struct xfsj_bmbt_irec *piece, struct xck_vec *out,
+		     struct xck_vec *taken);
+/* Give the extents in @taken back to the free space (@taken emptied). */
+void xrp_clone_undo(struct xrp *rp, uint64_t ino, struct xck_vec *taken);
+
 #endif
