@@ -8,10 +8,11 @@
  * rewritten to map the copy (fix_fork.c rebuilds the fork).  Both files
  * survive, with the contents the blocks hold.
  *
- * The keeper (xrp_clone_keeper): the file that no other problem of the
- * check names (its other metadata is sound), and among those (or among
- * all, when none is) the lowest inode number: the older one in the usual
- * order of allocation.
+ * The keeper (xrp_clone_keeper): the file that no other problem named in
+ * any round of the repair so far (its other metadata is sound: a mapping
+ * pointed astray often leaves a block count or an extent past the end
+ * wrong too), and among those (or among all, when none is) the lowest
+ * inode number: the older one in the usual order of allocation.
  *
  * The fresh blocks come from the free space btrees of the cloned
  * inode's AG (then of the AGs after it, and those before), as large as
@@ -47,6 +48,16 @@ size_t xrp_clone_keeper(const struct xrp_clone_cand *c, size_t n)
 			best = i;
 	}
 	return best;
+}
+
+bool xrp_ino_suspect(const struct xrp *rp, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < rp->nsuspects; i++)
+		if (rp->suspects[i] == ino)
+			return true;
+	return false;
 }
 
 bool xrp_ag_alloc_ok(const struct xrp *rp, uint32_t agno)

@@ -1303,19 +1303,6 @@ static bool nonreg_over_file(struct xrp *rp, const struct xck_ag *ag,
 	return false;
 }
 
-/* Does no problem of this check but an INFO one name inode @ino? */
-static bool ino_sound(const struct xrp *rp, uint64_t ino)
-{
-	size_t i;
-
-	for (i = 0; i < rp->nprobs; i++)
-		if ((rp->probs[i].p.has & XFSJ_PF_INO) &&
-		    rp->probs[i].p.ino == ino &&
-		    rp->probs[i].p.def->sev != XFSJ_SEV_INFO)
-			return false;
-	return true;
-}
-
 /* The most files one range is cloned for. */
 #define CLONE_MAX	16
 
@@ -1347,7 +1334,7 @@ static int add_clone_jobs(struct xrp *rp, struct xck_vec *js,
 		if (n == CLONE_MAX)
 			return 1;
 		cand[n++] = (struct xrp_clone_cand){
-			.ino = c->owner, .sound = ino_sound(rp, c->owner) };
+			.ino = c->owner, .sound = !xrp_ino_suspect(rp, c->owner) };
 	}
 	if (n < 2)
 		return 1;

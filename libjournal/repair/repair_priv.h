@@ -48,6 +48,9 @@ struct xrp {
 	 * fix kind and the next one checks again.
 	 */
 	bool recheck;
+	/* The inodes a problem (not INFO) named in any round so far. */
+	uint64_t *suspects;
+	size_t nsuspects, capsuspects;
 };
 
 /*
@@ -256,7 +259,7 @@ int xrp_fork_write(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
  */
 struct xrp_clone_cand {
 	uint64_t ino;
-	bool sound;		/* no other problem names the inode */
+	bool sound;		/* no other problem has named the inode */
 };
 /* The index of the keeper among @n (> 0) claimants: a sound one before
  * one that is not, then the lowest inode number. */
@@ -274,6 +277,8 @@ bool xrp_ag_alloc_ok(const struct xrp *rp, uint32_t agno);
 int xrp_clone_extent(struct xrp *rp, uint64_t ino,
 		     const struct xfsj_bmbt_irec *piece, struct xck_vec *out,
 		     struct xck_vec *taken);
+/* Has a problem (not INFO) of some round named inode @ino? */
+bool xrp_ino_suspect(const struct xrp *rp, uint64_t ino);
 /* Give the extents in @taken back to the free space (@taken emptied). */
 void xrp_clone_undo(struct xrp *rp, uint64_t ino, struct xck_vec *taken);
 
