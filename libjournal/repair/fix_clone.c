@@ -222,3 +222,51 @@ int xrp_clone_extent(struct xrp *rp, uint64_t ino,
 	}
 	return left.blockcount ? 1 : 0;
 }
+
+/* The first of the ranges @clones over @p (the lowest start), or NULL. */
+static const struct xrp_clone *first_clone(const struct xck_vec *clones,
+					   const struct xfsj_bmbt_irec *p)
+{
+	const struct xrp_clone *best = NULL;
+	size_t i;
+
+	for (i = 0; i < clones->n; i++) {
+		const struct xrp_clone *c = xck_vec_at(clones, i);
+
+		if (c->fsb < p->startblock + p->blockcount &&
+		    p->startblock < c->fsb + c->len &&
+		    (!best || c->fsb < best->fsb))
+			best = c;
+	}
+	return best;
+}
+
+int xrp_clone_rec(struct xrp *rp, uint64_t ino, const struct xck_vec *clones,
+		  const struct xfsj_bmbt_irec *r, struct xck_vec *out,
+		  struct xck_vec *taken, uint64_t *ncloned)
+{
+	struct xfsj_bmbt_irec p = *r;
+	int err = 0;
+
+	while (p.blockcount && !err) {
+		const struct xrp_clone *c = first_clone(clones, &p);
+		struct xfsj_bmbt_irec h = p;
+
+		if (!c)
+			return xck_vec_push(rp->ck, out, &p);
+		if (c->fsb > p.startblock) {
+			/* The piece before the range: as it is. */
+			h.blockcount = c->fsb - p.startblock;
+			err = xck_vec_push(rp->ck, out, &h);
+		} else {
+			if (c->fsb + c->len < p.startblock + p.blockcount)
+				h.blockcount = c->fsb + c->len - p.startblock;
+			err = xrp_clone_extent(rp, ino, &h, out, taken);
+			*ncloned += h.blockcount;
+		}
+		p.startblock += h.blockcount;
+		p.startoff += h.blockcount;
+		p.blockcount -= h.blockcount;
+	}
+	return err;
+}

@@ -101,13 +101,6 @@ static int bpush(struct xrp *rp, struct xck_vec *l, uint64_t fsb)
 	return xck_vec_push(rp->ck, l, &fsb);
 }
 
-/* A range of blocks the job's fork maps that another file keeps. */
-struct clone {
-	uint64_t fsb, len;
-	uint64_t keeper;
-	struct xrp_prob *pr;	/* the space.multiply_claimed problem */
-};
-
 /*
  * One fork to rebuild, the blocks (fsb ranges) it must give up, and
  * those it gets a copy of.
@@ -116,7 +109,7 @@ struct job {
 	uint64_t ino;
 	int whichfork;
 	struct xck_vec drops;	/* xfsj_bmbt_irec: startblock, blockcount */
-	struct xck_vec clones;	/* struct clone */
+	struct xck_vec clones;	/* struct xrp_clone */
 	bool reflink_prob;	/* the check wanted the reflink flag set */
 };
 
@@ -942,24 +935,6 @@ static int cut_drops(struct xrp *rp, const struct job *j,
 	return err;
 }
 
-/* The first of the job's clone ranges over @p (the lowest start). */
-static const struct clone *first_clone(const struct job *j,
-				       const struct xfsj_bmbt_irec *p)
-{
-	const struct clone *best = NULL;
-	size_t i;
-
-	for (i = 0; i < j->clones.n; i++) {
-		const struct clone *c = xck_vec_at(&j->clones, i);
-
-		if (c->fsb < p->startblock + p->blockcount &&
-		    p->startblock < c->fsb + c->len &&
-		    (!best || c->fsb < best->fsb))
-			best = c;
-	}
-	return best;
-}
-
 /*
  * The records again, their pieces over the job's clone ranges mapped to
  * fresh copies of the blocks (*@ncloned counts them, @taken gets the
@@ -982,30 +957,8 @@ static int clone_recs(struct xrp *rp, uint16_t mode, const struct job *j,
 			err = mpush(rp, &out, &p);	/* the salvage's */
 			continue;
 		}
-		while (p.blockcount && !err) {
-			const struct clone *c = first_clone(j, &p);
-			struct xfsj_bmbt_irec h = p;
-
-			if (!c) {
-				err = mpush(rp, &out, &p);
-				break;
-			}
-			if (c->fsb > p.startblock) {
-				h.blockcount = c->fsb - p.startblock;
-				err = mpush(rp, &out, &h);
-			} else {
-				if (c->fsb + c->len < p.startblock +
-						      p.blockcount)
-					h.blockcount = c->fsb + c->len -
-						       p.startblock;
-				err = xrp_clone_extent(rp, j->ino, &h, &out,
-						       taken);
-				*ncloned += h.blockcount;
-			}
-			p.startblock += h.blockcount;
-			p.startoff += h.blockcount;
-			p.blockcount -= h.blockcount;
-		}
+		err = xrp_clone_rec(rp, j->ino, &j->clones, &p, &out, taken,
+				    ncloned);
 	}
 	if (!err)
 		vec_move(rp, recs, &out);
@@ -1100,7 +1053,7 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 	xfsj_iput(rp->fs, &ip, false);
 	rp->recheck = true;
 	if (!pr && ncloned)
-		pr = ((const struct clone *)xck_vec_at(&j->clones, 0))->pr;
+		pr = ((const struct xrp_clone *)xck_vec_at(&j->clones, 0))->pr;
 	xrp_ino_action(rp, pr, fix, j->ino,
 		       "rebuilt the %s fork of inode %llu from the %s: %zu "
 		       "extents (%zu from the fork alone); of its %zu "
@@ -1110,7 +1063,7 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		       rm == 0 ? added : out.n, recs.n, dropped, mended,
 		       used ? "; a bmbt" : "");
 	if (ncloned) {
-		const struct clone *c = xck_vec_at(&j->clones, 0);
+		const struct xrp_clone *c = xck_vec_at(&j->clones, 0);
 
 		rp->res->blocks_cloned += ncloned;
 		xrp_ino_action(rp, c->pr, fix, j->ino,
@@ -1145,7 +1098,7 @@ static struct job *job_get(struct xrp *rp, struct xck_vec *js, uint64_t ino,
 		if (j[i].ino == ino && j[i].whichfork == whichfork)
 			return &j[i];
 	xck_vec_init(&nj.drops, sizeof(struct xfsj_bmbt_irec));
-	xck_vec_init(&nj.clones, sizeof(struct clone));
+	xck_vec_init(&nj.clones, sizeof(struct xrp_clone));
 	if (xck_vec_push(rp->ck, js, &nj))
 		return NULL;
 	return xck_vec_at(js, js->n - 1);
@@ -1340,7 +1293,7 @@ static int add_clone_jobs(struct xrp *rp, struct xck_vec *js,
 		return 1;
 	keep = xrp_clone_keeper(cand, n);
 	for (k = 0; k < n; k++) {
-		struct clone cl = {
+		struct xrp_clone cl = {
 			.fsb = xfsj_agb_to_fsb(rp->sb, ag->agno, (uint32_t)s),
 			.len = e - s, .keeper = cand[keep].ino, .pr = pr };
 		struct job *j;

@@ -279,6 +279,20 @@ int xrp_clone_extent(struct xrp *rp, uint64_t ino,
 		     struct xck_vec *taken);
 /* Has a problem (not INFO) of some round named inode @ino? */
 bool xrp_ino_suspect(const struct xrp *rp, uint64_t ino);
+/* A range of blocks a fork maps that another file keeps. */
+struct xrp_clone {
+	uint64_t fsb, len;
+	uint64_t keeper;
+	struct xrp_prob *pr;	/* the space.multiply_claimed problem */
+};
+/*
+ * Mapping @r of inode @ino onto @out, its pieces over the ranges of
+ * @clones (struct xrp_clone) mapped to fresh copies (xrp_clone_extent;
+ * *@ncloned counts their blocks).  Returns as xrp_clone_extent.
+ */
+int xrp_clone_rec(struct xrp *rp, uint64_t ino, const struct xck_vec *clones,
+		  const struct xfsj_bmbt_irec *r, struct xck_vec *out,
+		  struct xck_vec *taken, uint64_t *ncloned);
 /* Give the extents in @taken back to the free space (@taken emptied). */
 void xrp_clone_undo(struct xrp *rp, uint64_t ino, struct xck_vec *taken);
 

@@ -30,11 +30,9 @@ export LC_ALL=C
 source "$(dirname "$0")/lib/common.sh"
 need_root
 oracle_613
-DB=$XFSPROGS613/xfs_db
-REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
-MNT=$T_DIR/mnt
-BASE=$T_DIR/base.img
-REDO=$T_DIR/redo
+# (the images, the mount point and the redo file: this test's own)
+BASE=$T_DIR/base.img MNT=$T_DIR/mnt REDO=$T_DIR/redo
+DB=$XFSPROGS613/xfs_db REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 
 # pattern SEED N: N 4 KiB blocks, each of bytes of its own (block i of
 # seed s is block 0 of seed s + i).
@@ -173,12 +171,12 @@ for case in extents bmbt; do
 	echo "# $case: files kept whole: xfsj-repair $ours, xfs_repair $theirs (of 3); blocks cloned ${cloned:-0}"
 	[ "$ours" -gt "$theirs" ] ||
 		fails+=("keeps $ours files, xfs_repair $theirs: not more")
-	if [ ${#fails[@]} -eq 0 ]; then
-		ok "$case"
-	else
-		not_ok "$case: $(IFS=';'; echo "${fails[*]}")"
-		grep -v "^found: space.leaked\|log is clean" "$T_DIR/repair.out" | head -8 | sed 's/^/#   /'
-		grep -v "log is clean" "$T_DIR/check.out" | head -4 | sed 's/^/#   /'
-	fi
+	[ ${#fails[@]} -eq 0 ] && { ok "$case"; continue; }
+	not_ok "$case: $(IFS=';'; echo "${fails[*]}")"
+	# What the repair said, then what the check after it found.
+	{
+		grep -v "^found: space.leaked\|log is clean" "$T_DIR/repair.out" | head -8
+		grep -v "log is clean" "$T_DIR/check.out" | head -4
+	} | sed 's/^/#   /'
 done
 t_done
