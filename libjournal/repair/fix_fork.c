@@ -1000,6 +1000,7 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 			 * (the fork rebuilt only when something else asks,
 			 * as before). */
 			rp->res->clones_short += j->clones.n;
+			xrp_clone_undo(rp, j->ino, &taken);
 			err = 0;
 			if (!pr && !j->drops.n)
 				goto out;
