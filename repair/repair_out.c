@@ -105,13 +105,16 @@ static void summary(const struct repair_args *a,
 		       ",\"entries_moved\":%" PRIu64 ",\"entries_removed\":%" PRIu64
 		       ",\"blocks_reclaimed\":%" PRIu64 ",\"btrees_rebuilt\":%" PRIu64
 		       ",\"headers_rebuilt\":%" PRIu64 ",\"counters_fixed\":%" PRIu64
-		       ",\"pages_written\":%" PRIu64 "%s%s%s}\n",
+		       ",\"pages_written\":%" PRIu64
+		       ",\"blocks_cloned\":%" PRIu64
+		       ",\"clones_short\":%" PRIu64 "%s%s%s}\n",
 		       res->changed ? "true" : "false", res->first.problems,
 		       res->actions, res->left, res->left_corrupt, res->rounds,
 		       res->fields_fixed, res->inodes_cleared,
 		       res->entries_moved, res->entries_removed,
 		       res->blocks_reclaimed, res->btrees_rebuilt,
 		       res->headers_rebuilt, res->counters_fixed, pages,
+		       res->blocks_cloned, res->clones_short,
 		       res->preen_refused ? ",\"preen_refused\":\"" : "",
 		       res->preen_refused ? res->preen_refused->code : "",
 		       res->preen_refused ? "\"" : "");
@@ -130,6 +133,13 @@ static void summary(const struct repair_args *a,
 			res->entries_moved, res->entries_removed,
 			res->blocks_reclaimed, res->btrees_rebuilt,
 			res->headers_rebuilt, res->counters_fixed);
+	if (res->blocks_cloned)
+		fprintf(a->txt, ", blocks cloned %" PRIu64,
+			res->blocks_cloned);
+	if (res->clones_short)
+		fprintf(a->txt, ", %" PRIu64 " multiply-claimed range%s not "
+			"cloned: free space too short", res->clones_short,
+			res->clones_short == 1 ? "" : "s");
 	fputc('\n', a->txt);
 }
 

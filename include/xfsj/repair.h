@@ -102,6 +102,10 @@ struct xfsj_repair_result {
 	uint64_t btrees_rebuilt;
 	uint64_t headers_rebuilt;	/* superblocks and AG headers */
 	uint64_t counters_fixed;
+	uint64_t blocks_cloned;		/* copies of multiply-claimed blocks */
+	/* Multiply-claimed ranges a copy was wanted for and the free space
+	 * was too short for (the last round that tried): left as they are. */
+	uint64_t clones_short;
 	bool changed;			/* the overlay holds changes */
 	/* Preen refused: the first problem it may not fix (NULL: none). */
 	const struct xfsj_problem_def *preen_refused;

@@ -36,7 +36,11 @@
  * evidence loses those blocks only (its fork rebuilt without the
  * records over them).  A directory's or symlink's mapping over a
  * regular file's data gives way too (they never share).  Without
- * evidence (two files' data) it is left.
+ * evidence, when only regular files' data claim the range, one file
+ * keeps it and each other one's fork is rebuilt onto fresh blocks
+ * holding a copy of it (fix_clone.c: the rule and the copy); when the
+ * free space is too short for the copy, or others claim the range too,
+ * it is left.
  *
  * An attribute fork of a format no attribute fork has (inode.aformat)
  * is cleared, the inode kept.
@@ -97,11 +101,15 @@ static int bpush(struct xrp *rp, struct xck_vec *l, uint64_t fsb)
 	return xck_vec_push(rp->ck, l, &fsb);
 }
 
-/* One fork to rebuild, and the blocks (fsb ranges) it must give up. */
+/*
+ * One fork to rebuild, the blocks (fsb ranges) it must give up, and
+ * those it gets a copy of.
+ */
 struct job {
 	uint64_t ino;
 	int whichfork;
 	struct xck_vec drops;	/* xfsj_bmbt_irec: startblock, blockcount */
+	struct xck_vec clones;	/* struct xrp_clone */
 	bool reflink_prob;	/* the check wanted the reflink flag set */
 };
 
@@ -869,18 +877,11 @@ static int more_blocks(struct xrp *rp, const struct job *j,
 		       struct xck_vec *blocks)
 {
 	uint32_t agno = xfsj_ino_agno(rp->sb, j->ino), agbno;
-	const struct xck_ag *ag;
 	struct xfsj_owner oi = { .owner = j->ino, .bmbt_block = true,
 				 .attr_fork = j->whichfork == XFSJ_ATTR_FORK };
 	struct xfsj_fault f = { 0 };
 
-	if (agno >= rp->ck->agcount)
-		return 1;
-	ag = &rp->ck->ags[agno];
-	if (!ag->agf_ok || !ag->agfl_ok || !ag->tree_ok[XFSJ_BT_BNO] ||
-	    !ag->tree_ok[XFSJ_BT_CNT] ||
-	    (xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT) &&
-	     !ag->tree_ok[XFSJ_BT_RMAP]))
+	if (!xrp_ag_alloc_ok(rp, agno))
 		return 1;
 	if (xfsj_alloc_extent(rp->fs, agno, 0, 1, &oi, &agbno, &f))
 		return 1;
@@ -934,13 +935,45 @@ static int cut_drops(struct xrp *rp, const struct job *j,
 	return err;
 }
 
+/*
+ * The records again, their pieces over the job's clone ranges mapped to
+ * fresh copies of the blocks (*@ncloned counts them, @taken gets the
+ * fresh extents).  Returns 0, 1 when the free space is short (@recs as
+ * it was), or a negative XFSJ_E_*.
+ */
+static int clone_recs(struct xrp *rp, uint16_t mode, const struct job *j,
+		      struct xck_vec *recs, struct xck_vec *taken,
+		      uint64_t *ncloned)
+{
+	struct xck_vec out;
+	size_t i;
+	int err = 0;
+
+	xck_vec_init(&out, sizeof(struct xfsj_bmbt_irec));
+	for (i = 0; i < recs->n && !err; i++) {
+		struct xfsj_bmbt_irec p = mv(recs)[i];
+
+		if (!rec_allowed(rp, mode, j->whichfork, &p)) {
+			err = mpush(rp, &out, &p);	/* the salvage's */
+			continue;
+		}
+		err = xrp_clone_rec(rp, j->ino, &j->clones, &p, &out, taken,
+				    ncloned);
+	}
+	if (!err)
+		vec_move(rp, recs, &out);
+	xck_vec_free(rp->ck, &out);
+	return err;
+}
+
 /* Rebuild one fork; @pr: the problem the report names (may be NULL). */
 static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		   enum xfsj_fix fix)
 {
-	struct xck_vec recs, kept, out, blocks, rblocks;
+	struct xck_vec recs, kept, out, blocks, rblocks, taken;
 	struct xfsj_iref ip;
 	size_t dropped = 0, added = 0, used = 0, mended = 0;
+	uint64_t ncloned = 0;
 	const char *src = "salvage";
 	int err, rm;
 
@@ -954,9 +987,25 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 	xck_vec_init(&out, sizeof(struct xfsj_bmbt_irec));
 	xck_vec_init(&blocks, sizeof(uint64_t));
 	xck_vec_init(&rblocks, sizeof(uint64_t));
+	xck_vec_init(&taken, sizeof(struct xfsj_bmbt_irec));
 	err = fork_records(rp, &ip, j->whichfork, &recs, &blocks);
 	if (err)
 		goto out;
+	if (j->clones.n) {
+		err = clone_recs(rp, ip.di.mode, j, &recs, &taken, &ncloned);
+		if (err < 0)
+			goto out;
+		if (err) {
+			/* No room for the copy: the range is left as it was
+			 * (the fork rebuilt only when something else asks,
+			 * as before). */
+			rp->res->clones_short += j->clones.n;
+			xrp_clone_undo(rp, j->ino, &taken);
+			err = 0;
+			if (!pr && !j->drops.n)
+				goto out;
+		}
+	}
 	rm = from_rmapbt(rp, ip.di.mode, j, &out, &rblocks);
 	if (rm < 0) {
 		err = rm;
@@ -997,12 +1046,15 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		err = err < 0 ? err : 0;	/* does not fit: left */
 		goto out;
 	}
+	taken.n = 0;		/* the fork holds them now */
 	ip.di.nblocks = mapped_blocks(&out) + used + other_fork_blocks(rp, j);
 	if (j->reflink_prob && j->whichfork == XFSJ_DATA_FORK &&
 	    !any_shared(rp, &out))
 		ip.di.flags2 &= ~XFSJ_DIFLAG2_REFLINK;
 	xfsj_iput(rp->fs, &ip, false);
 	rp->recheck = true;
+	if (!pr && ncloned)
+		pr = ((const struct xrp_clone *)xck_vec_at(&j->clones, 0))->pr;
 	xrp_ino_action(rp, pr, fix, j->ino,
 		       "rebuilt the %s fork of inode %llu from the %s: %zu "
 		       "extents (%zu from the fork alone); of its %zu "
@@ -1011,7 +1063,21 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		       (unsigned long long)j->ino, src, out.n,
 		       rm == 0 ? added : out.n, recs.n, dropped, mended,
 		       used ? "; a bmbt" : "");
+	if (ncloned) {
+		const struct xrp_clone *c = xck_vec_at(&j->clones, 0);
+
+		rp->res->blocks_cloned += ncloned;
+		xrp_ino_action(rp, c->pr, fix, j->ino,
+			       "inode %llu got a copy of the %llu blocks it "
+			       "shared (inode %llu keeps them)",
+			       (unsigned long long)j->ino,
+			       (unsigned long long)ncloned,
+			       (unsigned long long)c->keeper);
+	}
 out:
+	if (taken.n)
+		xrp_clone_undo(rp, j->ino, &taken);
+	xck_vec_free(rp->ck, &taken);
 	xck_vec_free(rp->ck, &recs);
 	xck_vec_free(rp->ck, &kept);
 	xck_vec_free(rp->ck, &out);
@@ -1033,6 +1099,7 @@ static struct job *job_get(struct xrp *rp, struct xck_vec *js, uint64_t ino,
 		if (j[i].ino == ino && j[i].whichfork == whichfork)
 			return &j[i];
 	xck_vec_init(&nj.drops, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&nj.clones, sizeof(struct xrp_clone));
 	if (xck_vec_push(rp->ck, js, &nj))
 		return NULL;
 	return xck_vec_at(js, js->n - 1);
@@ -1045,6 +1112,7 @@ static void jobs_free(struct xrp *rp, struct xck_vec *js)
 
 	for (i = 0; i < js->n; i++) {
 		xck_vec_free(rp->ck, &j[i].drops);
+		xck_vec_free(rp->ck, &j[i].clones);
 	}
 	xck_vec_free(rp->ck, js);
 }
@@ -1110,9 +1178,29 @@ static bool over(const struct xfsj_rmap_rec *c, uint64_t s, uint64_t e)
 }
 
 /*
+ * Does metadata claim some of [s, e) (an owner that is no inode, or a
+ * real bmbt block)?
+ */
+static bool meta_over(const struct xrp *rp, const struct xck_ag *ag,
+		      uint64_t s, uint64_t e)
+{
+	for (size_t k = 0; k < ag->claims.n; k++) {
+		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
+
+		if (!over(m, s, e))
+			continue;
+		if (!owner_inode(m->owner) ||
+		    ((m->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
+		     bmbt_claim_real(rp, ag->agno, m)))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Is inode claim @c (a mapping) over [s, e) the rightful one?  With an
  * rmapbt: when the rmapbt holds it.  Without: when no claim over the
- * range is metadata (an owner that is no inode, or a real bmbt block).
+ * range is metadata.
  */
 static bool rightful(const struct xrp *rp, const struct xck_ag *ag,
 		     bool rmapbt, const struct xfsj_rmap_rec *c, uint64_t s,
@@ -1132,17 +1220,7 @@ static bool rightful(const struct xrp *rp, const struct xck_ag *ag,
 		}
 		return false;
 	}
-	for (k = 0; k < ag->claims.n; k++) {
-		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
-
-		if (!over(m, s, e))
-			continue;
-		if (!owner_inode(m->owner) ||
-		    ((m->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
-		     bmbt_claim_real(rp, ag->agno, m)))
-			return false;
-	}
-	return true;
+	return !meta_over(rp, ag, s, e);
 }
 
 /* The file type of inode @ino as the check saw it (0: unknown or free). */
@@ -1179,27 +1257,90 @@ static bool nonreg_over_file(struct xrp *rp, const struct xck_ag *ag,
 	return false;
 }
 
+/* The most files one range is cloned for. */
+#define CLONE_MAX	16
+
+/*
+ * A range claimed twice without evidence: when only regular files' data
+ * claim it, the keeper (xrp_clone_keeper) keeps it and every other file
+ * gets a job to copy it.  Returns 0, 1 when the range is not one to
+ * clone, or a negative XFSJ_E_*.
+ */
+static int add_clone_jobs(struct xrp *rp, struct xck_vec *js,
+			  struct xrp_prob *pr, const struct xck_ag *ag,
+			  uint64_t s, uint64_t e)
+{
+	struct xrp_clone_cand cand[CLONE_MAX];
+	size_t n = 0, i, k, keep;
+
+	for (i = 0; i < ag->claims.n; i++) {
+		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
+
+		if (!over(c, s, e))
+			continue;
+		if (!owner_inode(c->owner) || (c->offset & RMAP_FORK_FLAGS) ||
+		    ino_ftype(rp, c->owner) != XFSJ_FT_REG)
+			return 1;
+		for (k = 0; k < n && cand[k].ino != c->owner; k++)
+			;
+		if (k < n)
+			continue;
+		if (n == CLONE_MAX)
+			return 1;
+		cand[n++] = (struct xrp_clone_cand){
+			.ino = c->owner, .sound = !xrp_ino_suspect(rp, c->owner) };
+	}
+	if (n < 2)
+		return 1;
+	keep = xrp_clone_keeper(cand, n);
+	for (k = 0; k < n; k++) {
+		struct xrp_clone cl = {
+			.fsb = xfsj_agb_to_fsb(rp->sb, ag->agno, (uint32_t)s),
+			.len = e - s, .keeper = cand[keep].ino, .pr = pr };
+		struct job *j;
+
+		if (k == keep)
+			continue;
+		j = job_get(rp, js, cand[k].ino, XFSJ_DATA_FORK);
+		if (!j || xck_vec_push(rp->ck, &j->clones, &cl))
+			return -XFSJ_E_NOMEM;
+	}
+	return 0;
+}
+
 /*
  * A block range claimed twice: the rmapbt, where it names an owner of
  * the range, or else metadata claiming it, is the evidence of the
- * rightful owner (and a directory or symlink never shares with a file); every inode fork mapping the range that the evidence
- * does not back gives it up.  Without evidence the problem is left.
+ * rightful owner (and a directory or symlink never shares with a file);
+ * every inode fork mapping the range that the evidence does not back
+ * gives it up.  Without evidence, regular files' data is cloned
+ * (add_clone_jobs); anything else is left.
  */
 static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
-			  const struct xrp_prob *pr)
+			  struct xrp_prob *pr)
 {
 	const struct xck_ag *ag;
 	uint64_t s = pr->p.agbno, e = s + pr->p.count;
-	bool rmapbt = rmapbt_whole(rp), named = !rmapbt;
+	bool rmapbt = rmapbt_whole(rp), named = false;
 	size_t i, k;
+	int err;
 
 	if (!(pr->p.has & XFSJ_PF_AG) || pr->p.agno >= rp->ck->agcount)
 		return 0;
 	ag = &rp->ck->ags[pr->p.agno];
-	for (k = 0; k < ag->rmaps.n && !named; k++)
-		named = over(xck_vec_at(&ag->rmaps, k), s, e);
-	if (!named)
-		return 0;
+	/* The evidence: the rmapbt's records, or else metadata's claims. */
+	if (rmapbt)
+		for (k = 0; k < ag->rmaps.n && !named; k++)
+			named = over(xck_vec_at(&ag->rmaps, k), s, e);
+	else
+		named = meta_over(rp, ag, s, e);
+	if (!named) {
+		err = add_clone_jobs(rp, js, pr, ag, s, e);
+		/* (without an rmapbt, a directory over a file's data gives
+		 * way below) */
+		if (err <= 0 || rmapbt)
+			return err < 0 ? err : 0;
+	}
 	for (i = 0; i < ag->claims.n; i++) {
 		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
 		struct xfsj_bmbt_irec d = {
@@ -1286,6 +1427,9 @@ static int apply(struct xrp *rp, enum xfsj_fix fix)
 	int err = 0;
 
 	xck_vec_init(&js, sizeof(struct job));
+	xrp_for_each(rp, pr, fix)
+		if (xrp_is(pr, "space.multiply_claimed") && !pr->done)
+			rp->res->clones_short = 0;	/* counted again */
 	xrp_for_each(rp, pr, fix) {
 		if (pr->done)
 			continue;

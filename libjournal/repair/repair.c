@@ -104,6 +104,25 @@ static void free_probs(struct xrp *rp)
 	rp->nprobs = 0;
 }
 
+/* Remember the inode @p names (xrp_ino_suspect); best effort. */
+static void note_suspect(struct xrp *rp, const struct xfsj_problem *p)
+{
+	/* (one problem after another names the same inode: kept once) */
+	if (!(p->has & XFSJ_PF_INO) || p->def->sev == XFSJ_SEV_INFO ||
+	    (rp->nsuspects && rp->suspects[rp->nsuspects - 1] == p->ino))
+		return;
+	if (rp->nsuspects == rp->capsuspects) {
+		size_t cap = rp->capsuspects ? 2 * rp->capsuspects : 64;
+		uint64_t *n = realloc(rp->suspects, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		rp->suspects = n;
+		rp->capsuspects = cap;
+	}
+	rp->suspects[rp->nsuspects++] = p->ino;
+}
+
 static void on_problem(void *arg, const struct xfsj_problem *p)
 {
 	struct xrp *rp = arg;
@@ -111,6 +130,7 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 
 	if (rp->round == 1 && rp->cb->problem)
 		rp->cb->problem(rp->cb->arg, p);
+	note_suspect(rp, p);
 	if (rp->nprobs == rp->capprobs) {
 		size_t cap = rp->capprobs ? 2 * rp->capprobs : 64;
 		struct xrp_prob *n = realloc(rp->probs, cap * sizeof(*n));
@@ -362,5 +382,6 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 	xck_free(rp.ck);
 	free_probs(&rp);
 	free(rp.probs);
+	free(rp.suspects);
 	return err;
 }

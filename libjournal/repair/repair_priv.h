@@ -48,6 +48,9 @@ struct xrp {
 	 * fix kind and the next one checks again.
 	 */
 	bool recheck;
+	/* The inodes a problem (not INFO) named in any round so far. */
+	uint64_t *suspects;
+	size_t nsuspects, capsuspects;
 };
 
 /*
@@ -249,5 +252,48 @@ int xrp_fix_clear_fork(struct xrp *rp);
 int xrp_fork_write(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 		   const struct xfsj_bmbt_irec *m, size_t n,
 		   const uint64_t *blocks, size_t nblocks, size_t *used);
+
+/*
+ * fix_clone.c: blocks two regular files claim, with no evidence of the
+ * rightful owner: one keeps them, the others get a copy.
+ */
+struct xrp_clone_cand {
+	uint64_t ino;
+	bool sound;		/* no other problem has named the inode */
+};
+/* The index of the keeper among @n (> 0) claimants: a sound one before
+ * one that is not, then the lowest inode number. */
+size_t xrp_clone_keeper(const struct xrp_clone_cand *c, size_t n);
+/* May fresh blocks be taken from AG @agno's free space btrees (its
+ * headers and free space and rmap btrees sound)? */
+bool xrp_ag_alloc_ok(const struct xrp *rp, uint32_t agno);
+/*
+ * Fresh blocks for inode @ino holding a copy of the blocks @piece maps:
+ * the new mappings (same offsets) pushed onto @out, the extents taken
+ * onto @taken (xfsj_bmbt_irec).  Returns 0, 1 when the free space is
+ * short (what was taken stays in @taken: give it back with
+ * xrp_clone_undo), or a negative XFSJ_E_*.
+ */
+int xrp_clone_extent(struct xrp *rp, uint64_t ino,
+		     const struct xfsj_bmbt_irec *piece, struct xck_vec *out,
+		     struct xck_vec *taken);
+/* Has a problem (not INFO) of some round named inode @ino? */
+bool xrp_ino_suspect(const struct xrp *rp, uint64_t ino);
+/* A range of blocks a fork maps that another file keeps. */
+struct xrp_clone {
+	uint64_t fsb, len;
+	uint64_t keeper;
+	struct xrp_prob *pr;	/* the space.multiply_claimed problem */
+};
+/*
+ * Mapping @r of inode @ino onto @out, its pieces over the ranges of
+ * @clones (struct xrp_clone) mapped to fresh copies (xrp_clone_extent;
+ * *@ncloned counts their blocks).  Returns as xrp_clone_extent.
+ */
+int xrp_clone_rec(struct xrp *rp, uint64_t ino, const struct xck_vec *clones,
+		  const struct xfsj_bmbt_irec *r, struct xck_vec *out,
+		  struct xck_vec *taken, uint64_t *ncloned);
+/* Give the extents in @taken back to the free space (@taken emptied). */
+void xrp_clone_undo(struct xrp *rp, uint64_t ino, struct xck_vec *taken);
 
 #endif

@@ -13,7 +13,11 @@
  *   running over the next mapping; a mapping pointed at another file's
  *   blocks) and repaired: with an rmapbt every mapping comes back from
  *   it, without one the damaged mapping alone is dropped; the other file
- *   keeps its blocks; the filesystem then checks clean.
+ *   keeps its blocks; the filesystem then checks clean;
+ * - the clone of blocks two files claim without an rmapbt (fix_clone.c):
+ *   the keeper rule; the other file gets a copy of the blocks' bytes in
+ *   fresh blocks, the keeper whichever no problem named; with the free
+ *   space taken, the range is left and counted as short.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 #include "fs_fixture.h"
 #include "ino_fixture.h"
 #include "core/layout.h"
+#include "fs/alloc.h"
 #include "fs/bmap.h"
 #include "fs/bmbt.h"
 #include "fs/iget.h"
@@ -484,6 +489,177 @@ START_TEST(start_in_metadata)
 }
 END_TEST
 
+/* ---- clones ---- */
+
+START_TEST(clone_keeper_rule)
+{
+	struct xrp_clone_cand two[2] = { { 200, true }, { 100, true } };
+	struct xrp_clone_cand mixed[3] = {
+		{ 100, false }, { 300, true }, { 200, true },
+	};
+	struct xrp_clone_cand none[3] = {
+		{ 300, false }, { 100, false }, { 200, false },
+	};
+	struct xrp_clone_cand one[1] = { { 7, false } };
+
+	/* The lowest inode among the sound ones; a sound one first. */
+	ck_assert_uint_eq(xrp_clone_keeper(two, 2), 1);
+	ck_assert_uint_eq(xrp_clone_keeper(mixed, 3), 2);
+	ck_assert_uint_eq(xrp_clone_keeper(none, 3), 1);
+	ck_assert_uint_eq(xrp_clone_keeper(one, 1), 0);
+}
+END_TEST
+
+/* Fill block @fsb with bytes of @seed (past the cache: data). */
+static void fill_block(struct fs_fixture *fx, uint64_t fsb, unsigned int seed)
+{
+	uint8_t buf[4096];
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(seed * 31 + i % 251);
+	ck_assert_int_eq(xfsj_overlay_write(fx->ov, buf, sizeof(buf),
+					    xfsj_fsb_daddr(&fx->sb, fsb) << 9),
+			 0);
+}
+
+/* Does block @fsb hold the bytes fill_block(@seed) wrote? */
+static bool block_holds(struct fs_fixture *fx, uint64_t fsb,
+			unsigned int seed)
+{
+	struct xfsj_buf *bp;
+	bool same = true;
+
+	ck_assert_int_eq(xfsj_buf_read_ref(fx->fs, xfsj_fsb_daddr(&fx->sb, fsb),
+					   4096, &bp), 0);
+	for (size_t i = 0; i < 4096 && same; i++)
+		same = bp->data[i] == (uint8_t)(seed * 31 + i % 251);
+	xfsj_buf_rele(fx->fs, bp);
+	return same;
+}
+
+/*
+ * Without an rmapbt, extent 0 of a pointed at b's blocks (each block of
+ * both files filled with bytes of its own).  @suspect_a: a's block count
+ * is wrong too (another problem names a), so b keeps the blocks and a
+ * gets the copy; else a, the lower inode, keeps them and b gets it.
+ * Both files keep every mapping; the copy holds what the blocks held.
+ */
+START_TEST(cross_link_clone)
+{
+	bool suspect_a = _i;
+	struct fs_fixture fx;
+	struct files fl;
+	struct xfsj_repair_result res;
+	struct xfsj_bmbt_irec *e;
+	uint64_t copy, kept;
+	size_t n;
+	unsigned int k;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	make_files(&fx, &fl);
+	for (k = 0; k < 4; k++) {
+		fill_block(&fx, fl.afsb[0] + k, 10 + k);
+		fill_block(&fx, fl.bfsb + k, 20 + k);
+	}
+	fs_fixture_reopen(&fx);
+	damage(&fx, fl.a, 0, fl.bfsb, 0);
+	if (suspect_a) {
+		struct xfsj_iref ip;
+
+		ck_assert_int_eq(xfsj_iget(fx.fs, fl.a, true, &ip, &fx.f), 0);
+		ip.di.nblocks += 3;
+		xfsj_iput(fx.fs, &ip, false);
+	}
+	ck_assert_uint_gt(problems(&fx), 0);
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(res.left, 0);
+	ck_assert_uint_eq(res.inodes_cleared, 0);
+	ck_assert_uint_eq(res.blocks_cloned, 4);
+	ck_assert_uint_eq(res.clones_short, 0);
+	ck_assert_uint_eq(problems(&fx), 0);
+	/* The copy: the file that gave way maps fresh blocks. */
+	n = read_fork(&fx, suspect_a ? fl.a : fl.b, &e, NULL);
+	ck_assert_uint_eq(n, suspect_a ? 3 : 1);
+	ck_assert_uint_eq(e[0].startoff, 0);
+	ck_assert_uint_eq(e[0].blockcount, 4);
+	copy = e[0].startblock;
+	free(e);
+	n = read_fork(&fx, suspect_a ? fl.b : fl.a, &e, NULL);
+	ck_assert_uint_eq(n, suspect_a ? 1 : 3);
+	kept = e[0].startblock;
+	free(e);
+	ck_assert_uint_eq(kept, fl.bfsb);
+	ck_assert_uint_ne(copy, fl.bfsb);
+	ck_assert_uint_ne(copy, fl.afsb[0]);
+	for (k = 0; k < 4; k++) {
+		ck_assert(block_holds(&fx, copy + k, 20 + k));
+		ck_assert(block_holds(&fx, kept + k, 20 + k));
+	}
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * The same cross-link with every free block of both AGs (and a's own
+ * blocks) given to a third file first: no room for the copy.  The range is left (both files keep
+ * their mappings), said in the result; nothing is cleared.
+ */
+START_TEST(clone_no_space)
+{
+	struct fs_fixture fx;
+	struct files fl;
+	struct xfsj_repair_result res;
+	struct xfsj_iref ip;
+	uint64_t c, off = 0;
+	uint32_t agno, len, agbno;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	make_files(&fx, &fl);
+	struct xfsj_dirent de[3] = {
+		{ "a", 1, XFSJ_FT_REG, fl.a }, { "b", 1, XFSJ_FT_REG, fl.b },
+		{ "c", 1, XFSJ_FT_REG, 0 },
+	};
+	struct xfsj_bmbt_irec *e;
+
+	c = fs_fixture_make_file(&fx, 7, 1, 0, 0, &ip);
+	ip.di.nlink = 1;
+	xfsj_iput(fx.fs, &ip, true);
+	ino_take(&fx, 0, xfsj_ino_agino(&fx.sb, c));
+	de[2].ino = c;
+	ck_assert_int_eq(xfsj_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
+				       de, 3, false, &fx.f), 0);
+	for (agno = 0; agno < 2; agno++)
+		for (len = 1U << 16; len; len /= 2)
+			while (!xfsj_alloc_extent(fx.fs, agno, 0, len, NULL,
+						  &agbno, &fx.f)) {
+				fs_fixture_map(&fx, c, XFSJ_DATA_FORK, off,
+					       xfsj_agb_to_fsb(&fx.sb, agno,
+							       agbno), len,
+					       false);
+				off += len;
+			}
+	/* a's own blocks, which the damage leaves to nobody, to c too (else
+	 * the AG stage gives them back and a later round copies into them). */
+	fs_fixture_map(&fx, c, XFSJ_DATA_FORK, off, fl.afsb[0], 4, false);
+	fs_fixture_reopen(&fx);
+	damage(&fx, fl.a, 0, fl.bfsb, 0);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+	ck_assert_uint_ge(res.left, 1);
+	ck_assert_uint_eq(res.inodes_cleared, 0);
+	ck_assert_uint_eq(res.blocks_cloned, 0);
+	ck_assert_uint_eq(res.clones_short, 1);
+	/* Both keep their mappings. */
+	ck_assert_uint_eq(read_fork(&fx, fl.a, &e, NULL), 3);
+	ck_assert_uint_eq(e[0].startblock, fl.bfsb);
+	free(e);
+	ck_assert_uint_eq(read_fork(&fx, fl.b, &e, NULL), 1);
+	ck_assert_uint_eq(e[0].startblock, fl.bfsb);
+	free(e);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_fork_suite(void)
 {
 	Suite *s = suite_create("repair_fork");
@@ -500,6 +676,9 @@ Suite *repair_fork_suite(void)
 	tcase_add_loop_test(tc, deep_tree, 0, 2);
 	tcase_add_loop_test(tc, start_in_free_space, 0, 2);
 	tcase_add_test(tc, start_in_metadata);
+	tcase_add_test(tc, clone_keeper_rule);
+	tcase_add_loop_test(tc, cross_link_clone, 0, 2);
+	tcase_add_test(tc, clone_no_space);
 	suite_add_tcase(s, tc);
 	return s;
 }
