@@ -16,6 +16,8 @@
 
 struct seen {
 	const char *code[MAXSEEN];
+	uint64_t off[MAXSEEN];
+	unsigned int has[MAXSEEN];
 	unsigned int n;
 };
 
@@ -23,16 +25,25 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 {
 	struct seen *s = arg;
 
-	if (s->n < MAXSEEN)
+	if (s->n < MAXSEEN) {
+		s->off[s->n] = p->off;
+		s->has[s->n] = p->has;
 		s->code[s->n++] = p->def->code;
+	}
+}
+
+/* The index of the first problem under @code, or -1. */
+static int find(const struct seen *s, const char *code)
+{
+	for (unsigned int i = 0; i < s->n; i++)
+		if (!strcmp(s->code[i], code))
+			return (int)i;
+	return -1;
 }
 
 static bool saw(const struct seen *s, const char *code)
 {
-	for (unsigned int i = 0; i < s->n; i++)
-		if (!strcmp(s->code[i], code))
-			return true;
-	return false;
+	return find(s, code) >= 0;
 }
 
 /* Check the filesystem as the overlay holds it now. */
@@ -190,6 +201,7 @@ START_TEST(test_agi_agfl)
 	struct xfsj_check_result res;
 	struct seen s;
 	uint8_t agf[512];
+	uint32_t dup_slot = 0;
 
 	make(&fx);
 	/* Bucket 3 naming an inode in the header block. */
@@ -212,11 +224,19 @@ START_TEST(test_agi_agfl)
 		poke(&fx, 2, 3, XFSJ_AGFL_HDR_SIZE + 4 * (first + 1), 4,
 		     xfsj_get_be32(fl + XFSJ_AGFL_HDR_SIZE + 4 * first),
 		     XFSJ_AGFL_CRC_OFF, false);
+		dup_slot = first + 1;
 	}
 	ck_assert_int_eq(run(&fx, &s, &res), 0);
 	ck_assert(saw(&s, "agi.unlinked"));
 	ck_assert(saw(&s, "agi.unlinked_hash"));
 	ck_assert(saw(&s, "agfl.dup"));
+	/* (the slot of the second listing named) */
+	{
+		int k = find(&s, "agfl.dup");
+
+		ck_assert(s.has[k] & XFSJ_PF_OFF);
+		ck_assert_uint_eq(s.off[k], dup_slot);
+	}
 	fs_fixture_free(&fx);
 }
 END_TEST
