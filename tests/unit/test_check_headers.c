@@ -121,6 +121,34 @@ START_TEST(test_secondary_differs)
 }
 END_TEST
 
+/*
+ * Quota flags in a secondary mkfs wrote (inprogress set) of a filesystem
+ * without the quota feature: xfs_repair's "non-null quota flags"; one
+ * growfs rewrote (inprogress clear) may hold the primary's old ones.
+ */
+START_TEST(test_secondary_qflags)
+{
+	struct fs_fixture fx;
+	struct xfsj_check_result res;
+	struct seen s;
+
+	make(&fx);
+	ck_assert(!(fx.sb.versionnum & XFSJ_SB_VERSION_QUOTABIT));
+	poke(&fx, 1, 0, XFSJ_SB_OFF(inprogress), 1, 1, XFSJ_SB_CRC_OFF, false);
+	ck_assert_int_eq(run(&fx, &s, &res), 0);
+	ck_assert_msg(res.problems == 0, "first %s", s.n ? s.code[0] : "-");
+	/* (qflags 0x0080, GQUOTA_ENFD: its low byte) */
+	poke(&fx, 1, 0, XFSJ_SB_OFF(qflags) + 1, 1, 0x80, XFSJ_SB_CRC_OFF,
+	     false);
+	ck_assert_int_eq(run(&fx, &s, &res), 0);
+	ck_assert(saw(&s, "sb.secondary.invalid"));
+	poke(&fx, 1, 0, XFSJ_SB_OFF(inprogress), 1, 0, XFSJ_SB_CRC_OFF, false);
+	ck_assert_int_eq(run(&fx, &s, &res), 0);
+	ck_assert(!saw(&s, "sb.secondary.invalid"));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 START_TEST(test_primary_outvoted)
 {
 	struct fs_fixture fx;
@@ -279,6 +307,7 @@ Suite *check_headers_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_clean);
 	tcase_add_test(tc, test_secondary_differs);
+	tcase_add_test(tc, test_secondary_qflags);
 	tcase_add_test(tc, test_primary_outvoted);
 	tcase_add_test(tc, test_primary_field);
 	tcase_add_test(tc, test_unknown_feature_refused);
