@@ -42,7 +42,7 @@
 #   FUZZ_SAN_CASES=n cases also run under ASan/UBSan (default 60)
 #   FUZZ_RESULTS=f   also keep the per-case results in file f (profile,
 #                    target, field, verb, oracle, ours, oracle exit, our
-#                    first line; tab-separated), e.g. to count the
+#                    first line, our exit; tab-separated), e.g. to count the
 #                    distinct cases of several long runs
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/populate.sh"
@@ -145,8 +145,9 @@ while IFS=$'\t' read -r p name nav f v; do
 			not_ok "$p $name $f $v: the sanitizer build exits $src, the plain one $ourc"
 		fi
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$name" "$f" "$v" "$o" "$u" "$orc" \
-		"$(grep -m1 -v 'log is clean\|^Phase\|^ *-\|^No modify' "$T_DIR/ours.out" | cut -c1-120)" >> "$T_DIR/results"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$name" "$f" "$v" "$o" "$u" "$orc" \
+		"$(grep -m1 -v 'log is clean\|^Phase\|^ *-\|^No modify' "$T_DIR/ours.out" | cut -c1-120)" \
+		"$ourc" >> "$T_DIR/results"
 	# The damaged buffer back.
 	dd if="$base" of="$img" bs=512 iflag=skip_bytes,count_bytes oflag=seek_bytes \
 		skip="$roff" count="$rlen" seek="$roff" conv=notrunc status=none
@@ -189,7 +190,7 @@ awk -F'\t' '
 		return n
 	}' "$T_DIR/results"
 echo "# cases only xfs_repair -n detects (profile structure field verb):"
-awk -F'\t' '$5 == 1 && $6 != 1 { printf "#   %s %s %s %s (xfsj: %s)\n", $1, $2, $3, $4, $6 }' "$T_DIR/results"
+awk -F'\t' '$5 == 1 && $6 != 1 { printf "#   %s %s %s %s (xfsj: %s, exit %s): %s\n", $1, $2, $3, $4, $6, $9, $8 }' "$T_DIR/results"
 echo "# cases only xfsj-repair -n detects (profile structure field verb: its first line):"
 awk -F'\t' '$5 != 1 && $5 != "skip" && $6 == 1 { printf "#   %s %s %s %s (xfs_repair: %s): %s\n", $1, $2, $3, $4, $7, $8 }' "$T_DIR/results"
 awk -F'\t' '$5 == "crash" { printf "# oracle crash: %s %s %s %s (exit %s)\n", $1, $2, $3, $4, $7 }' "$T_DIR/results"
