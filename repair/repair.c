@@ -575,6 +575,29 @@ static bool damaged(const struct xfsj_replay_result *r, int err)
 	       err == -XFSJ_E_UNSUPP || err == -XFSJ_E_INVAL;
 }
 
+static void count_problem(void *arg, const struct xfsj_problem *p)
+{
+	(void)p;
+	++*(uint64_t *)arg;
+}
+
+/*
+ * The primary says the log is external (logstart 0) and no -l was given:
+ * a damaged primary when the superblock check finds problems with it
+ * (the secondaries place the log inside), else a real external log.
+ */
+static bool extlog_disputed(const struct xfsj_replay_result *r,
+			    struct xfsj_io *dataio)
+{
+	uint64_t n = 0;
+	const struct xfsj_check_cb cb = { .arg = &n, .problem = count_problem };
+	struct xfsj_check_result res;
+
+	if (r->fault.reason != XFSJ_FR_EXTLOG_NEEDED)
+		return false;
+	return xfsj_check_superblocks(dataio, &cb, &res) == 0 && n > 0;
+}
+
 /* Without -n: repair the replayed state, commit both; the exit code. */
 static int repair(struct opts *o, const struct run *run,
 		  const struct xfsj_replay_result *r, struct xfsj_replay *keep)
@@ -717,6 +740,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	struct xfsj_replay_result r;
 	struct xfsj_replay *keep = NULL;
 	uint64_t t0 = now_ms();
+	bool disputed;
 	int err, ret;
 
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
@@ -731,8 +755,12 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 		return ret;
 	}
 	/* With -l, a log that does not fit is more likely the wrong device. */
-	if (err && o->nomodify && !o->logdev && damaged(&r, err)) {
-		ret = print_failure(o, &r, err);
+	disputed = err && o->nomodify && !o->logdev &&
+		   extlog_disputed(&r, dataio);
+	if (err && o->nomodify && !o->logdev &&
+	    (disputed || damaged(&r, err))) {
+		/* (a disputed primary is no request for -l) */
+		ret = disputed ? EXIT_ERROR : print_failure(o, &r, err);
 		if (ret != EXIT_ERROR)
 			return ret;
 		ret = check_unreplayable(o->device, dataio, &r.fault, o->json,

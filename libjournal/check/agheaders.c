@@ -377,19 +377,23 @@ static void check_agi(struct hdr *h)
 
 /* ---- AGFL ---- */
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-/* Keep the live entries that are good blocks of the AG, in list order. */
+/*
+ * Keep the live entries that are good blocks of the AG, in list order; a
+ * block listed again is reported once, with the slot of its second
+ * listing (the keys sorted are block << 32 | slot).
+ */
 static int collect_agfl(struct hdr *h, const uint32_t *bno,
 			unsigned int flsize)
 {
 	struct xck_ag *ag = h->ag;
-	uint32_t *sorted;
+	uint64_t *sorted;
 	uint32_t i, k, n = 0;
 
 	ag->agfl = malloc(flsize * sizeof(*ag->agfl));
@@ -405,13 +409,14 @@ static int collect_agfl(struct hdr *h, const uint32_t *bno,
 			continue;
 		}
 		ag->agfl[ag->agfl_n++] = bno[k];
-		sorted[n++] = bno[k];
+		sorted[n++] = (uint64_t)bno[k] << 32 | k;
 	}
-	qsort(sorted, n, sizeof(*sorted), cmp_u32);
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
 	for (i = 1; i < n; i++)
-		if (sorted[i] == sorted[i - 1] &&
-		    (i < 2 || sorted[i - 2] != sorted[i]))
-			put(h, AGH_AGFL_DUP, 0, NULL, 0, sorted[i], 0);
+		if (sorted[i] >> 32 == sorted[i - 1] >> 32 &&
+		    (i < 2 || sorted[i - 2] >> 32 != sorted[i] >> 32))
+			put(h, AGH_AGFL_DUP, XFSJ_PF_OFF, NULL, 0,
+			    sorted[i] >> 32, (uint32_t)sorted[i]);
 	free(sorted);
 	return 0;
 }

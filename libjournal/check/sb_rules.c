@@ -278,8 +278,17 @@ static void check_secondary_quota(struct sb_one *s,
 {
 	const struct xfsj_sb *sb = &s->sb;
 
-	/* mkfs copies its quota flags everywhere: known bits only. */
+	/*
+	 * mkfs copies its quota flags everywhere: known bits only.  Without
+	 * the quota feature, a secondary mkfs wrote (inprogress still set;
+	 * growfs clears it) holds none (xfs_repair's rule; a metadir
+	 * filesystem keeps its quota state elsewhere).
+	 */
 	if (sb->qflags & ~XFSJ_QFLAG_ALL)
+		invalid(s, "qflags", sb->qflags);
+	else if (sb->qflags && sb->inprogress == 1 &&
+		 !(p->versionnum & XFSJ_SB_VERSION_QUOTABIT) &&
+		 !has_incompat(p, XFSJ_INCOMPAT_METADIR))
 		invalid(s, "qflags", sb->qflags);
 	secondary_quotino(s, "uquotino", sb->uquotino, p->uquotino);
 	secondary_quotino(s, "gquotino", sb->gquotino, p->gquotino);

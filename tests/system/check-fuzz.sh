@@ -40,6 +40,10 @@
 #   FUZZ_PROFILES="4k 1k ..."  populated profiles (default all four)
 #   FUZZ_TARGETS=re  only the targets whose name matches the regex
 #   FUZZ_SAN_CASES=n cases also run under ASan/UBSan (default 60)
+#   FUZZ_RESULTS=f   also keep the per-case results in file f (profile,
+#                    target, field, verb, oracle, ours, oracle exit, our
+#                    first line, our exit; tab-separated), e.g. to count the
+#                    distinct cases of several long runs
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/populate.sh"
 source "$(dirname "$0")/lib/san.sh"
@@ -69,6 +73,15 @@ if [ "$FUZZ_SAN_CASES" -gt 0 ]; then
 	[ "$SAN_EVERY" -lt 1 ] && SAN_EVERY=1
 fi
 
+# run_both IMG: orc and ourc, the exits of xfs_repair -n and
+# xfsj-repair -n on IMG (their outputs in oracle.out and ours.out).
+run_both() {
+	timeout 120 "$XFSPROGS613/xfs_repair" -n "$1" > "$T_DIR/oracle.out" 2>&1
+	orc=$?
+	timeout 60 "$REPAIR" -n "$1" > "$T_DIR/ours.out" 2>&1
+	ourc=$?
+}
+
 # Each case damages $T_DIR/case.img, a copy of its profile's image, and
 # puts back the buffer it damaged afterwards (checked).
 cur=""
@@ -87,10 +100,22 @@ while IFS=$'\t' read -r p name nav f v; do
 		printf '%s\t%s\t%s\t%s\tskip\n' "$p" "$name" "$f" "$v" >> "$T_DIR/results"
 		continue
 	fi
-	timeout 120 "$XFSPROGS613/xfs_repair" -n "$img" > "$T_DIR/oracle.out" 2>&1
-	orc=$?
-	timeout 60 "$REPAIR" -n "$img" > "$T_DIR/ours.out" 2>&1
-	ourc=$?
+	run_both "$img"
+	if [ "$orc" != "$ourc" ]; then
+		# Only one detects: once more on a fresh copy, so that damage an
+		# earlier case left outside its buffer (the image is checked
+		# against its base only every 50 cases) cannot make the verdict.
+		o1=$orc u1=$ourc
+		cp --sparse=always "$base" "$T_DIR/fresh.img"
+		fuzz_apply "$base" "$T_DIR/fresh.img" "$nav" "$f" "$v" "$roff" "$rlen"
+		run_both "$T_DIR/fresh.img"
+		if [ "$orc" != "$o1" ] || [ "$ourc" != "$u1" ]; then
+			echo "# $p $name $f $v: exits $o1/$u1 on the running copy, $orc/$ourc on a fresh one (earlier damage left in the image); copying it again"
+			cp --sparse=always "$base" "$img"
+			fuzz_apply "$base" "$img" "$nav" "$f" "$v" "$roff" "$rlen"
+		fi
+		rm -f "$T_DIR/fresh.img"
+	fi
 	case $orc in 0|1) o=$orc ;; *) o=crash ;; esac
 	case $ourc in
 	0|1) u=$ourc ;;
@@ -120,8 +145,9 @@ while IFS=$'\t' read -r p name nav f v; do
 			not_ok "$p $name $f $v: the sanitizer build exits $src, the plain one $ourc"
 		fi
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$name" "$f" "$v" "$o" "$u" "$orc" \
-		"$(grep -m1 -v 'log is clean\|^Phase\|^ *-\|^No modify' "$T_DIR/ours.out" | cut -c1-120)" >> "$T_DIR/results"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$name" "$f" "$v" "$o" "$u" "$orc" \
+		"$(grep -m1 -v 'log is clean\|^Phase\|^ *-\|^No modify' "$T_DIR/ours.out" | cut -c1-120)" \
+		"$ourc" >> "$T_DIR/results"
 	# The damaged buffer back.
 	dd if="$base" of="$img" bs=512 iflag=skip_bytes,count_bytes oflag=seek_bytes \
 		skip="$roff" count="$rlen" seek="$roff" conv=notrunc status=none
@@ -164,11 +190,12 @@ awk -F'\t' '
 		return n
 	}' "$T_DIR/results"
 echo "# cases only xfs_repair -n detects (profile structure field verb):"
-awk -F'\t' '$5 == 1 && $6 != 1 { printf "#   %s %s %s %s (xfsj: %s)\n", $1, $2, $3, $4, $6 }' "$T_DIR/results"
+awk -F'\t' '$5 == 1 && $6 != 1 { printf "#   %s %s %s %s (xfsj: %s, exit %s): %s\n", $1, $2, $3, $4, $6, $9, $8 }' "$T_DIR/results"
 echo "# cases only xfsj-repair -n detects (profile structure field verb: its first line):"
 awk -F'\t' '$5 != 1 && $5 != "skip" && $6 == 1 { printf "#   %s %s %s %s (xfs_repair: %s): %s\n", $1, $2, $3, $4, $7, $8 }' "$T_DIR/results"
 awk -F'\t' '$5 == "crash" { printf "# oracle crash: %s %s %s %s (exit %s)\n", $1, $2, $3, $4, $7 }' "$T_DIR/results"
 
+[ -n "${FUZZ_RESULTS:-}" ] && cp "$T_DIR/results" "$FUZZ_RESULTS"
 read -r ndet nboth nfail nrun <<< "$(awk -F'\t' '$5 != "skip" { r++ } $5 == 1 { d++ } $5 == 1 && $6 == 1 { b++ } $6 == "fail" { f++ }
 	END { print d + 0, b + 0, f + 0, r + 0 }' "$T_DIR/results")"
 echo "# $nrun cases run ($nsan also under ASan/UBSan) in $((SECONDS - t0)) s: xfs_repair -n detects $ndet, xfsj-repair -n $nboth of those"

@@ -15,7 +15,7 @@
 #     blocklog, dirblklog, rootino, agcount): the rest of the repair goes
 #     on with the restored geometry, and nothing is cleared for it.
 # For each case, on a copy of the image:
-#   - `$XFSPROGS613/xfs_repair -n` detects it (exit 1);
+#   - `$XFSPROGS613/xfs_repair -n` and `xfsj-repair -n` detect it (exit 1);
 #   - `xfsj-repair COPY` exits 1 (fixed) and clears no inode and moves
 #     no entry (the damage was the primary's alone);
 #   - then `xfs_repair -n` and `xfsj-repair -n` exit 0, a second
@@ -73,6 +73,11 @@ while read -r field verb; do
 	cp --sparse=always "$OURS" "$THEIRS"
 	"$XFSPROGS613/xfs_repair" -n "$OURS" > /dev/null 2>&1
 	check "$name: xfs_repair -n detects it" test $? -eq 1
+	# (logstart zeroes: the primary names an external log the
+	# secondaries do not; reported, not refused asking for -l)
+	"$REPAIR" -n "$OURS" > "$T_DIR/n1.out" 2>&1
+	rc=$?
+	check "$name: xfsj-repair -n detects it (exit $rc)" test $rc -eq 1
 
 	"$REPAIR" "$OURS" > "$T_DIR/r1.out" 2>&1
 	rc=$?

@@ -16,6 +16,8 @@
 
 struct seen {
 	const char *code[MAXSEEN];
+	uint64_t off[MAXSEEN];
+	unsigned int has[MAXSEEN];
 	unsigned int n;
 };
 
@@ -23,16 +25,25 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 {
 	struct seen *s = arg;
 
-	if (s->n < MAXSEEN)
+	if (s->n < MAXSEEN) {
+		s->off[s->n] = p->off;
+		s->has[s->n] = p->has;
 		s->code[s->n++] = p->def->code;
+	}
+}
+
+/* The index of the first problem under @code, or -1. */
+static int find(const struct seen *s, const char *code)
+{
+	for (unsigned int i = 0; i < s->n; i++)
+		if (!strcmp(s->code[i], code))
+			return (int)i;
+	return -1;
 }
 
 static bool saw(const struct seen *s, const char *code)
 {
-	for (unsigned int i = 0; i < s->n; i++)
-		if (!strcmp(s->code[i], code))
-			return true;
-	return false;
+	return find(s, code) >= 0;
 }
 
 /* Check the filesystem as the overlay holds it now. */
@@ -106,6 +117,34 @@ START_TEST(test_secondary_differs)
 	ck_assert_int_eq(run(&fx, &s, &res), 0);
 	ck_assert(saw(&s, "sb.secondary.differs"));
 	ck_assert(!saw(&s, "sb.primary.differs"));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * Quota flags in a secondary mkfs wrote (inprogress set) of a filesystem
+ * without the quota feature: xfs_repair's "non-null quota flags"; one
+ * growfs rewrote (inprogress clear) may hold the primary's old ones.
+ */
+START_TEST(test_secondary_qflags)
+{
+	struct fs_fixture fx;
+	struct xfsj_check_result res;
+	struct seen s;
+
+	make(&fx);
+	ck_assert(!(fx.sb.versionnum & XFSJ_SB_VERSION_QUOTABIT));
+	poke(&fx, 1, 0, XFSJ_SB_OFF(inprogress), 1, 1, XFSJ_SB_CRC_OFF, false);
+	ck_assert_int_eq(run(&fx, &s, &res), 0);
+	ck_assert_msg(res.problems == 0, "first %s", s.n ? s.code[0] : "-");
+	/* (qflags 0x0080, GQUOTA_ENFD: its low byte) */
+	poke(&fx, 1, 0, XFSJ_SB_OFF(qflags) + 1, 1, 0x80, XFSJ_SB_CRC_OFF,
+	     false);
+	ck_assert_int_eq(run(&fx, &s, &res), 0);
+	ck_assert(saw(&s, "sb.secondary.invalid"));
+	poke(&fx, 1, 0, XFSJ_SB_OFF(inprogress), 1, 0, XFSJ_SB_CRC_OFF, false);
+	ck_assert_int_eq(run(&fx, &s, &res), 0);
+	ck_assert(!saw(&s, "sb.secondary.invalid"));
 	fs_fixture_free(&fx);
 }
 END_TEST
@@ -190,6 +229,7 @@ START_TEST(test_agi_agfl)
 	struct xfsj_check_result res;
 	struct seen s;
 	uint8_t agf[512];
+	uint32_t dup_slot = 0;
 
 	make(&fx);
 	/* Bucket 3 naming an inode in the header block. */
@@ -212,11 +252,19 @@ START_TEST(test_agi_agfl)
 		poke(&fx, 2, 3, XFSJ_AGFL_HDR_SIZE + 4 * (first + 1), 4,
 		     xfsj_get_be32(fl + XFSJ_AGFL_HDR_SIZE + 4 * first),
 		     XFSJ_AGFL_CRC_OFF, false);
+		dup_slot = first + 1;
 	}
 	ck_assert_int_eq(run(&fx, &s, &res), 0);
 	ck_assert(saw(&s, "agi.unlinked"));
 	ck_assert(saw(&s, "agi.unlinked_hash"));
 	ck_assert(saw(&s, "agfl.dup"));
+	/* (the slot of the second listing named) */
+	{
+		int k = find(&s, "agfl.dup");
+
+		ck_assert(s.has[k] & XFSJ_PF_OFF);
+		ck_assert_uint_eq(s.off[k], dup_slot);
+	}
 	fs_fixture_free(&fx);
 }
 END_TEST
@@ -259,6 +307,7 @@ Suite *check_headers_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_clean);
 	tcase_add_test(tc, test_secondary_differs);
+	tcase_add_test(tc, test_secondary_qflags);
 	tcase_add_test(tc, test_primary_outvoted);
 	tcase_add_test(tc, test_primary_field);
 	tcase_add_test(tc, test_unknown_feature_refused);
