@@ -557,34 +557,19 @@ int xfsj_log_find_head_tail(struct xfsj_log *log, struct xfsj_log_ht *ht,
 	return xfsj_log_find_head_tail_ex(log, ht, 0, f);
 }
 
-int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
-			       unsigned int flags, struct xfsj_fault *f)
+/*
+ * From the head: the last record, the tail it names (or @tail_blk when not
+ * UINT32_MAX), the unmount check, the torn-write check at the head and
+ * the tail verification.
+ */
+static int settle(struct xfsj_log *l, struct xfsj_log_ht *ht, uint32_t head,
+		  uint32_t tail_blk, struct xfsj_fault *f)
 {
-	struct xfsj_log *l = log;
 	struct lastrec lr;
-	uint32_t head = 0, tail = 0, blk = 0, c;
-	bool wrapped, clean, zeroed;
+	uint32_t tail, blk = 0;
+	bool wrapped, clean;
 	int n, err;
 
-	memset(ht, 0, sizeof(*ht));
-	l->have_ht = false;
-	l->live_crc_ok = false;
-	l->crc_deferred = false;
-	l->defer_crc = flags & XFSJ_HT_DEFER_VERIFY;
-	err = find_head(l, &head, &zeroed, f);
-	if (err)
-		return err;
-	if (head == 0) {
-		err = xfsj_log_block_cycle(l, 0, &c, f);
-		if (err)
-			return err;
-		if (c == 0) {
-			ht->zeroed = true;
-			ht->clean = true;
-			ht->cycle = 1;
-			goto done;
-		}
-	}
 	n = rseek_hdr(l, head, head, 1, &blk, &wrapped, f);
 	if (n < 0)
 		return n;
@@ -601,6 +586,8 @@ int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
 				      "h_tail_lsn", l->g.dev_off +
 				      (uint64_t)blk * XFSJ_BBSIZE + XLOG_HDR_TAIL_OFF,
 				      tail);
+	if (tail_blk != UINT32_MAX)
+		tail = tail_blk;
 	set_state(ht, &lr);
 	ht->orig_head = head;
 	ht->orig_tail = tail;
@@ -629,9 +616,84 @@ int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
 	ht->clean = clean;
 	if (clean)
 		ht->tail_lsn = xfsj_lsn(ht->cycle, tail);
-done:
 	ht->head_blk = head;
 	ht->tail_blk = tail;
+	return 0;
+}
+
+/*
+ * XFSJ_HT_FIND_LOST: more records of the log follow the head the kernel
+ * found than the in-core log buffers can explain (up to eight may be
+ * written out of order and leave a hole before the last ones): a stretch
+ * of the log was lost, its blocks holding an older cycle, and the kernel
+ * would stop there.  Then the head is where those records end, the tail
+ * the kernel's (replaying from an older tail is harmless), and the tail
+ * verification meets the lost stretch as a bad record in the middle.
+ */
+static int find_lost(struct xfsj_log *l, struct xfsj_log_ht *ht,
+		     struct xfsj_fault *f)
+{
+	struct xfsj_log_ht k = *ht;
+	struct xlog_lost lost;
+	uint32_t room;
+	int err;
+
+	if (!ht->have_last)
+		return 0;
+	room = ht->head_blk == ht->tail_blk ? l->g.size_bb :
+	       xfsj_log_distance(l, ht->head_blk, ht->tail_blk);
+	err = xlog_find_lost(l, ht->head_blk, room, ht->last_lsn, &lost, f);
+	if (err || lost.nrec < XFSJ_LOG_MAX_ICLOGS)
+		return err;
+	memset(ht, 0, sizeof(*ht));
+	l->live_crc_ok = false;
+	l->crc_deferred = false;
+	err = settle(l, ht, lost.end_blk, k.tail_blk, f);
+	if (err)
+		return err;
+	ht->lost = true;
+	ht->lost_blk = k.head_blk;
+	ht->lost_next_blk = lost.first_blk;
+	ht->lost_next_lsn = lost.first_lsn;
+	ht->lost_records = lost.nrec;
+	ht->lost_prev_lsn = k.last_lsn;
+	return 0;
+}
+
+int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
+			       unsigned int flags, struct xfsj_fault *f)
+{
+	struct xfsj_log *l = log;
+	uint32_t head = 0, c;
+	bool zeroed;
+	int err;
+
+	memset(ht, 0, sizeof(*ht));
+	l->have_ht = false;
+	l->live_crc_ok = false;
+	l->crc_deferred = false;
+	l->defer_crc = flags & XFSJ_HT_DEFER_VERIFY;
+	err = find_head(l, &head, &zeroed, f);
+	if (err)
+		return err;
+	if (head == 0) {
+		err = xfsj_log_block_cycle(l, 0, &c, f);
+		if (err)
+			return err;
+		if (c == 0) {
+			ht->zeroed = true;
+			ht->clean = true;
+			ht->cycle = 1;
+			ht->head_blk = head;
+			goto done;
+		}
+	}
+	err = settle(l, ht, head, UINT32_MAX, f);
+	if (!err && (flags & XFSJ_HT_FIND_LOST))
+		err = find_lost(l, ht, f);
+	if (err)
+		return err;
+done:
 	l->ht = *ht;
 	l->have_ht = true;
 	return 0;

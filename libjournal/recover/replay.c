@@ -360,6 +360,27 @@ static int finish(struct run *run)
 
 /* ---- committing ---- */
 
+/*
+ * Salvage past a lost stretch: its blocks still hold the older cycle, and
+ * in front of the clean log the kernel would take the first of them for
+ * the head again (a dirty log ending there).  They get the cycle of the
+ * records around them.
+ */
+static int restamp_lost(struct run *run)
+{
+	const struct xfsj_log_ht *ht = &run->res->ht;
+	uint64_t prev = ht->lost_prev_lsn;
+	uint32_t c = xfsj_lsn_cycle(prev);
+
+	if (ht->lost_blk < xfsj_lsn_block(prev))
+		c++;	/* the stretch starts past the log's end */
+	return xfsj_log_restamp(run->st.ov, &xfsj_log_geom(run->st.log)->sb,
+				run->log_base, ht->lost_blk,
+				xfsj_log_distance(run->st.log, ht->lost_blk,
+						  ht->lost_next_blk),
+				c, ht->head_blk, ht->cycle, &run->res->fault);
+}
+
 static int commit(struct run *run)
 {
 	const struct xfsj_log_geom *lg = xfsj_log_geom(run->st.log);
@@ -373,6 +394,8 @@ static int commit(struct run *run)
 	if (!err)
 		err = xfsj_log_write_clean(run->st.ov, &lg->sb, run->log_base,
 					   res->ht.head_blk, res->ht.cycle, f);
+	if (!err && res->ht.lost)
+		err = restamp_lost(run);
 	if (err)
 		return err;
 	if (run->o->nomodify || run->o->defer_commit) {
@@ -484,19 +507,24 @@ static int replay_log(struct run *run, struct xfsj_io *io,
 	err = finish_interrupted(run, io, logio);
 	if (err)
 		return err;
-	err = xfsj_log_find_head_tail(run->st.log, ht, &res->fault);
+	err = xfsj_log_find_head_tail_ex(run->st.log, ht, XFSJ_HT_FIND_LOST,
+					 &res->fault);
 	if (err)
 		return err;
-	if (ht->verify_failed && !run->o->salvage) {
+	if ((ht->verify_failed || ht->lost) && !run->o->salvage) {
 		/*
 		 * A bad record in the middle of the live log, too far from
 		 * the head to be a torn write: the kernel refuses to mount,
-		 * and replaying around it would skip committed changes.
+		 * and replaying around it would skip committed changes.  Or
+		 * a lost stretch with records after it: the kernel would
+		 * stop there and drop them without a word.
 		 */
+		uint32_t bad = ht->lost ? ht->lost_blk : ht->bad_blk;
+
 		return stop(&res->fault, XFSJ_FR_LOG_CORRUPT_MIDDLE,
 			    XFSJ_E_CORRUPT, "log", "record",
 			    xfsj_log_geom(run->st.log)->dev_off +
-			    (uint64_t)ht->bad_blk * XFSJ_BBSIZE, ht->bad_blk);
+			    (uint64_t)bad * XFSJ_BBSIZE, bad);
 	}
 	res->dirty = !(ht->clean || ht->zeroed || ht->head_blk == ht->tail_blk);
 	if (run->cb->log_found)

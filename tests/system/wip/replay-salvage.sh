@@ -73,7 +73,8 @@ same() {
 	LC_ALL=C comm -12 "$1" "$2" | wc -l
 }
 
-# damage IMG KIND FRAC: damage one record strictly inside the live log:
+# damage IMG KIND FRAC: damage one record strictly inside the live log
+# (KIND flip, zero, lost, or lostref: the record lost picks, zeroed):
 # not the tail's, not the head's, and at least TORN records before the
 # head (the kernel, and xfsj, take a bad record among the last 8 before
 # the head for a torn write: that one is the end of the log, not a
@@ -93,13 +94,19 @@ recs, daddr = [], None
 for line in open(js):
     o = json.loads(line)
     if o["kind"] == "summary":
-        daddr, size = o["log_daddr"], o["log_length"]
+        daddr, size, head = o["log_daddr"], o["log_length"], o["head"]
     elif o["kind"] == "record" and o.get("live"):
         recs.append(o)
 lo, hi = 1, len(recs) - 1 - torn
 if hi < lo:
     sys.exit("only %d live records" % len(recs))
 r = recs[min(hi, max(lo, int(len(recs) * frac)))]
+if kind in ("lost", "lostref"):
+    # Within the kernel's scan before the head (XLOG_TOTAL_REC_SHIFT,
+    # 4096 blocks) when one is: the head it finds moves to it.
+    near = [x for x in recs[lo:hi + 1] if (head - x["block"]) % size <= 4096]
+    if near:
+        r = near[min(len(near) - 1, int(len(near) * frac))]
 nbb = r["hblks"] + (r["len"] + 511) // 512
 if r["block"] + nbb > size:
     # A record that wraps: take the one before it.
@@ -120,6 +127,14 @@ with open(img, "r+b") as f:
     else:
         for i in range(nbb):
             keep = 8 if i == 0 else 4
+            if kind == "lost":
+                # The cycle stamp (the header's h_cycle) one less:
+                # what the block held a cycle earlier.
+                at = base + i * 512 + keep - 4
+                f.seek(at)
+                c = int.from_bytes(f.read(4), "big")
+                f.seek(at)
+                f.write((c - 1).to_bytes(4, "big"))
             f.seek(base + i * 512 + keep)
             f.write(bytes(512 - keep))
 print(r["block"])
@@ -130,6 +145,18 @@ EOF2
 ends() {
 	"$LOGPRINT" --json --summary "$1" 2>/dev/null |
 		grep -o '"tail":[0-9]*,"head":[0-9]*' | head -1
+}
+
+# kernel_ends IMG: tail and head as xfs_logprint (6.13) finds them, in
+# the form of ends().
+kernel_ends() {
+	"$XFSPROGS613/xfs_logprint" -t "$1" 2>/dev/null |
+		awk '/log tail: [0-9]+ head: [0-9]+ state: / {
+			for (i = 1; i <= NF; i++) {
+				if ($i == "tail:") t = $(i + 1)
+				if ($i == "head:") h = $(i + 1)
+			}
+			printf "\"tail\":%s,\"head\":%s\n", t, h; exit }'
 }
 
 # The inodes the INODE items of the transactions TIDS logged (xfsj-logprint
@@ -152,12 +179,29 @@ for line in sys.stdin:
 # one_case IMG TRUTH KIND FRAC NAME
 one_case() {
 	local img=$1 truth=$2 kind=$3 frac=$4 name=$5 d=$T_DIR/$5 blk rc
-	local nt ns nl tids fail0=$T_FAIL
+	local nt ns nl tids fail0=$T_FAIL x k ref
 	cp --sparse=always "$img" "$d.dmg"
 	blk=$(damage "$d.dmg" "$kind" "$frac") || { not_ok "$name: damage"; return; }
 	# The condition: the damage is inside the live log, head and tail
-	# stay where they were.
-	if [ "$(ends "$img")" != "$(ends "$d.dmg")" ]; then
+	# stay where they were.  A lost record moves the head the kernel
+	# finds to it when it lies within the kernel's scan before the
+	# head (xlog_find_head: a block of the older cycle there is where
+	# the head is); xfs_logprint 6.13 finds them as the kernel does.
+	if [ "$kind" = lost ]; then
+		x=$(ends "$d.dmg")
+		k=$(kernel_ends "$d.dmg")
+		if [ "$x" != "$k" ]; then
+			not_ok "$name: lost record at log block $blk: xfsj-logprint finds $x, xfs_logprint $k"
+		elif [ "${x#*\"head\":}" = "$blk" ]; then
+			ok "$name: the kernel's head is the lost record ($x)"
+			echo "# $name: the kernel's head moved to the lost record at $blk ($(ends "$img") -> $x): it would drop the records after it"
+		elif [ "$x" = "$(ends "$img")" ]; then
+			ok "$name: the lost record is past the kernel's head scan ($x)"
+			echo "# $name: the lost record at $blk is too far before the head for the kernel's scan: a bad record in the middle"
+		else
+			not_ok "$name: lost record at log block $blk: ends $(ends "$img") -> $x"
+		fi
+	elif [ "$(ends "$img")" != "$(ends "$d.dmg")" ]; then
 		not_ok "$name: the damage at log block $blk moved the log's ends: $(ends "$img") -> $(ends "$d.dmg")"
 		rm -f "$d.dmg"
 		return
@@ -217,7 +261,26 @@ for line in open(sys.argv[1]):
 for i in sorted(s):
     print(i)
 ' "$d.salv.json" | sort -u > "$d.rep.ino"
-	logged_inodes "$d.dmg" "$tids" > "$d.lp.ino"
+	# A lost record may end the log the kernel sees: the transactions
+	# across it are read from the same record zeroed in place instead
+	# (the same loss, the head where it was).
+	ref=$d.dmg
+	if [ "$kind" = lost ]; then
+		ref=$d.ref
+		cp --sparse=always "$img" "$ref"
+		damage "$ref" lostref "$frac" > /dev/null
+		if grep -q "\"salvage\":\"damage\",\"bad_block\":$blk," "$d.salv.json"; then
+			ok "$name: the loss report names the lost record at $blk"
+		else
+			not_ok "$name: the loss report does not name the lost record at $blk: $(grep '"salvage":"damage"' "$d.salv.json" | head -c 300)"
+		fi
+		if [ "${x#*\"head\":}" = "$blk" ] &&
+		   ! grep -q "\"lost_stretch\":{\"kernel_head\":$blk," "$d.salv.json"; then
+			not_ok "$name: the loss report does not say the kernel would stop at $blk"
+		fi
+	fi
+	logged_inodes "$ref" "$tids" > "$d.lp.ino"
+	[ "$kind" = lost ] && rm -f "$ref"
 	missing=$(comm -13 "$d.rep.ino" "$d.lp.ino" | head -5 | tr '\n' ' ')
 	if [ -z "$tids" ] && grep -q '"salvage":"summary","damaged":1' "$d.salv.json" &&
 	   grep -q '"salvage":"damage"' "$d.salv.json"; then
@@ -253,13 +316,13 @@ for ((i = 0; i < IMAGES; i++)); do
 	rm -f "$T_DIR/truth.img"
 	frac=0.$((40 + (SEED + 7 * i) % 20))
 	if [ "$i" -eq 0 ]; then
-		one_case "$img" "$T_DIR/truth$i.man" flip "$frac" "img$i-flip"
-		one_case "$img" "$T_DIR/truth$i.man" zero "$frac" "img$i-zero"
-	elif [ $((i % 2)) -eq 1 ]; then
-		one_case "$img" "$T_DIR/truth$i.man" zero "$frac" "img$i-zero"
+		kinds="flip zero lost"
 	else
-		one_case "$img" "$T_DIR/truth$i.man" flip "$frac" "img$i-flip"
+		kinds=$(echo "lost zero flip" | cut -d' ' -f$((1 + (i - 1) % 3)))
 	fi
+	for kind in $kinds; do
+		one_case "$img" "$T_DIR/truth$i.man" "$kind" "$frac" "img$i-$kind"
+	done
 	rm -f "$img"
 done
 t_done
