@@ -41,6 +41,7 @@ REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 LOGPRINT=${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 IMAGES=${IMAGES:-2}
+WRAPPED=${WRAPPED:-1}
 MINRECS=${MINRECS:-24}
 echo "# replay-salvage: seed $SEED, $IMAGES crash images"
 
@@ -87,9 +88,10 @@ TORN=10
 damage() {
 	local sum0 sum1
 	"$LOGPRINT" --json --live "$1" 2>/dev/null > "$T_DIR/recs.json" || return 1
-	python3 - "$1" "$2" "$3" "$T_DIR/recs.json" "$TORN" <<'EOF2' || return 1
+	python3 - "$1" "$2" "$3" "$T_DIR/recs.json" "$TORN" "${DAMAGE_AT:-}" <<'EOF2' || return 1
 import json, sys
 img, kind, frac, js, torn = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+at = sys.argv[6]
 recs, daddr = [], None
 for line in open(js):
     o = json.loads(line)
@@ -101,7 +103,12 @@ lo, hi = 1, len(recs) - 1 - torn
 if hi < lo:
     sys.exit("only %d live records" % len(recs))
 r = recs[min(hi, max(lo, int(len(recs) * frac)))]
-if kind in ("lost", "lostref"):
+w = [i for i in range(lo, hi + 1) if recs[i]["block"] < recs[i - 1]["block"]]
+if at.startswith("wrap") and w:
+    # At the physical end of the log: the first record after it
+    # (wrap0), or the last before it (wrap1).
+    r = recs[w[0] - int(at[4:]) if w[0] - int(at[4:]) >= lo else w[0]]
+elif kind in ("lost", "lostref"):
     # Within the kernel's scan before the head (XLOG_TOTAL_REC_SHIFT,
     # 4096 blocks) when one is: the head it finds moves to it.
     near = [x for x in recs[lo:hi + 1] if (head - x["block"]) % size <= 4096]
@@ -301,28 +308,69 @@ for i in sorted(s):
 	fi
 }
 
-# The freeze writes the metadata of the first seconds in place: what
-# xfs_repair -L keeps; the live log holds only what came after it.
-export CRASH_MKFS=mkfs.xfs CRASH_NEED=need_records CRASH_FREEZE=1
-for ((i = 0; i < IMAGES; i++)); do
+# need_wrapped RAWLOG: need_records, and the live log runs past the
+# physical end of the log with records on both sides of it that damage()
+# may take (the first after the end at least TORN + 1 before the head).
+need_wrapped() {
+	need_records "$1" || return 1
+	"$LOGPRINT" -f --json --live "$1" 2>/dev/null | python3 -c '
+import json, sys
+torn = int(sys.argv[1])
+recs = [o["block"] for o in map(json.loads, sys.stdin)
+        if o["kind"] == "record" and o.get("live")]
+w = [i for i in range(1, len(recs)) if recs[i] < recs[i - 1]]
+if not w:
+    sys.exit("the live log does not wrap")
+if w[0] < 3 or len(recs) - w[0] < torn + 2:
+    sys.exit("the live log wraps %d records from its tail, %d from its head" % (w[0], len(recs) - w[0]))
+' "$TORN"
+}
+
+# one_image I NAME MKFS SIZE MKFS_OPTS NEED AT KINDS...: a crash image,
+# its truth, then one case per damage kind (AT: where damage() takes its
+# record).
+one_image() {
+	local i=$1 name=$2 mkfs=$3 size=$4 mkopts=$5 need=$6 at=$7 img frac kind
+	shift 7
 	img=$T_DIR/crash$i.img
-	if ! CRASH_SEED=$((SEED + i)) make_crash_image "$img" 512m "" "" 3; then
-		not_ok "crash image $i"
-		continue
+	if ! CRASH_MKFS=$mkfs CRASH_NEED=$need CRASH_SEED=$((SEED + i)) \
+		make_crash_image "$img" "$size" "$mkopts" "" 3; then
+		not_ok "$name: crash image"
+		return
 	fi
 	cp --sparse=always "$img" "$T_DIR/truth.img"
-	kernel_replay "$T_DIR/truth.img" || { not_ok "image $i: the kernel does not replay the undamaged copy"; continue; }
-	manifest "$T_DIR/truth.img" "$T_DIR/truth$i.man" || { not_ok "image $i: manifest of the truth"; continue; }
+	if ! kernel_replay "$T_DIR/truth.img"; then
+		# No truth to compare with: nothing else can stand in.
+		echo "# $name: skipped: the kernel does not replay the undamaged copy"
+		rm -f "$img" "$T_DIR/truth.img"
+		return
+	fi
+	manifest "$T_DIR/truth.img" "$T_DIR/truth$i.man" || { not_ok "$name: manifest of the truth"; return; }
 	rm -f "$T_DIR/truth.img"
 	frac=0.$((40 + (SEED + 7 * i) % 20))
-	if [ "$i" -eq 0 ]; then
-		kinds="flip zero lost"
-	else
-		kinds=$(echo "lost zero flip" | cut -d' ' -f$((1 + (i - 1) % 3)))
-	fi
-	for kind in $kinds; do
-		one_case "$img" "$T_DIR/truth$i.man" "$kind" "$frac" "img$i-$kind"
+	for kind in "$@"; do
+		DAMAGE_AT=$at one_case "$img" "$T_DIR/truth$i.man" "$kind" "$frac" "$name-$kind"
 	done
 	rm -f "$img"
+}
+
+# The freeze writes the metadata of the first seconds in place: what
+# xfs_repair -L keeps; the live log holds only what came after it.
+export CRASH_FREEZE=1
+t0=$SECONDS
+for ((i = 0; i < IMAGES; i++)); do
+	if [ "$i" -eq 0 ]; then
+		one_image "$i" "img$i" mkfs.xfs 512m "" need_records "" flip zero lost
+	else
+		one_image "$i" "img$i" mkfs.xfs 512m "" need_records "" \
+			"$(echo "lost zero flip" | cut -d' ' -f$((1 + (i - 1) % 3)))"
+	fi
 done
+# The smallest log the kernel takes (xfsj-mkfs --small: mkfs.xfs makes
+# none below 64 MiB), on the smallest filesystem: the live log wraps past
+# the log's physical end, and the records on either side of it are damaged.
+for ((i = IMAGES; i < IMAGES + WRAPPED; i++)); do
+	one_image "$i" "wrap$i" xfsj 256m --small need_wrapped wrap$(((SEED + i) % 2)) lost flip
+done
+echo "# replay-salvage: $((SECONDS - t0)) s"
 t_done
