@@ -65,8 +65,8 @@ static int put_wrapped(struct xfsj_overlay *ov, uint64_t base, uint32_t logbb,
 }
 
 /*
- * Header-only blocks at the @n log blocks from @from, of @cycle and of the
- * next one past the log's end.
+ * Header-only blocks at the @n log blocks from @from (which may be counted
+ * past the log's end), of @cycle and of the next one past the end.
  */
 static int put_cleared(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 		       uint64_t base, uint32_t logbb, uint32_t from, uint32_t n,
@@ -135,8 +135,8 @@ int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 
 	/* Header-only blocks after it, of the previous pass. */
 	nclear = logbb - nbb < 4096 ? logbb - nbb : 4096;
-	return put_cleared(ov, sb, base, logbb, (head_blk + nbb) % logbb,
-			   nclear, cycle - 1, tail);
+	return put_cleared(ov, sb, base, logbb, head_blk + nbb, nclear,
+			   cycle - 1, tail);
 }
 
 int xfsj_log_restamp(struct xfsj_overlay *ov, const struct xfsj_sb *sb,

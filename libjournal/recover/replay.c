@@ -40,6 +40,9 @@ struct run {
 	uint32_t fault_blk;
 	/* Salvage: replaying again, without the leftover work; quiet. */
 	bool again;
+	/* Salvage: the damaged stretches the first walk skipped. */
+	struct xfsj_log_damage *dmg;
+	uint32_t ndmg, capdmg;
 };
 
 static struct xfsj_redo_cb redo_cb(const struct run *run)
@@ -228,6 +231,17 @@ static int on_damage(void *arg, const struct xfsj_log_damage *d)
 
 	if (run->pass != 1 || run->again)
 		return 0;
+	if (run->ndmg == run->capdmg) {
+		uint32_t cap = run->capdmg ? 2 * run->capdmg : 4;
+		struct xfsj_log_damage *n = realloc(run->dmg, cap * sizeof(*n));
+
+		if (!n)
+			return xfsj_fault_set(&run->fault, XFSJ_E_NOMEM,
+					      "recovery", "salvage", 0, 0);
+		run->dmg = n;
+		run->capdmg = cap;
+	}
+	run->dmg[run->ndmg++] = *d;
 	if (!sv->ndamage++)
 		sv->first = *d;
 	if (run->cb->damage)
@@ -361,24 +375,35 @@ static int finish(struct run *run)
 /* ---- committing ---- */
 
 /*
- * Salvage past a lost stretch: its blocks still hold the older cycle, and
- * in front of the clean log the kernel would take the first of them for
- * the head again (a dirty log ending there).  They get the cycle of the
- * records around them.
+ * Salvage: every stretch the walk skipped is made header-only blocks of
+ * the cycle the log has there.  A lost stretch still holds an older cycle,
+ * and the kernel's head search, meeting it in front of the clean log,
+ * would take it for the head (a dirty log ending there) and replay again
+ * what came before it.
  */
-static int restamp_lost(struct run *run)
+static int restamp_damage(struct run *run)
 {
 	const struct xfsj_log_ht *ht = &run->res->ht;
-	uint64_t prev = ht->lost_prev_lsn;
-	uint32_t c = xfsj_lsn_cycle(prev);
 
-	if (ht->lost_blk < xfsj_lsn_block(prev))
-		c++;	/* the stretch starts past the log's end */
-	return xfsj_log_restamp(run->st.ov, &xfsj_log_geom(run->st.log)->sb,
-				run->log_base, ht->lost_blk,
-				xfsj_log_distance(run->st.log, ht->lost_blk,
-						  ht->lost_next_blk),
-				c, ht->head_blk, ht->cycle, &run->res->fault);
+	for (uint32_t i = 0; i < run->ndmg; i++) {
+		const struct xfsj_log_damage *d = &run->dmg[i];
+		uint32_t c = d->prev_lsn ? xfsj_lsn_cycle(d->prev_lsn) :
+			     xfsj_lsn_cycle(ht->tail_lsn);
+		uint32_t after = d->prev_lsn ? xfsj_lsn_block(d->prev_lsn) :
+				 ht->tail_blk;
+		int err;
+
+		if (d->bad_blk < after)
+			c++;	/* the stretch starts past the log's end */
+		err = xfsj_log_restamp(run->st.ov,
+				       &xfsj_log_geom(run->st.log)->sb,
+				       run->log_base, d->bad_blk,
+				       d->skipped_bbs, c, ht->head_blk,
+				       ht->cycle, &run->res->fault);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int commit(struct run *run)
@@ -394,8 +419,8 @@ static int commit(struct run *run)
 	if (!err)
 		err = xfsj_log_write_clean(run->st.ov, &lg->sb, run->log_base,
 					   res->ht.head_blk, res->ht.cycle, f);
-	if (!err && res->ht.lost)
-		err = restamp_lost(run);
+	if (!err)
+		err = restamp_damage(run);
 	if (err)
 		return err;
 	if (run->o->nomodify || run->o->defer_commit) {
@@ -570,11 +595,13 @@ int xfsj_replay(struct xfsj_io *io, struct xfsj_io *logio,
 		*keep = malloc(sizeof(**keep));
 		if (*keep) {
 			**keep = run.st;
+			free(run.dmg);
 			return 0;
 		}
 		err = xfsj_fault_set(&res->fault, XFSJ_E_NOMEM, NULL, NULL,
 				     0, 0);
 	}
+	free(run.dmg);
 	state_free(&run.st);
 	return err;
 }
