@@ -35,8 +35,10 @@
  * block that really is one); each inode that maps them without that
  * evidence loses those blocks only (its fork rebuilt without the
  * records over them).  A directory's or symlink's mapping over a
- * regular file's data gives way too (they never share).  Without
- * evidence (two files' data) it is left.
+ * regular file's data gives way too (they never share), and so does an
+ * unwritten mapping over another file's data, evidence or not (the
+ * kernel shares no unwritten extent, which reads as zeroes).  Without
+ * evidence (two files' written data) it is left.
  *
  * An attribute fork of a format no attribute fork has (inode.aformat)
  * is cleared, the inode kept.
@@ -119,12 +121,17 @@ static bool blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
 	       xfsj_fsb_agbno(rp->sb, fsb) >= hdr;
 }
 
+/*
+ * May written data of fork @whichfork share blocks with @r?  Only with
+ * another file's written data on a reflink filesystem (the kernel shares
+ * no unwritten extent).
+ */
 static bool may_share(const struct xrp *rp, int whichfork,
 		      const struct xfsj_rmap_rec *r)
 {
 	return xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK) &&
 	       whichfork == XFSJ_DATA_FORK && owner_inode(r->owner) &&
-	       !(r->offset & RMAP_FORK_FLAGS);
+	       !(r->offset & (RMAP_FORK_FLAGS | XFSJ_RMAP_OFF_UNWRITTEN));
 }
 
 /*
@@ -149,14 +156,15 @@ static bool bmbt_claim_real(const struct xrp *rp, uint32_t agno,
 }
 
 /*
- * Does another owner hold some of [fsb, fsb + len) in @v (the claims or,
- * with @rmaps, the rmapbt records of its AG)?  Another fork of the inode,
- * and its bmbt blocks, count as another owner; the same fork's own
- * mappings do not; nor does a claimed bmbt block that is no bmbt block.
+ * Does another owner hold some of [fsb, fsb + len) (mapped @unwritten or
+ * not) in @v (the claims or, with @rmaps, the rmapbt records of its AG)?
+ * Another fork of the inode, and its bmbt blocks, count as another owner;
+ * the same fork's own mappings do not; nor does a claimed bmbt block that
+ * is no bmbt block.
  */
 static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
 			  bool rmaps, uint64_t ino, int whichfork,
-			  uint64_t fsb, uint64_t len)
+			  uint64_t fsb, uint64_t len, bool unwritten)
 {
 	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
 	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
@@ -173,7 +181,7 @@ static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
 		    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == whichfork &&
 		    !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
 			continue;
-		if (may_share(rp, whichfork, r))
+		if (!unwritten && may_share(rp, whichfork, r))
 			continue;
 		if (!rmaps && owner_inode(r->owner) &&
 		    (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
@@ -260,7 +268,7 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 			}
 			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
 			    held_by_other(rp, v, true, j->ino, j->whichfork,
-					  fsb, m.blockcount))
+					  fsb, m.blockcount, m.unwritten))
 				return 1;
 			err = mpush(rp, out, &m);
 			if (err)
@@ -645,7 +653,7 @@ static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
 
 	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, rmaps,
 			     j->ino, j->whichfork, r->startblock,
-			     r->blockcount);
+			     r->blockcount, r->unwritten);
 }
 
 /*
@@ -1180,6 +1188,30 @@ static bool nonreg_over_file(struct xrp *rp, const struct xck_ag *ag,
 }
 
 /*
+ * Is @c an unwritten mapping over [s, e) that another file's data claims
+ * too?  The kernel shares no unwritten extent, and an unwritten mapping
+ * reads as zeroes: it gives way (what a salvaged log leaves when the
+ * transaction that freed it was lost and a kept one gave the blocks
+ * away), whatever the rmapbt says.
+ */
+static bool unwritten_over_data(const struct xck_ag *ag,
+				const struct xfsj_rmap_rec *c, uint64_t s,
+				uint64_t e)
+{
+	if (!(c->offset & XFSJ_RMAP_OFF_UNWRITTEN) ||
+	    (c->offset & RMAP_FORK_FLAGS))
+		return false;
+	for (size_t k = 0; k < ag->claims.n; k++) {
+		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
+
+		if (m->owner != c->owner && owner_inode(m->owner) &&
+		    !(m->offset & RMAP_FORK_FLAGS) && over(m, s, e))
+			return true;
+	}
+	return false;
+}
+
+/*
  * A block range claimed twice: the rmapbt, where it names an owner of
  * the range, or else metadata claiming it, is the evidence of the
  * rightful owner (and a directory or symlink never shares with a file); every inode fork mapping the range that the evidence
@@ -1198,8 +1230,6 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 	ag = &rp->ck->ags[pr->p.agno];
 	for (k = 0; k < ag->rmaps.n && !named; k++)
 		named = over(xck_vec_at(&ag->rmaps, k), s, e);
-	if (!named)
-		return 0;
 	for (i = 0; i < ag->claims.n; i++) {
 		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
 		struct xfsj_bmbt_irec d = {
@@ -1210,9 +1240,11 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 		struct job *j;
 
 		if (!owner_inode(c->owner) || !over(c, s, e) ||
-		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) ||
-		    (rightful(rp, ag, rmapbt, c, s, e) &&
-		     !nonreg_over_file(rp, ag, c, s, e)))
+		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+			continue;
+		if (!unwritten_over_data(ag, c, s, e) &&
+		    (!named || (rightful(rp, ag, rmapbt, c, s, e) &&
+				!nonreg_over_file(rp, ag, c, s, e))))
 			continue;
 		j = job_get(rp, js, c->owner,
 			    !!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK));
