@@ -37,8 +37,10 @@
  * records over them).  A directory's or symlink's mapping over a
  * regular file's data gives way too (they never share), and so does an
  * unwritten mapping over another file's data, evidence or not (the
- * kernel shares no unwritten extent, which reads as zeroes).  Without
- * evidence (two files' written data) it is left.
+ * kernel shares no unwritten extent, which reads as zeroes), and a
+ * file's data over a block whose own header says it is another inode's
+ * attribute block.  Without evidence (two files' written data) it is
+ * left.
  *
  * An attribute fork of a format no attribute fork has (inode.aformat)
  * is cleared, the inode kept.
@@ -59,6 +61,8 @@
 #include "fs/alloc.h"
 #include "fs/bmbt.h"
 #include "fs/iget.h"
+#include "ondisk/attr_layout.h"
+#include "ondisk/dir_block.h"
 #include "repair/repair_priv.h"
 
 #define RMAP_FORK_FLAGS	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)
@@ -1212,6 +1216,58 @@ static bool unwritten_over_data(const struct xck_ag *ag,
 }
 
 /*
+ * Is the block at @agbno of AG @agno an attribute block of inode @ino by
+ * its own header (a v5 leaf or node, or a remote value block, naming it
+ * as owner)?
+ */
+static bool attr_block_of(const struct xrp *rp, uint32_t agno,
+			  uint32_t agbno, uint64_t ino)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_dir3_hdr h;
+	struct xfsj_rmt_hdr rh;
+	struct xfsj_buf *bp;
+	bool own;
+
+	if (xfsj_buf_read_ref(rp->fs, xfsj_agb_to_daddr(sb, agno, agbno),
+			      sb->blocksize, &bp))
+		return false;
+	xfsj_dir3_blkinfo_decode(bp->data, &h);
+	xfsj_rmt_hdr_decode(bp->data, &rh);
+	own = ((h.magic == XFSJ_ATTR3_LEAF_MAGIC ||
+		h.magic == XFSJ_DA3_NODE_MAGIC) && h.owner == ino) ||
+	      (rh.magic == XFSJ_ATTR_RMT_MAGIC && rh.owner == ino);
+	xfsj_buf_rele(rp->fs, bp);
+	return own;
+}
+
+/*
+ * Is @c a file's data mapping over [s, e) that another inode's attribute
+ * fork claims too, the block at @s saying by its own header that it is
+ * that fork's?  Data has no header to say so: it gives way (a file whose
+ * freeing a salvaged log lost, the block since given to the attributes),
+ * whatever the rmapbt says.
+ */
+static bool data_over_attr_block(const struct xrp *rp,
+				 const struct xck_ag *ag,
+				 const struct xfsj_rmap_rec *c, uint64_t s,
+				 uint64_t e)
+{
+	if (c->offset & RMAP_FORK_FLAGS)
+		return false;
+	for (size_t k = 0; k < ag->claims.n; k++) {
+		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
+
+		if (m->owner != c->owner && owner_inode(m->owner) &&
+		    (m->offset & RMAP_FORK_FLAGS) == XFSJ_RMAP_OFF_ATTR_FORK &&
+		    over(m, s, e) &&
+		    attr_block_of(rp, ag->agno, (uint32_t)s, m->owner))
+			return true;
+	}
+	return false;
+}
+
+/*
  * A block range claimed twice: the rmapbt, where it names an owner of
  * the range, or else metadata claiming it, is the evidence of the
  * rightful owner (and a directory or symlink never shares with a file); every inode fork mapping the range that the evidence
@@ -1243,6 +1299,7 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
 			continue;
 		if (!unwritten_over_data(ag, c, s, e) &&
+		    !data_over_attr_block(rp, ag, c, s, e) &&
 		    (!named || (rightful(rp, ag, rmapbt, c, s, e) &&
 				!nonreg_over_file(rp, ag, c, s, e))))
 			continue;
