@@ -40,7 +40,7 @@ oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 LOGPRINT=${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
-IMAGES=${IMAGES:-2}
+IMAGES=${IMAGES:-1}
 WRAPPED=${WRAPPED:-1}
 MINRECS=${MINRECS:-24}
 echo "# replay-salvage: seed $SEED, $IMAGES crash images"
@@ -308,22 +308,81 @@ for i in sorted(s):
 	fi
 }
 
-# need_wrapped RAWLOG: need_records, and the live log runs past the
-# physical end of the log with records on both sides of it that damage()
-# may take (the first after the end at least TORN + 1 before the head).
-need_wrapped() {
-	need_records "$1" || return 1
+# wrapped RAWLOG WHEN NEAR: does the live log run past the physical end of
+# the log with records on both sides of it that damage() may take (the
+# first after the end at least TORN + 1 before the head)?  With NEAR, the
+# head must also be early in the log: the records on either side of its
+# end are then within the kernel's head scan (4096 blocks), where the
+# head it finds moves to a lost one (its search in two parts).
+wrapped() {
 	"$LOGPRINT" -f --json --live "$1" 2>/dev/null | python3 -c '
 import json, sys
-torn = int(sys.argv[1])
-recs = [o["block"] for o in map(json.loads, sys.stdin)
-        if o["kind"] == "record" and o.get("live")]
+torn, near = int(sys.argv[1]), sys.argv[2] == "1"
+recs, head = [], 0
+for o in map(json.loads, sys.stdin):
+    if o["kind"] == "record" and o.get("live"):
+        recs.append(o["block"])
+    elif o["kind"] == "summary":
+        head = o["head"]
 w = [i for i in range(1, len(recs)) if recs[i] < recs[i - 1]]
 if not w:
     sys.exit("the live log does not wrap")
 if w[0] < 3 or len(recs) - w[0] < torn + 2:
     sys.exit("the live log wraps %d records from its tail, %d from its head" % (w[0], len(recs) - w[0]))
-' "$TORN"
+if near and head > 2500:
+    sys.exit("the head (%d) is far from the start" % head)
+' "$TORN" "$2"
+}
+
+# near_end: a quick look at the log of WRAP_IMG in place (CRASHIMG_LOG
+# says where it is), the cycle stamps only: has the head gone past the
+# log's end by TORN + 2 records, with the tail (of the last record)
+# still WRAP_MARGIN blocks or more before the end, and (NEAR 1) the head
+# early in the log?  The small log's live log straddles its end for
+# well under a second of each round when the machine is fast: a slower
+# look would see the crash come after the tail went past the end.
+near_end() {
+	python3 - "$WRAP_IMG" "${CRASHIMG_LOG% *}" "${CRASHIMG_LOG#* }" "$TORN" "$WRAP_MARGIN" "$1" <<'EOF2'
+import sys
+img, off, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) // 512
+torn, margin, near = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6] == "1"
+MAGIC = 0xFEEDBABE
+f = open(img, "rb")
+def blocks(b, n):
+    f.seek(off + b * 512)
+    return f.read(n * 512)
+def cycle(d, i):
+    w = int.from_bytes(d[i * 512:i * 512 + 4], "big")
+    return int.from_bytes(d[i * 512 + 4:i * 512 + 8], "big") if w == MAGIC else w
+first = blocks(0, min(size, 4096))
+c0, cl = cycle(first, 0), cycle(blocks(size - 1, 1), 0)
+if c0 != cl + 1:
+    sys.exit(1)
+head = next((i for i in range(len(first) // 512) if cycle(first, i) != c0), None)
+if head is None or (near and head > 2500):
+    sys.exit(1)
+hdrs = [i for i in range(head) if int.from_bytes(first[i * 512:i * 512 + 4], "big") == MAGIC]
+if len(hdrs) < torn + 2:
+    sys.exit(1)
+tail = int.from_bytes(first[hdrs[-1] * 512 + 28:hdrs[-1] * 512 + 32], "big")
+sys.exit(0 if head < tail <= size - margin else 1)
+EOF2
+}
+
+# need_wrapped RAWLOG live|final (CRASH_NEED): while the workload runs,
+# near_end() twenty times a second for a second, for a head early in the
+# log during the first WRAP_AIM seconds, then for any past the end; the
+# final log (and a live one near_end() took) must wrap as wrapped() says.
+need_wrapped() {
+	local k near=0
+	[ "$2" = final ] && { wrapped "$1" 0; return; }
+	[ $((SECONDS - WRAP_T0)) -lt "$WRAP_AIM" ] && near=1
+	for ((k = 0; k < 20; k++)); do
+		near_end "$near" && return 0
+		sleep 0.05
+	done
+	echo "the live log does not straddle the end of the log"
+	return 1
 }
 
 # one_image I NAME MKFS SIZE MKFS_OPTS NEED AT KINDS...: a crash image,
@@ -370,7 +429,12 @@ done
 # none below 64 MiB), on the smallest filesystem: the live log wraps past
 # the log's physical end, and the records on either side of it are damaged.
 for ((i = IMAGES; i < IMAGES + WRAPPED; i++)); do
-	one_image "$i" "wrap$i" xfsj 256m --small need_wrapped wrap$(((SEED + i) % 2)) lost flip
+	# Until the head has gone round once (tens of seconds when the
+	# machine is loaded): the live log straddles the end for a few
+	# seconds of each round.
+	WRAP_IMG=$T_DIR/crash$i.img WRAP_T0=$SECONDS WRAP_AIM=20 WRAP_MARGIN=400
+	CRASH_MAX_SECONDS=45 one_image "$i" "wrap$i" xfsj 256m --small \
+		need_wrapped wrap$(((SEED + i) % 2)) lost flip
 done
 echo "# replay-salvage: $((SECONDS - t0)) s"
 t_done
