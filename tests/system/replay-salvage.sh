@@ -32,9 +32,9 @@
 # 77a619a about one run in eight ended with a repair that left something
 # (seed 21: a stale inode's fork rebuilt onto a bmbt block another
 # file's data held); after it, 16 runs passed.
-source "$(dirname "$0")/../lib/common.sh"
-source "$(dirname "$0")/../lib/crashimg.sh"
-source "$(dirname "$0")/../lib/treedump.sh"
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/crashimg.sh"
+source "$(dirname "$0")/lib/treedump.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
