@@ -329,6 +329,20 @@ static int seek_hdr(struct xfsj_log *l, uint32_t head, uint32_t tail,
 	return found;
 }
 
+/* No record failed (crc_pass()'s *first_bad). */
+#define NO_BAD	UINT32_MAX
+
+/*
+ * May the failing record at @first_bad be a torn write (and move the head
+ * or the tail)?  Not at log block 0: the kernel takes a failure there for
+ * none (its first_bad is 0 both ways), and its recovery fails; it is
+ * still a bad record in the middle, where it is reported.
+ */
+static bool torn_candidate(uint32_t first_bad)
+{
+	return first_bad != NO_BAD && first_bad != 0;
+}
+
 /*
  * The kernel's CRC pass from @tail to @head: every record must have a
  * valid header and a matching (or zero) CRC.  On failure *first_bad is the
@@ -340,7 +354,7 @@ static int crc_pass_run(struct xfsj_log *l, uint32_t head, uint32_t tail,
 	uint32_t pos = tail, left = xfsj_log_distance(l, tail, head);
 	struct xfsj_log_rec r;
 
-	*first_bad = 0;
+	*first_bad = NO_BAD;
 	while (left) {
 		uint32_t n;
 		bool stamped;
@@ -466,7 +480,7 @@ static int verify_tail(struct xfsj_log *l, uint32_t head, uint32_t *tail,
 	l->crc_deferred = false;
 	err = crc_pass(l, head, *tail, stop, &first_bad, f);
 	while ((err == -XFSJ_E_BADCRC || err == -XFSJ_E_CORRUPT ||
-		err == -XFSJ_E_BADMAGIC) && first_bad) {
+		err == -XFSJ_E_BADMAGIC) && torn_candidate(first_bad)) {
 		/* Only the head may have overwritten the old tail. */
 		uint32_t dist = xfsj_log_distance(l, head, first_bad);
 
@@ -489,7 +503,7 @@ static int verify_head(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
 		       struct lastrec *lr, bool *torn, struct xfsj_log_ht *ht,
 		       struct xfsj_fault *f)
 {
-	uint32_t bad = 0;
+	uint32_t bad = NO_BAD;
 	uint32_t blk, first_bad;
 	bool wrapped;
 	int n, err;
@@ -504,7 +518,7 @@ static int verify_head(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
 				      XFSJ_BBSIZE, *head);
 	err = crc_pass(l, *head, blk, 0, &first_bad, f);
 	if ((err == -XFSJ_E_BADCRC || err == -XFSJ_E_CORRUPT ||
-	     err == -XFSJ_E_BADMAGIC) && first_bad) {
+	     err == -XFSJ_E_BADMAGIC) && torn_candidate(first_bad)) {
 		/* A torn write: the head goes back to the bad record. */
 		n = rseek_hdr(l, first_bad, *tail, 1, &blk, &wrapped, f);
 		if (n < 0)
@@ -529,7 +543,7 @@ static int verify_head(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
 	err = verify_tail(l, *head, tail, xfsj_get_be32(lr->hdr + XLOG_HDR_SIZE_OFF),
 			  &bad, f);
 	if ((err == -XFSJ_E_BADCRC || err == -XFSJ_E_CORRUPT ||
-	     err == -XFSJ_E_BADMAGIC) && bad) {
+	     err == -XFSJ_E_BADMAGIC) && bad != NO_BAD) {
 		/* Not a torn write: recovery would fail here.  Say where. */
 		ht->verify_failed = true;
 		ht->bad_blk = bad;

@@ -39,13 +39,13 @@ static uint64_t lagging_tail(const struct synth *s)
 }
 
 /* Cycle 1 over the whole log, then cycle 2 up to block @end. */
-static void two_cycles(struct lostlog *ll, uint32_t end)
+static void two_cycles_of(struct lostlog *ll, uint32_t logbb, uint32_t end)
 {
 	struct synth *s = &ll->s;
 	uint32_t tid = 0x4000;
 
 	memset(ll, 0, sizeof(*ll));
-	synth_init(s, LOGBB, 32768);
+	synth_init(s, logbb, 32768);
 	s->auto_tail = false;
 	while (s->cycle < 2 || s->blk < end) {
 		uint8_t fmt[128], data[300];
@@ -63,6 +63,11 @@ static void two_cycles(struct lostlog *ll, uint32_t end)
 			ll->rec[ll->nrec++] = s->last_blk;
 		tid++;
 	}
+}
+
+static void two_cycles(struct lostlog *ll, uint32_t end)
+{
+	two_cycles_of(ll, LOGBB, end);
 }
 
 /*
@@ -277,6 +282,34 @@ START_TEST(restamped_stretch)
 }
 END_TEST
 
+/*
+ * A bad record at log block 0 in the middle of the live log (the records
+ * all of one length, the log a multiple of it): the kernel takes a
+ * failure there for no failure and its recovery fails; it is a bad
+ * record in the middle all the same, named.
+ */
+START_TEST(bad_record_at_block_zero)
+{
+	struct lostlog *ll = malloc(sizeof(*ll));
+	struct xfsj_log_ht ht;
+	uint32_t r;
+
+	two_cycles(ll, 64);
+	r = ll->rec[1] - ll->rec[0];
+	ck_assert_uint_eq(ll->rec[2] - ll->rec[1], r);
+	synth_free(&ll->s);
+	two_cycles_of(ll, LOGBB / r * r, 40 * r);
+	ck_assert_uint_eq(ll->rec[0], 0);
+	ll->s.img[synth_boff(&ll->s, 0) + 600] ^= 0x5a;
+	find(ll, 0, &ht);
+	ck_assert_uint_eq(ht.head_blk, ll->s.blk);
+	ck_assert(ht.verify_failed);
+	ck_assert_uint_eq(ht.bad_blk, 0);
+	synth_free(&ll->s);
+	free(ll);
+}
+END_TEST
+
 Suite *log_lost_suite(void)
 {
 	Suite *s = suite_create("log_lost");
@@ -287,6 +320,7 @@ Suite *log_lost_suite(void)
 	tcase_add_test(tc, torn_is_not_lost);
 	tcase_add_test(tc, salvage_walk_says_stale);
 	tcase_add_test(tc, restamped_stretch);
+	tcase_add_test(tc, bad_record_at_block_zero);
 	suite_add_tcase(s, tc);
 	return s;
 }
