@@ -49,7 +49,7 @@
 #   loop over seeds, or IMAGES=4 WRAPPED=2.
 #
 # Back in the gate (it ran by hand while it failed about one run in
-# eight): issue 14's runs found and fixed five more bugs (seeds 118,
+# eight): issue 14's runs found and fixed four more bugs (seeds 118,
 # 201, 205 and 325, each its commit); of 28 runs before the last fix
 # (seeds 301-328) only 325 failed, and the 12 after it (325-336) and a
 # run seeded from the clock all passed.
