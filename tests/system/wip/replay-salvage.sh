@@ -52,7 +52,7 @@
 # tests/system/*.sh only; git mv it there when a long series passes):
 # issue 14's runs found and fixed four more bugs (seeds 118, 201, 205
 # and 325, each its commit); of 28 runs before the last fix (seeds
-# 301-328) only 325 failed; of the 16 after it (325-340) and a run
+# 301-328) only 325 failed; of the 18 after it (325-342) and a run
 # seeded from the clock, 338 failed: a stale entry (a file's, whose
 # removal was lost) naming an inode since reused for a directory is
 # made to agree (file type, link count, parent pointer) instead of
