@@ -498,6 +498,15 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 		 * the head to be a torn write: the kernel refuses to mount,
 		 * and replaying around it would skip committed changes.
 		 */
+		if (r->ht.lost) {
+			fprintf(stderr, "xfsj-repair: %s: lost log records at log block %u: "
+				"its blocks hold an older cycle, and %u records after it "
+				"(log block %u to head %u) do not; the kernel would stop "
+				"there and drop them; not replaying (--salvage replays past it)\n",
+				dev, r->ht.lost_blk, r->ht.lost_records,
+				r->ht.lost_next_blk, r->ht.head_blk);
+			break;
+		}
 		fprintf(stderr, "xfsj-repair: %s: corrupt log record at log block %u "
 			"between tail %u and head %u; not replaying\n",
 			dev, r->ht.bad_blk, r->ht.tail_blk, r->ht.head_blk);
@@ -745,7 +754,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
 	if (o->salvage && r.stats.trans)
-		salvage_print_summary(&run.so, &r.salvage);
+		salvage_print_summary(&run.so, &r.salvage, &r.ht);
 	if (err && !primary_tried && restore_primary(o, &run, dataio, &r, err)) {
 		/* The primary was fixed, whatever the rest needs. */
 		ret = replay(o, dataio, logio, true);

@@ -124,6 +124,7 @@ void salvage_print_damage(const struct salvage_out *so,
 void salvage_print_lost(const struct salvage_out *so,
 			const struct xfsj_salvage_trans *t);
 void salvage_print_summary(const struct salvage_out *so,
-			   const struct xfsj_salvage_summary *sv);
+			   const struct xfsj_salvage_summary *sv,
+			   const struct xfsj_log_ht *ht);
 
 #endif

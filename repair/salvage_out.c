@@ -37,8 +37,9 @@ void salvage_print_damage(const struct salvage_out *so,
 		       d->resumed ? "true" : "false", d->next_blk);
 		if (d->resumed)
 			lsn_json(stdout, "next_lsn", d->next_lsn);
-		printf(",\"skipped_blocks\":%" PRIu32 ",\"open_transactions\":%" PRIu32 "}\n",
-		       d->skipped_bbs, d->open_trans);
+		printf(",\"skipped_blocks\":%" PRIu32 ",\"open_transactions\":%" PRIu32
+		       ",\"stale\":%s}\n", d->skipped_bbs, d->open_trans,
+		       d->stale ? "true" : "false");
 		return;
 	}
 	fprintf(so->txt, "%s: salvage: damaged log record at log block %" PRIu32, so->device,
@@ -46,6 +47,8 @@ void salvage_print_damage(const struct salvage_out *so,
 	if (d->bad_crc)
 		fprintf(so->txt, " (LSN %" PRIu32 ":%" PRIu32 ", bad CRC)",
 			xfsj_lsn_cycle(d->bad_lsn), xfsj_lsn_block(d->bad_lsn));
+	else if (d->stale)
+		fputs(" (an older cycle: a lost write)", so->txt);
 	else
 		fputs(" (not a log record)", so->txt);
 	if (d->resumed)
@@ -125,9 +128,31 @@ void salvage_print_lost(const struct salvage_out *so,
 	}
 }
 
-void salvage_print_summary(const struct salvage_out *so,
-			   const struct xfsj_salvage_summary *sv)
+/* The lost stretch the kernel would stop at (xfsj_log_ht.lost). */
+static void lost_stretch(const struct salvage_out *so,
+			 const struct xfsj_log_ht *ht)
 {
+	if (so->json) {
+		printf(",\"lost_stretch\":{\"kernel_head\":%" PRIu32
+		       ",\"next_block\":%" PRIu32, ht->lost_blk, ht->lost_next_blk);
+		lsn_json(stdout, "prev_lsn", ht->lost_prev_lsn);
+		lsn_json(stdout, "next_lsn", ht->lost_next_lsn);
+		printf(",\"records_after\":%" PRIu32 ",\"head\":%" PRIu32 "}",
+		       ht->lost_records, ht->head_blk);
+		return;
+	}
+	fprintf(so->txt, "%s: salvage: log block %" PRIu32 " holds an older cycle (lost "
+		"writes) and %" PRIu32 " records follow it (log block %" PRIu32 " to head %"
+		PRIu32 "): the kernel would stop at it and drop them\n", so->device,
+		ht->lost_blk, ht->lost_records, ht->lost_next_blk, ht->head_blk);
+}
+
+void salvage_print_summary(const struct salvage_out *so,
+			   const struct xfsj_salvage_summary *sv,
+			   const struct xfsj_log_ht *ht)
+{
+	if (!so->json && ht->lost)
+		lost_stretch(so, ht);
 	if (so->json) {
 		printf("{\"salvage\":\"summary\",\"damaged\":%" PRIu32 ",\"kept\":%" PRIu64
 		       ",\"kept_after_damage\":%" PRIu64 ",\"kept_by_L\":0,\"lost\":%" PRIu64
@@ -153,6 +178,8 @@ void salvage_print_summary(const struct salvage_out *so,
 			       xfsj_lsn_cycle(sv->lost_lsn_hi),
 			       xfsj_lsn_block(sv->lost_lsn_hi));
 		}
+		if (ht->lost)
+			lost_stretch(so, ht);
 		printf("}\n");
 		return;
 	}

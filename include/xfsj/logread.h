@@ -153,6 +153,19 @@ struct xfsj_log_ht {
 	 * would have said).
 	 */
 	bool crc_deferred;
+	/*
+	 * With XFSJ_HT_FIND_LOST: a stretch of the log was lost (its blocks
+	 * hold an older cycle) and more records follow it than a torn
+	 * write can leave.  The kernel stops at lost_blk; head and tail
+	 * are then where those records end and the kernel's tail, and
+	 * verify_failed names the stretch (a bad record in the middle).
+	 */
+	bool lost;
+	uint32_t lost_blk;		/* the kernel's head */
+	uint32_t lost_next_blk;		/* the first record after it */
+	uint64_t lost_next_lsn;		/* ... its LSN */
+	uint64_t lost_prev_lsn;		/* LSN of the last record before */
+	uint32_t lost_records;		/* records after it */
 };
 
 /*
@@ -175,6 +188,11 @@ enum {
 	 * know before it starts.
 	 */
 	XFSJ_HT_DEFER_VERIFY = 1 << 0,
+	/*
+	 * Look past the head for a lost stretch of the log (ht->lost):
+	 * replay, which refuses it, or with salvage replays past it.
+	 */
+	XFSJ_HT_FIND_LOST = 1 << 1,
 };
 
 int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
@@ -303,6 +321,7 @@ struct xfsj_log_damage {
 	uint64_t next_lsn;	/* that record's LSN */
 	uint32_t skipped_bbs;	/* blocks skipped */
 	uint32_t open_trans;	/* transactions open at the damage */
+	bool stale;		/* its first block holds an older cycle */
 };
 
 /*

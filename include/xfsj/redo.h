@@ -28,6 +28,18 @@ int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 			 uint64_t base, uint32_t head_blk, uint32_t cycle,
 			 struct xfsj_fault *f);
 
+/*
+ * Header-only blocks of @cycle (of the next one past the log's end) over
+ * the @n log blocks from @from, naming the clean head (@head_blk in
+ * @head_cycle) as their tail: a lost stretch of the log, whose blocks hold
+ * an older cycle, restamped so that the kernel does not take it for the
+ * head in front of the clean log written after it.
+ */
+int xfsj_log_restamp(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
+		     uint64_t base, uint32_t from, uint32_t n, uint32_t cycle,
+		     uint32_t head_blk, uint32_t head_cycle,
+		     struct xfsj_fault *f);
+
 /* Called after each page saved or applied (progress; may be NULL). */
 struct xfsj_redo_cb {
 	void (*page)(void *arg, uint64_t done, uint64_t total);

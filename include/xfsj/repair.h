@@ -37,7 +37,12 @@ struct xfsj_repair_opts {
 	 */
 	bool preen;
 	uint64_t cache_bytes;	/* the check's cache bound (0: default) */
-	unsigned int max_rounds; /* 0: the default (8) */
+	/*
+	 * Rounds that make no progress (their check finds no fewer problems
+	 * than every check before) at most; 0: the default (8).  A round
+	 * that does is not counted, up to four times this many rounds.
+	 */
+	unsigned int max_rounds;
 	/*
 	 * The superblocks only (the check stops after them): the primary
 	 * restored from the secondaries when its geometry keeps the log

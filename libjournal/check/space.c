@@ -321,14 +321,18 @@ struct sweep {
 
 /*
  * May the blocks be shared with another file (reflink)?  Only a regular
- * file's data (a directory or a symlink never shares its blocks).
+ * file's written data (a directory or a symlink never shares its blocks,
+ * and the kernel shares no unwritten extent: a remap leaves a hole where
+ * the source is unwritten, and the rmap of an unwritten extent may
+ * overlap nothing).
  */
 static bool shareable(struct xck *ck, const struct xfsj_rmap_rec *r)
 {
 	const struct xck_inode *st;
 
 	if (!owner_is_inode(r->owner) ||
-	    (r->offset & (XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)))
+	    (r->offset & (XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK |
+			  XFSJ_RMAP_OFF_UNWRITTEN)))
 		return false;
 	st = xck_inode_find(ck, r->owner, NULL);
 	return !st || !st->ftype || st->ftype == XFSJ_FT_REG;
@@ -394,17 +398,8 @@ static int segment(struct sweep *sw, uint32_t s, uint32_t e,
 		return 0;
 	for (i = 0; i < n && sw->reflink && shareable(sw->ck, act[i]); i++)
 		;
-	if (i == n) {
-		/*
-		 * The share count is of the written mappings: an unwritten
-		 * one is not counted as sharing (as xfs_repair counts).
-		 */
-		uint32_t w = 0;
-
-		for (i = 0; i < n; i++)
-			w += !(act[i]->offset & XFSJ_RMAP_OFF_UNWRITTEN);
-		return w > 1 ? shared_add(sw, s, e, w) : 0;
-	}
+	if (i == n)
+		return shared_add(sw, s, e, (uint32_t)n);
 	{
 		char a[96], b[96], both[208];
 		/* Name a pair that may not share: the first that may not

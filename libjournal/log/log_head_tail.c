@@ -329,6 +329,20 @@ static int seek_hdr(struct xfsj_log *l, uint32_t head, uint32_t tail,
 	return found;
 }
 
+/* No record failed (crc_pass()'s *first_bad). */
+#define NO_BAD	UINT32_MAX
+
+/*
+ * May the failing record at @first_bad be a torn write (and move the head
+ * or the tail)?  Not at log block 0: the kernel takes a failure there for
+ * none (its first_bad is 0 both ways), and its recovery fails; it is
+ * still a bad record in the middle, where it is reported.
+ */
+static bool torn_candidate(uint32_t first_bad)
+{
+	return first_bad != NO_BAD && first_bad != 0;
+}
+
 /*
  * The kernel's CRC pass from @tail to @head: every record must have a
  * valid header and a matching (or zero) CRC.  On failure *first_bad is the
@@ -340,7 +354,7 @@ static int crc_pass_run(struct xfsj_log *l, uint32_t head, uint32_t tail,
 	uint32_t pos = tail, left = xfsj_log_distance(l, tail, head);
 	struct xfsj_log_rec r;
 
-	*first_bad = 0;
+	*first_bad = NO_BAD;
 	while (left) {
 		uint32_t n;
 		bool stamped;
@@ -466,7 +480,7 @@ static int verify_tail(struct xfsj_log *l, uint32_t head, uint32_t *tail,
 	l->crc_deferred = false;
 	err = crc_pass(l, head, *tail, stop, &first_bad, f);
 	while ((err == -XFSJ_E_BADCRC || err == -XFSJ_E_CORRUPT ||
-		err == -XFSJ_E_BADMAGIC) && first_bad) {
+		err == -XFSJ_E_BADMAGIC) && torn_candidate(first_bad)) {
 		/* Only the head may have overwritten the old tail. */
 		uint32_t dist = xfsj_log_distance(l, head, first_bad);
 
@@ -489,7 +503,7 @@ static int verify_head(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
 		       struct lastrec *lr, bool *torn, struct xfsj_log_ht *ht,
 		       struct xfsj_fault *f)
 {
-	uint32_t bad = 0;
+	uint32_t bad = NO_BAD;
 	uint32_t blk, first_bad;
 	bool wrapped;
 	int n, err;
@@ -504,7 +518,7 @@ static int verify_head(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
 				      XFSJ_BBSIZE, *head);
 	err = crc_pass(l, *head, blk, 0, &first_bad, f);
 	if ((err == -XFSJ_E_BADCRC || err == -XFSJ_E_CORRUPT ||
-	     err == -XFSJ_E_BADMAGIC) && first_bad) {
+	     err == -XFSJ_E_BADMAGIC) && torn_candidate(first_bad)) {
 		/* A torn write: the head goes back to the bad record. */
 		n = rseek_hdr(l, first_bad, *tail, 1, &blk, &wrapped, f);
 		if (n < 0)
@@ -529,7 +543,7 @@ static int verify_head(struct xfsj_log *l, uint32_t *head, uint32_t *tail,
 	err = verify_tail(l, *head, tail, xfsj_get_be32(lr->hdr + XLOG_HDR_SIZE_OFF),
 			  &bad, f);
 	if ((err == -XFSJ_E_BADCRC || err == -XFSJ_E_CORRUPT ||
-	     err == -XFSJ_E_BADMAGIC) && bad) {
+	     err == -XFSJ_E_BADMAGIC) && bad != NO_BAD) {
 		/* Not a torn write: recovery would fail here.  Say where. */
 		ht->verify_failed = true;
 		ht->bad_blk = bad;
@@ -557,34 +571,19 @@ int xfsj_log_find_head_tail(struct xfsj_log *log, struct xfsj_log_ht *ht,
 	return xfsj_log_find_head_tail_ex(log, ht, 0, f);
 }
 
-int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
-			       unsigned int flags, struct xfsj_fault *f)
+/*
+ * From the head: the last record, the tail it names (or @tail_blk when not
+ * UINT32_MAX), the unmount check, the torn-write check at the head and
+ * the tail verification.
+ */
+static int settle(struct xfsj_log *l, struct xfsj_log_ht *ht, uint32_t head,
+		  uint32_t tail_blk, struct xfsj_fault *f)
 {
-	struct xfsj_log *l = log;
 	struct lastrec lr;
-	uint32_t head = 0, tail = 0, blk = 0, c;
-	bool wrapped, clean, zeroed;
+	uint32_t tail, blk = 0;
+	bool wrapped, clean;
 	int n, err;
 
-	memset(ht, 0, sizeof(*ht));
-	l->have_ht = false;
-	l->live_crc_ok = false;
-	l->crc_deferred = false;
-	l->defer_crc = flags & XFSJ_HT_DEFER_VERIFY;
-	err = find_head(l, &head, &zeroed, f);
-	if (err)
-		return err;
-	if (head == 0) {
-		err = xfsj_log_block_cycle(l, 0, &c, f);
-		if (err)
-			return err;
-		if (c == 0) {
-			ht->zeroed = true;
-			ht->clean = true;
-			ht->cycle = 1;
-			goto done;
-		}
-	}
 	n = rseek_hdr(l, head, head, 1, &blk, &wrapped, f);
 	if (n < 0)
 		return n;
@@ -601,6 +600,8 @@ int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
 				      "h_tail_lsn", l->g.dev_off +
 				      (uint64_t)blk * XFSJ_BBSIZE + XLOG_HDR_TAIL_OFF,
 				      tail);
+	if (tail_blk != UINT32_MAX)
+		tail = tail_blk;
 	set_state(ht, &lr);
 	ht->orig_head = head;
 	ht->orig_tail = tail;
@@ -629,9 +630,84 @@ int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
 	ht->clean = clean;
 	if (clean)
 		ht->tail_lsn = xfsj_lsn(ht->cycle, tail);
-done:
 	ht->head_blk = head;
 	ht->tail_blk = tail;
+	return 0;
+}
+
+/*
+ * XFSJ_HT_FIND_LOST: more records of the log follow the head the kernel
+ * found than the in-core log buffers can explain (up to eight may be
+ * written out of order and leave a hole before the last ones): a stretch
+ * of the log was lost, its blocks holding an older cycle, and the kernel
+ * would stop there.  Then the head is where those records end, the tail
+ * the kernel's (replaying from an older tail is harmless), and the tail
+ * verification meets the lost stretch as a bad record in the middle.
+ */
+static int find_lost(struct xfsj_log *l, struct xfsj_log_ht *ht,
+		     struct xfsj_fault *f)
+{
+	struct xfsj_log_ht k = *ht;
+	struct xlog_lost lost;
+	uint32_t room;
+	int err;
+
+	if (!ht->have_last)
+		return 0;
+	room = ht->head_blk == ht->tail_blk ? l->g.size_bb :
+	       xfsj_log_distance(l, ht->head_blk, ht->tail_blk);
+	err = xlog_find_lost(l, ht->head_blk, room, ht->last_lsn, &lost, f);
+	if (err || lost.nrec < XFSJ_LOG_MAX_ICLOGS)
+		return err;
+	memset(ht, 0, sizeof(*ht));
+	l->live_crc_ok = false;
+	l->crc_deferred = false;
+	err = settle(l, ht, lost.end_blk, k.tail_blk, f);
+	if (err)
+		return err;
+	ht->lost = true;
+	ht->lost_blk = k.head_blk;
+	ht->lost_next_blk = lost.first_blk;
+	ht->lost_next_lsn = lost.first_lsn;
+	ht->lost_records = lost.nrec;
+	ht->lost_prev_lsn = k.last_lsn;
+	return 0;
+}
+
+int xfsj_log_find_head_tail_ex(struct xfsj_log *log, struct xfsj_log_ht *ht,
+			       unsigned int flags, struct xfsj_fault *f)
+{
+	struct xfsj_log *l = log;
+	uint32_t head = 0, c;
+	bool zeroed;
+	int err;
+
+	memset(ht, 0, sizeof(*ht));
+	l->have_ht = false;
+	l->live_crc_ok = false;
+	l->crc_deferred = false;
+	l->defer_crc = flags & XFSJ_HT_DEFER_VERIFY;
+	err = find_head(l, &head, &zeroed, f);
+	if (err)
+		return err;
+	if (head == 0) {
+		err = xfsj_log_block_cycle(l, 0, &c, f);
+		if (err)
+			return err;
+		if (c == 0) {
+			ht->zeroed = true;
+			ht->clean = true;
+			ht->cycle = 1;
+			ht->head_blk = head;
+			goto done;
+		}
+	}
+	err = settle(l, ht, head, UINT32_MAX, f);
+	if (!err && (flags & XFSJ_HT_FIND_LOST))
+		err = find_lost(l, ht, f);
+	if (err)
+		return err;
+done:
 	l->ht = *ht;
 	l->have_ht = true;
 	return 0;

@@ -15,10 +15,10 @@
 #include "core/layout.h"
 #include "log/logread_priv.h"
 
-/* Is the record at @blk one to go on from?  Fills *@lsn. */
+/* Is the record at @blk one to go on from?  Fills *@lsn and *@nbb. */
 static bool resync_ok(struct xfsj_log *l, uint32_t blk, uint32_t left,
-		      uint64_t after_lsn, uint64_t *lsn, int *err,
-		      struct xfsj_fault *f)
+		      uint64_t after_lsn, uint64_t *lsn, uint32_t *nbb,
+		      int *err, struct xfsj_fault *f)
 {
 	struct xfsj_fault lf = { 0 };
 	struct xfsj_log_rec r;
@@ -42,6 +42,7 @@ static bool resync_ok(struct xfsj_log *l, uint32_t blk, uint32_t left,
 		return false;
 	if (hblks + dbbs > left)
 		return false;
+	*nbb = hblks + dbbs;
 	/* Raw: the data stays as on disk, the walk reads it again. */
 	*err = xlog_read_rec(l, blk, true, true, &r, &stamped, &lf);
 	if (*err == -XFSJ_E_NOMEM || *err == -XFSJ_E_IO ||
@@ -56,9 +57,10 @@ static bool resync_ok(struct xfsj_log *l, uint32_t blk, uint32_t left,
 	return r.crc_state != XFSJ_CRC_BAD;
 }
 
-int xfsj_log_resync(struct xfsj_log *log, uint32_t from, uint32_t left,
-		    uint64_t after_lsn, uint32_t *next, uint64_t *next_lsn,
-		    struct xfsj_fault *f)
+/* xfsj_log_resync(), with the length of the record found in *@nbb. */
+static int resync(struct xfsj_log *log, uint32_t from, uint32_t left,
+		  uint64_t after_lsn, uint32_t *next, uint64_t *next_lsn,
+		  uint32_t *nbb, struct xfsj_fault *f)
 {
 	struct xfsj_fault lf = { 0 };
 	uint32_t blk = from;
@@ -71,7 +73,7 @@ int xfsj_log_resync(struct xfsj_log *log, uint32_t from, uint32_t left,
 		uint64_t lsn = 0;
 		int err = 0;
 
-		if (resync_ok(log, blk, left, after_lsn, &lsn, &err, f)) {
+		if (resync_ok(log, blk, left, after_lsn, &lsn, nbb, &err, f)) {
 			*next = blk;
 			*next_lsn = lsn;
 			return 0;
@@ -80,6 +82,57 @@ int xfsj_log_resync(struct xfsj_log *log, uint32_t from, uint32_t left,
 			return err;
 	}
 	return 1;
+}
+
+int xfsj_log_resync(struct xfsj_log *log, uint32_t from, uint32_t left,
+		    uint64_t after_lsn, uint32_t *next, uint64_t *next_lsn,
+		    struct xfsj_fault *f)
+{
+	uint32_t nbb;
+
+	return resync(log, from, left, after_lsn, next, next_lsn, &nbb, f);
+}
+
+/*
+ * Past the head the kernel found: the records that can be trusted (as
+ * after a damage) and follow one another, each newer than the one before,
+ * the first newer than @after_lsn.  Each is looked for within the
+ * kernel's scan width of where the one before ended, never past @room
+ * blocks from @head.  Their count in *@nrec; where the first one starts,
+ * its LSN, and where the last one ends (the head they make).
+ */
+int xlog_find_lost(struct xfsj_log *l, uint32_t head, uint32_t room,
+		   uint64_t after_lsn, struct xlog_lost *out,
+		   struct xfsj_fault *f)
+{
+	uint32_t pos = head;
+
+	memset(out, 0, sizeof(*out));
+	while (room) {
+		uint32_t next, nbb, step;
+		uint64_t lsn;
+		int err = resync(l, pos, room < XFSJ_LOG_TOTAL_REC_BBS ? room :
+				 XFSJ_LOG_TOTAL_REC_BBS, after_lsn, &next, &lsn,
+				 &nbb, f);
+
+		if (err < 0)
+			return err;
+		if (err)
+			break;
+		if (!out->nrec++) {
+			out->first_blk = next;
+			out->first_lsn = lsn;
+		}
+		out->last_blk = next;
+		after_lsn = lsn;
+		step = xfsj_log_distance(l, pos, next) + nbb;
+		pos = (uint32_t)(((uint64_t)next + nbb) % l->g.size_bb);
+		out->end_blk = pos;
+		if (step >= room)
+			break;
+		room -= step;
+	}
+	return 0;
 }
 
 bool xlog_item_head_plausible(const uint8_t *p, uint32_t len)

@@ -707,6 +707,21 @@ static int parse_ops(struct walk *w, const struct xfsj_log_rec *r,
 }
 
 /*
+ * Salvage: does block @pos hold an older cycle than the log after the last
+ * good record would have there (a lost write, not a damaged one)?
+ */
+static bool stale_block(struct walk *w, uint32_t pos)
+{
+	uint32_t c, want;
+
+	if (!w->last_lsn || xfsj_log_block_cycle(w->l, pos, &c, NULL))
+		return false;
+	want = xfsj_lsn_cycle(w->last_lsn) +
+	       (pos < xfsj_lsn_block(w->last_lsn) ? 1 : 0);
+	return c < want;
+}
+
+/*
  * Salvage: the record at *@pos is damaged (@lf says how).  Report it,
  * mark every open transaction partial, and go on at the next record
  * that can be trusted (or at the end of the range).
@@ -726,6 +741,7 @@ static int salvage_skip(struct walk *w, uint32_t *pos, uint32_t *left,
 		return ret;
 	d.bad_blk = *pos;
 	d.prev_lsn = w->last_lsn;
+	d.stale = stale_block(w, *pos);
 	if (bad) {
 		d.bad_crc = true;
 		d.bad_lsn = bad->lsn;
@@ -766,6 +782,17 @@ static int salvage_skip(struct walk *w, uint32_t *pos, uint32_t *left,
 	if (w->v->damage)
 		return w->v->damage(w->v->arg, &d);
 	return 0;
+}
+
+/*
+ * Salvage: does the record at @pos go on from the last good one?  Its
+ * h_lsn names this block with the header's cycle, and is newer.
+ */
+static bool follows(const struct walk *w, const struct xfsj_log_rec *r,
+		      uint32_t pos)
+{
+	return xfsj_lsn_block(r->lsn) == pos && xfsj_lsn_cycle(r->lsn) == r->cycle &&
+	       (!w->last_lsn || r->lsn > w->last_lsn);
 }
 
 static int lsn_cmp(const void *a, const void *b)
@@ -886,6 +913,20 @@ int xfsj_log_walk(struct xfsj_log *log, uint32_t from, uint32_t to,
 			continue;
 		}
 		lost = false;
+		if (salvage && !follows(w, &r, pos)) {
+			/*
+			 * A record that does not follow the last good one
+			 * (an older cycle: a lost stretch of the log), as
+			 * xfsj_log_resync() would not take it.
+			 */
+			xfsj_fault_set(&lf, XFSJ_E_CORRUPT, "log record header",
+				       "h_lsn", r.dev_off + XLOG_HDR_LSN_OFF,
+				       r.lsn);
+			ret = salvage_skip(w, &pos, &left, NULL, &lf, f);
+			if (ret)
+				break;
+			continue;
+		}
 		w->st.records++;
 		if (r.crc_state == XFSJ_CRC_BAD && salvage) {
 			w->st.crc_bad++;

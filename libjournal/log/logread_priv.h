@@ -153,6 +153,19 @@ static inline void xlog_copy_data(uint8_t *dst, const struct xfsj_log_rec *r,
 
 /* ---- log_salvage.c ---- */
 
+/* Records of the current cycle past the head (xlog_find_lost()). */
+struct xlog_lost {
+	uint32_t nrec;		/* how many follow one another */
+	uint32_t first_blk;	/* the first one's header block */
+	uint64_t first_lsn;
+	uint32_t last_blk;	/* the last one's header block */
+	uint32_t end_blk;	/* where the last one ends */
+};
+
+int xlog_find_lost(struct xfsj_log *l, uint32_t head, uint32_t room,
+		   uint64_t after_lsn, struct xlog_lost *out,
+		   struct xfsj_fault *f);
+
 /*
  * Could a region starting with these @len bytes be the first region of a
  * log item (a known type, a region count in range)?  Where a transaction

@@ -64,6 +64,46 @@ static int put_wrapped(struct xfsj_overlay *ov, uint64_t base, uint32_t logbb,
 	return 0;
 }
 
+/*
+ * Header-only blocks at the @n log blocks from @from (which may be counted
+ * past the log's end), of @cycle and of the next one past the end.
+ */
+static int put_cleared(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
+		       uint64_t base, uint32_t logbb, uint32_t from, uint32_t n,
+		       uint32_t cycle, uint64_t tail)
+{
+	uint8_t hdr[XFSJ_BBSIZE];
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t b = (uint64_t)from + i;
+		uint32_t c = b >= logbb ? cycle + 1 : cycle;
+		struct xfsj_logrec h;
+		int err;
+
+		b %= logbb;
+		memset(&h, 0, sizeof(h));
+		memset(hdr, 0, sizeof(hdr));
+		h.magicno = XFSJ_LOG_MAGIC;
+		h.cycle = c;
+		h.version = XFSJ_LOG_VERSION_2;
+		h.lsn = xfsj_lsn(c, (uint32_t)b);
+		h.tail_lsn = tail;
+		h.fmt = XFSJ_LOG_FMT_LINUX_LE;
+		memcpy(h.fs_uuid, sb->uuid, 16);
+		xfsj_logrec_encode(&h, hdr);
+		err = xfsj_overlay_write(ov, hdr, sizeof(hdr),
+					 base + b * XFSJ_BBSIZE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static uint32_t log_bbs(const struct xfsj_sb *sb)
+{
+	return sb->logblocks << (sb->blocklog - XFSJ_BBSHIFT);
+}
+
 int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 			 uint64_t base, uint32_t head_blk, uint32_t cycle,
 			 struct xfsj_fault *f)
@@ -71,11 +111,11 @@ int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 	uint32_t lss = (sb->versionnum & XFSJ_SB_VERSION_SECTORBIT) ?
 		       sb->logsectsize : 0;
 	uint32_t size = xfsj_log_unmount_record_size(sb->logsunit, lss);
-	uint32_t logbb = sb->logblocks << (sb->blocklog - XFSJ_BBSHIFT);
+	uint32_t logbb = log_bbs(sb);
 	uint32_t nbb = size / XFSJ_BBSIZE, nclear;
 	uint64_t tail = xfsj_lsn(cycle, head_blk);
 	bool wraps = head_blk + nbb > logbb;
-	uint8_t *rec, hdr[XFSJ_BBSIZE];
+	uint8_t *rec;
 	int err;
 
 	if (head_blk >= logbb || nbb >= logbb)
@@ -95,28 +135,22 @@ int xfsj_log_write_clean(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 
 	/* Header-only blocks after it, of the previous pass. */
 	nclear = logbb - nbb < 4096 ? logbb - nbb : 4096;
-	for (uint32_t i = 0; i < nclear; i++) {
-		uint32_t b = head_blk + nbb + i;
-		uint32_t c = b >= logbb ? cycle : cycle - 1;
-		struct xfsj_logrec h;
+	return put_cleared(ov, sb, base, logbb, head_blk + nbb, nclear,
+			   cycle - 1, tail);
+}
 
-		b %= logbb;
-		memset(&h, 0, sizeof(h));
-		memset(hdr, 0, sizeof(hdr));
-		h.magicno = XFSJ_LOG_MAGIC;
-		h.cycle = c;
-		h.version = XFSJ_LOG_VERSION_2;
-		h.lsn = xfsj_lsn(c, b);
-		h.tail_lsn = tail;
-		h.fmt = XFSJ_LOG_FMT_LINUX_LE;
-		memcpy(h.fs_uuid, sb->uuid, 16);
-		xfsj_logrec_encode(&h, hdr);
-		err = xfsj_overlay_write(ov, hdr, sizeof(hdr),
-					 base + (uint64_t)b * XFSJ_BBSIZE);
-		if (err)
-			return err;
-	}
-	return 0;
+int xfsj_log_restamp(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
+		     uint64_t base, uint32_t from, uint32_t n, uint32_t cycle,
+		     uint32_t head_blk, uint32_t head_cycle,
+		     struct xfsj_fault *f)
+{
+	uint32_t logbb = log_bbs(sb);
+
+	if (from >= logbb || n >= logbb)
+		return xfsj_fault_set(f, XFSJ_E_RANGE, "log", "block", from,
+				      logbb);
+	return put_cleared(ov, sb, base, logbb, from, n, cycle,
+			   xfsj_lsn(head_cycle, head_blk));
 }
 
 /*

@@ -40,6 +40,9 @@ struct run {
 	uint32_t fault_blk;
 	/* Salvage: replaying again, without the leftover work; quiet. */
 	bool again;
+	/* Salvage: the damaged stretches the first walk skipped. */
+	struct xfsj_log_damage *dmg;
+	uint32_t ndmg, capdmg;
 };
 
 static struct xfsj_redo_cb redo_cb(const struct run *run)
@@ -228,6 +231,17 @@ static int on_damage(void *arg, const struct xfsj_log_damage *d)
 
 	if (run->pass != 1 || run->again)
 		return 0;
+	if (run->ndmg == run->capdmg) {
+		uint32_t cap = run->capdmg ? 2 * run->capdmg : 4;
+		struct xfsj_log_damage *n = realloc(run->dmg, cap * sizeof(*n));
+
+		if (!n)
+			return xfsj_fault_set(&run->fault, XFSJ_E_NOMEM,
+					      "recovery", "salvage", 0, 0);
+		run->dmg = n;
+		run->capdmg = cap;
+	}
+	run->dmg[run->ndmg++] = *d;
 	if (!sv->ndamage++)
 		sv->first = *d;
 	if (run->cb->damage)
@@ -360,6 +374,38 @@ static int finish(struct run *run)
 
 /* ---- committing ---- */
 
+/*
+ * Salvage: every stretch the walk skipped is made header-only blocks of
+ * the cycle the log has there.  A lost stretch still holds an older cycle,
+ * and the kernel's head search, meeting it in front of the clean log,
+ * would take it for the head (a dirty log ending there) and replay again
+ * what came before it.
+ */
+static int restamp_damage(struct run *run)
+{
+	const struct xfsj_log_ht *ht = &run->res->ht;
+
+	for (uint32_t i = 0; i < run->ndmg; i++) {
+		const struct xfsj_log_damage *d = &run->dmg[i];
+		uint32_t c = d->prev_lsn ? xfsj_lsn_cycle(d->prev_lsn) :
+			     xfsj_lsn_cycle(ht->tail_lsn);
+		uint32_t after = d->prev_lsn ? xfsj_lsn_block(d->prev_lsn) :
+				 ht->tail_blk;
+		int err;
+
+		if (d->bad_blk < after)
+			c++;	/* the stretch starts past the log's end */
+		err = xfsj_log_restamp(run->st.ov,
+				       &xfsj_log_geom(run->st.log)->sb,
+				       run->log_base, d->bad_blk,
+				       d->skipped_bbs, c, ht->head_blk,
+				       ht->cycle, &run->res->fault);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int commit(struct run *run)
 {
 	const struct xfsj_log_geom *lg = xfsj_log_geom(run->st.log);
@@ -373,6 +419,8 @@ static int commit(struct run *run)
 	if (!err)
 		err = xfsj_log_write_clean(run->st.ov, &lg->sb, run->log_base,
 					   res->ht.head_blk, res->ht.cycle, f);
+	if (!err)
+		err = restamp_damage(run);
 	if (err)
 		return err;
 	if (run->o->nomodify || run->o->defer_commit) {
@@ -484,19 +532,24 @@ static int replay_log(struct run *run, struct xfsj_io *io,
 	err = finish_interrupted(run, io, logio);
 	if (err)
 		return err;
-	err = xfsj_log_find_head_tail(run->st.log, ht, &res->fault);
+	err = xfsj_log_find_head_tail_ex(run->st.log, ht, XFSJ_HT_FIND_LOST,
+					 &res->fault);
 	if (err)
 		return err;
-	if (ht->verify_failed && !run->o->salvage) {
+	if ((ht->verify_failed || ht->lost) && !run->o->salvage) {
 		/*
 		 * A bad record in the middle of the live log, too far from
 		 * the head to be a torn write: the kernel refuses to mount,
-		 * and replaying around it would skip committed changes.
+		 * and replaying around it would skip committed changes.  Or
+		 * a lost stretch with records after it: the kernel would
+		 * stop there and drop them without a word.
 		 */
+		uint32_t bad = ht->lost ? ht->lost_blk : ht->bad_blk;
+
 		return stop(&res->fault, XFSJ_FR_LOG_CORRUPT_MIDDLE,
 			    XFSJ_E_CORRUPT, "log", "record",
 			    xfsj_log_geom(run->st.log)->dev_off +
-			    (uint64_t)ht->bad_blk * XFSJ_BBSIZE, ht->bad_blk);
+			    (uint64_t)bad * XFSJ_BBSIZE, bad);
 	}
 	res->dirty = !(ht->clean || ht->zeroed || ht->head_blk == ht->tail_blk);
 	if (run->cb->log_found)
@@ -542,11 +595,13 @@ int xfsj_replay(struct xfsj_io *io, struct xfsj_io *logio,
 		*keep = malloc(sizeof(**keep));
 		if (*keep) {
 			**keep = run.st;
+			free(run.dmg);
 			return 0;
 		}
 		err = xfsj_fault_set(&res->fault, XFSJ_E_NOMEM, NULL, NULL,
 				     0, 0);
 	}
+	free(run.dmg);
 	state_free(&run.st);
 	return err;
 }

@@ -35,12 +35,15 @@
  * block that really is one); each inode that maps them without that
  * evidence loses those blocks only (its fork rebuilt without the
  * records over them).  A directory's or symlink's mapping over a
- * regular file's data gives way too (they never share).  Without
- * evidence, when only regular files' data claim the range, one file
- * keeps it and each other one's fork is rebuilt onto fresh blocks
- * holding a copy of it (fix_clone.c: the rule and the copy); when the
- * free space is too short for the copy, or others claim the range too,
- * it is left.
+ * regular file's data gives way too (they never share), and so does an
+ * unwritten mapping over another file's data, evidence or not (the
+ * kernel shares no unwritten extent, which reads as zeroes), and a
+ * file's data over a block whose own header says it is another inode's
+ * attribute block.  Without evidence, when only regular files' written
+ * data claim the range, one file keeps it and each other one's fork is
+ * rebuilt onto fresh blocks holding a copy of it (fix_clone.c: the rule
+ * and the copy); when the free space is too short for the copy, or
+ * others claim the range too, it is left.
  *
  * An attribute fork of a format no attribute fork has (inode.aformat)
  * is cleared, the inode kept.
@@ -61,9 +64,10 @@
 #include "fs/alloc.h"
 #include "fs/bmbt.h"
 #include "fs/iget.h"
+#include "ondisk/attr_layout.h"
+#include "ondisk/dir_block.h"
 #include "repair/repair_priv.h"
 
-#define RMAP_FORK_FLAGS	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)
 /* The fresh blocks a rebuilt bmbt may take when its old ones run out. */
 #define MORE_BLOCKS	8
 /* A bound on the bmbt blocks one lenient walk reads. */
@@ -113,11 +117,6 @@ struct job {
 	bool reflink_prob;	/* the check wanted the reflink flag set */
 };
 
-static bool owner_inode(uint64_t owner)
-{
-	return !(owner >> 63);
-}
-
 /* [fsb, fsb + len) inside one AG, past its header sectors. */
 static bool blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
 {
@@ -127,12 +126,17 @@ static bool blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
 	       xfsj_fsb_agbno(rp->sb, fsb) >= hdr;
 }
 
+/*
+ * May written data of fork @whichfork share blocks with @r?  Only with
+ * another file's written data on a reflink filesystem (the kernel shares
+ * no unwritten extent).
+ */
 static bool may_share(const struct xrp *rp, int whichfork,
 		      const struct xfsj_rmap_rec *r)
 {
 	return xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK) &&
-	       whichfork == XFSJ_DATA_FORK && owner_inode(r->owner) &&
-	       !(r->offset & RMAP_FORK_FLAGS);
+	       whichfork == XFSJ_DATA_FORK && xrp_owner_inode(r->owner) &&
+	       !(r->offset & (XRP_RMAP_FORK_FLAGS | XFSJ_RMAP_OFF_UNWRITTEN));
 }
 
 /*
@@ -157,14 +161,15 @@ static bool bmbt_claim_real(const struct xrp *rp, uint32_t agno,
 }
 
 /*
- * Does another owner hold some of [fsb, fsb + len) in @v (the claims or,
- * with @rmaps, the rmapbt records of its AG)?  Another fork of the inode,
- * and its bmbt blocks, count as another owner; the same fork's own
- * mappings do not; nor does a claimed bmbt block that is no bmbt block.
+ * Does another owner hold some of [fsb, fsb + len) (mapped @unwritten or
+ * not) in @v (the claims or, with @rmaps, the rmapbt records of its AG)?
+ * Another fork of the inode, and its bmbt blocks, count as another owner;
+ * the same fork's own mappings do not; nor does a claimed bmbt block that
+ * is no bmbt block.
  */
 static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
 			  bool rmaps, uint64_t ino, int whichfork,
-			  uint64_t fsb, uint64_t len)
+			  uint64_t fsb, uint64_t len, bool unwritten)
 {
 	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
 	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
@@ -181,9 +186,9 @@ static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
 		    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == whichfork &&
 		    !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
 			continue;
-		if (may_share(rp, whichfork, r))
+		if (!unwritten && may_share(rp, whichfork, r))
 			continue;
-		if (!rmaps && owner_inode(r->owner) &&
+		if (!rmaps && xrp_owner_inode(r->owner) &&
 		    (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
 		    !bmbt_claim_real(rp, agno, r))
 			continue;
@@ -268,7 +273,7 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 			}
 			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
 			    held_by_other(rp, v, true, j->ino, j->whichfork,
-					  fsb, m.blockcount))
+					  fsb, m.blockcount, m.unwritten))
 				return 1;
 			err = mpush(rp, out, &m);
 			if (err)
@@ -653,7 +658,7 @@ static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
 
 	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, rmaps,
 			     j->ino, j->whichfork, r->startblock,
-			     r->blockcount);
+			     r->blockcount, r->unwritten);
 }
 
 /*
@@ -1171,12 +1176,6 @@ static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
 	return 0;
 }
 
-/* Is @c, a claim of the AG, over [s, e)? */
-static bool over(const struct xfsj_rmap_rec *c, uint64_t s, uint64_t e)
-{
-	return c->startblock < e && s < (uint64_t)c->startblock + c->blockcount;
-}
-
 /*
  * Does metadata claim some of [s, e) (an owner that is no inode, or a
  * real bmbt block)?
@@ -1187,9 +1186,9 @@ static bool meta_over(const struct xrp *rp, const struct xck_ag *ag,
 	for (size_t k = 0; k < ag->claims.n; k++) {
 		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
 
-		if (!over(m, s, e))
+		if (!xrp_claim_over(m, s, e))
 			continue;
-		if (!owner_inode(m->owner) ||
+		if (!xrp_owner_inode(m->owner) ||
 		    ((m->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
 		     bmbt_claim_real(rp, ag->agno, m)))
 			return true;
@@ -1214,8 +1213,9 @@ static bool rightful(const struct xrp *rp, const struct xck_ag *ag,
 				xck_vec_at(&ag->rmaps, k);
 
 			if (r->owner == c->owner &&
-			    (r->offset & RMAP_FORK_FLAGS) ==
-			    (c->offset & RMAP_FORK_FLAGS) && over(r, s, e))
+			    (r->offset & XRP_RMAP_FORK_FLAGS) ==
+			    (c->offset & XRP_RMAP_FORK_FLAGS) &&
+			    xrp_claim_over(r, s, e))
 				return true;
 		}
 		return false;
@@ -1243,14 +1243,15 @@ static bool nonreg_over_file(struct xrp *rp, const struct xck_ag *ag,
 {
 	uint8_t ft = ino_ftype(rp, c->owner);
 
-	if ((c->offset & RMAP_FORK_FLAGS) ||
+	if ((c->offset & XRP_RMAP_FORK_FLAGS) ||
 	    (ft != XFSJ_FT_DIR && ft != XFSJ_FT_SYMLINK))
 		return false;
 	for (size_t k = 0; k < ag->claims.n; k++) {
 		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
 
-		if (m->owner != c->owner && owner_inode(m->owner) &&
-		    !(m->offset & RMAP_FORK_FLAGS) && over(m, s, e) &&
+		if (m->owner != c->owner && xrp_owner_inode(m->owner) &&
+		    !(m->offset & XRP_RMAP_FORK_FLAGS) &&
+		    xrp_claim_over(m, s, e) &&
 		    ino_ftype(rp, m->owner) == XFSJ_FT_REG)
 			return true;
 	}
@@ -1276,9 +1277,11 @@ static int add_clone_jobs(struct xrp *rp, struct xck_vec *js,
 	for (i = 0; i < ag->claims.n; i++) {
 		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
 
-		if (!over(c, s, e))
+		if (!xrp_claim_over(c, s, e))
 			continue;
-		if (!owner_inode(c->owner) || (c->offset & RMAP_FORK_FLAGS) ||
+		if (!xrp_owner_inode(c->owner) ||
+		    (c->offset & XRP_RMAP_FORK_FLAGS) ||
+		    (c->offset & XFSJ_RMAP_OFF_UNWRITTEN) ||
 		    ino_ftype(rp, c->owner) != XFSJ_FT_REG)
 			return 1;
 		for (k = 0; k < n && cand[k].ino != c->owner; k++)
@@ -1331,15 +1334,13 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 	/* The evidence: the rmapbt's records, or else metadata's claims. */
 	if (rmapbt)
 		for (k = 0; k < ag->rmaps.n && !named; k++)
-			named = over(xck_vec_at(&ag->rmaps, k), s, e);
+			named = xrp_claim_over(xck_vec_at(&ag->rmaps, k), s, e);
 	else
 		named = meta_over(rp, ag, s, e);
 	if (!named) {
 		err = add_clone_jobs(rp, js, pr, ag, s, e);
-		/* (without an rmapbt, a directory over a file's data gives
-		 * way below) */
-		if (err <= 0 || rmapbt)
-			return err < 0 ? err : 0;
+		if (err <= 0)
+			return err;
 	}
 	for (i = 0; i < ag->claims.n; i++) {
 		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
@@ -1350,10 +1351,17 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 		};
 		struct job *j;
 
-		if (!owner_inode(c->owner) || !over(c, s, e) ||
-		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) ||
-		    (rightful(rp, ag, rmapbt, c, s, e) &&
-		     !nonreg_over_file(rp, ag, c, s, e)))
+		if (!xrp_owner_inode(c->owner) || !xrp_claim_over(c, s, e) ||
+		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+			continue;
+		/* (an rmapbt naming no owner of the range: the give-way
+		 * rules only; without one, a directory over a file's data
+		 * gives way too) */
+		if (!xrp_unwritten_over_data(ag, c, s, e) &&
+		    !xrp_data_over_attr_block(rp, ag, c, s, e) &&
+		    ((!named && rmapbt) ||
+		     (rightful(rp, ag, rmapbt, c, s, e) &&
+		      !nonreg_over_file(rp, ag, c, s, e))))
 			continue;
 		j = job_get(rp, js, c->owner,
 			    !!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK));

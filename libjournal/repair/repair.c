@@ -6,12 +6,14 @@
  * nothing more to fix, when a round changes nothing, or after the round
  * limit.  The last check is the verdict: its problems are the ones left.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "repair/repair_priv.h"
 
 #define ROUNDS_DEFAULT	8
+#define ROUNDS_CAP	4	/* rounds at most, in units of the limit */
 
 void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a)
 {
@@ -330,6 +332,8 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 	};
 	unsigned int max = rp.o->max_rounds ? rp.o->max_rounds :
 			   ROUNDS_DEFAULT;
+	unsigned int counted = 0;
+	size_t fewest = SIZE_MAX;
 	uint64_t before;
 	int err;
 
@@ -355,7 +359,16 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 			if (res->preen_refused)
 				break;
 		}
-		if (rp.round > max)
+		/*
+		 * The limit counts the rounds that made no progress: a
+		 * check that finds fewer problems than every one before is
+		 * free (they cannot shrink forever), up to a bound.
+		 */
+		if (rp.nprobs < fewest)
+			fewest = rp.nprobs;
+		else
+			counted++;
+		if (counted >= max || rp.round > ROUNDS_CAP * max)
 			break;
 		/* A stage that changes nothing leaves the scan valid for the
 		 * next one. */

@@ -264,6 +264,37 @@ struct xrp_clone_cand {
 /* The index of the keeper among @n (> 0) claimants: a sound one before
  * one that is not, then the lowest inode number. */
 size_t xrp_clone_keeper(const struct xrp_clone_cand *c, size_t n);
+
+/* The fork bits of an rmap record's offset. */
+#define XRP_RMAP_FORK_FLAGS \
+	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)
+
+/* Is rmap owner @owner an inode (not a special owner)? */
+static inline bool xrp_owner_inode(uint64_t owner)
+{
+	return !(owner >> 63);
+}
+
+/* Is @c, a claim of an AG, over [s, e) of its blocks? */
+static inline bool xrp_claim_over(const struct xfsj_rmap_rec *c, uint64_t s,
+				  uint64_t e)
+{
+	return c->startblock < e &&
+	       s < (uint64_t)c->startblock + c->blockcount;
+}
+
+/*
+ * fix_giveway.c: does claim @c of @ag over [s, e) give way, whatever the
+ * rmapbt says?  An unwritten mapping over another file's data; a file's
+ * data over a block that is another inode's attribute block by its own
+ * header.
+ */
+bool xrp_unwritten_over_data(const struct xck_ag *ag,
+			     const struct xfsj_rmap_rec *c, uint64_t s,
+			     uint64_t e);
+bool xrp_data_over_attr_block(const struct xrp *rp, const struct xck_ag *ag,
+			      const struct xfsj_rmap_rec *c, uint64_t s,
+			      uint64_t e);
 /* May fresh blocks be taken from AG @agno's free space btrees (its
  * headers and free space and rmap btrees sound)? */
 bool xrp_ag_alloc_ok(const struct xrp *rp, uint32_t agno);

@@ -13,6 +13,7 @@
 	X(log_scan_suite)	\
 	X(log_trans_suite)	\
 	X(log_salvage_suite)	\
+	X(log_lost_suite)	\
 	X(log_items_suite)	\
 	X(item_brief_suite)	\
 	X(layout_suite)		\

@@ -311,6 +311,14 @@ START_TEST(space_reflink_sharing)
 	run_space(&t);
 	expect(&t, "refcount.shared space.multiply_claimed");
 	teardown(&t);
+
+	/* Nor an unwritten extent: the kernel shares none. */
+	setup(&t);
+	own(&t, 32, 4, 133, XFSJ_RMAP_OFF_UNWRITTEN);
+	ck_assert_int_eq(xck_vec_push(&t.ck, &t.ag.refcs, &r), 0);
+	run_space(&t);
+	expect(&t, "refcount.shared space.multiply_claimed");
+	teardown(&t);
 }
 END_TEST
 
