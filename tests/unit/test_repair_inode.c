@@ -120,7 +120,7 @@ END_TEST
  * xfs_repair corrects its imap), the inobt marks it in use, and the file,
  * named by no directory, goes to lost+found.
  */
-START_TEST(clear_inode)
+START_TEST(free_in_use_kept)
 {
 	struct fs_fixture fx;
 	struct xfsj_inobt_rec ir;
@@ -262,7 +262,7 @@ Suite *repair_inode_suite(void)
 	tcase_add_loop_test(tc, root_fields, 0,
 			    sizeof(root_cases) / sizeof(root_cases[0]));
 	tcase_add_test(tc, root_uuid);
-	tcase_add_test(tc, clear_inode);
+	tcase_add_test(tc, free_in_use_kept);
 	tcase_add_test(tc, clear_inode_in_btrees);
 	tcase_add_test(tc, sf_entry_to_free_inode);
 	tcase_add_test(tc, linked_inode_on_list);
