@@ -144,7 +144,7 @@ kernel_takes() {
 NCASES=0 NCLEAN=0 NPEND=0 NSKIP=0
 # run_case PENDING(0|1) WHERE FIELD VERB [keep]
 run_case() {
-	local pending=$1 where=$2 field=$3 verb=$4 keep=$5 what fails=() rc sum nav cmd
+	local pending=$1 where=$2 field=$3 verb=$4 keep=${5:-} what fails=() rc sum nav cmd
 	what="$where $field $verb"
 	case $where in
 	/*) nav="path $where" ;;
