@@ -40,7 +40,7 @@ const struct xfsj_problem_def xck_inode_rows[INO__N] = {
 		"inode {ino}: UUID is not the filesystem's", XFSJ_FIX_FIELD),
 	[INO_FREE_INUSE] = R("inode.free_in_use", 0x040006,
 		"inode {ino}: the inode btree calls it free but its mode is "
-		"{xfound}", XFSJ_FIX_CLEAR_INODE),
+		"{xfound}", XFSJ_FIX_REBUILD_BTREE),
 	[INO_USED_FREE] = R("inode.used_free", 0x040007,
 		"inode {ino}: the inode btree calls it in use but its mode "
 		"is 0", XFSJ_FIX_REBUILD_BTREE),
@@ -139,6 +139,20 @@ void xck_ino_report(struct xck *ck, int row, uint64_t ino,
 		.found = found });
 }
 
+/*
+ * The free mask against the core: the AG's inobt is what a repair
+ * rebuilds, so the problem names the AG too.
+ */
+static void mask_report(struct xck *ck, int row, uint32_t agno,
+			uint64_t ino, uint64_t mode)
+{
+	xck_report(ck, &(struct xfsj_problem){
+		.def = &xck_inode_rows[row],
+		.has = XFSJ_PF_AG | XFSJ_PF_INO | XFSJ_PF_EXPECTED |
+		       XFSJ_PF_FOUND,
+		.agno = agno, .ino = ino, .field = "mode", .found = mode });
+}
+
 static bool in_hole(const struct xck_chunk *c, unsigned int k)
 {
 	return c->rec.holemask & (1U << (k / XFSJ_INODES_PER_HOLEMASK_BIT));
@@ -205,13 +219,12 @@ static int check_slot(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 	}
 	if (ic.di.mode == 0) {
 		if (!ifree)
-			xck_ino_report(ck, INO_USED_FREE, ic.ino, "mode", 0,
-				       0);
+			mask_report(ck, INO_USED_FREE, ag->agno, ic.ino, 0);
 		return 0;
 	}
 	if (ifree)
-		xck_ino_report(ck, INO_FREE_INUSE, ic.ino, "mode", 0,
-			       ic.di.mode);
+		mask_report(ck, INO_FREE_INUSE, ag->agno, ic.ino,
+			    ic.di.mode);
 	st->flags |= XCK_I_INUSE;
 	st->ftype = xfsj_mode_ftype(ic.di.mode);
 	st->nlink = ic.di.nlink;

@@ -139,7 +139,8 @@ static void agwant_of(const struct xrp *rp, uint32_t agno,
 		    (p->has & XFSJ_PF_COUNT))
 			w->leaked += p->count;
 		if (is_tree(p, "inobt") || is_tree(p, "finobt") ||
-		    xrp_is(pr, "inode.used_free"))
+		    xrp_is(pr, "inode.used_free") ||
+		    xrp_is(pr, "inode.free_in_use"))
 			w->ino = true;
 		if (strcmp(p->def->structure, "AGI") == 0) {
 			w->agi = true;

@@ -521,14 +521,15 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 	return 0;
 }
 
-/* A problem the rebuild of @dir answers: its structure's, or its leaves'
- * and free index's fields. */
+/* A problem the rebuild of @dir answers: its structure's, or its leaves',
+ * free index's and data blocks' bestfree fields. */
 static bool rebuilt_away(const struct xrp_prob *pr, uint64_t dir)
 {
 	if (!(pr->p.has & XFSJ_PF_INO) || pr->p.ino != dir)
 		return false;
 	return pr->p.def->fix == XFSJ_FIX_SALVAGE_DIR ||
-	       xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header");
+	       xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header") ||
+	       xrp_is(pr, "dir.bestfree");
 }
 
 int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)

@@ -244,7 +244,8 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 		return (pr->p.has & XFSJ_PF_OFF) ? fix_ftype(rp, pr) : 0;
 	if (xrp_is(pr, "dirent.ftype"))
 		return fix_dirent_ftype(rp, pr);
-	if (xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header")) {
+	if (xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header") ||
+	    xrp_is(pr, "dir.bestfree")) {
 		int err = xrp_dir_rebuild(rp, pr->p.ino);
 
 		return err < 0 ? err : 0;

@@ -291,8 +291,14 @@ static bool fix_big(struct xrp *rp, const struct xfsj_problem *p,
 {
 	(void)p;
 	if (xfsj_fs_has_incompat(rp->fs, XFSJ_INCOMPAT_NREXT64)) {
-		/* The counts are laid out large: the flag is what was lost. */
+		/*
+		 * The counts are laid out large: the flag is what was lost.
+		 * The check read the forks with the small counts, so what
+		 * it found in them (a directory's entries, the blocks'
+		 * owners) is stale: the next round checks again.
+		 */
 		ip->di.flags2 |= XFSJ_DIFLAG2_NREXT64;
+		rp->recheck = true;
 		snprintf(what, len, "set the large extent counters flag");
 	} else {
 		ip->di.big_nextents = 0;

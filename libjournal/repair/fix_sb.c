@@ -187,7 +187,8 @@ int xrp_fix_sb_secondary(struct xrp *rp)
 	sb.icount = old.icount;
 	sb.ifree = old.ifree;
 	sb.fdblocks = old.fdblocks;
-	sb.frextents = old.frextents;
+	/* (without a realtime device the count can only be 0) */
+	sb.frextents = sb.rblocks ? old.frextents : 0;
 	sb.uquotino = old.uquotino;
 	sb.gquotino = old.gquotino;
 	sb.pquotino = old.pquotino;

@@ -2,7 +2,8 @@
 # xfsj-repair on damaged directories (FIX_SALVAGE_DIR, FIX_RECONNECT,
 # FIX_PPTR): populated images (lib/populate.sh, profiles 4k with parent
 # pointers and 4k-normap), each case one field of a directory fuzzed with
-# xfs_db as fstests does: block headers, entries' name lengths, tags and
+# xfs_db as fstests does: block headers (a data block's bestfree table
+# too), entries' name lengths, tags and
 # inode numbers, leaf and node headers, data blocks of leaf, node and
 # btree-fork directories, short-form entries; the bmbt block of a btree-fork
 # directory on a filesystem without rmapbt (its fork cannot be rebuilt: the
@@ -38,6 +39,7 @@ CASES="4k block-magic /dirs/block dblock 0;fuzz -d bhdr.hdr.magic zeroes
 4k leaf-count /dirs/leaf dblock $LEAFDB;fuzz -d lhdr.count add
 4k leaf-data-magic /dirs/leaf dblock 1;fuzz -d dhdr.hdr.magic ones
 4k leaf-data-namelen /dirs/leaf dblock 1;fuzz -d du[2].namelen ones
+4k leaf-data-bestfree /dirs/leaf dblock 0;fuzz -d dhdr.bestfree[1].length sub
 4k sf-namelen /dirs/sf fuzz -d u3.sfdir3.list[1].namelen ones
 4k-normap block-inumber /dirs/block dblock 0;fuzz -d bu[5].inumber ones
 4k node-magic /dirs/node dblock $LEAFDB;fuzz -d nhdr.info.hdr.magic zeroes

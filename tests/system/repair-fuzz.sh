@@ -28,7 +28,8 @@
 #   REPAIR_FUZZ_CASES=n     cases drawn (default 40); FUZZ_ALL=1: every one
 #   REPAIR_FUZZ_PROFILES    populated profiles (default "4k 4k-normap")
 #   REPAIR_FUZZ_TARGETS=re  only targets whose name matches
-#   XFSJ_KEEP=1             a failed case's damaged image is kept in /tmp
+#   XFSJ_KEEP=1             a failed, left or missed case's damaged image is
+#                           kept in /tmp
 #   REPAIR_FUZZ_MIN=p       percent of the detected cases ours must fix
 #                           (default 70: a floor under what this version
 #                           fixes of the default sample, to catch a regression)
@@ -133,8 +134,12 @@ while IFS=$'\t' read -r p name nav f v; do
 	rc=$?
 	case $rc in
 	1) ;;
-	4) printf '%s\tleft\n' "$id" >> "$T_DIR/results"; continue ;;
-	0) printf '%s\tmissed\n' "$id" >> "$T_DIR/results"; continue ;;
+	4|0)
+		[ $rc = 4 ] && r=left || r=missed
+		printf '%s\t%s\n' "$id" "$r" >> "$T_DIR/results"
+		[ "${XFSJ_KEEP:-0}" = 1 ] && cp --sparse=always "$T_DIR/theirs.img" "/tmp/repair-fuzz-$r-${id// /_}.img"
+		continue
+		;;
 	8)
 		if grep -q 'features this version does not know\|unsupported feature\|cannot check' "$T_DIR/ours.out"; then
 			printf '%s\trefused\n' "$id" >> "$T_DIR/results"

@@ -38,9 +38,10 @@ MNT=$T_DIR/mnt
 # which every populated image shares.
 REDO=$T_DIR/redo
 
-# "WHERE FIELD VERB" lines: the fixes of the inode stage handle these.
-# WHERE: a path (the inode), or "agi:AGNO"; VERB: a fuzz verb, or
-# "=VALUE" to write that value.
+# "WHERE FIELD VERB [keep]" lines: the fixes of the inode stage handle
+# these.  WHERE: a path (the inode), or "agi:AGNO"; VERB: a fuzz verb, or
+# "=VALUE" to write that value; keep: the repair must clear no inode and
+# move nothing to lost+found (the damage hides what the inode holds).
 CASES="
 /files/extents core.nlinkv2 add
 /files/extents core.nlinkv2 sub
@@ -73,6 +74,7 @@ CASES="
 /files/extents v3.flags2 ones
 /files/extents v3.flags2 zeroes
 /files/extents v3.nrext64 zeroes
+/dirs/node v3.nrext64 zeroes keep
 /files/extents core.onlink add
 /files/extents v3.cowextsize add
 agi:0 unlinked[3] add
@@ -140,9 +142,9 @@ kernel_takes() {
 }
 
 NCASES=0 NCLEAN=0 NPEND=0 NSKIP=0
-# run_case PENDING(0|1) WHERE FIELD VERB
+# run_case PENDING(0|1) WHERE FIELD VERB [keep]
 run_case() {
-	local pending=$1 where=$2 field=$3 verb=$4 what fails=() rc sum nav cmd
+	local pending=$1 where=$2 field=$3 verb=$4 keep=${5:-} what fails=() rc sum nav cmd
 	what="$where $field $verb"
 	case $where in
 	/*) nav="path $where" ;;
@@ -164,6 +166,8 @@ run_case() {
 	timeout 120 "$REPAIR" -r "$REDO" "$CASE" > "$T_DIR/repair.out" 2>&1
 	rc=$?
 	[ $rc -le 1 ] || fails+=("xfsj-repair exit $rc")
+	[ "$keep" != keep ] || grep -q 'inodes cleared 0, entries to lost+found 0' "$T_DIR/repair.out" ||
+		fails+=("xfsj-repair cleared an inode or moved entries to lost+found")
 	"$XFSPROGS613/xfs_repair" -n "$CASE" > "$T_DIR/oracle.out" 2>&1 ||
 		fails+=("xfs_repair -n after exit $?")
 	timeout 120 "$REPAIR" -n "$CASE" > "$T_DIR/check.out" 2>&1 ||
@@ -194,10 +198,10 @@ run_case() {
 
 # On 1 KiB blocks a directory block spans four filesystem blocks, whose
 # entries are not removed yet: pending there.
-while read -r p f v; do
+while read -r p f v k; do
 	case $PROFILE:$p in
 	1k*:/dirs/block/*|1k*:/dirs/leaf/*) run_case 1 "$p" "$f" "$v" ;;
-	*:/*|*:agi*) run_case 0 "$p" "$f" "$v" ;;
+	*:/*|*:agi*) run_case 0 "$p" "$f" "$v" "$k" ;;
 	esac
 done <<< "$CASES"
 while read -r p f v; do

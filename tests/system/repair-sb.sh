@@ -13,7 +13,9 @@
 #     wrong AG size puts it;
 #   - the geometry is wrong but the log opens (sectsize, inodesize,
 #     blocklog, dirblklog, rootino, agcount): the rest of the repair goes
-#     on with the restored geometry, and nothing is cleared for it.
+#     on with the restored geometry, and nothing is cleared for it;
+#   - a counter out of range (frextents without a realtime device): the
+#     restored primary takes 0, not the damaged value.
 # For each case, on a copy of the image:
 #   - `$XFSPROGS613/xfs_repair -n` and `xfsj-repair -n` detect it (exit 1);
 #   - `xfsj-repair COPY` exits 1 (fixed) and clears no inode and moves
@@ -53,6 +55,7 @@ blocklog add
 dirblklog lastbit
 rootino firstbit
 agcount add
+frextents firstbit
 "
 
 # The primary as xfs_db prints it, without what a repair recounts.

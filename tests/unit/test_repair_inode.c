@@ -3,9 +3,10 @@
  * The repair's inode stage (repair/fix_inode.c, fix_unlinked.c,
  * fix_dir.c): a core damaged one field at a time (a good CRC, as xfs_db's
  * fuzz -d leaves it) is repaired, and the filesystem then checks clean;
- * an inode in use behind the inobt's back is cleared; an entry of a
- * short-form directory naming a free inode is removed; an inode with
- * links is taken off an unlinked list, one without links freed.
+ * an inode in use behind the inobt's back is kept and marked in use; an
+ * entry of a short-form directory naming a free inode is removed; an
+ * inode with links is taken off an unlinked list, one without links
+ * freed.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -114,20 +115,29 @@ START_TEST(root_uuid)
 }
 END_TEST
 
-/* An inode in use that the inobt calls free: its core is freed. */
-START_TEST(clear_inode)
+/*
+ * An inode in use that the inobt calls free: the core is trusted (as
+ * xfs_repair corrects its imap), the inobt marks it in use, and the file,
+ * named by no directory, goes to lost+found.
+ */
+START_TEST(free_in_use_kept)
 {
 	struct fs_fixture fx;
+	struct xfsj_inobt_rec ir;
 	struct xfsj_iref ip;
 	uint64_t ino, cleared = 0;
+	uint32_t agino;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	ino = fs_fixture_make_file(&fx, 5, 7, 0, 0, &ip);
+	agino = xfsj_ino_agino(&fx.sb, ino);
 	ck_assert_uint_gt(problems(&fx), 0);
 	repair(&fx, &cleared);
-	ck_assert_uint_eq(cleared, 1);
+	ck_assert_uint_eq(cleared, 0);
 	ck_assert_int_eq(xfsj_iget(fx.fs, ino, true, &ip, &fx.f), 0);
-	ck_assert_uint_eq(ip.di.mode, 0);
+	ck_assert_uint_eq(ip.di.mode & S_IFMT, S_IFREG);
+	ck_assert(ibt_rec(&fx, XFSJ_BT_INO, 0, agino, &ir));
+	ck_assert(!(ir.free & 1ULL << (agino - ir.startino)));
 	fs_fixture_free(&fx);
 }
 END_TEST
@@ -252,7 +262,7 @@ Suite *repair_inode_suite(void)
 	tcase_add_loop_test(tc, root_fields, 0,
 			    sizeof(root_cases) / sizeof(root_cases[0]));
 	tcase_add_test(tc, root_uuid);
-	tcase_add_test(tc, clear_inode);
+	tcase_add_test(tc, free_in_use_kept);
 	tcase_add_test(tc, clear_inode_in_btrees);
 	tcase_add_test(tc, sf_entry_to_free_inode);
 	tcase_add_test(tc, linked_inode_on_list);
