@@ -576,7 +576,7 @@ static int walk_tree(struct xck *ck, struct xck_ag *ag, enum xfsj_btnum bt,
 
 	xfsj_fs_vctx(ck->fs, ag->agno, &k.vc);
 	/* The AGFL, in the fourth sector, ends the headers. */
-	k.w.first_agbno = 3 * sb->sectsize / sb->blocksize + 1;
+	k.w.first_agbno = xfsj_ag_hdr_blocks(sb->sectsize, sb->blocklog);
 	k.maxr[0] = xfsj_btree_maxrecs(bt, sb->blocksize, true);
 	k.maxr[1] = xfsj_btree_maxrecs(bt, sb->blocksize, false);
 	k.minr[0] = k.maxr[0] / 2;

@@ -393,7 +393,6 @@ static bool chunk_guess(struct agbt_walk *w, uint32_t s, uint64_t covered,
 	const struct xfsj_sb *sb = w->ck->sb;
 	uint32_t cblocks = XFSJ_INODES_PER_CHUNK / sb->inopblock;
 	uint16_t holemask;
-	unsigned int nholes = 0;
 
 	if (s % ichunk_align(w) || s < w->first_agbno ||
 	    (uint64_t)s + cblocks > w->ag->agblocks ||
@@ -404,10 +403,8 @@ static bool chunk_guess(struct agbt_walk *w, uint32_t s, uint64_t covered,
 	ch->rec.startino = s << sb->inopblog;
 	ch->rec.holemask = holemask;
 	ch->rec.free = hole_bits(holemask);
-	for (uint16_t m = holemask; m; m &= m - 1)
-		nholes++;
 	ch->rec.count = (uint8_t)(XFSJ_INODES_PER_CHUNK -
-				  nholes * XFSJ_INODES_PER_HOLEMASK_BIT);
+				  popcount64(ch->rec.free));
 	ch->guessed = true;
 	return true;
 }
@@ -498,7 +495,7 @@ int agbt_chunks_recover(struct xck *ck, struct xck_ag *ag)
 	struct agbt_walk w = {
 		.ck = ck, .ag = ag, .bt = XFSJ_BT_INO,
 		.s = xfsj_btree_shape(XFSJ_BT_INO),
-		.first_agbno = 3 * sb->sectsize / sb->blocksize + 1,
+		.first_agbno = xfsj_ag_hdr_blocks(sb->sectsize, sb->blocklog),
 		.last_iblock = XFSJ_NULLAGBLOCK,
 	};
 	const struct xck_vec *recs = &ag->rmaps;

@@ -479,11 +479,10 @@ int xck_ag_headers(struct xck *ck, struct xck_ag *ag)
 {
 	const struct xfsj_sb *sb = ck->sb;
 	unsigned int flsize = xfsj_agfl_size(sb->sectsize);
-	uint32_t hdrblocks = (4 * sb->sectsize + sb->blocksize - 1) /
-			     sb->blocksize;
+	uint32_t hdrblocks = xfsj_ag_hdr_blocks(sb->sectsize, sb->blocklog);
 	struct hdr h = { .ck = ck, .ag = ag, .ok = true,
 			 /* the kernel's xfs_verify_agbno: past the AGFL */
-			 .first_ok = (3 * sb->sectsize >> sb->blocklog) + 1 };
+			 .first_ok = hdrblocks };
 	bool list_ok;
 	int err;
 

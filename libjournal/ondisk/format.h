@@ -281,6 +281,17 @@ static inline unsigned int xfsj_agfl_size(unsigned int sectsize)
 	return (sectsize - XFSJ_AGFL_HDR_SIZE) / 4;
 }
 
+/*
+ * Blocks of 2^@blocklog bytes that an AG's four header sectors (the
+ * superblock, AGF, AGI and AGFL) take: the first block past them is the
+ * first a btree, a file or the free space may hold.
+ */
+static inline uint32_t xfsj_ag_hdr_blocks(unsigned int sectsize,
+					  unsigned int blocklog)
+{
+	return ((4U * sectsize - 1) >> blocklog) + 1;
+}
+
 /* ---- short-format (AG) btree block header ---- */
 #define XFSJ_SBLOCK_FIELDS(F, P)					\
 	F(U32, magic, 0)	F(U16, level, 4)			\

@@ -120,7 +120,7 @@ struct job {
 /* [fsb, fsb + len) inside one AG, past its header sectors. */
 static bool blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
 {
-	uint32_t hdr = ((4U * rp->sb->sectsize - 1) >> rp->sb->blocklog) + 1;
+	uint32_t hdr = xfsj_ag_hdr_blocks(rp->sb->sectsize, rp->sb->blocklog);
 
 	return xfsj_fsbext_ok(rp->fs, fsb, len) &&
 	       xfsj_fsb_agbno(rp->sb, fsb) >= hdr;

@@ -10,6 +10,7 @@
 #include "fs/bmap.h"
 #include "fs/btree.h"
 #include "fs/defer.h"
+#include "xfsj/check.h"
 #include "xfsj/newfs.h"
 
 void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
@@ -144,4 +145,13 @@ int fs_fixture_xmi(struct fs_fixture *fx, const struct xfsj_pending_intent *pi)
 	if (!err)
 		err = xfsj_defer_finish(fx->fs, &fx->f);
 	return err;
+}
+
+uint64_t fs_fixture_problems(struct fs_fixture *fx)
+{
+	struct xfsj_check_result res;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, NULL, &res), 0);
+	return res.problems;
 }

@@ -42,6 +42,8 @@ void fs_fixture_free(struct fs_fixture *fx);
 uint64_t fs_fixture_make_file(struct fs_fixture *fx, unsigned int slot,
 			      uint32_t gen, uint64_t flags2, uint8_t forkoff,
 			      struct xfsj_iref *ip);
+/* Reopen, check the filesystem: the number of problems found. */
+uint64_t fs_fixture_problems(struct fs_fixture *fx);
 /* Is every block of [fsb, fsb + len) free in its AG's bnobt? */
 bool fs_fixture_is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len);
 /* @len blocks allocated in AG @agno (no owner recorded). */

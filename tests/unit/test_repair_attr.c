@@ -22,15 +22,6 @@
 
 #define MB	(1ULL << 20)
 
-static uint64_t problems(struct fs_fixture *fx)
-{
-	struct xfsj_check_result res;
-
-	fs_fixture_reopen(fx);
-	ck_assert_int_eq(xfsj_check(fx->fs, NULL, NULL, &res), 0);
-	return res.problems;
-}
-
 static void on_left(void *arg, const struct xfsj_problem *p)
 {
 	xfsj_problem_format(p, arg, 160);
@@ -49,7 +40,7 @@ static void repair(struct fs_fixture *fx)
 	ck_assert_msg(res.left == 0, "%llu problems left (%s)",
 		      (unsigned long long)res.left, last);
 	ck_assert_uint_ge(res.actions, 1);
-	ck_assert_uint_eq(problems(fx), 0);
+	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
 	fs_fixture_reopen(fx);
 	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, &cb, &res), 0);
 	ck_assert_uint_eq(res.actions, 0);
@@ -76,12 +67,12 @@ static void set_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen)
 	xfsj_iput(fx->fs, &ip, true);
 	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
 	/* The handle leaves the superblock's free block count behind. */
-	if (problems(fx)) {
+	if (fs_fixture_problems(fx)) {
 		struct xfsj_repair_result res;
 
 		ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
 	}
-	ck_assert_uint_eq(problems(fx), 0);
+	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
 }
 
 static int count_one(void *arg, const struct xfsj_attr_arg *a)
@@ -194,7 +185,7 @@ START_TEST(sf_damage)
 	sf_cases[_i].damage(sf_fork(&fx, &ip));
 	xfsj_dinode_finish(ip.dip, fx.sb.inodesize);
 	xfsj_buf_dirty(ip.bp);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	repair(&fx);
 	ck_assert_uint_eq(count_attrs(&fx), sf_cases[_i].left);
 	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
@@ -265,7 +256,7 @@ START_TEST(leaf_damage)
 	leaf_cases[_i].damage(leaf_block(&fx, &bp));
 	xfsj_cksum_update(bp->data, fx.sb.blocksize, XFSJ_DA3_OFF_CRC);
 	xfsj_buf_dirty(bp);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	repair(&fx);
 	ck_assert_uint_eq(count_attrs(&fx), leaf_cases[_i].left);
 	fs_fixture_free(&fx);

@@ -36,15 +36,6 @@
 
 #define MB	(1ULL << 20)
 
-static uint64_t problems(struct fs_fixture *fx)
-{
-	struct xfsj_check_result res;
-
-	fs_fixture_reopen(fx);
-	ck_assert_int_eq(xfsj_check(fx->fs, NULL, NULL, &res), 0);
-	return res.problems;
-}
-
 /* The data fork of @ino as the fs layer reads it (caller frees). */
 static size_t read_fork(struct fs_fixture *fx, uint64_t ino,
 			struct xfsj_bmbt_irec **ext, uint8_t *format)
@@ -207,7 +198,7 @@ static void make_files(struct fs_fixture *fx, struct files *fl)
 	fs_fixture_reopen(fx);
 	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
 	ck_assert_uint_eq(res.inodes_cleared, 0);
-	ck_assert_uint_eq(problems(fx), 0);
+	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
 }
 
 /* Record @k of the extents fork of @ino given a new start or length. */
@@ -240,7 +231,7 @@ static void repair_clean(struct fs_fixture *fx)
 	ck_assert_uint_eq(res.left, 0);
 	ck_assert_uint_ge(res.actions, 1);
 	ck_assert_uint_eq(res.inodes_cleared, 0);
-	ck_assert_uint_eq(problems(fx), 0);
+	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
 }
 
 /* a's extents after the repair: @n of them, the originals but @gone. */
@@ -276,7 +267,7 @@ START_TEST(overlap)
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, false);
 	make_files(&fx, &fl);
 	damage(&fx, fl.a, 1, 0, 12);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	repair_clean(&fx);
 	expect_a(&fx, &fl, rmapbt ? -1 : 1);
 	fs_fixture_free(&fx);
@@ -295,7 +286,7 @@ START_TEST(cross_link)
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	make_files(&fx, &fl);
 	damage(&fx, fl.a, 0, fl.bfsb, 0);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	repair_clean(&fx);
 	expect_a(&fx, &fl, -1);
 	fs_fixture_free(&fx);
@@ -324,7 +315,7 @@ START_TEST(zero_length)
 		xfsj_bmbt_rec_encode(&r, f + 2 * XFSJ_BMBT_REC_SIZE);
 		xfsj_iput(fx.fs, &ip, false);
 	}
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	repair_clean(&fx);
 	expect_a(&fx, &fl, 2);
 	ck_assert_int_eq(xfsj_iget(fx.fs, fl.a, true, &ip, &fx.f), 0);
@@ -369,7 +360,7 @@ START_TEST(deep_tree)
 				       &de, 1, false, &fx.f), 0);
 	fs_fixture_reopen(&fx);
 	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
-	ck_assert_uint_eq(problems(&fx), 0);
+	ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
 
 	/* The root names one node or more: damage its second pointer. */
 	ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
@@ -386,7 +377,7 @@ START_TEST(deep_tree)
 	xfsj_buf_dirty(bp);
 	xfsj_buf_rele(fx.fs, bp);
 	fs_fixture_reopen(&fx);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 
 	repair_clean(&fx);
 	ck_assert_uint_eq(read_fork(&fx, ino, &e, &fmt), n);
@@ -570,14 +561,14 @@ START_TEST(cross_link_clone)
 		ip.di.nblocks += 3;
 		xfsj_iput(fx.fs, &ip, false);
 	}
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	fs_fixture_reopen(&fx);
 	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
 	ck_assert_uint_eq(res.left, 0);
 	ck_assert_uint_eq(res.inodes_cleared, 0);
 	ck_assert_uint_eq(res.blocks_cloned, 4);
 	ck_assert_uint_eq(res.clones_short, 0);
-	ck_assert_uint_eq(problems(&fx), 0);
+	ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
 	/* The copy: the file that gave way maps fresh blocks. */
 	n = read_fork(&fx, suspect_a ? fl.a : fl.b, &e, NULL);
 	ck_assert_uint_eq(n, suspect_a ? 3 : 1);

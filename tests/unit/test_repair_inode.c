@@ -34,15 +34,6 @@ static void poke(struct fs_fixture *fx, uint64_t ino, const char *field,
 	fs_fixture_reopen(fx);
 }
 
-static uint64_t problems(struct fs_fixture *fx)
-{
-	struct xfsj_check_result res;
-
-	fs_fixture_reopen(fx);
-	ck_assert_int_eq(xfsj_check(fx->fs, NULL, NULL, &res), 0);
-	return res.problems;
-}
-
 static void on_left(void *arg, const struct xfsj_problem *p)
 {
 	char *last = arg;
@@ -63,7 +54,7 @@ static uint64_t repair(struct fs_fixture *fx, uint64_t *cleared)
 		      (unsigned long long)res.left, last);
 	if (cleared)
 		*cleared = res.inodes_cleared;
-	ck_assert_uint_eq(problems(fx), 0);
+	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
 	return res.actions;
 }
 
@@ -91,8 +82,8 @@ START_TEST(root_fields)
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	poke(&fx, fx.sb.rootino, root_cases[_i].field, root_cases[_i].v);
-	ck_assert_msg(problems(&fx) > 0, "case %d: %s not detected", _i,
-		      root_cases[_i].field);
+	ck_assert_msg(fs_fixture_problems(&fx) > 0, "case %d: %s not detected",
+		      _i, root_cases[_i].field);
 	ck_assert_uint_ge(repair(&fx, NULL), 1);
 	/* A second repair finds nothing to do. */
 	ck_assert_uint_eq(repair(&fx, NULL), 0);
@@ -109,7 +100,7 @@ START_TEST(root_uuid)
 	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
 	ip.di.uuid[3] ^= 0x40;
 	xfsj_iput(fx.fs, &ip, false);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	ck_assert_uint_ge(repair(&fx, NULL), 1);
 	fs_fixture_free(&fx);
 }
@@ -131,7 +122,7 @@ START_TEST(free_in_use_kept)
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	ino = fs_fixture_make_file(&fx, 5, 7, 0, 0, &ip);
 	agino = xfsj_ino_agino(&fx.sb, ino);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	repair(&fx, &cleared);
 	ck_assert_uint_eq(cleared, 0);
 	ck_assert_int_eq(xfsj_iget(fx.fs, ino, true, &ip, &fx.f), 0);
@@ -164,7 +155,7 @@ START_TEST(clear_inode_in_btrees)
 	xfsj_dinode_encode(&di, p);
 	xfsj_dinode_finish(p, fx.sb.inodesize);
 	xfsj_buf_dirty(bp);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	repair(&fx, &cleared);
 	ck_assert_uint_eq(cleared, 1);
 	ck_assert(ibt_rec(&fx, XFSJ_BT_INO, 0, agino, &ir));
@@ -195,7 +186,7 @@ START_TEST(sf_entry_to_free_inode)
 	ck_assert_int_gt(n, 0);
 	ip.di.size = (uint64_t)n;
 	xfsj_iput(fx.fs, &ip, false);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	ck_assert_uint_ge(repair(&fx, NULL), 2);
 	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
 	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
@@ -215,7 +206,7 @@ START_TEST(linked_inode_on_list)
 	agino = (uint32_t)(fx.sb.rootino & ((1ULL << (fx.sb.agblklog +
 						      fx.sb.inopblog)) - 1));
 	set_bucket(&fx, 0, agino % 64, agino);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	ck_assert_uint_ge(repair(&fx, NULL), 1);
 	ck_assert_uint_eq(get_bucket(&fx, 0, agino % 64), XFSJ_NULLAGINO);
 	fs_fixture_free(&fx);
@@ -244,7 +235,7 @@ START_TEST(pending_list_freed)
 	xfsj_dinode_finish(p, fx.sb.inodesize);
 	xfsj_buf_dirty(bp);
 	set_bucket(&fx, 0, agino % 64, agino);
-	ck_assert_uint_gt(problems(&fx), 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	ck_assert_uint_ge(repair(&fx, NULL), 1);
 	ck_assert_uint_eq(get_bucket(&fx, 0, agino % 64), XFSJ_NULLAGINO);
 	ck_assert(ibt_rec(&fx, XFSJ_BT_INO, 0, agino, &ir));
