@@ -94,6 +94,16 @@ static inline uint32_t xfsj_lsn_block(uint64_t lsn)
 	return (uint32_t)lsn;
 }
 
+/*
+ * The cycle a log written on from the record at @lsn has at block @blk:
+ * that record's, or the next one where @blk lies before it (the writes
+ * went past the log's end to get there).
+ */
+static inline uint32_t xfsj_lsn_cycle_at(uint64_t lsn, uint32_t blk)
+{
+	return xfsj_lsn_cycle(lsn) + (blk < xfsj_lsn_block(lsn) ? 1 : 0);
+}
+
 struct xfsj_log;
 
 /* Where the log is and what the decoders need to know of the filesystem. */

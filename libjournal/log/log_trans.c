@@ -712,13 +712,11 @@ static int parse_ops(struct walk *w, const struct xfsj_log_rec *r,
  */
 static bool stale_block(struct walk *w, uint32_t pos)
 {
-	uint32_t c, want;
+	uint32_t c;
 
 	if (!w->last_lsn || xfsj_log_block_cycle(w->l, pos, &c, NULL))
 		return false;
-	want = xfsj_lsn_cycle(w->last_lsn) +
-	       (pos < xfsj_lsn_block(w->last_lsn) ? 1 : 0);
-	return c < want;
+	return c < xfsj_lsn_cycle_at(w->last_lsn, pos);
 }
 
 /*

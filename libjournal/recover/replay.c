@@ -387,14 +387,13 @@ static int restamp_damage(struct run *run)
 
 	for (uint32_t i = 0; i < run->ndmg; i++) {
 		const struct xfsj_log_damage *d = &run->dmg[i];
-		uint32_t c = d->prev_lsn ? xfsj_lsn_cycle(d->prev_lsn) :
-			     xfsj_lsn_cycle(ht->tail_lsn);
-		uint32_t after = d->prev_lsn ? xfsj_lsn_block(d->prev_lsn) :
-				 ht->tail_blk;
+		/* (no good record before it: the tail's cycle and block) */
+		uint64_t from = d->prev_lsn ? d->prev_lsn :
+				(uint64_t)xfsj_lsn_cycle(ht->tail_lsn) << 32 |
+				ht->tail_blk;
+		uint32_t c = xfsj_lsn_cycle_at(from, d->bad_blk);
 		int err;
 
-		if (d->bad_blk < after)
-			c++;	/* the stretch starts past the log's end */
 		err = xfsj_log_restamp(run->st.ov,
 				       &xfsj_log_geom(run->st.log)->sb,
 				       run->log_base, d->bad_blk,
