@@ -210,6 +210,52 @@ static void entry_target_bad(struct names *nm, const struct xck_dirent *e)
 		.field = what });
 }
 
+static int pptr_vs_entry(const struct xck_pptr *p, const struct xck_dirent *e)
+{
+	int c = cmp_u64(p->child, e->child);
+
+	if (!c)
+		c = cmp_u64(p->parent, e->dir);
+	if (!c)
+		c = cmp_u64(p->namehash, e->namehash);
+	return c ? c : cmp_u64(p->namelen, e->namelen);
+}
+
+/* Does @e's child hold a parent pointer back to @e (pptrs sorted)? */
+static bool pptr_backs(const struct names *nm, const struct xck_dirent *e)
+{
+	const struct xck_pptr *p = nm->ck->pptrs.v;
+	size_t lo = 0, hi = nm->ck->pptrs.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = pptr_vs_entry(&p[mid], e);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/*
+ * Of the entries naming one directory, the one that stays: the entry its
+ * parent pointer names, then the one in the directory its ".." names,
+ * then one whose file type agrees; the first among equals.  A stale
+ * entry (a removal lost, its inode number since reused for a directory
+ * made in the same place) loses to the entry made with the directory.
+ */
+static int holder_score(const struct names *nm, const struct xck_inode *st,
+			const struct xck_dirent *e)
+{
+	return (nm->pptr && pptr_backs(nm, e) ? 4 : 0) +
+	       (e->dir == st->parent ? 2 : 0) +
+	       (e->ftype == st->ftype ? 1 : 0);
+}
+
 /* The entries @e[0..n) all name one inode. */
 static void child_group(struct names *nm, const struct xck_dirent *e,
 			size_t n)
@@ -230,7 +276,9 @@ static void child_group(struct names *nm, const struct xck_dirent *e,
 		if (is_dotish(nm, &e[i]))
 			continue;
 		named++;
-		if (!holder)
+		if (!holder || (st->ftype == XFSJ_FT_DIR &&
+				holder_score(nm, st, &e[i]) >
+				holder_score(nm, st, holder)))
 			holder = &e[i];
 		if (nm->ftype && e[i].ftype != st->ftype)
 			xck_report(ck, &(struct xfsj_problem){
@@ -247,8 +295,10 @@ static void child_group(struct names *nm, const struct xck_dirent *e,
 	if (named > 1 || e[0].child == nm->root) {
 		xck_report(ck, &(struct xfsj_problem){
 			.def = &rows[NM_MULTI_PARENT],
-			.has = XFSJ_PF_INO | XFSJ_PF_COUNT | XFSJ_PF_OFF,
+			.has = XFSJ_PF_INO | XFSJ_PF_COUNT | XFSJ_PF_OFF |
+			       XFSJ_PF_FOUND,
 			.ino = e[0].child, .off = holder->dir,
+			.found = holder->namehash,
 			.count = named + (e[0].child == nm->root) });
 	} else if (st->parent != XFSJ_NULLFSINO &&
 		   st->parent != holder->dir) {
@@ -283,17 +333,6 @@ static void pptr_report(struct xck *ck, int row, uint64_t child,
 		.ino = child, .off = parent, .found = hash });
 }
 
-static int pptr_vs_entry(const struct xck_pptr *p, const struct xck_dirent *e)
-{
-	int c = cmp_u64(p->child, e->child);
-
-	if (!c)
-		c = cmp_u64(p->parent, e->dir);
-	if (!c)
-		c = cmp_u64(p->namehash, e->namehash);
-	return c ? c : cmp_u64(p->namelen, e->namelen);
-}
-
 static void pptr_gen(struct xck *ck, const struct xck_pptr *p)
 {
 	const struct xck_inode *dst = live(ck, p->parent);
@@ -314,8 +353,7 @@ static void pptr_compare(struct names *nm)
 	const struct xck_pptr *p;
 	size_t i = 0, j = 0, ne = ck->dirents.n;
 
-	xck_vec_sort(&ck->pptrs, pptr_by_child);
-	p = ck->pptrs.v;
+	p = ck->pptrs.v;	/* sorted by child in xck_names */
 	while (i < ne || j < ck->pptrs.n) {
 		int c;
 
@@ -697,6 +735,8 @@ int xck_names(struct xck *ck)
 		goto out;
 
 	xck_vec_sort(&ck->dirents, dirent_by_child);
+	if (nm.pptr)
+		xck_vec_sort(&ck->pptrs, pptr_by_child);
 	count_entries(&nm);
 	/*
 	 * Inodes not found (an AGI or inobt not read whole) may hold entries

@@ -220,11 +220,12 @@ static int rebuild_for(struct xrp *rp, struct xrp_prob *pr)
 	uint64_t dir = pr->p.ino;
 	int err;
 
-	if (!salvage_drops(pr))
+	if (!salvage_drops(pr) && !xrp_is(pr, "dir.parents"))
 		return 0;
 	err = xrp_dir_rebuild(rp, dir);
 	if (err <= 0)
 		return err;
+	pr->done = true;
 	for (size_t i = 0; i < rp->nprobs; i++) {
 		struct xrp_prob *q = &rp->probs[i];
 
@@ -260,17 +261,20 @@ static int clear_in(struct xrp *rp, struct xrp_prob *pr, uint64_t dir)
 }
 
 /*
- * dir.parents: a directory named by entries of several directories (a
- * loop, or two parents).  The entry in the directory the check took as
- * its parent stays; the others are removed, each found by the child it
- * names and its name's hash.  Its ".." and the link counts follow in the
- * next round.
+ * dir.parents: a directory named by several entries (a loop, two parents,
+ * or one directory naming it twice).  The entry the check chose stays
+ * (its directory, and its name's hash); the others are removed, each
+ * found by the child it names and its name's hash (one that cannot be
+ * told from the kept entry by its hash stays).  Its ".." and the link
+ * counts follow in the next round.
  */
 static int clear_extra_parents(struct xrp *rp, struct xrp_prob *pr)
 {
 	const struct xck_dirent *de = rp->ck->dirents.v;
 	uint32_t dd = xfsj_da_hashname((const uint8_t *)"..", 2);
 	uint64_t child = pr->p.ino, keep = pr->p.off;
+	bool by_hash = pr->p.has & XFSJ_PF_FOUND;
+	uint32_t hash = (uint32_t)pr->p.found;
 	int err = 0;
 
 	if (!(pr->p.has & XFSJ_PF_OFF))
@@ -278,9 +282,10 @@ static int clear_extra_parents(struct xrp *rp, struct xrp_prob *pr)
 	for (size_t i = 0; i < rp->ck->dirents.n && !err; i++) {
 		struct xrp_prob one = *pr;
 
-		if (de[i].child != child || de[i].dir == keep ||
-		    de[i].dir == child ||
+		if (de[i].child != child || de[i].dir == child ||
 		    (de[i].namelen == 2 && de[i].namehash == dd))
+			continue;
+		if (de[i].dir == keep && (!by_hash || de[i].namehash == hash))
 			continue;
 		one.done = false;
 		one.p.ino = de[i].dir;

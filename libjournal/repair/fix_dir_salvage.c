@@ -46,7 +46,50 @@ struct salvage {
 	uint64_t dotdot;	/* the ".." found, or NULLFSINO */
 	uint32_t *slot;		/* names by hash: index + 1, 0 empty */
 	size_t nslot;		/* a power of two, over twice n */
+	const struct xrp_prob **named;	/* this round's dir.parents */
+	size_t nnamed;
 };
+
+/*
+ * A directory named by several entries keeps only the one the check
+ * chose (dir.parents: its directory, and its name's hash): an entry of
+ * this directory naming it otherwise is left out.
+ */
+static bool named_elsewhere(const struct salvage *s, uint64_t ino,
+			    uint32_t hash)
+{
+	for (size_t i = 0; i < s->nnamed; i++) {
+		const struct xfsj_problem *p = &s->named[i]->p;
+
+		if (p->ino == ino)
+			return p->off != s->dir || p->found != hash;
+	}
+	return false;
+}
+
+/* The dir.parents problems of this round that name the entry to keep. */
+static int find_named(struct salvage *s)
+{
+	const struct xrp *rp = s->rp;
+	size_t n = 0;
+
+	for (size_t i = 0; i < rp->nprobs; i++)
+		n += xrp_is(&rp->probs[i], "dir.parents");
+	if (!n)
+		return 0;
+	s->named = calloc(n, sizeof(*s->named));
+	if (!s->named)
+		return -XFSJ_E_NOMEM;
+	for (size_t i = 0; i < rp->nprobs; i++) {
+		const struct xfsj_problem *p = &rp->probs[i].p;
+
+		if (xrp_is(&rp->probs[i], "dir.parents") &&
+		    (p->has & (XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND)) ==
+		    (XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND))
+			s->named[s->nnamed++] = &rp->probs[i];
+	}
+	return 0;
+}
 
 static bool is_dot(const uint8_t *name, uint8_t len)
 {
@@ -142,10 +185,12 @@ static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	ft = child_ftype(s->rp, ino);
 	if (!ft)
 		return 0;
+	hash = xfsj_da_hashname(name, namelen);
+	if (ft == XFSJ_FT_DIR && named_elsewhere(s, ino, hash))
+		return 0;
 	err = grow(s);
 	if (err)
 		return err;
-	hash = xfsj_da_hashname(name, namelen);
 	slot = name_slot(s, hash, name, namelen);
 	if (*slot)
 		return 0;
@@ -489,6 +534,9 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 		return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 1;
 	if ((ip.di.mode & 0170000) != 0040000)
 		return 1;
+	err = find_named(&s);
+	if (err)
+		return err;
 	if (ip.di.format == XFSJ_DINODE_FMT_LOCAL) {
 		uint32_t fsz;
 		const uint8_t *fork = xfsj_ifork(rp->fs, &ip, XFSJ_DATA_FORK,
@@ -507,6 +555,7 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 			err = -XFSJ_E_NOMEM;
 	}
 	free(s.slot);
+	free(s.named);
 	if (err) {
 		free(s.e);
 		return err;

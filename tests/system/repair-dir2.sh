@@ -9,7 +9,8 @@
 # Each case fuzzes one field with xfs_db (fstests' way):
 # a data block's header owner, an entry's file type (not a type;
 # a type, but not the child's), an entry naming no inode, a leaf block's
-# count, the free index's nvalid; an entry made to name directory
+# count, the free index's nvalid; an entry (of a block directory, of a
+# node directory: removed by a rebuild) made to name directory
 # dirs/sf (@SF@: its inode number), which then has two parents; a
 # short-form entry's file type (a type, but not the child's); in /big
 # a hash of a node below the root (@NODE@: the root's first child) and
@@ -51,6 +52,7 @@ CASES="1k owner /dirs/node dblock 0;fuzz -d dhdr.hdr.owner ones
 1k free-nvalid /dirs/node dblock $F1;fuzz -d fhdr.nvalid add
 4k btree-target /dirs/btree dblock 1;fuzz -d du[3].inumber sub
 4k two-parents /dirs/block dblock 0;write -d bu[3].inumber @SF@
+4k node-two-parents /dirs/node dblock 0;write -d du[3].inumber @SF@
 4k sf-ftype-wrong /dirs/sf write -d u3.sfdir3.list[1].filetype 2
 big node-hash /big dblock @NODE@;fuzz -d nbtree[5].hashval ones
 big free2-firstdb /big dblock $((F4 + 1));fuzz -d fhdr.firstdb add"

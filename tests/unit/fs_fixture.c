@@ -16,6 +16,18 @@
 void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
 		     uint32_t agcount, bool rmapbt, bool reflink)
 {
+	struct xfsj_features feat;
+
+	xfsj_features_default(&feat);
+	feat.rmapbt = rmapbt;
+	feat.reflink = reflink;
+	fs_fixture_make_feat(fx, size, blocksize, agcount, &feat);
+}
+
+void fs_fixture_make_feat(struct fs_fixture *fx, uint64_t size,
+			  uint32_t blocksize, uint32_t agcount,
+			  const struct xfsj_features *feat)
+{
 	struct xfsj_topology t = { .size = size, .lsectsize = 512,
 				   .psectsize = 512, .is_file = true };
 	struct xfsj_newfs_opts o = { .now_sec = 1700000000, .gen = 7 };
@@ -25,9 +37,7 @@ void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
 
 	memset(fx, 0, sizeof(*fx));
 	memset(&r, 0, sizeof(r));
-	xfsj_features_default(&r.feat);
-	r.feat.rmapbt = rmapbt;
-	r.feat.reflink = reflink;
+	r.feat = *feat;
 	r.blocksize = blocksize;
 	r.agcount = agcount;
 	r.small = size < XFSJ_MIN_FS_BYTES;

@@ -30,6 +30,11 @@ struct fs_fixture {
  */
 void fs_fixture_make(struct fs_fixture *fx, uint64_t size, uint32_t blocksize,
 		     uint32_t agcount, bool rmapbt, bool reflink);
+/* The same with every feature as @feat says (xfsj_features_default and
+ * changes). */
+void fs_fixture_make_feat(struct fs_fixture *fx, uint64_t size,
+			  uint32_t blocksize, uint32_t agcount,
+			  const struct xfsj_features *feat);
 /* Flush the handle into the overlay, close it and open a new one. */
 void fs_fixture_reopen(struct fs_fixture *fx);
 void fs_fixture_free(struct fs_fixture *fx);

@@ -81,14 +81,20 @@ static uint32_t root_agino(const struct tcheck *t)
  * 16-23, inode 131's data 30-39, inode 132's 40-44; free 11-15, 24-29,
  * 45 to the AG's end.
  */
-static void setup(struct tcheck *t)
+/* A 64 MiB filesystem of two AGs with rmapbt and reflink, and parent
+ * pointers when @pptr; the check's state of AG 0 as mkfs left it. */
+static void setup_feat(struct tcheck *t, bool pptr)
 {
 	struct xck_ag *ag = &t->ag;
 	struct xck_chunk c = { 0 };
 	struct xfsj_inobt_rec fr;
+	struct xfsj_features feat;
 
 	memset(t, 0, sizeof(*t));
-	fs_fixture_make(&t->fx, 64 * MB, 4096, 2, true, true);
+	xfsj_features_default(&feat);
+	feat.rmapbt = feat.reflink = true;
+	feat.parent = pptr;
+	fs_fixture_make_feat(&t->fx, 64 * MB, 4096, 2, &feat);
 	t->cb.arg = t;
 	t->cb.problem = on_problem;
 	t->ck.fs = t->fx.fs;
@@ -165,6 +171,11 @@ static void setup(struct tcheck *t)
 	ag->agi.fblocks = 1;
 	for (int b = 0; b < XFSJ_AGI_UNLINKED_BUCKETS; b++)
 		ag->agi.unlinked[b] = XFSJ_NULLAGINO;
+}
+
+static void setup(struct tcheck *t)
+{
+	setup_feat(t, false);
 }
 
 static void teardown(struct tcheck *t)
@@ -546,10 +557,11 @@ static void dir_entries(struct tcheck *t, unsigned int dir, unsigned int up)
 	entry(t, dir, up, "..", XFSJ_FT_DIR);
 }
 
-/* root (slot 0) holds dir a (1) holding file f (2). */
-static void setup_names(struct tcheck *t)
+/* root (slot 0) holds dir a (1) holding file f (2); parent pointers
+ * when @pptr. */
+static void setup_names_feat(struct tcheck *t, bool pptr)
 {
-	setup(t);
+	setup_feat(t, pptr);
 	inode_use(t, 0, XFSJ_FT_DIR, 3, 0);
 	inode_use(t, 1, XFSJ_FT_DIR, 2, 0);
 	inode_use(t, 2, XFSJ_FT_REG, 1, -1);
@@ -557,6 +569,11 @@ static void setup_names(struct tcheck *t)
 	entry(t, 0, 1, "a", XFSJ_FT_DIR);
 	dir_entries(t, 1, 0);
 	entry(t, 1, 2, "f", XFSJ_FT_REG);
+}
+
+static void setup_names(struct tcheck *t)
+{
+	setup_names_feat(t, false);
 }
 
 static void run_names(struct tcheck *t)
@@ -656,6 +673,61 @@ START_TEST(names_two_parents)
 }
 END_TEST
 
+static void pptr(struct tcheck *t, unsigned int child, unsigned int parent,
+		 const char *name, uint32_t gen);
+
+/*
+ * A directory named twice in one directory: a stale entry (a file's, its
+ * removal lost, the inode number reused for a directory made there) and
+ * the directory's own.  The one whose file type agrees stays, and with
+ * parent pointers the one its pointer names, whichever sorts first.
+ */
+static uint32_t hash_of(const char *name)
+{
+	return xfsj_da_hashname((const uint8_t *)name, strlen(name));
+}
+
+START_TEST(names_named_twice_in_one_directory)
+{
+	const char *lo = "f38", *hi = "d7";
+	const struct xfsj_problem *p;
+	struct tcheck t;
+
+	if (hash_of(lo) > hash_of(hi)) {
+		lo = "d7";
+		hi = "f38";
+	}
+	setup_names(&t);
+	inode_use(&t, 3, XFSJ_FT_DIR, 2, 0);
+	dir_entries(&t, 3, 0);
+	entry(&t, 0, 3, lo, XFSJ_FT_REG);	/* stale, sorts first */
+	entry(&t, 0, 3, hi, XFSJ_FT_DIR);
+	slot(&t, 0)->nlink = 4;
+	run_names(&t);
+	expect(&t, "dir.parents dirent.ftype inode.nlink");
+	p = find(&t, "dir.parents");
+	ck_assert_uint_eq(p->off, ino_of(&t, 0));
+	ck_assert(p->has & XFSJ_PF_FOUND);
+	ck_assert_uint_eq(p->found, hash_of(hi));
+	teardown(&t);
+
+	setup_names_feat(&t, true);
+	ck_assert(xfsj_fs_has_incompat(t.ck.fs, XFSJ_INCOMPAT_PARENT));
+	pptr(&t, 1, 0, "a", 100);
+	pptr(&t, 2, 1, "f", 101);
+	inode_use(&t, 3, XFSJ_FT_DIR, 2, 0);
+	dir_entries(&t, 3, 0);
+	entry(&t, 0, 3, lo, XFSJ_FT_DIR);	/* both agree on the type */
+	entry(&t, 0, 3, hi, XFSJ_FT_DIR);
+	pptr(&t, 3, 0, hi, 100);
+	slot(&t, 0)->nlink = 4;
+	run_names(&t);
+	expect(&t, "dir.parents inode.nlink pptr.missing");
+	ck_assert_uint_eq(find(&t, "dir.parents")->found, hash_of(hi));
+	teardown(&t);
+}
+END_TEST
+
 START_TEST(names_unlinked_lists)
 {
 	struct tcheck t;
@@ -700,18 +772,15 @@ START_TEST(names_parent_pointers)
 {
 	struct tcheck t;
 
-	setup_names(&t);
-	if (!xfsj_fs_has_incompat(t.ck.fs, XFSJ_INCOMPAT_PARENT)) {
-		teardown(&t);
-		return;
-	}
+	setup_names_feat(&t, true);
+	ck_assert(xfsj_fs_has_incompat(t.ck.fs, XFSJ_INCOMPAT_PARENT));
 	pptr(&t, 1, 0, "a", 100);
 	pptr(&t, 2, 1, "f", 101);
 	run_names(&t);
 	expect(&t, "");
 	teardown(&t);
 
-	setup_names(&t);
+	setup_names_feat(&t, true);
 	pptr(&t, 1, 0, "a", 99);	/* stale generation */
 	pptr(&t, 2, 1, "g", 101);	/* no such entry; "f" has none */
 	run_names(&t);
@@ -795,6 +864,7 @@ Suite *check_space_suite(void)
 	tcase_add_test(tc, names_entry_targets);
 	tcase_add_test(tc, names_disconnected_and_loops);
 	tcase_add_test(tc, names_two_parents);
+	tcase_add_test(tc, names_named_twice_in_one_directory);
 	tcase_add_test(tc, names_unlinked_lists);
 	tcase_add_test(tc, names_parent_pointers);
 	tcase_add_test(tc, names_without_entries);

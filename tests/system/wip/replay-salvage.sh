@@ -50,13 +50,11 @@
 #
 # Run by hand, out of the CI gate (scripts/test-all.sh runs
 # tests/system/*.sh only; git mv it there when a long series passes):
-# issue 14's runs found and fixed four more bugs (seeds 118, 201, 205
-# and 325, each its commit); of 28 runs before the last fix (seeds
-# 301-328) only 325 failed; of the 18 after it (325-342) and a run
-# seeded from the clock, 338 failed: a stale entry (a file's, whose
-# removal was lost) naming an inode since reused for a directory is
-# made to agree (file type, link count, parent pointer) instead of
-# going, and dir.parents is left (exit 4).
+# issue 14's runs found and fixed five more bugs (seeds 118, 201, 205,
+# 325 and 338, each its commit); 338: a stale entry (a file's, whose
+# removal was lost) naming an inode since reused for a directory made in
+# the same directory was made to agree instead of going, and dir.parents
+# was left (exit 4).
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/../lib/crashimg.sh"
 source "$(dirname "$0")/../lib/treedump.sh"
