@@ -17,7 +17,8 @@
  * - the clone of blocks two files claim without an rmapbt (fix_clone.c):
  *   the keeper rule; the other file gets a copy of the blocks' bytes in
  *   fresh blocks, the keeper whichever no problem named; with the free
- *   space taken, the range is left and counted as short.
+ *   space taken, the range is left and counted as short;
+ * - the give-way rules (fix_giveway.c) on claims made by hand.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@
 #include "fs/bmap.h"
 #include "fs/bmbt.h"
 #include "fs/iget.h"
+#include "ondisk/attr_layout.h"
+#include "ondisk/dir_block.h"
 #include "xfsj/check.h"
 #include "xfsj/repair.h"
 #include "repair/repair_priv.h"
@@ -651,6 +654,89 @@ START_TEST(clone_no_space)
 }
 END_TEST
 
+/* A claim of @len blocks from @agbno by @owner at file offset 0, with
+ * the rmap offset flags @flags. */
+static struct xfsj_rmap_rec claim(uint64_t owner, uint32_t agbno,
+				  uint32_t len, uint64_t flags)
+{
+	return (struct xfsj_rmap_rec){ .startblock = agbno,
+				       .blockcount = len, .owner = owner,
+				       .offset = flags };
+}
+
+static void set_claims(struct xck_ag *ag, struct xfsj_rmap_rec *v, size_t n)
+{
+	ag->claims = (struct xck_vec){ .v = v, .n = n, .cap = n,
+				       .esz = sizeof(*v) };
+}
+
+/*
+ * The give-way rules (fix_giveway.c): an unwritten mapping over another
+ * file's data gives way, and so does a file's data over a block whose
+ * own header names another inode's attribute fork; nothing else does.
+ */
+START_TEST(give_way_rules)
+{
+	const uint64_t a = 200, b = 201;
+	struct fs_fixture fx;
+	struct xck_ag ag = { .agno = 0 };
+	struct xfsj_rmap_rec r[2];
+	struct xfsj_dir3_hdr h = { .magic = XFSJ_ATTR3_LEAF_MAGIC,
+				   .owner = b, .crc_off = 12 };
+	struct xfsj_rmt_hdr rh = { .magic = XFSJ_ATTR_RMT_MAGIC, .owner = b };
+	struct xfsj_dir3_hdr got;
+	struct xfsj_buf *bp;
+	uint32_t leaf = 300, rmt = 301;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	struct xrp rp = { .fs = fx.fs, .sb = xfsj_fs_sb(fx.fs) };
+
+	/* Unwritten over data: the unwritten claim gives way, only it. */
+	r[0] = claim(a, 100, 4, XFSJ_RMAP_OFF_UNWRITTEN);
+	r[1] = claim(b, 101, 2, 0);
+	set_claims(&ag, r, 2);
+	ck_assert(xrp_unwritten_over_data(&ag, &r[0], 101, 103));
+	ck_assert(!xrp_unwritten_over_data(&ag, &r[1], 101, 103));
+	ck_assert(!xrp_unwritten_over_data(&ag, &r[0], 104, 105));
+	/* ... not over another file's attribute fork or its own data. */
+	r[1].offset = XFSJ_RMAP_OFF_ATTR_FORK;
+	ck_assert(!xrp_unwritten_over_data(&ag, &r[0], 101, 103));
+	r[1] = claim(a, 101, 2, 0);
+	ck_assert(!xrp_unwritten_over_data(&ag, &r[0], 101, 103));
+
+	/* Data over an attribute leaf whose header names b's fork. */
+	ck_assert_int_eq(xfsj_buf_get_zero(fx.fs,
+			 xfsj_agb_to_daddr(rp.sb, 0, leaf), rp.sb->blocksize,
+			 &bp), 0);
+	xfsj_dir3_hdr_encode(bp->data, &h);
+	xfsj_dir3_blkinfo_decode(bp->data, &got);
+	ck_assert_uint_eq(got.magic, XFSJ_ATTR3_LEAF_MAGIC);
+	ck_assert_uint_eq(got.owner, b);
+	xfsj_buf_dirty(bp);
+	xfsj_buf_rele(fx.fs, bp);
+	ck_assert_int_eq(xfsj_buf_get_zero(fx.fs,
+			 xfsj_agb_to_daddr(rp.sb, 0, rmt), rp.sb->blocksize,
+			 &bp), 0);
+	xfsj_rmt_hdr_encode(&rh, bp->data);
+	xfsj_buf_dirty(bp);
+	xfsj_buf_rele(fx.fs, bp);
+
+	r[0] = claim(a, leaf, 2, 0);
+	r[1] = claim(b, leaf, 2, XFSJ_RMAP_OFF_ATTR_FORK);
+	set_claims(&ag, r, 2);
+	ck_assert(xrp_data_over_attr_block(&rp, &ag, &r[0], leaf, leaf + 1));
+	ck_assert(xrp_data_over_attr_block(&rp, &ag, &r[0], rmt, rmt + 1));
+	/* The attribute claim never gives way by this rule. */
+	ck_assert(!xrp_data_over_attr_block(&rp, &ag, &r[1], leaf, leaf + 1));
+	/* A header naming another inode, or a data claim by b: no. */
+	r[1].owner = a + 2;
+	ck_assert(!xrp_data_over_attr_block(&rp, &ag, &r[0], leaf, leaf + 1));
+	r[1] = claim(b, leaf, 2, 0);
+	ck_assert(!xrp_data_over_attr_block(&rp, &ag, &r[0], leaf, leaf + 1));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_fork_suite(void)
 {
 	Suite *s = suite_create("repair_fork");
@@ -670,6 +756,7 @@ Suite *repair_fork_suite(void)
 	tcase_add_test(tc, clone_keeper_rule);
 	tcase_add_loop_test(tc, cross_link_clone, 0, 2);
 	tcase_add_test(tc, clone_no_space);
+	tcase_add_test(tc, give_way_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }
