@@ -112,42 +112,169 @@ static int fix_existing(struct xrp *rp, struct xrp_prob *pr, uint64_t parent,
 	return err;
 }
 
-static int add_missing(struct xrp *rp, struct xrp_prob *pr, size_t *done)
+/*
+ * The names of one directory, read once for all its children's missing
+ * pointers (a directory's whole salvage walk per child made a directory
+ * of n entries cost n squared): its entries sorted by child and name
+ * hash, and its generation.
+ */
+struct dir_names {
+	uint64_t dir;			/* NULLFSINO: none read */
+	int err;			/* reading it: 0, 1 unreadable, < 0 */
+	uint32_t gen;
+	struct xrp_dirlist l;
+	struct named { uint64_t ino; uint32_t hash; uint32_t i; } *by;
+};
+
+static int named_cmp(const void *pa, const void *pb)
+{
+	const struct named *a = pa, *b = pb;
+
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return a->hash < b->hash ? -1 : a->hash > b->hash;
+}
+
+static void dir_names_free(struct dir_names *dn)
+{
+	if (dn->dir != XFSJ_NULLFSINO)
+		xrp_dirlist_free(&dn->l);
+	free(dn->by);
+	dn->by = NULL;
+	dn->dir = XFSJ_NULLFSINO;
+}
+
+static int dir_names_read(struct xrp *rp, struct dir_names *dn, uint64_t dir)
 {
 	struct xfsj_fault f = { 0 };
-	struct xrp_dirlist l;
-	struct xfsj_iref ip, dp;
+	struct xfsj_iref dp;
+
+	if (dn->dir == dir)
+		return dn->err;
+	dir_names_free(dn);
+	dn->dir = dir;
+	dn->err = xrp_dir_collect(rp, dir, &dn->l);
+	if (dn->err)
+		goto out;
+	dn->err = xfsj_iget(rp->fs, dir, true, &dp, &f);
+	if (dn->err)
+		goto out;
+	dn->gen = dp.di.gen;
+	dn->by = calloc(dn->l.n + 1, sizeof(*dn->by));
+	if (!dn->by) {
+		dn->err = -XFSJ_E_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < dn->l.n; i++) {
+		const struct xfsj_dirent *e = &dn->l.de[i];
+
+		dn->by[i] = (struct named){ e->ino,
+			xfsj_da_hashname((const uint8_t *)e->name, e->namelen),
+			(uint32_t)i };
+	}
+	qsort(dn->by, dn->l.n, sizeof(*dn->by), named_cmp);
+out:
+	if (dn->err > 0 || (dn->err < 0 && !fatal(dn->err)))
+		dn->err = 1;
+	return dn->err;
+}
+
+static int add_missing(struct xrp *rp, struct dir_names *dn,
+		       struct xrp_prob *pr, size_t *done)
+{
+	struct named key = { pr->p.ino, (uint32_t)pr->p.found, 0 }, *hit;
+	struct xfsj_fault f = { 0 };
+	const struct xfsj_dirent *e;
+	struct xfsj_iref ip;
 	uint8_t val[XFSJ_ATTR_PPTR_VALUE_LEN];
 	int err;
 
 	*done = 0;
-	err = xrp_dir_collect(rp, pr->p.off, &l);
+	err = dir_names_read(rp, dn, pr->p.off);
 	if (err)
 		return err < 0 ? err : 0;
-	err = xfsj_iget(rp->fs, pr->p.off, true, &dp, &f);
-	if (!err)
-		err = xfsj_iget(rp->fs, pr->p.ino, true, &ip, &f);
-	for (size_t i = 0; !err && i < l.n; i++) {
-		const struct xfsj_dirent *e = &l.de[i];
-
-		if (e->ino != pr->p.ino ||
-		    xfsj_da_hashname((const uint8_t *)e->name, e->namelen) !=
-		    (uint32_t)pr->p.found)
-			continue;
-		xfsj_put_be64(val, pr->p.off);
-		xfsj_put_be32(val + 8, dp.di.gen);
-		err = xfsj_attr_set(rp->fs, &ip, &(struct xfsj_attr_arg){
-			.ns = XFSJ_ATTR_NS_PARENT,
-			.name = (const uint8_t *)e->name, .namelen = e->namelen,
-			.value = val, .valuelen = sizeof(val) },
-			XFSJ_ATTR_UPSERT, &f);
-		if (!err) {
-			xfsj_iput(rp->fs, &ip, true);
-			*done = 1;
-		}
-		break;
+	hit = bsearch(&key, dn->by, dn->l.n, sizeof(*dn->by), named_cmp);
+	if (!hit)
+		return 0;
+	e = &dn->l.de[hit->i];
+	err = xfsj_iget(rp->fs, pr->p.ino, true, &ip, &f);
+	if (err)
+		return err;
+	xfsj_put_be64(val, pr->p.off);
+	xfsj_put_be32(val + 8, dn->gen);
+	err = xfsj_attr_set(rp->fs, &ip, &(struct xfsj_attr_arg){
+		.ns = XFSJ_ATTR_NS_PARENT,
+		.name = (const uint8_t *)e->name, .namelen = e->namelen,
+		.value = val, .valuelen = sizeof(val) },
+		XFSJ_ATTR_UPSERT, &f);
+	if (!err) {
+		xfsj_iput(rp->fs, &ip, true);
+		*done = 1;
 	}
-	xrp_dirlist_free(&l);
+	return err;
+}
+
+static void report(struct xrp *rp, struct xrp_prob *pr, size_t done,
+		   const char *what)
+{
+	pr->done = true;
+	xrp_action(rp, &(struct xfsj_repair_action){
+		.fix = XFSJ_FIX_PPTR, .problem = &pr->p,
+		.has = XFSJ_PF_INO | XFSJ_PF_COUNT, .ino = pr->p.ino,
+		.count = done, .what = what });
+}
+
+static int by_dir(const void *pa, const void *pb)
+{
+	const struct xrp_prob *a = *(struct xrp_prob *const *)pa;
+	const struct xrp_prob *b = *(struct xrp_prob *const *)pb;
+
+	if (a->p.off != b->p.off)
+		return a->p.off < b->p.off ? -1 : 1;
+	return a->p.ino < b->p.ino ? -1 : a->p.ino > b->p.ino;
+}
+
+/* pptr.missing, directory by directory: each one's names read once. */
+static int add_all_missing(struct xrp *rp)
+{
+	const unsigned int need = XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND;
+	struct dir_names dn = { .dir = XFSJ_NULLFSINO };
+	struct xrp_prob *pr, **v;
+	size_t n = 0, k;
+	int err = 0;
+
+	xrp_for_each(rp, pr, XFSJ_FIX_PPTR)
+		n += xrp_is(pr, "pptr.missing") && !pr->done;
+	if (!n)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -XFSJ_E_NOMEM;
+	k = 0;
+	xrp_for_each(rp, pr, XFSJ_FIX_PPTR)
+		if (xrp_is(pr, "pptr.missing") && !pr->done)
+			v[k++] = pr;
+	qsort(v, n, sizeof(*v), by_dir);
+	for (k = 0; k < n && !err; k++) {
+		char what[128];
+		size_t done = 0;
+
+		pr = v[k];
+		if ((pr->p.has & need) != need)
+			continue;
+		err = add_missing(rp, &dn, pr, &done);
+		if (err && !fatal(err))
+			err = 0;
+		if (err || !done)
+			continue;
+		snprintf(what, sizeof(what),
+			 "inode %llu: parent pointer to directory %llu added",
+			 (unsigned long long)pr->p.ino,
+			 (unsigned long long)pr->p.off);
+		report(rp, pr, done, what);
+	}
+	dir_names_free(&dn);
+	free(v);
 	return err;
 }
 
@@ -184,9 +311,7 @@ int xrp_fix_pptr(struct xrp *rp)
 		}
 		if ((pr->p.has & need) != need)
 			continue;
-		if (xrp_is(pr, "pptr.missing"))
-			err = add_missing(rp, pr, &done);
-		else if (xrp_is(pr, "pptr.extra"))
+		if (xrp_is(pr, "pptr.extra"))
 			err = fix_existing(rp, pr, pr->p.off, false, false, 0,
 					   &done);
 		else if (xrp_is(pr, "pptr.gen") &&
@@ -203,15 +328,10 @@ int xrp_fix_pptr(struct xrp *rp)
 			 "inode %llu: parent pointer to directory %llu %s",
 			 (unsigned long long)pr->p.ino,
 			 (unsigned long long)pr->p.off,
-			 xrp_is(pr, "pptr.missing") ? "added" :
 			 xrp_is(pr, "pptr.extra") ? "removed" :
 			 "given the directory's generation");
 report:
-		pr->done = true;
-		xrp_action(rp, &(struct xfsj_repair_action){
-			.fix = XFSJ_FIX_PPTR, .problem = &pr->p,
-			.has = XFSJ_PF_INO | XFSJ_PF_COUNT, .ino = pr->p.ino,
-			.count = done, .what = what });
+		report(rp, pr, done, what);
 	}
-	return 0;
+	return add_all_missing(rp);
 }
