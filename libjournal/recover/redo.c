@@ -457,7 +457,8 @@ static int page_matches(struct xfsj_io *io, uint64_t off, const uint8_t *page,
  * (redo_file.h).
  */
 static int redo_check(struct rbuf *r, struct xfsj_io *io,
-		      const uint8_t uuid[16], uint64_t *pages, uint32_t *tag)
+		      const uint8_t uuid[16], bool fresh, uint64_t *pages,
+		      uint32_t *tag)
 {
 	uint8_t hdr[REDO_HDR], ent[ENT_V2], tail[12];
 	uint8_t *page = malloc(2 * XFSJ_OVL_PAGE);
@@ -502,7 +503,7 @@ static int redo_check(struct rbuf *r, struct xfsj_io *io,
 					 ver == 1 ? 4 : ENT_V2 - 8);
 		off = xfsj_get_le64(ent);
 		t = xfsj_redo_tag_add(t, off, xfsj_get_le32(ent + 8));
-		if (ver == 1 || stale || off >= io->size)
+		if (ver == 1 || fresh || stale || off >= io->size)
 			continue;	/* (past the end: redo_copy refuses) */
 		ret = page_matches(io, off, page, ent + 16,
 				   page + XFSJ_OVL_PAGE);
@@ -583,7 +584,7 @@ static int redo_copy(struct rbuf *r, struct xfsj_io *io, uint64_t pages,
  * not a complete redo file (the device untouched), or an error.
  */
 static int redo_replay(struct xfsj_io *rio, struct xfsj_io *io,
-		       const uint8_t uuid[16], uint64_t *pages,
+		       const uint8_t uuid[16], bool fresh, uint64_t *pages,
 		       const struct xfsj_redo_cb *cb)
 {
 	struct rbuf r = { .io = rio };
@@ -593,7 +594,7 @@ static int redo_replay(struct xfsj_io *rio, struct xfsj_io *io,
 	r.buf = malloc(WBUF);
 	if (!r.buf)
 		return -XFSJ_E_NOMEM;
-	ret = redo_check(&r, io, uuid, pages, &tag);
+	ret = redo_check(&r, io, uuid, fresh, pages, &tag);
 	if (ret == 1) {
 		ret = redo_copy(&r, io, *pages, cb);
 		ret = ret ? ret : 1;
@@ -612,7 +613,7 @@ int xfsj_redo_pending_io(struct xfsj_io *rio, struct xfsj_io *io,
 	r.buf = malloc(WBUF);
 	if (!r.buf)
 		return -XFSJ_E_NOMEM;
-	ret = redo_check(&r, io, uuid, pages, tag);
+	ret = redo_check(&r, io, uuid, false, pages, tag);
 	free(r.buf);
 	return ret;
 }
@@ -643,12 +644,18 @@ int xfsj_redo_discard(struct xfsj_io *rio)
 	return err ? err : xfsj_io_sync(rio);
 }
 
-int xfsj_redo_apply_io(struct xfsj_io *rio, struct xfsj_io *io,
-		       const uint8_t uuid[16], bool *applied,
-		       uint64_t *npages, const struct xfsj_redo_cb *cb)
+/*
+ * Apply the redo file behind @rio (or at @path) to @io.  @fresh: this
+ * process has just written and synced it from what it read of @io, so
+ * the device's pages are not read again to see that they hold the old
+ * or the new contents (a run started again after a kill checks them).
+ */
+static int apply_io(struct xfsj_io *rio, struct xfsj_io *io,
+		    const uint8_t uuid[16], bool fresh, bool *applied,
+		    uint64_t *npages, const struct xfsj_redo_cb *cb)
 {
 	uint64_t pages = 0;
-	int ret = redo_replay(rio, io, uuid, &pages, cb);
+	int ret = redo_replay(rio, io, uuid, fresh, &pages, cb);
 
 	*applied = ret == 1;
 	if (npages)
@@ -659,9 +666,16 @@ int xfsj_redo_apply_io(struct xfsj_io *rio, struct xfsj_io *io,
 	return xfsj_redo_discard(rio);
 }
 
-int xfsj_redo_apply(const char *path, struct xfsj_io *io,
-		    const uint8_t uuid[16], bool *applied, uint64_t *npages,
-		    const struct xfsj_redo_cb *cb)
+int xfsj_redo_apply_io(struct xfsj_io *rio, struct xfsj_io *io,
+		       const uint8_t uuid[16], bool *applied,
+		       uint64_t *npages, const struct xfsj_redo_cb *cb)
+{
+	return apply_io(rio, io, uuid, false, applied, npages, cb);
+}
+
+static int apply_path(const char *path, struct xfsj_io *io,
+		      const uint8_t uuid[16], bool fresh, bool *applied,
+		      uint64_t *npages, const struct xfsj_redo_cb *cb)
 {
 	struct xfsj_io *rio;
 	uint64_t pages = 0;
@@ -676,7 +690,7 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 	ret = xfsj_io_open(path, XFSJ_IO_RDONLY, &rio);
 	if (ret)
 		return ret == -XFSJ_E_NOMEM ? ret : -XFSJ_E_OPEN;
-	ret = redo_replay(rio, io, uuid, &pages, cb);
+	ret = redo_replay(rio, io, uuid, fresh, &pages, cb);
 	xfsj_io_close(rio);
 	if (ret < 0)
 		return ret;
@@ -691,6 +705,13 @@ int xfsj_redo_apply(const char *path, struct xfsj_io *io,
 	if (unlink(path) < 0)
 		return -XFSJ_E_IO;
 	return xfsj_sync_dir_of(path);
+}
+
+int xfsj_redo_apply(const char *path, struct xfsj_io *io,
+		    const uint8_t uuid[16], bool *applied, uint64_t *npages,
+		    const struct xfsj_redo_cb *cb)
+{
+	return apply_path(path, io, uuid, false, applied, npages, cb);
 }
 
 /*
@@ -728,11 +749,11 @@ static int commit(const char *path, struct xfsj_io *rio, const char *undo,
 			break;
 		step = XFSJ_COMMIT_COPY;
 		if (rio)
-			err = xfsj_redo_apply_io(rio, dev, uuid, &applied,
-						 &done, cb);
+			err = apply_io(rio, dev, uuid, true, &applied, &done,
+				       cb);
 		else
-			err = xfsj_redo_apply(path, dev, uuid, &applied, &done,
-					      cb);
+			err = apply_path(path, dev, uuid, true, &applied,
+					 &done, cb);
 		/* We have just written it complete: not finding it so is an error. */
 		if (!err && !applied)
 			err = -XFSJ_E_IO;

@@ -96,9 +96,12 @@ sarefsum=$(md5sum < "$T_DIR/sa-ref.img")
 # complete_redo FILE: a finished redo file of more than one page (the
 # second commit: the first writes the primary superblock alone).
 complete_redo() {
+	local n
 	[ -s "$1" ] || return 1
 	[ "$(tail -c 12 "$1" 2>/dev/null | head -c 8)" = XFSJDONE ] || return 1
-	[ "$(od -An -tu4 -j16 -N4 "$1" 2>/dev/null | tr -d ' ')" -gt 1 ]
+	# (the file may be gone or cut short by the run in between)
+	n=$(od -An -tu4 -j16 -N4 "$1" 2>/dev/null | tr -d ' ')
+	[ -n "$n" ] && [ "$n" -gt 1 ]
 }
 caught=0
 for delay in 100000 300000 900000; do
