@@ -156,9 +156,10 @@ void salvage_print_summary(const struct salvage_out *so,
 	if (so->json) {
 		printf("{\"salvage\":\"summary\",\"damaged\":%" PRIu32 ",\"kept\":%" PRIu64
 		       ",\"kept_after_damage\":%" PRIu64 ",\"kept_by_L\":0,\"lost\":%" PRIu64
-		       ",\"items_passed\":%" PRIu64 ",\"clusters_remade\":%" PRIu64,
+		       ",\"items_passed\":%" PRIu64 ",\"clusters_remade\":%" PRIu64
+		       ",\"inodes_kept_newer\":%" PRIu64,
 		       sv->ndamage, sv->kept, sv->kept_after, sv->lost, sv->passed,
-		       sv->clusters);
+		       sv->clusters, sv->inodes_kept);
 		if (sv->ndamage) {
 			/* Between the last good record and the next one. */
 			printf(",\"damaged_after_lsn\":[%" PRIu32 ",%" PRIu32 "]",
@@ -207,6 +208,9 @@ void salvage_print_summary(const struct salvage_out *so,
 	if (sv->clusters)
 		fprintf(so->txt, "; %" PRIu64 " inode clusters a lost checkpoint made were made again for the inodes kept ones log",
 			sv->clusters);
+	if (sv->inodes_kept)
+		fprintf(so->txt, "; %" PRIu64 " inodes written back after their chunk was made kept as the disk holds them (a lost checkpoint logged them last)",
+			sv->inodes_kept);
 	if (sv->unfinished)
 		fprintf(so->txt, "; the work the log leaves (intents, unlinked inodes, CoW staging) could not be finished on what was kept (%s) and was left to the repair, as xfs_repair -L leaves it",
 			xfsj_strerror(sv->unfinished_err));

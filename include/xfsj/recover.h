@@ -31,6 +31,8 @@ struct xfsj_recover_stats {
 	uint64_t max_lsn;		/* largest transaction LSN replayed */
 	uint64_t salvage_passed;	/* salvage: items passed over */
 	uint64_t salvage_clusters;	/* ... inode clusters initialized */
+	uint64_t salvage_inodes_kept;	/* ... newer on disk than a chunk's
+					 * creation, not initialized again */
 };
 
 /* A piece of work the log leaves for after the replay. */

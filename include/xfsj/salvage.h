@@ -60,6 +60,8 @@ struct xfsj_salvage_summary {
 	uint64_t lost_lsn_hi;	/* largest LSN seen of a lost one */
 	uint64_t passed;	/* items of kept ones that could not land */
 	uint64_t clusters;	/* inode clusters a lost one made, remade */
+	uint64_t inodes_kept;	/* inodes newer on disk than the creation of
+				 * their chunk, kept as they are */
 	/*
 	 * The leftover work (intents, unlinked inodes, CoW staging) could
 	 * not be finished on the salvaged state and was left undone (as

@@ -4,6 +4,11 @@
  * the creation of a chunk, not its cluster buffers, so the replay writes
  * the new inodes (zeroed, with their generation and unlinked pointer)
  * unless a cluster of the chunk was cancelled (freed later in the log).
+ *
+ * Salvage: an inode the disk holds intact with a later LSN than the
+ * creation's was written back after it: the kernel overwrites it here
+ * and the later items logging it put it back, but those may be in a
+ * checkpoint lost to the damage.  Salvage keeps the disk's inode.
  */
 #include <string.h>
 
@@ -29,6 +34,24 @@ void xrec_free_inode(const struct xfsj_recover *rc, uint8_t *dst,
 	xfsj_dinode_finish(dst, sb->inodesize);
 }
 
+/* Salvage: does the disk hold inode @ino at @off intact and written back
+ * after @lsn?  (rc->buf holds room for one inode.) */
+static bool newer_on_disk(struct xfsj_recover *rc, uint64_t ino, uint64_t off,
+			  uint64_t lsn)
+{
+	const struct xfsj_sb *sb = &rc->sb;
+	struct xfsj_vctx c = { .inodesize = sb->inodesize };
+	struct xfsj_fault f = { 0 };
+	uint64_t disk_lsn;
+
+	memcpy(c.uuid, xfsj_meta_fs_uuid(sb), 16);
+	if (xfsj_overlay_read(rc->ov, rc->buf, sb->inodesize, off) ||
+	    xfsj_dinode_verify_place(rc->buf, &c, ino, off, &f))
+		return false;
+	disk_lsn = xfsj_get_be64(rc->buf + XFSJ_DI_OFF(lsn));
+	return disk_lsn != UINT64_MAX && disk_lsn > lsn;
+}
+
 int xrec_icreate_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		       const struct xfsj_item_info *in, uint64_t lsn,
 		       struct xfsj_fault *f)
@@ -40,7 +63,6 @@ int xrec_icreate_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	int err;
 
 	(void)it;
-	(void)lsn;
 	if (in->err)
 		return xrec_item_fault(f, in, "icreate log item");
 	agno = in->u.icr.ag;
@@ -79,9 +101,14 @@ int xrec_icreate_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 		uint64_t ino = ((uint64_t)agno << (sb->agblklog + sb->inopblog)) |
 			       ((uint64_t)agbno << sb->inopblog) | i;
 
+		uint64_t off = base + (uint64_t)i * sb->inodesize;
+
+		if (rc->salvage && newer_on_disk(rc, ino, off, lsn)) {
+			rc->st.salvage_inodes_kept++;
+			continue;
+		}
 		xrec_free_inode(rc, rc->buf, ino, gen);
-		err = xfsj_overlay_write(rc->ov, rc->buf, sb->inodesize,
-					 base + (uint64_t)i * sb->inodesize);
+		err = xfsj_overlay_write(rc->ov, rc->buf, sb->inodesize, off);
 		if (err)
 			return err;
 	}

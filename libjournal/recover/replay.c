@@ -467,6 +467,7 @@ static int replay_passes(struct run *run)
 	res->salvage.kept = res->stats.trans;
 	res->salvage.passed = res->stats.salvage_passed;
 	res->salvage.clusters = res->stats.salvage_clusters;
+	res->salvage.inodes_kept = res->stats.salvage_inodes_kept;
 	return 0;
 }
 

@@ -819,6 +819,45 @@ START_TEST(meta_uuid_lsn_skip)
 }
 END_TEST
 
+/* The ICREATE of the root's chunk (64 inodes, generation 9) at
+ * TRANS_LSN, through both passes of @rc. */
+static void icreate_root_chunk(struct fs_fixture *fx, struct xfsj_recover *rc)
+{
+	struct xfsj_fault f = { 0 };
+	struct xfsj_region reg;
+	struct xfsj_ritem it;
+	struct xfsj_rtrans t;
+	uint8_t icl[28];
+	uint32_t agbno;
+
+	agbno = xfsj_ino_agino(&fx->sb, fx->sb.rootino) >> fx->sb.inopblog;
+	memset(icl, 0, sizeof(icl));
+	xfsj_put_le16(icl, XFSJ_LI_ICREATE);
+	xfsj_put_le16(icl + 2, 1);
+	xfsj_put_be32(icl + 8, agbno);
+	xfsj_put_be32(icl + 12, 64);
+	xfsj_put_be32(icl + 16, fx->sb.inodesize);
+	xfsj_put_be32(icl + 20, 64 >> fx->sb.inopblog);
+	xfsj_put_be32(icl + 24, 9);
+	reg = (struct xfsj_region){ icl, sizeof(icl) };
+	it = (struct xfsj_ritem){ XFSJ_LI_ICREATE, 1, &reg };
+	t = (struct xfsj_rtrans){ .lsn = TRANS_LSN, .tid = 0x7a, .nitems = 1,
+				  .items = &it };
+	ck_assert_int_eq(xfsj_recover_pass1(rc, &t, &f), 0);
+	ck_assert_int_eq(xfsj_recover_pass2(rc, &t, &f), 0);
+	ck_assert_uint_eq(xfsj_recover_stats(rc)->icreates, 1);
+}
+
+/* Where the root's chunk's inode @k is on the device (bytes). */
+static uint64_t chunk_ino_off(const struct fs_fixture *fx, unsigned int k)
+{
+	uint32_t agbno = xfsj_ino_agino(&fx->sb, fx->sb.rootino) >>
+			 fx->sb.inopblog;
+
+	return (xfsj_agb_to_daddr(&fx->sb, 0, agbno) << 9) +
+	       (uint64_t)k * fx->sb.inodesize;
+}
+
 /*
  * An inode chunk created in the log (ICREATE) on such a filesystem: the
  * new inodes carry sb_meta_uuid, as the kernel initialises them (they
@@ -828,41 +867,71 @@ START_TEST(meta_uuid_icreate)
 {
 	static struct fs_fixture fx;
 	struct xfsj_recover *rc;
-	struct xfsj_fault f = { 0 };
-	struct xfsj_region reg;
-	struct xfsj_ritem it;
-	struct xfsj_rtrans t;
-	uint8_t icl[28], dip[512];
-	uint32_t agbno;
+	uint8_t dip[512];
 
 	meta_uuid_fixture(&fx);
-	agbno = xfsj_ino_agino(&fx.sb, fx.sb.rootino) >> fx.sb.inopblog;
-	memset(icl, 0, sizeof(icl));
-	xfsj_put_le16(icl, XFSJ_LI_ICREATE);
-	xfsj_put_le16(icl + 2, 1);
-	xfsj_put_be32(icl + 8, agbno);
-	xfsj_put_be32(icl + 12, 64);
-	xfsj_put_be32(icl + 16, fx.sb.inodesize);
-	xfsj_put_be32(icl + 20, 64 >> fx.sb.inopblog);
-	xfsj_put_be32(icl + 24, 9);
-	reg = (struct xfsj_region){ icl, sizeof(icl) };
-	it = (struct xfsj_ritem){ XFSJ_LI_ICREATE, 1, &reg };
-	t = (struct xfsj_rtrans){ .lsn = TRANS_LSN, .tid = 0x7a, .nitems = 1,
-				  .items = &it };
 	ck_assert_int_eq(xfsj_recover_create(fx.ov, &fx.sb, &rc), 0);
-	ck_assert_int_eq(xfsj_recover_pass1(rc, &t, &f), 0);
-	ck_assert_int_eq(xfsj_recover_pass2(rc, &t, &f), 0);
-	ck_assert_uint_eq(xfsj_recover_stats(rc)->icreates, 1);
+	icreate_root_chunk(&fx, rc);
 	xfsj_recover_free(rc);
 	ck_assert_uint_le(fx.sb.inodesize, sizeof(dip));
 	ck_assert_int_eq(xfsj_overlay_read(fx.ov, dip, fx.sb.inodesize,
-			 (xfsj_agb_to_daddr(&fx.sb, 0, agbno) << 9) +
-			 fx.sb.inodesize), 0);
+					   chunk_ino_off(&fx, 1)), 0);
 	ck_assert_uint_eq(xfsj_get_be16(dip), 0x494e);	/* "IN" */
 	ck_assert_uint_eq(xfsj_get_be32(dip + 92), 9);	/* di_gen */
 	ck_assert(memcmp(dip + 160, fx.sb.meta_uuid, 16) == 0);
 	ck_assert(xfsj_cksum_ok(dip, fx.sb.inodesize, XFSJ_DINODE_CRC_OFF));
 	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * Salvage: an ICREATE replayed over a chunk whose inode the disk holds
+ * intact with a later LSN (written back after the chunk was made; the
+ * items logging it since may be lost to the damage) keeps that inode;
+ * an older one is initialised as the kernel does, and so is every inode
+ * without salvage.
+ */
+START_TEST(salvage_icreate_keeps_newer)
+{
+	static struct fs_fixture fx;
+	struct xfsj_recover *rc;
+	uint8_t dip[512];
+
+	for (int salvage = 0; salvage < 2; salvage++) {
+		fs_fixture_make(&fx, 64 * MB, BS, 2, false, false);
+		ck_assert_uint_le(fx.sb.inodesize, sizeof(dip));
+		/* The root (inode 0 of the chunk) newer, inode 1 older. */
+		for (unsigned int k = 0; k < 2; k++) {
+			uint64_t off = chunk_ino_off(&fx, k);
+
+			ck_assert_int_eq(xfsj_overlay_read(fx.ov, dip,
+					 fx.sb.inodesize, off), 0);
+			ck_assert_uint_eq(xfsj_get_be16(dip), 0x494e);
+			xfsj_put_be16(dip + 2, k ? 0100644 : 040755);
+			xfsj_put_be64(dip + XFSJ_DI_OFF(lsn),
+				      k ? TRANS_LSN - 1 : TRANS_LSN + 50);
+			xfsj_cksum_update(dip, fx.sb.inodesize,
+					  XFSJ_DINODE_CRC_OFF);
+			ck_assert_int_eq(xfsj_overlay_write(fx.ov, dip,
+					 fx.sb.inodesize, off), 0);
+		}
+		ck_assert_int_eq(xfsj_recover_create(fx.ov, &fx.sb, &rc), 0);
+		xfsj_recover_salvage(rc, salvage);
+		icreate_root_chunk(&fx, rc);
+		ck_assert_uint_eq(xfsj_recover_stats(rc)->salvage_inodes_kept,
+				  salvage ? 1 : 0);
+		xfsj_recover_free(rc);
+		ck_assert_int_eq(xfsj_overlay_read(fx.ov, dip, fx.sb.inodesize,
+						   chunk_ino_off(&fx, 0)), 0);
+		ck_assert_uint_eq(xfsj_get_be16(dip + 2),
+				  salvage ? 040755 : 0);
+		ck_assert_uint_eq(xfsj_get_be32(dip + 92) == 9, !salvage);
+		ck_assert_int_eq(xfsj_overlay_read(fx.ov, dip, fx.sb.inodesize,
+						   chunk_ino_off(&fx, 1)), 0);
+		ck_assert_uint_eq(xfsj_get_be16(dip + 2), 0);
+		ck_assert_uint_eq(xfsj_get_be32(dip + 92), 9);
+		fs_fixture_free(&fx);
+	}
 }
 END_TEST
 
@@ -985,6 +1054,7 @@ Suite *recover_suite(void)
 	tcase_add_test(tc, buffer_in_log_refused);
 	tcase_add_test(tc, meta_uuid_lsn_skip);
 	tcase_add_test(tc, meta_uuid_icreate);
+	tcase_add_test(tc, salvage_icreate_keeps_newer);
 	tcase_add_test(tc, replay_rows);
 	tcase_add_test(tc, short_intents_refused);
 	suite_add_tcase(s, tc);

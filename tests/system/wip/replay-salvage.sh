@@ -9,7 +9,8 @@
 # path with its type, size, content checksum and xattrs (an image whose
 # undamaged copy the kernel does not replay has no truth: it is skipped,
 # saying so).  Profiles: IMAGES images of mkfs.xfs's defaults (512 MiB,
-# at least MINRECS live records), and WRAPPED of the smallest log the
+# at least MINRECS live records), BIGBUF of the same mounted with 256 KiB
+# log buffers (records behind 8-block headers), and WRAPPED of the smallest log the
 # kernel takes (xfsj-mkfs --small, 256 MiB: 16008 blocks), caught while
 # its live log runs past the log's physical end, aiming first at a head
 # early in the log.  Then one record strictly inside the live log (not
@@ -42,7 +43,9 @@
 #
 #   SEED=s (default: from the clock; printed), IMAGES=n (default 1: flip,
 #   zero and lost; the others one kind each), WRAPPED=n (default 1: lost
-#   and flip), MINRECS=n (default 24).  XFSJ_KEEP=1 keeps the damaged
+#   and flip), BIGBUF=n (default 1: images whose log buffers are 256 KiB,
+#   mount -o logbsize=256k, one damage kind each, by the seed),
+#   MINRECS=n (default 24).  XFSJ_KEEP=1 keeps the damaged
 #   image of a failed case.  The time is printed: 45 to 95 s with the
 #   defaults on the 2-core machine shared with other work (a make check
 #   running beside it), the wrapped image 20 to 30 s of it.  Long runs: a
@@ -65,6 +68,7 @@ LOGPRINT=${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 IMAGES=${IMAGES:-1}
 WRAPPED=${WRAPPED:-1}
+BIGBUF=${BIGBUF:-1}
 MINRECS=${MINRECS:-24}
 echo "# replay-salvage: seed $SEED, $IMAGES crash images"
 
@@ -416,7 +420,7 @@ one_image() {
 	shift 7
 	img=$T_DIR/crash$i.img
 	if ! CRASH_MKFS=$mkfs CRASH_NEED=$need CRASH_SEED=$((SEED + i)) \
-		make_crash_image "$img" "$size" "$mkopts" "" 3; then
+		make_crash_image "$img" "$size" "$mkopts" "${MOPTS:-}" 3; then
 		not_ok "$name: crash image"
 		return
 	fi
@@ -447,6 +451,12 @@ for ((i = 0; i < IMAGES; i++)); do
 		one_image "$i" "img$i" mkfs.xfs 512m "" need_records "" \
 			"$(echo "lost zero flip" | cut -d' ' -f$((1 + (i - 1) % 3)))"
 	fi
+done
+# Log buffers of 256 KiB (mount -o logbsize=256k): records of up to 512
+# blocks behind a header of 8 blocks (seven extended headers).
+for ((i = IMAGES + WRAPPED; i < IMAGES + WRAPPED + BIGBUF; i++)); do
+	MOPTS=logbsize=256k one_image "$i" "bigbuf$i" mkfs.xfs 512m "" \
+		need_records "" "$(echo "flip lost zero" | cut -d' ' -f$((1 + (SEED + i) % 3)))"
 done
 # The smallest log the kernel takes (xfsj-mkfs --small: mkfs.xfs makes
 # none below 64 MiB), on the smallest filesystem: the live log wraps past
