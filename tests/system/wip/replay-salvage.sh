@@ -30,6 +30,9 @@
 #    case says which it was.
 # For each case:
 #  - without --salvage, xfsj-repair refuses (exit != 0) naming the record;
+#  - (flip only) --salvage -O COPY of the damaged image made immutable
+#    leaves its bytes as they were and writes into COPY the bytes that
+#    --salvage in place writes;
 #  - with --salvage it exits 0 or 1, then xfs_repair -n (6.13) and
 #    xfsj-repair -n find nothing and the kernel mounts it; the paths equal
 #    to the truth are counted and the fraction printed;
@@ -69,6 +72,7 @@ SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 IMAGES=${IMAGES:-1}
 WRAPPED=${WRAPPED:-1}
 BIGBUF=${BIGBUF:-1}
+COPY_KIND=flip		# the kind whose salvage also goes into a copy (-O)
 MINRECS=${MINRECS:-24}
 echo "# replay-salvage: seed $SEED, $IMAGES crash images"
 
@@ -210,6 +214,25 @@ for line in sys.stdin:
 ' "$2" | sort -u
 }
 
+# into_copy NAME D: the salvage of D.dmg, made immutable (an open for
+# writing fails), into a new sparse file with -O: D.dmg's bytes stay,
+# and the copy is D.salv (the salvage in place) byte for byte.
+IMMUTABLE=()
+trap 'for f in "${IMMUTABLE[@]}"; do chattr -i "$f"; done 2>/dev/null; t_cleanup' EXIT
+into_copy() {
+	local name=$1 d=$2 before rc
+	before=$(md5sum < "$d.dmg")
+	chattr +i "$d.dmg" && IMMUTABLE+=("$d.dmg")
+	"$REPAIR" --salvage -O "$d.copy" "$d.dmg" > "$d.copy.out" 2>&1
+	rc=$?
+	chattr -i "$d.dmg"
+	check "$name: --salvage -O leaves the damaged image as it was" \
+		[ "$(md5sum < "$d.dmg")" = "$before" ]
+	check "$name: --salvage -O (exit $rc) writes what --salvage in place writes" \
+		cmp -s "$d.copy" "$d.salv"
+	rm -f "$d.copy"
+}
+
 # one_case IMG TRUTH KIND FRAC NAME
 one_case() {
 	local img=$1 truth=$2 kind=$3 frac=$4 name=$5 d=$T_DIR/$5 blk rc
@@ -256,6 +279,7 @@ one_case() {
 	rc=$?
 	check "$name: --salvage exits 0 or 1 (got $rc)" [ "$rc" -le 1 ]
 	[ "$rc" -le 1 ] || tail -3 "$d.salv.err" | cut -c1-200 | sed "s/^/#   /"
+	[ "$kind" = "$COPY_KIND" ] && into_copy "$name" "$d"
 	"$XFSPROGS613/xfs_repair" -n "$d.salv" > "$d.xr.out" 2>&1
 	check "$name: xfs_repair -n clean after --salvage" [ $? -eq 0 ]
 	"$REPAIR" -n "$d.salv" > "$d.xj.out" 2>&1
