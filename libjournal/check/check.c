@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check/check_priv.h"
+#include "core/grow.h"
 
 void xck_vec_init(struct xck_vec *v, size_t esz)
 {
@@ -25,14 +26,11 @@ void xck_account(struct xck *ck, int64_t delta)
 int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e)
 {
 	if (v->n == v->cap) {
-		size_t ncap = v->cap ? v->cap * 2 : 64;
-		void *nv = realloc(v->v, ncap * v->esz);
+		size_t ocap = v->cap;
 
-		if (!nv)
+		if (xfsj_grow(&v->v, &v->cap, v->n, 1, v->esz, 64))
 			return -XFSJ_E_NOMEM;
-		xck_account(ck, (int64_t)((ncap - v->cap) * v->esz));
-		v->v = nv;
-		v->cap = ncap;
+		xck_account(ck, (int64_t)((v->cap - ocap) * v->esz));
 	}
 	memcpy((char *)v->v + v->n * v->esz, e, v->esz);
 	v->n++;

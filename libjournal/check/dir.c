@@ -13,6 +13,7 @@
 
 #include "check/dir_priv.h"
 #include "core/crc32c.h"
+#include "core/grow.h"
 #include "fs/attr.h"
 #include "fs/bmbt.h"
 #include "ondisk/meta.h"
@@ -127,18 +128,9 @@ int xck_dir_add_dent(struct xck_dctx *d, uint64_t ino, const uint8_t *name,
 	struct xck_dent e = { .ino = ino, .addr = addr, .namelen = namelen,
 			      .ftype = ftype };
 
-	if (d->names_len + namelen > d->names_cap) {
-		size_t cap = d->names_cap ? d->names_cap * 2 : 4096;
-		uint8_t *n;
-
-		while (cap < d->names_len + namelen)
-			cap *= 2;
-		n = realloc(d->names, cap);
-		if (!n)
-			return -XFSJ_E_NOMEM;
-		d->names = n;
-		d->names_cap = cap;
-	}
+	if (xfsj_grow(&d->names, &d->names_cap, d->names_len, namelen, 1,
+		      4096))
+		return -XFSJ_E_NOMEM;
 	memcpy(d->names + d->names_len, name, namelen);
 	e.nameoff = (uint32_t)d->names_len;
 	d->names_len += namelen;

@@ -32,6 +32,7 @@
 
 #include "check/check_priv.h"
 #include "core/crc32c.h"
+#include "core/grow.h"
 #include "fs/bmbt.h"
 
 enum {
@@ -187,16 +188,8 @@ static bool ext_ok(const struct xck *ck, uint64_t fsb, uint64_t len)
 
 static int push_map(struct fwalk *w, const struct xfsj_bmbt_irec *r)
 {
-	if (w->n == w->cap) {
-		size_t ncap = w->cap ? w->cap * 2 : 16;
-		struct xfsj_bmbt_irec *nm = realloc(w->map,
-						    ncap * sizeof(*nm));
-
-		if (!nm)
-			return -XFSJ_E_NOMEM;
-		w->map = nm;
-		w->cap = ncap;
-	}
+	if (xfsj_grow(&w->map, &w->cap, w->n, 1, sizeof(*w->map), 16))
+		return -XFSJ_E_NOMEM;
 	w->map[w->n++] = *r;
 	return 0;
 }

@@ -40,6 +40,7 @@
 
 #include "check/check_priv.h"
 #include "check/space_priv.h"
+#include "core/grow.h"
 
 enum {
 	SP_MULTI, SP_FREE_USED, SP_FREE_TWICE, SP_ONE_FREE_TREE, SP_LEAK,
@@ -441,18 +442,10 @@ static int sweep_claims(struct sweep *sw)
 		/* Claims starting here join; empty or outside ones drop. */
 		while (i < cl->n && r[i].startblock <= pos) {
 			if (rec_end(&r[i], agblocks) > pos) {
-				if (nact == cap) {
-					size_t nc = cap ? cap * 2 : 16;
-					void *p = realloc(act,
-							  nc * sizeof(*act));
-
-					if (!p) {
-						err = -XFSJ_E_NOMEM;
-						break;
-					}
-					act = p;
-					cap = nc;
-				}
+				err = xfsj_grow(&act, &cap, nact, 1,
+						sizeof(*act), 16);
+				if (err)
+					break;
 				act[nact++] = &r[i];
 			}
 			i++;

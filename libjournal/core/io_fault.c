@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "xfsj/errors.h"
+#include "core/grow.h"
 #include "core/io_fault.h"
 
 struct xfsj_fault_pending {
@@ -185,15 +186,8 @@ static int change(struct xfsj_io *io, enum wkind kind, const void *buf,
 		return err;
 	if (len > SIZE_MAX / 2)
 		return -XFSJ_E_NOMEM;
-	if (p->npend == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 64;
-		void *n = realloc(p->pend, ncap * sizeof(*p->pend));
-
-		if (!n)
-			return -XFSJ_E_NOMEM;
-		p->pend = n;
-		p->cap = ncap;
-	}
+	if (xfsj_grow(&p->pend, &p->cap, p->npend, 1, sizeof(*p->pend), 64))
+		return -XFSJ_E_NOMEM;
 	pd = &p->pend[p->npend];
 	pd->lower = d->lower;
 	pd->off = off;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/alloc.h"
 #include "fs/defer.h"
 #include "fs/rmap.h"
@@ -416,15 +417,8 @@ static int pend_add(struct ag *a, uint32_t bno)
 {
 	struct pending *p = a->pend;
 
-	if (p->n == p->cap) {
-		size_t c = p->cap ? p->cap * 2 : 16;
-		uint32_t *v = realloc(p->v, c * sizeof(*v));
-
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		p->v = v;
-		p->cap = c;
-	}
+	if (xfsj_grow(&p->v, &p->cap, p->n, 1, sizeof(*p->v), 16))
+		return -XFSJ_E_NOMEM;
 	p->v[p->n++] = bno;
 	return 0;
 }

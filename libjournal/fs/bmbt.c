@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/crc32c.h"
+#include "core/grow.h"
 #include "fs/bmbt.h"
 #include "fs/btree_priv.h"
 
@@ -99,30 +100,12 @@ struct pendq {
 	size_t n, cap;
 };
 
-static int grow(void **v, size_t *cap, size_t want, size_t size)
-{
-	void *nv;
-	size_t ncap;
-
-	if (want <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < want)
-		ncap *= 2;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -XFSJ_E_NOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* Queue the @n children of a node (or the root) whose keys are at @keys
  * (device offset @koff) and pointers @gap bytes further. */
 static int queue_children(struct pendq *q, const uint8_t *keys, size_t gap,
 			  unsigned int n, uint64_t koff)
 {
-	int err = grow((void **)&q->v, &q->cap, q->n + n, sizeof(*q->v));
+	int err = xfsj_grow(&q->v, &q->cap, q->n, n, sizeof(*q->v), 16);
 
 	if (err)
 		return err;
@@ -266,8 +249,8 @@ static int bad_block(struct xfsj_fault *f, int err, const char *field,
 int xfsj_bmbt_fork_insert(struct xfsj_bmbt_fork *bf, size_t k,
 			  const struct xfsj_bmbt_irec *r)
 {
-	int err = grow((void **)&bf->ext, &bf->cap, bf->n + 1,
-		       sizeof(*bf->ext));
+	int err = xfsj_grow(&bf->ext, &bf->cap, bf->n, 1, sizeof(*bf->ext),
+			    16);
 
 	if (err)
 		return err;
@@ -280,8 +263,8 @@ int xfsj_bmbt_fork_insert(struct xfsj_bmbt_fork *bf, size_t k,
 int xfsj_bmbt_fork_insert_blk(struct xfsj_bmbt_fork *bf, unsigned int l,
 			      size_t at, const struct xfsj_bmbt_blk *b)
 {
-	int err = grow((void **)&bf->lv[l], &bf->caplv[l], bf->nlv[l] + 1,
-		       sizeof(*b));
+	int err = xfsj_grow(&bf->lv[l], &bf->caplv[l], bf->nlv[l], 1,
+			    sizeof(*b), 16);
 
 	if (err)
 		return err;

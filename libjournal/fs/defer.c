@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/attri.h"
 #include "fs/bmap.h"
 #include "fs/defer.h"
@@ -52,15 +53,8 @@ static struct xfsj_defer_q *queue(struct xfsj_fs *fs)
 static int push(struct qitem **v, size_t *n, size_t *cap,
 		const struct xfsj_work *w)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct qitem *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return -XFSJ_E_NOMEM;
-		*v = nv;
-		*cap = c;
-	}
+	if (xfsj_grow(v, cap, *n, 1, sizeof(**v), 64))
+		return -XFSJ_E_NOMEM;
 	(*v)[(*n)++].w = *w;
 	return 0;
 }

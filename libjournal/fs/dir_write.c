@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/bmap.h"
 #include "fs/bmbt.h"
 #include "fs/defer.h"
@@ -163,15 +164,9 @@ static int new_block(struct dw *w, uint64_t fileoff, uint32_t magic,
 	if (err)
 		return err;
 	h.blkno = xfsj_fsb_daddr(w->sb, fsb);
-	if (w->nbufs == w->capbufs) {
-		size_t cap = w->capbufs ? 2 * w->capbufs : 16;
-		struct xfsj_buf **v = realloc(w->bufs, cap * sizeof(*v));
-
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		w->bufs = v;
-		w->capbufs = cap;
-	}
+	if (xfsj_grow(&w->bufs, &w->capbufs, w->nbufs, 1, sizeof(*w->bufs),
+		      16))
+		return -XFSJ_E_NOMEM;
 	err = xfsj_dirbuf_get(w->fs, h.blkno, w->sb->blocksize, w->fsbs, true,
 			     bp, w->f);
 	if (err)

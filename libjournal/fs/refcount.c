@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/alloc.h"
 #include "fs/btree.h"
 #include "fs/refcount.h"
@@ -844,15 +845,8 @@ static int collect_cow(struct xfsj_btree_cur *cur,
 		return err;
 	if (r.dom != DOM_COW)
 		return corrupt(l->c, "startblock", rec->c.startblock);
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct rext *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (xfsj_grow(&l->v, &l->cap, l->n, 1, sizeof(*l->v), 16))
+		return -XFSJ_E_NOMEM;
 	l->v[l->n++] = r;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/grow.h"
 #include "log/logread_priv.h"
 
 #define TBUCKETS	256
@@ -473,18 +474,9 @@ static int commit(struct walk *w, struct topen *t, const struct xfsj_log_rec *r,
 	uint32_t n = 0;
 	int ret = 0;
 
-	if (t->nregs > w->ccap_regs) {
-		size_t c = w->ccap_regs ? w->ccap_regs : 64;
-		void *np;
-
-		while (c < t->nregs)
-			c *= 2;
-		np = realloc(w->cregs, c * sizeof(*w->cregs));
-		if (!np)
-			return -XFSJ_E_NOMEM;
-		w->cregs = np;
-		w->ccap_regs = c;
-	}
+	if (xfsj_grow(&w->cregs, &w->ccap_regs, 0, t->nregs,
+		      sizeof(*w->cregs), 64))
+		return -XFSJ_E_NOMEM;
 	if (t->nitems > w->ccap_items) {
 		size_t c = w->ccap_items ? w->ccap_items : 64;
 		void *a, *b;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/btree.h"
 #include "populate/pop_priv.h"
 
@@ -135,7 +136,7 @@ static int learn_rec(struct xfsj_btree_cur *cur,
 	/* Out of order (a damaged tree): not trusted, not kept. */
 	if (b->n && start < b->r[b->n - 1][1])
 		return 0;
-	l->err = xfsj_pop_grow((void **)&b->r, &b->cap, b->n, sizeof(*b->r));
+	l->err = xfsj_grow(&b->r, &b->cap, b->n, 1, sizeof(*b->r), 64);
 	if (!l->err) {
 		b->r[b->n][0] = start;
 		b->r[b->n][1] = end;

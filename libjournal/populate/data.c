@@ -14,28 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/grow.h"
 #include "fs/bmap.h"
 #include "fs/bmbt.h"
 #include "ondisk/meta.h"
 #include "populate/pop_priv.h"
 
 #define COPY_CHUNK	(1U << 20)
-
-int xfsj_pop_grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	void *nv;
-	size_t nc;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 64;
-	nv = realloc(*v, nc * size);
-	if (!nv)
-		return -XFSJ_E_NOMEM;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
 
 /* Map file blocks [first, end) of @ip, queueing their copies. */
 static int map_run(struct pop *p, struct xfsj_iref *ip, uint32_t file,
@@ -62,8 +47,8 @@ static int map_run(struct pop *p, struct xfsj_iref *ip, uint32_t file,
 			*p->f = f;
 			return err;
 		}
-		err = xfsj_pop_grow((void **)&p->copies, &p->capcopies, p->ncopies,
-			   sizeof(*p->copies));
+		err = xfsj_grow(&p->copies, &p->capcopies, p->ncopies, 1,
+				sizeof(*p->copies), 64);
 		if (err)
 			return err;
 		p->copies[p->ncopies++] = (struct pop_copy){
@@ -88,8 +73,8 @@ int xfsj_pop_file(struct pop *p, struct xfsj_iref *ip, const struct stat *st)
 	fd = open(p->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return xfsj_pop_fail(p, "open", errno, -XFSJ_E_IO);
-	err = xfsj_pop_grow((void **)&p->files, &p->capfiles, p->nfiles,
-		   sizeof(*p->files));
+	err = xfsj_grow(&p->files, &p->capfiles, p->nfiles, 1,
+			sizeof(*p->files), 64);
 	if (!err && !(p->files[p->nfiles] = strdup(p->path)))
 		err = -XFSJ_E_NOMEM;
 	if (err) {

@@ -102,9 +102,6 @@ int xfsj_pop_xattrs(struct pop *p, uint64_t ino);
 int xfsj_pop_acl_to_disk(const uint8_t *v, size_t len, uint8_t *out,
 			 size_t outlen);
 
-/* Room for element @n of the array *@v (*@cap elements of @size). */
-int xfsj_pop_grow(void **v, size_t *cap, size_t n, size_t size);
-
 /* Record a failure on the current path. */
 int xfsj_pop_fail(struct pop *p, const char *what, int sys_errno, int err);
 

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "core/grow.h"
 #include "core/overlay.h"
 #include "fs/attr.h"
 #include "fs/defer.h"
@@ -247,17 +248,9 @@ static int read_names(struct pop *p, char ***out, size_t *n)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (*n == cap) {
-			char **nv;
-
-			cap = cap ? cap * 2 : 32;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				err = -XFSJ_E_NOMEM;
-				break;
-			}
-			v = nv;
-		}
+		err = xfsj_grow(&v, &cap, *n, 1, sizeof(*v), 32);
+		if (err)
+			break;
 		if (!(v[*n] = strdup(de->d_name))) {
 			err = -XFSJ_E_NOMEM;
 			break;

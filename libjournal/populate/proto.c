@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 
+#include "core/grow.h"
 #include "populate/pop_priv.h"
 
 struct proto {
@@ -175,7 +176,7 @@ static int proto_dir(struct pop *p, struct proto *pr, uint64_t dino,
 		}
 		if (!strcmp(name, "$"))
 			break;
-		err = xfsj_pop_grow((void **)&ents, &cap, n, sizeof(*ents));
+		err = xfsj_grow(&ents, &cap, n, 1, sizeof(*ents), 64);
 		if (!err)
 			err = mode_owner(p, pr, &ent.st);
 		if (!err)

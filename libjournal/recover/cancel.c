@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 
+#include "core/grow.h"
 #include "recover/recover_priv.h"
 
 struct cancel *xrec_cancel_find(struct xfsj_recover *rc, uint64_t blkno,
@@ -27,15 +28,9 @@ int xrec_cancel_add(struct xfsj_recover *rc, uint64_t blkno, uint32_t len)
 		c->refs++;
 		return 0;
 	}
-	if (rc->ncancel == rc->capcancel) {
-		size_t ncap = rc->capcancel ? rc->capcancel * 2 : 64;
-		struct cancel *n = realloc(rc->cancels, ncap * sizeof(*n));
-
-		if (!n)
-			return -XFSJ_E_NOMEM;
-		rc->cancels = n;
-		rc->capcancel = ncap;
-	}
+	if (xfsj_grow(&rc->cancels, &rc->capcancel, rc->ncancel, 1,
+		      sizeof(*rc->cancels), 64))
+		return -XFSJ_E_NOMEM;
 	rc->cancels[rc->ncancel++] = (struct cancel){ blkno, len, 1 };
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "recover/recover_priv.h"
 
 void xrec_intents_free(struct xfsj_recover *rc)
@@ -27,15 +28,9 @@ int xrec_intent_pass2(struct xfsj_recover *rc, const struct xfsj_ritem *it,
 	if (!in->have_id)
 		return xrec_corrupt(f, "intent log item", "size", 0,
 				    it->reg[0].len);
-	if (rc->nintent == rc->capintent) {
-		size_t ncap = rc->capintent ? rc->capintent * 2 : 64;
-		struct intent *n = realloc(rc->intents, ncap * sizeof(*n));
-
-		if (!n)
-			return -XFSJ_E_NOMEM;
-		rc->intents = n;
-		rc->capintent = ncap;
-	}
+	if (xfsj_grow(&rc->intents, &rc->capintent, rc->nintent, 1,
+		      sizeof(*rc->intents), 64))
+		return -XFSJ_E_NOMEM;
 	/*
 	 * Recovery needs the regions after the transaction is gone (an
 	 * ATTRI's name and values follow its format region).

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "recover/recover_priv.h"
 
 int xrec_corrupt(struct xfsj_fault *f, const char *structure,
@@ -171,18 +172,8 @@ int xfsj_recover_pass1(struct xfsj_recover *rc, const struct xfsj_rtrans *t,
  */
 static int classify(struct xfsj_recover *rc, const struct xfsj_rtrans *t)
 {
-	if (t->nitems > rc->caporder) {
-		size_t cap = rc->caporder ? rc->caporder : 64;
-		uint8_t *n;
-
-		while (cap < t->nitems)
-			cap *= 2;
-		n = realloc(rc->order, cap);
-		if (!n)
-			return -XFSJ_E_NOMEM;
-		rc->order = n;
-		rc->caporder = cap;
-	}
+	if (xfsj_grow(&rc->order, &rc->caporder, 0, t->nitems, 1, 64))
+		return -XFSJ_E_NOMEM;
 	/* An item without regions is in no class: it is passed over. */
 	for (uint32_t i = 0; i < t->nitems; i++)
 		rc->order[i] = t->items[i].nreg ?

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/alloc.h"
 #include "repair/ag_rebuild.h"
 
@@ -111,15 +112,8 @@ static bool dropped(const struct xrp_agplan *pl, uint64_t owner)
 static int push_rmap(struct xfsj_rmap_rec **v, size_t *n, size_t *cap,
 		     const struct xfsj_rmap_rec *r)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct xfsj_rmap_rec *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return -XFSJ_E_NOMEM;
-		*v = nv;
-		*cap = c;
-	}
+	if (xfsj_grow(v, cap, *n, 1, sizeof(**v), 64))
+		return -XFSJ_E_NOMEM;
 	(*v)[(*n)++] = *r;
 	return 0;
 }
@@ -160,16 +154,9 @@ static int base_free(struct xrp_agplan *pl)
 			     pl->agblocks;
 
 		if (s > pos) {
-			if (pl->nbase == cap) {
-				size_t c = cap ? cap * 2 : 64;
-				struct xfsj_alloc_rec *nv =
-					realloc(pl->base, c * sizeof(*nv));
-
-				if (!nv)
-					return -XFSJ_E_NOMEM;
-				pl->base = nv;
-				cap = c;
-			}
+			if (xfsj_grow(&pl->base, &cap, pl->nbase, 1,
+				      sizeof(*pl->base), 64))
+				return -XFSJ_E_NOMEM;
 			pl->base[pl->nbase++] = (struct xfsj_alloc_rec){
 				pos, s - pos };
 		}
@@ -231,17 +218,10 @@ static int refc_records(struct xrp_agplan *pl)
 			pl->refc[pl->nrefc - 1].blockcount += next - at;
 			continue;
 		}
-		if (pl->nrefc == cap) {
-			size_t c = cap ? cap * 2 : 32;
-			struct xfsj_refc_rec *nv = realloc(pl->refc,
-							   c * sizeof(*nv));
-
-			if (!nv) {
-				free(e);
-				return -XFSJ_E_NOMEM;
-			}
-			pl->refc = nv;
-			cap = c;
+		if (xfsj_grow(&pl->refc, &cap, pl->nrefc, 1, sizeof(*pl->refc),
+			      32)) {
+			free(e);
+			return -XFSJ_E_NOMEM;
 		}
 		pl->refc[pl->nrefc++] = (struct xfsj_refc_rec){ at, next - at,
 								depth };

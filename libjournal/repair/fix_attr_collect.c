@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/attr.h"
 #include "fs/bmap.h"
 #include "fs/bmbt.h"
@@ -121,15 +122,8 @@ static int keep(struct collect *c, uint8_t flags, const uint8_t *name,
 		note_dropped(l, name, namelen);
 		return 0;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct xrp_attrent *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (xfsj_grow(&l->v, &l->cap, l->n, 1, sizeof(*l->v), 16))
+		return -XFSJ_E_NOMEM;
 	buf = malloc((size_t)namelen + valuelen + 1);
 	if (!buf)
 		return -XFSJ_E_NOMEM;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/attr.h"
 #include "fs/bmap.h"
 #include "fs/bmbt.h"
@@ -132,15 +133,8 @@ static uint32_t *name_slot(const struct salvage *s, uint32_t hash,
 /* Room for one more entry and its slot. */
 static int grow(struct salvage *s)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct sent *v = realloc(s->e, cap * sizeof(*v));
-
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		s->e = v;
-		s->cap = cap;
-	}
+	if (xfsj_grow(&s->e, &s->cap, s->n, 1, sizeof(*s->e), 64))
+		return -XFSJ_E_NOMEM;
 	if (2 * (s->n + 1) >= s->nslot) {
 		size_t nslot = s->nslot ? 2 * s->nslot : 256;
 		uint32_t *old = s->slot;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/attr.h"
 #include "fs/iget.h"
 #include "repair/repair_priv.h"
@@ -48,15 +49,8 @@ static int pp_match(void *arg, const struct xfsj_attr_arg *a)
 		return 0;
 	if (!pf->any_hash && xfsj_da_hashname(a->name, a->namelen) != pf->hash)
 		return 0;
-	if (pf->n == pf->cap) {
-		size_t cap = pf->cap ? pf->cap * 2 : 4;
-		struct pp *v = realloc(pf->v, cap * sizeof(*v));
-
-		if (!v)
-			return -XFSJ_E_NOMEM;
-		pf->v = v;
-		pf->cap = cap;
-	}
+	if (xfsj_grow(&pf->v, &pf->cap, pf->n, 1, sizeof(*pf->v), 4))
+		return -XFSJ_E_NOMEM;
 	p = &pf->v[pf->n++];
 	memcpy(p->name, a->name, a->namelen);
 	p->namelen = a->namelen;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fs/alloc.h"
 #include "fs/attr.h"
 #include "fs/btree.h"
@@ -287,16 +288,9 @@ static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
 			;
 		if (i < *n)
 			continue;
-		if (*n == cap) {
-			uint64_t *nv;
-
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -XFSJ_E_NOMEM;
-			}
-			v = nv;
+		if (xfsj_grow(&v, &cap, *n, 1, sizeof(*v), 16)) {
+			free(v);
+			return -XFSJ_E_NOMEM;
 		}
 		v[(*n)++] = ino;
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "repair/repair_priv.h"
 
 #define ROUNDS_DEFAULT	8
@@ -113,15 +114,9 @@ static void note_suspect(struct xrp *rp, const struct xfsj_problem *p)
 	if (!(p->has & XFSJ_PF_INO) || p->def->sev == XFSJ_SEV_INFO ||
 	    (rp->nsuspects && rp->suspects[rp->nsuspects - 1] == p->ino))
 		return;
-	if (rp->nsuspects == rp->capsuspects) {
-		size_t cap = rp->capsuspects ? 2 * rp->capsuspects : 64;
-		uint64_t *n = realloc(rp->suspects, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		rp->suspects = n;
-		rp->capsuspects = cap;
-	}
+	if (xfsj_grow(&rp->suspects, &rp->capsuspects, rp->nsuspects, 1,
+		      sizeof(*rp->suspects), 64))
+		return;
 	rp->suspects[rp->nsuspects++] = p->ino;
 }
 
@@ -133,15 +128,9 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 	if (rp->round == 1 && rp->cb->problem)
 		rp->cb->problem(rp->cb->arg, p);
 	note_suspect(rp, p);
-	if (rp->nprobs == rp->capprobs) {
-		size_t cap = rp->capprobs ? 2 * rp->capprobs : 64;
-		struct xrp_prob *n = realloc(rp->probs, cap * sizeof(*n));
-
-		if (!n)
-			return;		/* the round sees fewer problems */
-		rp->probs = n;
-		rp->capprobs = cap;
-	}
+	if (xfsj_grow(&rp->probs, &rp->capprobs, rp->nprobs, 1,
+		      sizeof(*rp->probs), 64))
+		return;		/* the round sees fewer problems */
 	pr = &rp->probs[rp->nprobs];
 	memset(pr, 0, sizeof(*pr));
 	pr->p = *p;

@@ -29,6 +29,7 @@
 	X(io_copy_suite)	\
 	X(io_fault_suite)	\
 	X(overlay_suite)	\
+	X(grow_suite)		\
 	X(redo_suite)		\
 	X(undo_suite)		\
 	X(errors_suite)		\
