@@ -112,12 +112,18 @@ static int fix_existing(struct xrp *rp, struct xrp_prob *pr, uint64_t parent,
  * of n entries cost n squared): its entries sorted by child and name
  * hash, and its generation.
  */
+struct named {
+	uint64_t ino;			/* the child */
+	uint32_t hash;			/* its name's */
+	uint32_t i;			/* the entry: l.de[i] */
+};
+
 struct dir_names {
 	uint64_t dir;			/* NULLFSINO: none read */
 	int err;			/* reading it: 0, 1 unreadable, < 0 */
 	uint32_t gen;
 	struct xrp_dirlist l;
-	struct named { uint64_t ino; uint32_t hash; uint32_t i; } *by;
+	struct named *by;		/* l.n of them, sorted */
 };
 
 static int named_cmp(const void *pa, const void *pb)
