@@ -198,7 +198,8 @@ kernel_ends() {
 }
 
 # The inodes the INODE items of the transactions TIDS logged (xfsj-logprint
-# -t -c of the damaged log), one a line.
+# -t -c of the damaged log), one a line; an item that does not decode (its
+# regions run into the damaged record: ino 0 and an error) names none.
 logged_inodes() {
 	"$LOGPRINT" --json -t -c "$1" 2>/dev/null |
 		python3 -c '
@@ -209,7 +210,8 @@ for line in sys.stdin:
     o = json.loads(line)
     if o["kind"] == "trans":
         on = o["tid"] in tids
-    elif on and o["kind"] == "item" and o.get("type") == "INODE":
+    elif on and o["kind"] == "item" and o.get("type") == "INODE" and \
+            "error" not in o:
         print(o["ino"])
 ' "$2" | sort -u
 }
