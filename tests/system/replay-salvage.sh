@@ -49,21 +49,16 @@
 #   and flip), BIGBUF=n (default 1: images whose log buffers are 256 KiB,
 #   mount -o logbsize=256k, one damage kind each, by the seed),
 #   MINRECS=n (default 24).  XFSJ_KEEP=1 keeps the damaged
-#   image of a failed case.  The time is printed: 45 to 95 s with the
-#   defaults on the 2-core machine shared with other work (a make check
-#   running beside it), the wrapped image 20 to 30 s of it.  Long runs: a
-#   loop over seeds, or IMAGES=4 WRAPPED=2.
+#   image of a failed case.  The time is printed: 60 to 150 s with the
+#   defaults on the 2-core machine while other work runs beside it.  Long
+#   runs: a loop over seeds, or IMAGES=4 WRAPPED=2 BIGBUF=2.
 #
-# Run by hand, out of the CI gate (scripts/test-all.sh runs
-# tests/system/*.sh only; git mv it there when a long series passes):
-# issue 14's runs found and fixed five more bugs (seeds 118, 201, 205,
-# 325 and 338, each its commit); 338: a stale entry (a file's, whose
-# removal was lost) naming an inode since reused for a directory made in
-# the same directory was made to agree instead of going, and dir.parents
-# was left (exit 4).
-source "$(dirname "$0")/../lib/common.sh"
-source "$(dirname "$0")/../lib/crashimg.sh"
-source "$(dirname "$0")/../lib/treedump.sh"
+# Issue 14's seeded runs by hand found six bugs of the salvage and repair
+# (seeds 118, 201, 205, 325, 338 and 413) and one of this test (458),
+# each fixed in its commit, before the test joined the gate.
+source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/crashimg.sh"
+source "$(dirname "$0")/lib/treedump.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
