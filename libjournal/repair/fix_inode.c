@@ -252,9 +252,14 @@ typedef bool (*field_fix)(struct xrp *rp, const struct xfsj_problem *p,
 static bool fix_ino(struct xrp *rp, const struct xfsj_problem *p,
 		    struct xfsj_iref *ip, char *what, size_t len)
 {
-	(void)rp;
 	(void)p;
 	ip->di.ino = ip->ino;
+	/*
+	 * The check read nothing of an inode whose number is wrong (a
+	 * directory's entries, the blocks it owns): what it found of them
+	 * is stale, the next round checks again.
+	 */
+	rp->recheck = true;
 	snprintf(what, len, "set di_ino to the inode's number");
 	return true;
 }
@@ -264,6 +269,7 @@ static bool fix_uuid(struct xrp *rp, const struct xfsj_problem *p,
 {
 	(void)p;
 	memcpy(ip->di.uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(ip->di.uuid));
+	rp->recheck = true;	/* as for di_ino */
 	snprintf(what, len, "set the uuid to the filesystem's");
 	return true;
 }

@@ -76,6 +76,8 @@ CASES="
 /files/extents v3.flags2 zeroes
 /files/extents v3.nrext64 zeroes
 /dirs/node v3.nrext64 zeroes keep
+/dirs/node v3.inumber ones keep
+/dirs/node v3.uuid firstbit keep
 /files/extents core.onlink add
 /files/extents v3.cowextsize add
 agi:0 unlinked[3] add
