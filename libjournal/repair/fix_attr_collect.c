@@ -312,7 +312,7 @@ static int walk_blocks(struct collect *c)
 			struct xfsj_buf *bp;
 			const uint8_t *b;
 
-			if (!xfsj_fsbext_ok(rp->fs, fsb, 1))
+			if (!xrp_blocks_ok(rp, fsb, 1))
 				break;
 			err = xfsj_buf_read(rp->fs, xfsj_fsb_daddr(rp->sb, fsb),
 					    bs, &bp);

@@ -86,7 +86,7 @@ static int dblock_read(struct dirw *w, uint64_t db, struct dblock *d)
 	uint64_t fsb = map_fsb(w, db * w->fsbs);
 	int err;
 
-	if (fsb == UINT64_MAX || !xfsj_fsbext_ok(w->rp->fs, fsb, w->fsbs))
+	if (fsb == UINT64_MAX || !xrp_blocks_ok(w->rp, fsb, w->fsbs))
 		return 1;
 	for (uint32_t i = 1; i < w->fsbs; i++)
 		if (map_fsb(w, db * w->fsbs + i) != fsb + i)

@@ -307,15 +307,18 @@ static int walk_blocks(struct salvage *s, struct xfsj_iref *ip)
 			uint64_t fsb = m->startblock + (o - m->startoff);
 			struct xfsj_buf *bp;
 
-			if (!xfsj_fsbext_ok(rp->fs, fsb, fsbs))
+			if (!xrp_blocks_ok(rp, fsb, fsbs))
 				break;
 			err = xfsj_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, fsb),
 					     sb->blocksize, fsbs, false, &bp,
 					     &f);
 			if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
 				break;
-			if (err)
+			if (err) {
+				/* (unreadable: its entries are not salvaged) */
+				err = 0;
 				continue;
+			}
 			err = walk_block(s, bp->data, bs, ftype);
 			if (!err)
 				err = xfsj_dirbuf_put(rp->fs, bp, fsbs, &f);

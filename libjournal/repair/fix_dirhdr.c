@@ -65,8 +65,8 @@ static int dir_block(struct xrp *rp, uint64_t ino, uint64_t off,
 		if (e->startoff > fileoff ||
 		    e->startoff + e->blockcount < fileoff + fsbs)
 			continue;
-		if (!xfsj_fsbext_ok(rp->fs, e->startblock + (fileoff - e->startoff),
-				    fsbs))
+		if (!xrp_blocks_ok(rp, e->startblock + (fileoff - e->startoff),
+				   fsbs))
 			break;
 		err = xfsj_dirbuf_get(rp->fs, xfsj_fsb_daddr(sb, e->startblock +
 				     (fileoff - e->startoff)), sb->blocksize,

@@ -117,8 +117,7 @@ struct job {
 	bool reflink_prob;	/* the check wanted the reflink flag set */
 };
 
-/* [fsb, fsb + len) inside one AG, past its header sectors. */
-static bool blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
+bool xrp_blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
 {
 	uint32_t hdr = xfsj_ag_hdr_blocks(rp->sb->sectsize, rp->sb->blocklog);
 
@@ -201,7 +200,7 @@ static bool rec_allowed(const struct xrp *rp, uint16_t mode, int whichfork,
 			const struct xfsj_bmbt_irec *r)
 {
 	if (!r->blockcount || !xfsj_fileext_ok(r->startoff, r->blockcount) ||
-	    !blocks_ok(rp, r->startblock, r->blockcount))
+	    !xrp_blocks_ok(rp, r->startblock, r->blockcount))
 		return false;
 	return !r->unwritten ||
 	       (whichfork == XFSJ_DATA_FORK && (mode & S_IFMT) == S_IFREG);
@@ -266,7 +265,7 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 				continue;
 			if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) {
 				for (b = 0; b < r->blockcount; b++)
-					if (blocks_ok(rp, fsb + b, 1) &&
+					if (xrp_blocks_ok(rp, fsb + b, 1) &&
 					    bpush(rp, bmbt, fsb + b) < 0)
 						return -XFSJ_E_NOMEM;
 				continue;
@@ -364,8 +363,8 @@ static unsigned int sound_entries(const struct xrp *rp, const uint8_t *d,
 			uint64_t key = xfsj_get_be64(d + (size_t)i * 8);
 
 			if (key < prev || (i && key == prev) || key >= hi ||
-			    !blocks_ok(rp, xfsj_get_be64(d + (size_t)(max + i) *
-							  8), 1))
+			    !xrp_blocks_ok(rp, xfsj_get_be64(d +
+					   (size_t)(max + i) * 8), 1))
 				break;
 			prev = key;
 			continue;
@@ -405,7 +404,7 @@ static int walk_node(struct walk *w, uint64_t fsb, unsigned int level,
 	unsigned int i, n;
 	int err;
 
-	if (!blocks_ok(w->rp, fsb, 1) || w->nread >= WALK_MAX_BLOCKS)
+	if (!xrp_blocks_ok(w->rp, fsb, 1) || w->nread >= WALK_MAX_BLOCKS)
 		return 0;
 	err = xfsj_buf_read_ref(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
 				sb->blocksize, &bp);

@@ -252,9 +252,14 @@ typedef bool (*field_fix)(struct xrp *rp, const struct xfsj_problem *p,
 static bool fix_ino(struct xrp *rp, const struct xfsj_problem *p,
 		    struct xfsj_iref *ip, char *what, size_t len)
 {
-	(void)rp;
 	(void)p;
 	ip->di.ino = ip->ino;
+	/*
+	 * The check read nothing of an inode whose number is wrong (a
+	 * directory's entries, the blocks it owns): what it found of them
+	 * is stale, the next round checks again.
+	 */
+	rp->recheck = true;
 	snprintf(what, len, "set di_ino to the inode's number");
 	return true;
 }
@@ -264,6 +269,7 @@ static bool fix_uuid(struct xrp *rp, const struct xfsj_problem *p,
 {
 	(void)p;
 	memcpy(ip->di.uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(ip->di.uuid));
+	rp->recheck = true;	/* as for di_ino */
 	snprintf(what, len, "set the uuid to the filesystem's");
 	return true;
 }
@@ -688,6 +694,69 @@ static int header_rescue(struct xrp *rp, struct xrp_prob *pr,
 	return 1;
 }
 
+/* Does inode @ino have a problem other than @pr this round still to fix? */
+static bool other_problem(struct xrp *rp, const struct xrp_prob *pr)
+{
+	const struct xrp_prob *o;
+
+	for (o = rp->probs; o < rp->probs + rp->nprobs; o++)
+		if (o != pr && !o->done && (o->p.has & XFSJ_PF_INO) &&
+		    o->p.ino == pr->p.ino &&
+		    xrp_stage_of(o->p.def) == rp->stage &&
+		    strcmp(o->p.def->code, pr->p.def->code))
+			return true;
+	return false;
+}
+
+/*
+ * symlink.crc alone: a remote target whose blocks' headers, lengths and
+ * bytes all pass and only a CRC is wrong keeps its blocks, each buffer
+ * (one a mapping, as the kernel reads it) restamped by the flush, as
+ * xfs_repair corrects the CRC.  Returns 1 when the symlink was kept.
+ */
+static int symlink_crc_rescue(struct xrp *rp, struct xrp_prob *pr,
+			      struct xfsj_iref *ip)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	struct xfsj_fault f = { 0 };
+	struct xfsj_bmbt_irec *map;
+	size_t n, i, fixed = 0;
+	int err = 0;
+
+	if (!xrp_is(pr, "symlink.crc") || other_problem(rp, pr) ||
+	    (ip->di.mode & S_IFMT) != S_IFLNK ||
+	    ip->di.format != XFSJ_DINODE_FMT_EXTENTS)
+		return 0;
+	if (xfsj_bmap_read(rp->fs, ip, XFSJ_DATA_FORK, &map, &n, &f))
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t bytes = map[i].blockcount * (uint64_t)sb->blocksize;
+		struct xfsj_buf *bp;
+
+		if (bytes > XFSJ_SYMLINK_MAXLEN + (uint64_t)sb->blocksize)
+			break;
+		err = xfsj_buf_read(rp->fs,
+				    xfsj_fsb_daddr(sb, map[i].startblock),
+				    (uint32_t)bytes, &bp);
+		if (err)
+			break;
+		if (xfsj_get_be32(bp->data) == XFSJ_SYMLINK_MAGIC &&
+		    !xfsj_cksum_ok(bp->data, bytes, XFSJ_RMT_OFF(crc))) {
+			xfsj_buf_dirty(bp);
+			fixed++;
+		}
+	}
+	free(map);
+	if (err == -XFSJ_E_IO || err == -XFSJ_E_NOMEM)
+		return err;
+	if (err || !fixed)
+		return 0;
+	xrp_ino_action(rp, pr, XFSJ_FIX_FIELD, pr->p.ino,
+		       "symlink %llu: CRC of %zu block(s) recomputed (the "
+		       "rest passes)", (unsigned long long)pr->p.ino, fixed);
+	return 1;
+}
+
 int xrp_fix_clear_inode(struct xrp *rp)
 {
 	struct xrp_prob *pr, *other;
@@ -704,6 +773,8 @@ int xrp_fix_clear_inode(struct xrp *rp)
 		if (err || size_rescue(rp, pr, &ip))
 			continue;
 		err = header_rescue(rp, pr, &ip);
+		if (!err)
+			err = symlink_crc_rescue(rp, pr, &ip);
 		if (err < 0)
 			return err;
 		if (err)

@@ -240,6 +240,9 @@ int xrp_fix_pptr(struct xrp *rp);
  * rmapbt or from their own sound records. */
 int xrp_fix_rebuild_bmbt(struct xrp *rp);
 int xrp_fix_clear_fork(struct xrp *rp);
+/* [fsb, fsb + len) lies inside one AG, past its header sectors: where a
+ * fork's blocks may be (a mapping elsewhere is not read). */
+bool xrp_blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len);
 /*
  * fix_bmbt.c: fork @whichfork of @ip written from the @n mappings @m (in
  * offset order): extents format when they fit, else a bmbt of as many

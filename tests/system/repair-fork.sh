@@ -16,6 +16,10 @@
 #   - a start block gone wrong (files/extents, add: into free space;
 #     sub: into the log): the inode is blamed, not the free space, and
 #     its fork mended (from the rmapbt on 4k);
+#   - a directory's mapping moved onto the AG headers (dirs/btree,
+#     4k-normap, a start block zeroed): the rebuild reads no block there
+#     (a directory block over the superblock's sector made the repair
+#     fail), its entries are found in the block where it really is;
 #   - profile 1k-normap (and 1k by hand): files/sparse is a bmbt two
 #     levels below the root; a node's pointer (the leaf it named is found
 #     again through its siblings' links) and a node's record count (its
@@ -62,6 +66,7 @@ CASES="
 4k|/files/extents||fuzz -d u3.bmx[0].startblock sub|fork.ext_meta: rebuilt .* from the rmapbt
 1k 1k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d ptrs[4] firstbit
 1k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d numrecs ones
+4k-normap|/dirs/btree|addr u3.bmbt.ptrs[1]|fuzz -d recs[7].startblock zeroes|rebuilt directory .* (0 lost)
 "
 
 # What a file of IMG at PATH holds into OUT: its bytes, or for a

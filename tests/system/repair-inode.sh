@@ -39,7 +39,8 @@ MNT=$T_DIR/mnt
 REDO=$T_DIR/redo
 
 # "WHERE FIELD VERB [keep]" lines: the fixes of the inode stage handle
-# these.  WHERE: a path (the inode), or "agi:AGNO"; VERB: a fuzz verb, or
+# these.  WHERE: a path (the inode), a path and a block of it
+# ("PATH;dblock=N"), or "agi:AGNO"; VERB: a fuzz verb, or
 # "=VALUE" to write that value; keep: the repair must clear no inode and
 # move nothing to lost+found (the damage hides what the inode holds).
 CASES="
@@ -75,6 +76,8 @@ CASES="
 /files/extents v3.flags2 zeroes
 /files/extents v3.nrext64 zeroes
 /dirs/node v3.nrext64 zeroes keep
+/dirs/node v3.inumber ones keep
+/dirs/node v3.uuid firstbit keep
 /files/extents core.onlink add
 /files/extents v3.cowextsize add
 agi:0 unlinked[3] add
@@ -85,6 +88,7 @@ agi:0 unlinked[0] =128
 /dirs/sf/f0 core.mode firstbit
 /dirs/block/entry_0003 core.mode firstbit
 /dirs/leaf/entry_0003 core.mode firstbit
+/links/long;dblock=0 crc ones keep
 "
 # Cases that need fixes other stages will bring: dir.size (fix_dirhdr.c),
 # the leaked blocks of a cleared file (the AG stage), lost+found.
@@ -144,18 +148,20 @@ kernel_takes() {
 NCASES=0 NCLEAN=0 NPEND=0 NSKIP=0
 # run_case PENDING(0|1) WHERE FIELD VERB [keep]
 run_case() {
-	local pending=$1 where=$2 field=$3 verb=$4 keep=${5:-} what fails=() rc sum nav cmd
+	local pending=$1 where=$2 field=$3 verb=$4 keep=${5:-} what fails=() rc sum nav cmd blk=()
 	what="$where $field $verb"
 	case $where in
+	/*\;*) nav="path ${where%%;*}" blk=(-c "${where#*;}") blk[1]=${blk[1]/=/ } ;;
 	/*) nav="path $where" ;;
 	*) nav=${where/:/ } ;;
 	esac
-	case $verb in
+	case $verb:$field in
 	=*) cmd="write -d $field ${verb#=}" ;;
+	*:*crc) cmd="fuzz -c $field $verb" ;;
 	*) cmd="fuzz -d $field $verb" ;;
 	esac
 	cp --sparse=always "$BASE" "$CASE"
-	"$DB" -x -c "$nav" -c "$cmd" "$CASE" > /dev/null 2>&1
+	"$DB" -x -c "$nav" "${blk[@]}" -c "$cmd" "$CASE" > /dev/null 2>&1
 	"$XFSPROGS613/xfs_repair" -n "$CASE" > /dev/null 2>&1
 	if [ $? -ne 1 ]; then
 		echo "# skip: $what: xfs_repair -n does not detect it"
