@@ -20,6 +20,8 @@
 #
 #   UNDO_SEED=s (default: the time)  UNDO_CASES=n (default 2: xfsj-mkfs
 #   defaults, then -b size=1024)  UNDO_KILLS=n (default 6)
+#   XFSJ_KEEP=1: a crash image whose -U run did not exit 0 is kept in the
+#   test's directory (orig-SEED.img), the directory too
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashimg.sh"
 need_root
@@ -73,6 +75,13 @@ for ((c = 0; c < UNDO_CASES; c++)); do
 	"$REPAIR" -r "$redo" -U "$undo" "$img" > "$T_DIR/run.out" 2>&1
 	rc=$?
 	check "$name: xfsj-repair -U replays (exit $rc)" test $rc -eq 0
+	if [ $rc -ne 0 ]; then
+		# What the check found after the replay, and the crash image
+		# (XFSJ_KEEP=1), for the next look.
+		grep -E '(found|fixed|left):' "$T_DIR/run.out" | head -8 | cut -c1-200 | sed 's/^/#   /'
+		[ "${XFSJ_KEEP:-0}" = 1 ] && cp --sparse=always "$orig" "$T_DIR/orig-$seed.img" &&
+			echo "# kept the crash image as $T_DIR/orig-$seed.img"
+	fi
 	grep 'replay done' "$T_DIR/run.out" | sed 's/^/#    /'
 	check "$name: log clean after the replay" log_clean "$img"
 	check "$name: the replay changed the image" test "$(sum "$img")" != "$(sum "$orig")"
