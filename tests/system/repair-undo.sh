@@ -28,7 +28,7 @@
 #   UNDO_SEED=s (default: the time)  UNDO_CASES=n (default 2: xfsj-mkfs
 #   defaults, then -b size=1024)  UNDO_KILLS=n (default 6)
 #   XFSJ_KEEP=1: a crash image whose -U run did not exit 0 is kept in the
-#   test's directory (orig-SEED.img), the directory too
+#   test's directory (orig-CASE.img), the directory too
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashimg.sh"
 need_root
