@@ -155,13 +155,18 @@ live_records() {
 
 # need_log RAW live|final: the crash image's CRASH_NEED (crashimg.sh).
 # The cases need more than 16 live records (load_log), more than 4
-# records using extended headers where NEED_EXT=1 (the logbsize=256k
-# log), and, in the final log, a last record of more than 1024 bytes
-# (the torn cases cut it in half).
+# records using extended headers (not the tail's, and EXT_AFTER records
+# or more after them: damage among the last 8 before the head is a torn
+# write) where NEED_EXT=1 (the logbsize=256k log), and, in the final
+# log, a last record of more than 1024 bytes (the torn cases cut it in
+# half).
+EXT_AFTER=9
 need_log() {
-	live_records "$1" | awk -v ext="${NEED_EXT:-0}" -v final="$([ "$2" = final ] && echo 1 || echo 0)" '
-		{ n++; if ($2 > 1 && $3 > 65 * 512) x++; last = $3 }
+	live_records "$1" | awk -v ext="${NEED_EXT:-0}" -v after="$EXT_AFTER" -v final="$([ "$2" = final ] && echo 1 || echo 0)" '
+		{ n++; e[n] = $2 > 1 && $3 > 65 * 512; last = $3 }
 		END {
+			for (i = 2; i <= n - after; i++)
+				x += e[i]
 			if (n <= 16) bad = bad sprintf("%d live records (more than 16 wanted); ", n)
 			if (ext && x <= 4) bad = bad sprintf("%d records using extended headers (more than 4 wanted); ", x)
 			if (final && last + 0 <= 1024) bad = bad sprintf("a last record of %d bytes (more than 1024 wanted); ", last)
@@ -418,8 +423,10 @@ cases_for_log() {
 	put32 "$T_DIR/case.raw" $((RB * 512 + 44 + 4 * $((RANDOM % ($n))))) 0xdeadbeef
 	run_case "$tag h_cycle_data word (block $RB)" 2
 	# Extended headers, where the records have them and are long enough
-	# to use them (more than 64 blocks of data).
-	awk '$2 > 1 && $3 > 65 * 512 { print NR }' "$BASE.recs" > "$T_DIR/ext"
+	# to use them (more than 64 blocks of data), away from the tail and
+	# from the last records before the head (need_log).
+	awk -v n="$NREC" -v after="$EXT_AFTER" '$2 > 1 && $3 > 65 * 512 &&
+		NR > 1 && NR <= n - after { print NR }' "$BASE.recs" > "$T_DIR/ext"
 	n=$(wc -l < "$T_DIR/ext")
 	if [ "$n" -gt 4 ]; then
 		i=$((n / 4 + RANDOM % (n / 2)))
