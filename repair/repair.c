@@ -64,6 +64,7 @@ struct opts {
 	const char *output;	/* -O: write the run into this copy */
 	const char *output_log;	/* --output-log (default PATH.log) */
 	bool force;		/* -f: with -O, overwrite a non-empty file */
+	bool force_worse;	/* --force: commit past the never-worse gate */
 	char output_log_buf[4096];
 	char output_redo_buf[4096];
 	const char *redo_dir;	/* $XFSJ_REDO_DIR: the default redo file's */
@@ -134,6 +135,8 @@ static void usage(FILE *out)
 "  --salvage     a log damaged in the middle: replay the checkpoints before\n"
 "                the damage and the whole ones after it, report what was\n"
 "                not replayed (the loss report), then check and repair\n"
+"  --force       commit a repair whose final check weighs more than its\n"
+"                first (the never-worse gate writes nothing, exit 4)\n"
 "  --compat      exit with xfs_repair's codes (below); -e: 4 when something\n"
 "                was fixed, as xfs_repair -e\n"
 "  -f, -P, -t SECS, -o ag_stride=N|bhash=N|ihash=N|force_geometry|noquota\n"
@@ -148,7 +151,8 @@ static void usage(FILE *out)
 "1 -n: problems found (as xfs_repair -n); else problems found, all fixed.\n"
 "2 -n: the log is dirty; the filesystem its replay leaves checks clean.\n"
 "4 problems left uncorrected (what was fixed is written), or log work in a\n"
-"  form this version cannot finish yet (nothing was written).\n"
+"  form this version cannot finish yet, or the repair would leave the\n"
+"  filesystem worse (nothing was written).\n"
 "8 could not check, replay or repair: usage, I/O error, corrupt or\n"
 "  unsupported log, a feature this version cannot check.\n"
 "32 -p: a problem needs a full repair.\n"
@@ -618,6 +622,7 @@ static int repair(struct opts *o, const struct run *run,
 		.verbose = o->verbose,
 		.progress = run->progress,
 		.preen = o->preen,
+		.force_worse = o->force_worse,
 		.cache_bytes = o->cache_bytes,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
@@ -647,6 +652,8 @@ static int repair(struct opts *o, const struct run *run,
 			return EXIT_CLEAN;
 		case REPAIR_FIXED:
 			return o->exit_on_fix ? 4 : EXIT_CLEAN;
+		case REPAIR_WORSE:
+			return 4;
 		default:
 			return 1;
 		}
@@ -660,6 +667,8 @@ static int repair(struct opts *o, const struct run *run,
 		return EXIT_LEFTOVER;
 	case REPAIR_PREEN_REFUSED:
 		return EXIT_PREEN;
+	case REPAIR_WORSE:
+		return EXIT_LEFTOVER;
 	default:
 		return EXIT_ERROR;
 	}
@@ -684,6 +693,7 @@ static bool restore_primary(struct opts *o, const struct run *run,
 		.verbose = o->verbose,
 		.progress = run->progress,
 		.preen = o->preen,
+		.force_worse = o->force_worse,
 		.cache_bytes = o->cache_bytes,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
@@ -852,7 +862,7 @@ int main(int argc, char **argv)
 
 	enum {
 		OPT_LIST_PROBLEMS = 256, OPT_PROGRESS, OPT_COMPAT,
-		OPT_REPLAY_ONLY,
+		OPT_REPLAY_ONLY, OPT_FORCE,
 	};
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'U' },
@@ -867,6 +877,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'O' },
 		{ "output-log", required_argument, NULL, OPT_OUTPUT_LOG },
 		{ "salvage", no_argument, NULL, OPT_SALVAGE },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -885,6 +896,7 @@ int main(int argc, char **argv)
 		case 'O': o.output = optarg; break;
 		case OPT_OUTPUT_LOG: o.output_log = optarg; break;
 		case OPT_SALVAGE: o.salvage = true; break;
+		case OPT_FORCE: o.force_worse = true; break;
 		case 'm':
 			mib = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !mib ||

@@ -66,6 +66,7 @@ struct repair_args {
 	bool verbose;
 	bool progress;
 	bool preen;
+	bool force_worse;	/* --force: past the never-worse gate */
 	uint64_t cache_bytes;
 	FILE *txt;
 	struct xfsj_redo_cb rcb;	/* each page written */
@@ -78,6 +79,8 @@ enum repair_outcome {
 	REPAIR_FIXED,		/* fixed, the final check is clean */
 	REPAIR_LEFT,		/* some problems are left */
 	REPAIR_PREEN_REFUSED,	/* -p: needs a person; nothing fixed */
+	REPAIR_WORSE,		/* the final check weighs more than the
+				 * first: nothing written (no --force) */
 	REPAIR_FAILED,		/* could not run or write */
 };
 

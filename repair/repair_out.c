@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -147,6 +148,30 @@ static void summary(const struct repair_args *a,
  * Repair the filesystem @sb describes in @ov (the superblocks only with
  * @sb_only), say each fix, commit through @redo; the outcome.
  */
+/*
+ * XFSJ_REPAIR_TEST_WORSEN (tests/system/repair-gate.sh): after each stage
+ * of fixes, zero every AG's AGI, a fix that damages, so that the test sees
+ * the never-worse gate keep it from the device.
+ */
+static int test_worsen(void *arg, struct xfsj_fs *fs)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+	struct xfsj_buf *bp;
+	uint32_t agno;
+	int err;
+
+	(void)arg;
+	for (agno = 0; agno < sb->agcount; agno++) {
+		err = xfsj_buf_get_zero(fs, xfsj_agb_to_daddr(sb, agno, 0) +
+					2 * (sb->sectsize >> 9),
+					sb->sectsize, &bp);
+		if (err)
+			return err;
+		xfsj_buf_dirty(bp);
+	}
+	return xfsj_fs_flush(fs, NULL);
+}
+
 static enum repair_outcome repair_overlay(const struct repair_args *a,
 					  struct xfsj_overlay *ov,
 					  const struct xfsj_sb *sb,
@@ -157,6 +182,8 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 		.preen = a->preen,
 		.cache_bytes = a->cache_bytes,
 		.sb_only = sb_only,
+		.after_stage = getenv("XFSJ_REPAIR_TEST_WORSEN") ? test_worsen :
+				NULL,
 	};
 	struct rout r = { .a = a, .pl = { .on = a->progress } };
 	const struct xfsj_repair_cb cb = {
@@ -203,6 +230,14 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 	if (res.preen_refused)
 		fprintf(stderr, "xfsj-repair: %s: preen stops: %s needs a full repair (run xfsj-repair without -p)\n",
 			a->device, res.preen_refused->code);
+	if (res.worse && !a->force_worse) {
+		fprintf(stderr, "xfsj-repair: %s: the repair would leave the filesystem worse than it found it (weight %" PRIu64 " before, %" PRIu64 " after); nothing written (--force writes it)\n",
+			a->device, xfsj_check_weight(&res.first),
+			xfsj_check_weight(&res.last));
+		if (a->json)
+			printf("{\"summary\":true,\"repaired\":false,\"error\":\"worse\"}\n");
+		return REPAIR_WORSE;
+	}
 	if (xfsj_overlay_dirty_pages(ov)) {
 		if (res.changed)
 			err = xfsj_repair_commit(redo, a->undo, ov, sb, &pages,

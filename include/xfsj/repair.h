@@ -49,6 +49,13 @@ struct xfsj_repair_opts {
 	 * and the AGs from being read.
 	 */
 	bool sb_only;
+	/*
+	 * For tests: called after each stage's fixes are flushed, before
+	 * the next check (a test injects a fix that damages, to show that
+	 * the never-worse gate keeps it from the device).  NULL: none.
+	 */
+	int (*after_stage)(void *arg, struct xfsj_fs *fs);
+	void *after_stage_arg;
 };
 
 /* One thing the repair did. */
@@ -112,6 +119,11 @@ struct xfsj_repair_result {
 	 * was too short for (the last round that tried): left as they are. */
 	uint64_t clones_short;
 	bool changed;			/* the overlay holds changes */
+	/*
+	 * The never-worse gate: the final check weighs more than the first
+	 * (xfsj_check_weight).  The caller commits nothing unless forced.
+	 */
+	bool worse;
 	/* Preen refused: the first problem it may not fix (NULL: none). */
 	const struct xfsj_problem_def *preen_refused;
 	/* Why it stopped, on a nonzero return. */
@@ -126,6 +138,13 @@ struct xfsj_repair_result {
 int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 		const struct xfsj_repair_cb *cb,
 		struct xfsj_repair_result *res);
+
+/*
+ * What a check's findings weigh, by severity: a corruption or a
+ * cross-check disagreement 16, a warning 1, information 0.  A repair
+ * whose final check weighs more than its first left the filesystem worse.
+ */
+uint64_t xfsj_check_weight(const struct xfsj_check_result *r);
 
 /* May preen apply this fix? */
 bool xfsj_fix_preen_safe(enum xfsj_fix fix);

@@ -286,6 +286,21 @@ static int apply_stage(struct xrp *rp)
 	return xfsj_fs_flush(rp->fs, &rp->res->fault);
 }
 
+uint64_t xfsj_check_weight(const struct xfsj_check_result *r)
+{
+	static const uint64_t w[XFSJ_SEV_INFO + 1] = {
+		[XFSJ_SEV_CORRUPT] = 16,
+		[XFSJ_SEV_XCORRUPT] = 16,
+		[XFSJ_SEV_WARN] = 1,
+	};
+	uint64_t sum = 0;
+	int s;
+
+	for (s = 0; s <= XFSJ_SEV_INFO; s++)
+		sum += w[s] * r->by_sev[s];
+	return sum;
+}
+
 static void count_left(struct xrp *rp)
 {
 	struct xfsj_repair_result *r = rp->res;
@@ -366,6 +381,9 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 			if (rp.cb->round)
 				rp.cb->round(rp.cb->arg, rp.round, rp.stage);
 			err = apply_stage(&rp);
+			if (!err && rp.o->after_stage)
+				err = rp.o->after_stage(rp.o->after_stage_arg,
+							rp.fs);
 			if (err || res->actions != before)
 				break;
 			stuck[rp.stage] = true;
@@ -379,8 +397,12 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 		if (rp.stage == XFSJ_RS__COUNT)
 			break;		/* nothing more this version can do */
 	}
-	if (!err)
+	if (!err) {
 		count_left(&rp);
+		res->worse = res->changed &&
+			     xfsj_check_weight(&res->last) >
+			     xfsj_check_weight(&res->first);
+	}
 	xck_free(rp.ck);
 	free_probs(&rp);
 	free(rp.probs);

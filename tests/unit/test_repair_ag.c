@@ -359,6 +359,67 @@ START_TEST(repair_inobt_holemask)
 }
 END_TEST
 
+/* A fix that damages: every AG's AGI zeroed after every stage. */
+static int zero_agis(void *arg, struct xfsj_fs *fs)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
+	struct xfsj_buf *bp;
+	uint32_t agno;
+	int err;
+
+	(*(unsigned int *)arg)++;
+	for (agno = 0; agno < sb->agcount; agno++) {
+		err = xfsj_buf_get_zero(fs, xfsj_agb_to_daddr(sb, agno, 0) +
+					2 * (sb->sectsize >> 9),
+					sb->sectsize, &bp);
+		if (err)
+			return err;
+		xfsj_buf_dirty(bp);
+	}
+	return xfsj_fs_flush(fs, NULL);
+}
+
+/* A bnobt root zeroed, repaired by fixes that also damage: the gate says
+ * worse; the same damage repaired soundly passes the gate. */
+START_TEST(gate_worse)
+{
+	struct fs_fixture fx;
+	struct xfsj_buf *agf, *bp;
+	struct xfsj_repair_result res;
+	unsigned int calls = 0;
+	struct xfsj_repair_opts o = { .after_stage = zero_agis,
+				      .after_stage_arg = &calls };
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		uint32_t root;
+
+		fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
+		ck_assert_int_eq(xfsj_agf_read(fx.fs, 1, &agf, &fx.f), 0);
+		root = xfsj_get_be32(agf->data + XFSJ_AGF_OFF(bno_root));
+		ck_assert_int_eq(xfsj_buf_get_zero(fx.fs,
+				 xfsj_agb_to_daddr(&fx.sb, 1, root), 4096,
+				 &bp), 0);
+		xfsj_buf_dirty(bp);
+		fs_fixture_reopen(&fx);
+		ck_assert_int_eq(xfsj_repair(fx.fs, pass ? NULL : &o, NULL,
+					     &res), 0);
+		ck_assert(res.changed);
+		ck_assert_uint_gt(xfsj_check_weight(&res.first), 0);
+		if (pass == 0) {
+			ck_assert_uint_gt(calls, 0);
+			ck_assert(res.worse);
+			ck_assert_uint_gt(xfsj_check_weight(&res.last),
+					  xfsj_check_weight(&res.first));
+		} else {
+			ck_assert(!res.worse);
+			ck_assert_uint_eq(xfsj_check_weight(&res.last), 0);
+		}
+		fs_fixture_free(&fx);
+	}
+}
+END_TEST
+
 Suite *repair_ag_suite(void)
 {
 	Suite *s = suite_create("repair_ag");
@@ -379,6 +440,7 @@ Suite *repair_ag_suite(void)
 	tcase_add_test(tc, repair_inobt_holemask);
 	tcase_add_test(tc, repair_zeroed_inobt_normap);
 	tcase_add_test(tc, repair_inobt_lacks_chunk_normap);
+	tcase_add_test(tc, gate_worse);
 	suite_add_tcase(s, tc);
 	return s;
 }
