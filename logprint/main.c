@@ -246,7 +246,8 @@ static int parse_args(int argc, char **argv, struct lp *lp)
 			fputs(usage_text, stdout);
 			exit(LP_EXIT_OK);
 		case 'V':
-			printf("xfsj-logprint version %s\n", PACKAGE_VERSION);
+			printf("xfsj-logprint version %s (JSON schema %d)\n",
+			       PACKAGE_VERSION, XFSJ_JSON_SCHEMA);
 			exit(LP_EXIT_OK);
 		default:
 			fputs(usage_text, stderr);

@@ -60,6 +60,8 @@ struct opts {
 	bool exit_on_fix;	/* -e: with --compat, 4 when something was
 				 * fixed (as xfs_repair -e) */
 	bool salvage;		/* --salvage: replay around a damaged record */
+	bool log_stuck;		/* the log was left unreplayed: corrupt, or
+				 * work this version cannot finish */
 	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
 	const char *output;	/* -O: write the run into this copy */
 	const char *output_log;	/* --output-log (default PATH.log) */
@@ -465,7 +467,7 @@ static void on_salvage_lost(void *arg, const struct xfsj_salvage_trans *t)
 }
 
 /* Word a replay that stopped, and choose its exit code. */
-static int print_failure(const struct opts *o, const struct xfsj_replay_result *r,
+static int print_failure(struct opts *o, const struct xfsj_replay_result *r,
 			 int err)
 {
 	const struct xfsj_fault *f = &r->fault;
@@ -499,6 +501,7 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 		 * and replaying around it would skip committed changes.
 		 */
 		if (r->ht.lost) {
+			o->log_stuck = true;
 			fprintf(stderr, "xfsj-repair: %s: lost log records at log block %u: "
 				"its blocks hold an older cycle, and %u records after it "
 				"(log block %u to head %u) do not; the kernel would stop "
@@ -507,16 +510,19 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 				r->ht.lost_next_blk, r->ht.head_blk);
 			break;
 		}
+		o->log_stuck = true;
 		fprintf(stderr, "xfsj-repair: %s: corrupt log record at log block %u "
 			"between tail %u and head %u; not replaying\n",
 			dev, r->ht.bad_blk, r->ht.tail_blk, r->ht.head_blk);
 		break;
 	case XFSJ_FR_INTENT_UNSUPP:
+		o->log_stuck = true;
 		fprintf(txt, "%s: the log leaves pending %s intents that this version cannot finish yet; "
 		       "nothing was written%s\n", dev, intent_name(r->intent_type),
 		       o->verbose ? "" : " (-v lists the work left)");
 		return EXIT_LEFTOVER;
 	case XFSJ_FR_WORK_UNSUPP:
+		o->log_stuck = true;
 		/* Nothing is written: the kernel can still finish it. */
 		fprintf(txt, "%s: the log leaves work this version cannot finish yet (%s %s); "
 		       "nothing was written\n", dev,
@@ -641,16 +647,6 @@ static int repair(struct opts *o, const struct run *run,
 		lsn = xfsj_lsn(r->ht.cycle, r->ht.head_blk - 1);
 	out = run_repair(&a, keep, lsn, r->redo);
 	print_undo_note(o, written);
-	if (o->compat) {
-		switch (out) {
-		case REPAIR_NOTHING:
-			return EXIT_CLEAN;
-		case REPAIR_FIXED:
-			return o->exit_on_fix ? 4 : EXIT_CLEAN;
-		default:
-			return 1;
-		}
-	}
 	switch (out) {
 	case REPAIR_NOTHING:
 		return EXIT_CLEAN;
@@ -758,10 +754,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	if (err && !primary_tried && restore_primary(o, &run, dataio, &r, err)) {
 		/* The primary was fixed, whatever the rest needs. */
 		ret = replay(o, dataio, logio, true);
-		if (ret == EXIT_CLEAN)
-			ret = o->compat ? (o->exit_on_fix ? 4 : EXIT_CLEAN) :
-			      EXIT_PROBLEMS;
-		return ret;
+		return ret == EXIT_CLEAN ? EXIT_PROBLEMS : ret;
 	}
 	/* With -l, a log that does not fit is more likely the wrong device. */
 	disputed = err && o->nomodify && !o->logdev &&
@@ -808,6 +801,31 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	return ret;
 }
 
+/*
+ * --compat: xfs_repair 6.13's exit code for how the run ended (@ret, one
+ * of ours).  xfs_repair exits 1 on any error and with -n on a dirty log
+ * (its warning that the log is ignored counts as a problem), 2 without -n
+ * when the log still needs replaying (here: a log the replay could not
+ * take), 4 with -e when it fixed something, else 0.  A dirty log this run
+ * replayed is no longer one: what follows is the answer for the
+ * filesystem the replay left, as xfs_repair's after a mount.
+ */
+static int compat_exit(const struct opts *o, int ret)
+{
+	if (o->nomodify)
+		return ret == EXIT_CLEAN ? 0 : 1;
+	if (o->log_stuck)
+		return 2;
+	switch (ret) {
+	case EXIT_CLEAN:
+		return 0;
+	case EXIT_PROBLEMS:
+		return o->exit_on_fix ? 4 : 0;
+	default:
+		return 1;
+	}
+}
+
 /* xfs_repair's numeric arguments (-t, -o x=N): accepted, checked. */
 static bool compat_number(const char *v, const char *what)
 {
@@ -841,9 +859,9 @@ static bool compat_subopt(const char *arg)
 	return false;
 }
 
-int main(int argc, char **argv)
+/* The whole run; its exit code, ours (main gives --compat's). */
+static int run(int argc, char **argv, struct opts *o)
 {
-	struct opts o = { 0 };
 	struct xfsj_io *io, *logio = NULL;
 	int c, err, ret;
 	char *end;
@@ -872,19 +890,19 @@ int main(int argc, char **argv)
 
 	txt = stdout;
 	if (rd && *rd)
-		o.redo_dir = rd;
+		o->redo_dir = rd;
 	while ((c = getopt_long(argc, argv, "nl:m:r:U:vpPfeLt:o:O:Vh", longopts,
 				NULL)) != -1) {
 		switch (c) {
-		case 'U': o.undo = optarg; break;
-		case OPT_UNDO_APPLY: o.undo_apply = optarg; break;
-		case OPT_LIST_PROBLEMS: o.list_problems = true; break;
-		case OPT_PROGRESS: o.force_progress = true; break;
-		case OPT_COMPAT: o.compat = true; break;
-		case OPT_REPLAY_ONLY: o.replay_only = true; break;
-		case 'O': o.output = optarg; break;
-		case OPT_OUTPUT_LOG: o.output_log = optarg; break;
-		case OPT_SALVAGE: o.salvage = true; break;
+		case 'U': o->undo = optarg; break;
+		case OPT_UNDO_APPLY: o->undo_apply = optarg; break;
+		case OPT_LIST_PROBLEMS: o->list_problems = true; break;
+		case OPT_PROGRESS: o->force_progress = true; break;
+		case OPT_COMPAT: o->compat = true; break;
+		case OPT_REPLAY_ONLY: o->replay_only = true; break;
+		case 'O': o->output = optarg; break;
+		case OPT_OUTPUT_LOG: o->output_log = optarg; break;
+		case OPT_SALVAGE: o->salvage = true; break;
 		case 'm':
 			mib = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !mib ||
@@ -893,17 +911,17 @@ int main(int argc, char **argv)
 					optarg);
 				return EXIT_ERROR;
 			}
-			o.cache_bytes = (uint64_t)mib << 20;
+			o->cache_bytes = (uint64_t)mib << 20;
 			break;
-		case 'j': o.json = true; txt = stderr; break;
-		case 'n': o.nomodify = true; break;
-		case 'p': o.preen = true; break;
-		case 'l': o.logdev = optarg; break;
-		case 'r': o.redo = optarg; break;
-		case 'v': o.verbose = true; break;
-		case 'e': o.exit_on_fix = true; break;
+		case 'j': o->json = true; txt = stderr; break;
+		case 'n': o->nomodify = true; break;
+		case 'p': o->preen = true; break;
+		case 'l': o->logdev = optarg; break;
+		case 'r': o->redo = optarg; break;
+		case 'v': o->verbose = true; break;
+		case 'e': o->exit_on_fix = true; break;
 		case 'f':	/* a file, not a device: nothing differs */
-			o.force = true;	/* but -O overwrites */
+			o->force = true;	/* but -O overwrites */
 			break;
 		case 'P':	/* xfs_repair: no prefetch */
 			break;
@@ -920,7 +938,8 @@ int main(int argc, char **argv)
 			      stderr);
 			break;
 		case 'V':
-			printf("xfsj-repair version %s\n", PACKAGE_VERSION);
+			printf("xfsj-repair version %s (JSON schema %d)\n",
+			       PACKAGE_VERSION, XFSJ_JSON_SCHEMA);
 			return EXIT_CLEAN;
 		case 'h':
 			usage(stdout);
@@ -930,57 +949,70 @@ int main(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	if (o.nomodify && o.preen) {
+	if (o->nomodify && o->preen) {
 		fputs("xfsj-repair: -n and -p cannot be used together\n",
 		      stderr);
 		return EXIT_ERROR;
 	}
-	if (!output_opts_ok(&o))
+	if (!output_opts_ok(o))
 		return EXIT_ERROR;
-	if (o.list_problems && optind == argc) {
-		list_problems(o.json, stdout);
+	if (o->list_problems && optind == argc) {
+		list_problems(o->json, stdout);
 		return EXIT_CLEAN;
 	}
-	if (o.list_problems || optind != argc - 1) {
+	if (o->list_problems || optind != argc - 1) {
 		usage(stderr);
 		return EXIT_ERROR;
 	}
-	o.device = argv[optind];
-	if (xfsj_path_mounted(o.device)) {
+	o->device = argv[optind];
+	if (xfsj_path_mounted(o->device)) {
 		fprintf(stderr, "xfsj-repair: %s contains a mounted filesystem; unmount it first\n",
-			o.device);
+			o->device);
 		return EXIT_ERROR;
 	}
-	if (o.logdev && (xfsj_path_mounted(o.logdev) || xfsj_path_held(o.logdev))) {
+	if (o->logdev && (xfsj_path_mounted(o->logdev) || xfsj_path_held(o->logdev))) {
 		fprintf(stderr, "xfsj-repair: %s is in use (the log of a mounted filesystem?); unmount it first\n",
-			o.logdev);
+			o->logdev);
 		return EXIT_ERROR;
 	}
-	err = xfsj_io_open(o.device, o.nomodify || o.output ? XFSJ_IO_RDONLY :
+	err = xfsj_io_open(o->device, o->nomodify || o->output ? XFSJ_IO_RDONLY :
 			   XFSJ_IO_EXCL, &io);
 	if (err) {
-		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o.device,
+		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o->device,
 			xfsj_io_open_strerror(err));
 		return EXIT_ERROR;
 	}
-	if (o.logdev) {
-		err = xfsj_io_open(o.logdev, o.nomodify || o.output ?
+	if (o->logdev) {
+		err = xfsj_io_open(o->logdev, o->nomodify || o->output ?
 			XFSJ_IO_RDONLY : XFSJ_IO_EXCL, &logio);
 		if (err) {
 			fprintf(stderr, "xfsj-repair: cannot open %s: %s\n",
-				o.logdev, xfsj_io_open_strerror(err));
+				o->logdev, xfsj_io_open_strerror(err));
 			xfsj_io_close(io);
 			return EXIT_ERROR;
 		}
 	}
-	if (o.output && !open_output(&o, &io, &logio)) {
+	if (o->output && !open_output(o, &io, &logio)) {
 		xfsj_io_close(logio);
 		xfsj_io_close(io);
 		return EXIT_ERROR;
 	}
-	ret = o.undo_apply ? undo_apply(&o, io, logio) :
-	      replay(&o, io, logio, false);
+	ret = o->undo_apply ? undo_apply(o, io, logio) :
+	      replay(o, io, logio, false);
 	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int i, ret;
+
+	/* Known before the options are read: a usage error exits as asked. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--compat"))
+			o.compat = true;
+	ret = run(argc, argv, &o);
+	return o.compat ? compat_exit(&o, ret) : ret;
 }

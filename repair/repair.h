@@ -54,7 +54,7 @@ enum check_outcome check_unreplayable(const char *dev, struct xfsj_io *io,
 				      FILE *txt);
 
 /* One problem: "code: message" (after "TAG: " when @tag), or a JSON
- * object (with "TAG":true first). */
+ * object of kind "problem" whose "state" is @tag ("found" when NULL). */
 void print_problem(const struct xfsj_problem *p, bool json, const char *tag);
 /* A JSON string of @n bytes, escaped. */
 void json_str(FILE *f, const char *s, size_t n);

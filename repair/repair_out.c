@@ -2,9 +2,9 @@
 /*
  * xfsj-repair without -n: repair what the check finds in the replayed
  * state, say each fix, then commit the replay and the repair together
- * (the needs-repair flag first).  Text, or JSON Lines: one object per
- * problem found ("found"), per fix ("fixed"), per problem left ("left"),
- * then a summary object.
+ * (the needs-repair flag first).  Text, or JSON Lines (doc/json-schema.json):
+ * one "problem" object per problem found (state "found") and per problem
+ * left (state "left"), one "fix" object per fix, then a "repair_summary".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +58,7 @@ static void on_action(void *arg, const struct xfsj_repair_action *a)
 			printf("fixed: %s\n", a->what);
 		return;
 	}
-	printf("{\"fixed\":true,\"fix\":\"%s\"", xfsj_fix_name(a->fix));
+	printf("{\"kind\":\"fix\",\"fix\":\"%s\"", xfsj_fix_name(a->fix));
 	if (code)
 		printf(",\"code\":\"%s\"", code);
 	if (a->has & XFSJ_PF_AG)
@@ -98,7 +98,7 @@ static void summary(const struct repair_args *a,
 		    const struct xfsj_repair_result *res, uint64_t pages)
 {
 	if (a->json) {
-		printf("{\"summary\":true,\"repaired\":%s,\"found\":%" PRIu64
+		printf("{\"kind\":\"repair_summary\",\"repaired\":%s,\"found\":%" PRIu64
 		       ",\"fixes\":%" PRIu64 ",\"left\":%" PRIu64
 		       ",\"left_corrupt\":%" PRIu64 ",\"rounds\":%u"
 		       ",\"fields_fixed\":%" PRIu64 ",\"inodes_cleared\":%" PRIu64
@@ -196,7 +196,7 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 			fprintf(stderr, "xfsj-repair: %s: cannot repair: %s (nothing written)\n",
 				a->device, xfsj_strerror(err));
 		if (a->json)
-			printf("{\"summary\":true,\"repaired\":false,\"error\":\"%s\"}\n",
+			printf("{\"kind\":\"repair_summary\",\"repaired\":false,\"error\":\"%s\"}\n",
 			       xfsj_errname(err));
 		return REPAIR_FAILED;
 	}
