@@ -241,6 +241,16 @@ int main(int argc, char **argv)
 		xfsj_io_close(io);
 		return MKFS_EXIT_FAIL;
 	}
+	err = xfsj_newfs_root_props(io, &(struct xfsj_root_props){
+		.autofsck = cli.autofsck, .extszinherit = cli.extszinherit,
+		.daxinherit = cli.daxinherit }, &fault);
 	xfsj_io_close(io);
+	if (err) {
+		fprintf(stderr, "xfsj-mkfs: %s: setting the root directory's properties failed: %s%s%s: %s\n",
+			cli.device, fault.structure ? fault.structure : "root inode",
+			fault.field ? " " : "", fault.field ? fault.field : "",
+			xfsj_strerror(err));
+		return MKFS_EXIT_FAIL;
+	}
 	return MKFS_EXIT_OK;
 }

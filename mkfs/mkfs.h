@@ -28,6 +28,10 @@ struct mkfs_cli {
 	char label[13];
 	const char *config;	/* -c options= */
 	const char *proto;	/* -p [file=]PATH: the tree to copy in */
+	/* The root directory's properties, inherited by what is made in it. */
+	const char *autofsck;	/* -m autofsck=: the property's value, or NULL */
+	uint32_t extszinherit;	/* -d extszinherit=: extent size hint, blocks */
+	bool daxinherit;	/* -d daxinherit=1 */
 };
 
 /* options.c */

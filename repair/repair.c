@@ -154,8 +154,9 @@ static void usage(FILE *out)
 "8 could not check, replay or repair: usage, I/O error, corrupt or\n"
 "  unsupported log, a feature this version cannot check.\n"
 "32 -p: a problem needs a full repair.\n"
-"With --compat: 0 clean or fixed (-e: 4 when fixed), 1 problems found (-n),\n"
-"problems left, or an error.\n", out);
+"With --compat, xfs_repair 6.13's: 0 clean or repaired; 1 -n: problems found\n"
+"  or a dirty log; an error, or problems left; 2 the log could not be\n"
+"  replayed; 4 -e: something was repaired.\n", out);
 }
 
 /* ---- -O: the run written into a copy of the devices ---- */
