@@ -170,6 +170,7 @@ int main(int argc, char **argv)
 	     ((uint64_t)g.logblocks << g.blocklog) < XFSJ_MIN_REALISTIC_LOG) &&
 	    !cli.quiet)
 		fprintf(stderr, "xfsj-mkfs: --small: this filesystem is below mkfs.xfs's supported minimum (300 MB, 64 MiB log)\n");
+	mkfs_kernel_check(stderr, &g.feat);
 	if (cli.dry_run) {
 		mkfs_report(stdout, cli.device, cli.logdev, &g);
 		return MKFS_EXIT_OK;

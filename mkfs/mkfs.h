@@ -42,6 +42,10 @@ void mkfs_usage(FILE *out);
 struct xfsj_topology;
 int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t);
 
+/* kernel.c: warn on @out when the running kernel (uname, or
+ * $XFSJ_TEST_KERNEL_RELEASE) cannot mount a feature of @f. */
+void mkfs_kernel_check(FILE *out, const struct xfsj_features *f);
+
 /* report.c */
 /* @logdev: the external log device's name, NULL for an internal log. */
 void mkfs_report(FILE *out, const char *name, const char *logdev,

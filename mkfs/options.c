@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 
 #include "mkfs.h"
@@ -86,6 +87,8 @@ static const struct subopt subopts[] = {
 	{ 'm', "uuid",      K_SPECIAL, 0, S_UUID, 0, 0 },
 	{ 'm', "metadir",   K_SPECIAL, 0, S_METADIR, 0, 1 },
 	{ 'm', "autofsck",  K_SPECIAL, 0, S_AUTOFSCK, 0, 1 },
+	/* Where xfsprogs 6.1's lts_*.conf files (Debian 12's) put it. */
+	{ 'm', "nrext64",   K_BOOL, FEAT(nrext64), S_NONE, 0, 1 },
 	{ 'n', "size",      K_SIZE32, REQ(dirblocksize), S_NONE, 4096, 65536 },
 	{ 'n', "ftype",     K_BOOL, FEAT(ftype), S_NONE, 0, 1 },
 	{ 'n', "parent",    K_BOOL, FEAT(parent), S_NONE, 0, 1 },
@@ -463,9 +466,20 @@ static int config_line(void *user, const char *section, const char *name,
 	return 0;
 }
 
+/* Where mkfs.xfs keeps the configuration files it ships. */
+#define XFSPROGS_CONF_DIR "/usr/share/xfsprogs/mkfs"
+
 static int load_config(struct parse_state *ps, const char *path)
 {
-	int rc = ini_parse(path, config_line, ps);
+	static char shipped[4096];
+	int rc;
+
+	/* A bare name not in this directory: one xfsprogs ships, as mkfs.xfs. */
+	if (!strchr(path, '/') && access(path, F_OK) &&
+	    (size_t)snprintf(shipped, sizeof(shipped), "%s/%s",
+			     XFSPROGS_CONF_DIR, path) < sizeof(shipped))
+		path = shipped;
+	rc = ini_parse(path, config_line, ps);
 
 	if (rc < 0) {
 		fprintf(stderr, "xfsj-mkfs: cannot open config file %s\n", path);
