@@ -19,6 +19,7 @@
 #include "xfsj/io.h"
 #include "xfsj/newfs.h"
 #include "xfsj/populate.h"
+#include "xfsj/rootprops.h"
 
 static void pop_progress(void *arg, uint64_t done)
 {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "xfsj/check.h"
@@ -671,7 +672,8 @@ static int repair(struct opts *o, const struct run *run,
  */
 static bool restore_primary(struct opts *o, const struct run *run,
 			    struct xfsj_io *dataio,
-			    const struct xfsj_replay_result *r, int err)
+			    const struct xfsj_replay_result *r, int err,
+			    struct xfsj_overlay **dry)
 {
 	static char undo[4096 + 8];
 	bool written = false;
@@ -685,15 +687,21 @@ static bool restore_primary(struct opts *o, const struct run *run,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
 		.written = &written,
+		.dry = o->nomodify ? dry : NULL,
 	};
 	/*
 	 * Any failure to read the log may come from the primary (a wrong
 	 * uuid, log place or size, geometry): the secondaries say whether
-	 * it does; when they agree with it, nothing is written here.
+	 * it does; when they agree with it, nothing is written here.  With
+	 * -n the same is done in memory (into *@dry), to check what the
+	 * repair would replay.
 	 */
-	if (o->nomodify || o->replay_only || o->logdev ||
+	if (o->replay_only || o->logdev ||
 	    (!damaged(r, err) && r->fault.reason != XFSJ_FR_EXTLOG_NEEDED))
 		return false;
+	if (o->nomodify)
+		return repair_primary(&a, dataio, NULL, o->redo_dir) ==
+		       REPAIR_FIXED;
 	if (o->undo) {
 		snprintf(undo, sizeof(undo), "%s.primary", o->undo);
 		a.undo = undo;
@@ -745,6 +753,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	};
 	struct xfsj_replay_result r;
 	struct xfsj_replay *keep = NULL;
+	struct xfsj_overlay *dry = NULL;
 	uint64_t t0 = now_ms();
 	bool disputed;
 	int err, ret;
@@ -752,8 +761,28 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
 	if (o->salvage && r.stats.trans)
 		salvage_print_summary(&run.so, &r.salvage, &r.ht);
-	if (err && !primary_tried && restore_primary(o, &run, dataio, &r, err)) {
+	/* Nothing of XFS anywhere: one line, the same with -n or without. */
+	if (err && !primary_tried &&
+	    (damaged(&r, err) || r.fault.reason == XFSJ_FR_EXTLOG_NEEDED) &&
+	    xfsj_check_is_xfs(dataio) == 0) {
+		print_not_xfs(o->device, o->json, o->nomodify);
+		return EXIT_ERROR;
+	}
+	if (err && !primary_tried &&
+	    restore_primary(o, &run, dataio, &r, err, &dry)) {
 		/* The primary was fixed, whatever the rest needs. */
+		if (dry) {
+			/* -n: the rest as the repair will find it. */
+			struct xfsj_io *dio = NULL;
+
+			fprintf(txt, "%s: the repair will rewrite the primary superblock as above, then replay the log; checking that in memory\n",
+				o->device);
+			ret = xfsj_overlay_io(dry, &dio) ? EXIT_ERROR :
+			      replay(o, dio, logio, true);
+			xfsj_io_close(dio);
+			xfsj_overlay_free(dry);
+			return ret == EXIT_ERROR ? ret : EXIT_PROBLEMS;
+		}
 		ret = replay(o, dataio, logio, true);
 		return ret == EXIT_CLEAN ? EXIT_PROBLEMS : ret;
 	}
@@ -868,6 +897,7 @@ static int run(int argc, char **argv, struct opts *o)
 	char *end;
 	unsigned long long mib;
 	const char *rd = getenv("XFSJ_REDO_DIR");
+	struct stat st;
 
 	enum {
 		OPT_LIST_PROBLEMS = 256, OPT_PROGRESS, OPT_COMPAT,
@@ -966,6 +996,12 @@ static int run(int argc, char **argv, struct opts *o)
 		return EXIT_ERROR;
 	}
 	o->device = argv[optind];
+	/* The same words with -n (a read-only open succeeds) and without. */
+	if (!stat(o->device, &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o->device,
+			strerror(EISDIR));
+		return EXIT_ERROR;
+	}
 	if (xfsj_path_mounted(o->device)) {
 		fprintf(stderr, "xfsj-repair: %s contains a mounted filesystem; unmount it first\n",
 			o->device);

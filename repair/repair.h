@@ -71,6 +71,11 @@ struct repair_args {
 	struct xfsj_redo_cb rcb;	/* each page written */
 	const char *undo;		/* -U: the run's undo file, or NULL */
 	bool *written;			/* set when the device was written */
+	/*
+	 * -n: the fixes stay in the overlay, handed back here (commit
+	 * nothing, and no summary: the check that follows gives it).
+	 */
+	struct xfsj_overlay **dry;
 };
 
 enum repair_outcome {
@@ -101,6 +106,9 @@ enum repair_outcome run_repair(const struct repair_args *a,
 enum repair_outcome repair_primary(const struct repair_args *a,
 				   struct xfsj_io *io, const char *redo,
 				   const char *redo_dir);
+
+/* The device holds no XFS filesystem: one line, and the JSON summary. */
+void print_not_xfs(const char *dev, bool json, bool nomodify);
 
 /*
  * -O: make @path a copy of @src (a new sparse image file, an existing one

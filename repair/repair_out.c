@@ -52,13 +52,17 @@ static void on_action(void *arg, const struct xfsj_repair_action *a)
 
 	progress_clear(&r->pl);
 	if (!r->a->json) {
+		const char *tag = r->a->dry ? "would fix" : "fixed";
+
 		if (code)
-			printf("fixed: %s: %s\n", code, a->what);
+			printf("%s: %s: %s\n", tag, code, a->what);
 		else
-			printf("fixed: %s\n", a->what);
+			printf("%s: %s\n", tag, a->what);
 		return;
 	}
 	printf("{\"kind\":\"fix\",\"fix\":\"%s\"", xfsj_fix_name(a->fix));
+	if (r->a->dry)
+		printf(",\"dry\":true");
 	if (code)
 		printf(",\"code\":\"%s\"", code);
 	if (a->has & XFSJ_PF_AG)
@@ -203,6 +207,8 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 	if (res.preen_refused)
 		fprintf(stderr, "xfsj-repair: %s: preen stops: %s needs a full repair (run xfsj-repair without -p)\n",
 			a->device, res.preen_refused->code);
+	if (a->dry)
+		return res.changed ? REPAIR_FIXED : REPAIR_NOTHING;
 	if (xfsj_overlay_dirty_pages(ov)) {
 		if (res.changed)
 			err = xfsj_repair_commit(redo, a->undo, ov, sb, &pages,
@@ -265,8 +271,22 @@ enum repair_outcome repair_primary(const struct repair_args *a,
 	fprintf(a->txt, "%s: the log cannot be read: checking the primary superblock against the secondaries first\n",
 		a->device);
 	out = repair_overlay(a, ov, &sb, 0, redo, true);
+	if (a->dry && out == REPAIR_FIXED) {
+		*a->dry = ov;
+		return out;
+	}
 	xfsj_overlay_free(ov);
 	return out;
+}
+
+void print_not_xfs(const char *dev, bool json, bool nomodify)
+{
+	fprintf(stderr, "xfsj-repair: %s: not an XFS filesystem (no valid primary superblock, and no secondary found on the device)\n",
+		dev);
+	if (json)
+		printf("{\"kind\":\"%s\",\"%s\":false,\"error\":\"not_xfs\"}\n",
+		       nomodify ? "check_summary" : "repair_summary",
+		       nomodify ? "checked" : "repaired");
 }
 
 /* ---- -O: the run written into a copy ---- */

@@ -13,8 +13,8 @@
 #include "fs/defer.h"
 #include "fs/iget.h"
 #include "xfsj/fs.h"
-#include "xfsj/newfs.h"
 #include "xfsj/ondisk.h"
+#include "xfsj/rootprops.h"
 
 static const char autofsck_name[] = "xfs:autofsck";
 
