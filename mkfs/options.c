@@ -115,6 +115,13 @@ struct parse_state {
 	uint64_t linternal;	/* -l internal=, when given */
 };
 
+/* A usage error: the synopsis and where the rest is. */
+static void mkfs_short_usage(void)
+{
+	fputs("Usage: xfsj-mkfs [options] device\n"
+	      "Try 'xfsj-mkfs --help' for more information.\n", stderr);
+}
+
 void mkfs_usage(FILE *out)
 {
 	fputs(
@@ -580,7 +587,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 			mkfs_usage(stdout);
 			exit(0);
 		default:
-			mkfs_usage(stderr);
+			mkfs_short_usage();
 			return -1;
 		}
 	}
@@ -613,7 +620,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 	}
 	if (!cli->device) {
 		fprintf(stderr, "xfsj-mkfs: no device name given\n");
-		mkfs_usage(stderr);
+		mkfs_short_usage();
 		return -1;
 	}
 	if (cli->dfile && !cli->req.dsize) {

@@ -160,6 +160,13 @@ static void usage(FILE *out)
 "  replayed; 4 -e: something was repaired.\n", out);
 }
 
+/* A usage error: the synopsis and where the rest is. */
+static void short_usage(void)
+{
+	fputs("Usage: xfsj-repair [options] device\n"
+	      "Try 'xfsj-repair --help' for more information.\n", stderr);
+}
+
 /* ---- -O: the run written into a copy of the devices ---- */
 
 enum { OPT_OUTPUT_LOG = 768 };
@@ -765,7 +772,8 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	if (err && !primary_tried &&
 	    (damaged(&r, err) || r.fault.reason == XFSJ_FR_EXTLOG_NEEDED) &&
 	    xfsj_check_is_xfs(dataio) == 0) {
-		print_not_xfs(o->device, o->json, o->nomodify);
+		print_refusal(o->device, o->json, o->nomodify, "not_xfs",
+			      "not an XFS filesystem (no valid primary superblock, and no secondary found on the device)");
 		return EXIT_ERROR;
 	}
 	if (err && !primary_tried &&
@@ -801,6 +809,14 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	}
 	if (err)
 		return print_failure(o, &r, err);
+	if (o->nomodify && o->replay_only) {
+		/* The replay alone, in memory: nothing is checked. */
+		xfsj_replay_free(keep);
+		if (r.dirty)
+			fprintf(txt, "%s: would write %llu blocks of 4 KiB and a clean log (no modify); not checked (--replay-only)\n",
+				o->device, (unsigned long long)r.pages);
+		return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
+	}
 	if (o->nomodify) {
 		if (r.dirty)
 			fprintf(txt, "%s: would write %llu blocks of 4 KiB and a clean log (no modify); checking the replayed filesystem\n",
@@ -856,14 +872,55 @@ static int compat_exit(const struct opts *o, int ret)
 	}
 }
 
+/*
+ * A device shorter than the filesystem its superblocks describe (a
+ * truncated image, the wrong partition): said first, in one line, rather
+ * than as the first structure found missing past its end.  A primary
+ * that a secondary contradicts is left to the repair.
+ */
+static bool device_short(const struct opts *o, struct xfsj_io *io)
+{
+	uint8_t sect[512];
+	struct xfsj_sb p, s;
+	uint64_t bytes, ag1;
+	char why[256];
+
+	if (xfsj_pread(io, sect, sizeof(sect), 0))
+		return false;
+	xfsj_sb_decode(sect, &p);
+	if (p.magicnum != XFSJ_SB_MAGIC || p.blocklog < 9 ||
+	    p.blocklog > 16 || !p.agblocks || p.dblocks > (UINT64_MAX >> 16))
+		return false;
+	bytes = p.dblocks << p.blocklog;
+	if (bytes <= io->size)
+		return false;
+	ag1 = (uint64_t)p.agblocks << p.blocklog;
+	if (ag1 + sizeof(sect) <= io->size) {
+		if (xfsj_pread(io, sect, sizeof(sect), ag1))
+			return false;
+		xfsj_sb_decode(sect, &s);
+		if (s.magicnum != XFSJ_SB_MAGIC || s.dblocks != p.dblocks)
+			return false;
+	}
+	snprintf(why, sizeof(why), "the device (%llu bytes) is shorter than the filesystem on it (%llu bytes): a truncated image, or the wrong device",
+		 (unsigned long long)io->size, (unsigned long long)bytes);
+	print_refusal(o->device, o->json, o->nomodify, "device_short", why);
+	return true;
+}
+
 /* xfs_repair's numeric arguments (-t, -o x=N): accepted, checked. */
 static bool compat_number(const char *v, const char *what)
 {
 	char *end;
 
-	if (!v || *v < '0' || *v > '9' || (strtoull(v, &end, 10), *end)) {
-		fprintf(stderr, "xfsj-repair: %s %s: not a number\n", what,
-			v ? v : "");
+	if (!v || !*v) {
+		fprintf(stderr, "xfsj-repair: %s takes a number (%s%sN)\n", what,
+			what, *what == '-' ? " " : "=");
+		return false;
+	}
+	if (*v < '0' || *v > '9' || (strtoull(v, &end, 10), *end)) {
+		fprintf(stderr, "xfsj-repair: %s: '%s' is not a number\n", what,
+			v);
 		return false;
 	}
 	return true;
@@ -881,7 +938,7 @@ static bool compat_subopt(const char *arg)
 
 	for (i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
 		if (strlen(valued[i]) == n && !strncmp(arg, valued[i], n))
-			return compat_number(eq ? eq + 1 : NULL, arg);
+			return compat_number(eq ? eq + 1 : NULL, valued[i]);
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (!eq && !strcmp(arg, flags[i]))
 			return true;
@@ -976,7 +1033,7 @@ static int run(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			return EXIT_CLEAN;
 		default:
-			usage(stderr);
+			short_usage();
 			return EXIT_ERROR;
 		}
 	}
@@ -992,7 +1049,7 @@ static int run(int argc, char **argv, struct opts *o)
 		return EXIT_CLEAN;
 	}
 	if (o->list_problems || optind != argc - 1) {
-		usage(stderr);
+		short_usage();
 		return EXIT_ERROR;
 	}
 	o->device = argv[optind];
@@ -1034,8 +1091,11 @@ static int run(int argc, char **argv, struct opts *o)
 		xfsj_io_close(io);
 		return EXIT_ERROR;
 	}
-	ret = o->undo_apply ? undo_apply(o, io, logio) :
-	      replay(o, io, logio, false);
+	if (!o->undo_apply && device_short(o, io))
+		ret = EXIT_ERROR;
+	else
+		ret = o->undo_apply ? undo_apply(o, io, logio) :
+		      replay(o, io, logio, false);
 	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	return ret;

@@ -107,8 +107,12 @@ enum repair_outcome repair_primary(const struct repair_args *a,
 				   struct xfsj_io *io, const char *redo,
 				   const char *redo_dir);
 
-/* The device holds no XFS filesystem: one line, and the JSON summary. */
-void print_not_xfs(const char *dev, bool json, bool nomodify);
+/*
+ * Nothing could be checked or repaired, for a reason said in one line
+ * (@why) on stderr; with @json, the summary object with error @code.
+ */
+void print_refusal(const char *dev, bool json, bool nomodify,
+		   const char *code, const char *why);
 
 /*
  * -O: make @path a copy of @src (a new sparse image file, an existing one

@@ -279,14 +279,14 @@ enum repair_outcome repair_primary(const struct repair_args *a,
 	return out;
 }
 
-void print_not_xfs(const char *dev, bool json, bool nomodify)
+void print_refusal(const char *dev, bool json, bool nomodify,
+		   const char *code, const char *why)
 {
-	fprintf(stderr, "xfsj-repair: %s: not an XFS filesystem (no valid primary superblock, and no secondary found on the device)\n",
-		dev);
+	fprintf(stderr, "xfsj-repair: %s: %s\n", dev, why);
 	if (json)
-		printf("{\"kind\":\"%s\",\"%s\":false,\"error\":\"not_xfs\"}\n",
+		printf("{\"kind\":\"%s\",\"%s\":false,\"error\":\"%s\"}\n",
 		       nomodify ? "check_summary" : "repair_summary",
-		       nomodify ? "checked" : "repaired");
+		       nomodify ? "checked" : "repaired", code);
 }
 
 /* ---- -O: the run written into a copy ---- */
