@@ -57,8 +57,11 @@ static const char usage_text[] =
 "  -V, --version      print the version\n"
 "  -h, --help         this text\n"
 "\n"
-"Exit status: 0 success, 1 usage or open error, 2 the log has problems\n"
-"(each reported on stderr with the device, structure and byte offset).\n";
+"Exit status:\n"
+"  0   success\n"
+"  1   usage or open error\n"
+"  2   the log has problems (each reported on stderr with the device,\n"
+"      structure and byte offset)\n";
 
 enum {
 	OPT_RECORDS = 256, OPT_CHECKPOINTS, OPT_INTENTS, OPT_SUMMARY,

@@ -161,7 +161,9 @@ void mkfs_usage(FILE *out)
 "of it, or size= of it (at least 64 MiB, at most 2 GiB less 10 MiB); mount\n"
 "with -o logdev=.  Not supported: realtime devices, v4 (crc=0) filesystems,\n"
 "metadir.\n"
-"Exit status: 0 success, 1 failure (bad option, refused device, I/O error).\n",
+"Exit status:\n"
+"  0   success\n"
+"  1   failure: bad option or value, refused device, I/O error\n",
 		out);
 }
 
