@@ -128,18 +128,28 @@ static void summary(const struct repair_args *a,
 		" fix%s applied, %" PRIu64 " left", a->device,
 		res->first.problems, res->first.problems == 1 ? "" : "s",
 		res->actions, res->actions == 1 ? "" : "es", res->left);
-	if (res->actions)
-		fprintf(a->txt, " (fields %" PRIu64 ", inodes cleared %" PRIu64
-			", entries to lost+found %" PRIu64 ", entries removed %"
-			PRIu64 ", blocks reclaimed %" PRIu64 ", btrees rebuilt %"
-			PRIu64 ", headers rebuilt %" PRIu64 ", counters %" PRIu64
-			")", res->fields_fixed, res->inodes_cleared,
-			res->entries_moved, res->entries_removed,
-			res->blocks_reclaimed, res->btrees_rebuilt,
-			res->headers_rebuilt, res->counters_fixed);
-	if (res->blocks_cloned)
-		fprintf(a->txt, ", blocks cloned %" PRIu64,
-			res->blocks_cloned);
+	/* What the fixes did, the kinds that did something only. */
+	const struct { const char *what; uint64_t n; } done[] = {
+		{ "fields", res->fields_fixed },
+		{ "inodes cleared", res->inodes_cleared },
+		{ "entries to lost+found", res->entries_moved },
+		{ "entries removed", res->entries_removed },
+		{ "blocks reclaimed", res->blocks_reclaimed },
+		{ "btrees rebuilt", res->btrees_rebuilt },
+		{ "headers rebuilt", res->headers_rebuilt },
+		{ "counters", res->counters_fixed },
+		{ "blocks cloned", res->blocks_cloned },
+	};
+	const char *sep = " (";
+
+	for (size_t i = 0; i < sizeof(done) / sizeof(done[0]); i++) {
+		if (!done[i].n)
+			continue;
+		fprintf(a->txt, "%s%s %" PRIu64, sep, done[i].what, done[i].n);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fputc(')', a->txt);
 	if (res->clones_short)
 		fprintf(a->txt, ", %" PRIu64 " multiply-claimed range%s not "
 			"cloned: free space too short", res->clones_short,
@@ -229,7 +239,13 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 		if (a->written)
 			*a->written = pages > 0;
 	}
-	summary(a, &res, pages);
+	/*
+	 * The primary superblock's own round: its fix lines say what it
+	 * did, and the run that follows gives the one summary; only when
+	 * it left problems (and the run stops here) is it summed up.
+	 */
+	if (!sb_only || res.left)
+		summary(a, &res, pages);
 	if (res.preen_refused)
 		return REPAIR_PREEN_REFUSED;
 	if (res.left_corrupt)
