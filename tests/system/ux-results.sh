@@ -150,6 +150,12 @@ valid "xfsj-repair -n --json, zeroed primary (dry restore)" xfsj-repair stdout \
 LOGDADDR=$("$LP" --json --summary "$CRASH" | grep -o '"log_daddr":[0-9]*' | cut -d: -f2)
 copy "$CRASH" "$T_DIR/salv.img"
 flip "$T_DIR/salv.img" $(((LOGDADDR + blk) * 512 + 100))
+copy "$T_DIR/salv.img" "$T_DIR/salv2.img"
+copy "$T_DIR/salv.img" "$T_DIR/salv3.img"
+copy "$T_DIR/salv.img" "$T_DIR/salv4.img"
+"$REPAIR" -n --json "$T_DIR/salv.img" > "$T_DIR/r9.json" 2> /dev/null
+valid "xfsj-repair -n --json, a record damaged mid-log (unreplayable)" xfsj-repair stdout \
+	"$T_DIR/r9.json" --need problem,check_summary
 "$REPAIR" --salvage --json "$T_DIR/salv.img" > "$T_DIR/r7.json" 2> /dev/null
 valid "xfsj-repair --salvage --json (loss report)" xfsj-repair stdout "$T_DIR/r7.json" \
 	--need salvage_damage,salvage_summary,repair_summary
@@ -192,6 +198,9 @@ compat "a directory" "$T_DIR" -- "$T_DIR"
 compat "a missing device" -n "$T_DIR/none" -- -n "$T_DIR/none"
 compat "no argument" -- 
 compat "an unknown option" --bogus "$CLEAN" -- --bogus "$CLEAN"
+compat "-n, a record damaged mid-log" -n "$T_DIR/salv2.img" -- -n "$T_DIR/salv2.img"
+compat "a record damaged mid-log (the log needs the kernel: 2)" \
+	"$T_DIR/salv3.img" -- "$T_DIR/salv4.img"
 # A dirty log without -n: xfs_repair refuses (2) until a mount replays it;
 # xfsj replays it, and answers for what is left, as xfs_repair then.
 copy "$CRASH" "$T_DIR/k1.img"
