@@ -86,7 +86,7 @@ compare() {
 	done
 	if [ "${ORC:-0}" != 0 ]; then
 		echo "# xfsj-repair -n exited $ORC on a filesystem the kernel made; its problems by code:"
-		grep -v '"summary"' "$T_DIR/ours.json" | sed 's/.*"code":"\([^"]*\)".*/\1/' | sort | uniq -c | sort -rn | head | sed 's/^/#   /'
+		grep -v '"kind":"check_summary"' "$T_DIR/ours.json" | sed 's/.*"code":"\([^"]*\)".*/\1/' | sort | uniq -c | sort -rn | head | sed 's/^/#   /'
 	fi
 	[ "${TRC:-0}" != 0 ] && echo "# xfs_repair -n exited $TRC: $(grep -v '^ *-\|^Phase\|^No modify' "$T_DIR/theirs.txt" | head -3 | tr '\n' ' ')"
 	ORC=0 TRC=0

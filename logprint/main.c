@@ -13,6 +13,11 @@
 
 #include "logprint.h"
 
+/* A usage error: the synopsis and where the rest is. */
+static const char short_usage[] =
+"Usage: xfsj-logprint [options] DEVICE\n"
+"Try 'xfsj-logprint --help' for more information.\n";
+
 static const char usage_text[] =
 "Usage: xfsj-logprint [options] DEVICE\n"
 "\n"
@@ -52,8 +57,11 @@ static const char usage_text[] =
 "  -V, --version      print the version\n"
 "  -h, --help         this text\n"
 "\n"
-"Exit status: 0 success, 1 usage or open error, 2 the log has problems\n"
-"(each reported on stderr with the device, structure and byte offset).\n";
+"Exit status:\n"
+"  0   success\n"
+"  1   usage or open error\n"
+"  2   the log has problems (each reported on stderr with the device,\n"
+"      structure and byte offset)\n";
 
 enum {
 	OPT_RECORDS = 256, OPT_CHECKPOINTS, OPT_INTENTS, OPT_SUMMARY,
@@ -246,15 +254,16 @@ static int parse_args(int argc, char **argv, struct lp *lp)
 			fputs(usage_text, stdout);
 			exit(LP_EXIT_OK);
 		case 'V':
-			printf("xfsj-logprint version %s\n", PACKAGE_VERSION);
+			printf("xfsj-logprint version %s (JSON schema %d)\n",
+			       PACKAGE_VERSION, XFSJ_JSON_SCHEMA);
 			exit(LP_EXIT_OK);
 		default:
-			fputs(usage_text, stderr);
+			fputs(short_usage, stderr);
 			return -1;
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
+		fputs(short_usage, stderr);
 		return -1;
 	}
 	lp->device = argv[optind];
@@ -381,6 +390,12 @@ static int open_all(struct lp *lp)
 		return -1;
 	}
 	xfsj_fsgeo_from_sb(&xfsj_log_geom(lp->log)->sb, &lp->fsg);
+	/* A raw log copy knows no AG count: --ag is taken as given there. */
+	if (lp->flt.ag_set && lp->fsg.known && lp->flt.ag >= lp->fsg.agcount) {
+		fprintf(stderr, "xfsj-logprint: --ag %u: the filesystem has AGs 0 to %u\n",
+			lp->flt.ag, lp->fsg.agcount - 1);
+		return -1;
+	}
 	lp->ddev = dev_number(lp->device);
 	lp->ldev = lp->logdev ? dev_number(lp->logdev) : lp->ddev;
 	return 0;

@@ -19,6 +19,7 @@
 #include "xfsj/io.h"
 #include "xfsj/newfs.h"
 #include "xfsj/populate.h"
+#include "xfsj/rootprops.h"
 
 static void pop_progress(void *arg, uint64_t done)
 {
@@ -170,6 +171,7 @@ int main(int argc, char **argv)
 	     ((uint64_t)g.logblocks << g.blocklog) < XFSJ_MIN_REALISTIC_LOG) &&
 	    !cli.quiet)
 		fprintf(stderr, "xfsj-mkfs: --small: this filesystem is below mkfs.xfs's supported minimum (300 MB, 64 MiB log)\n");
+	mkfs_kernel_check(stderr, &g.feat);
 	if (cli.dry_run) {
 		mkfs_report(stdout, cli.device, cli.logdev, &g);
 		return MKFS_EXIT_OK;
@@ -241,6 +243,16 @@ int main(int argc, char **argv)
 		xfsj_io_close(io);
 		return MKFS_EXIT_FAIL;
 	}
+	err = xfsj_newfs_root_props(io, &(struct xfsj_root_props){
+		.autofsck = cli.autofsck, .extszinherit = cli.extszinherit,
+		.daxinherit = cli.daxinherit }, &fault);
 	xfsj_io_close(io);
+	if (err) {
+		fprintf(stderr, "xfsj-mkfs: %s: setting the root directory's properties failed: %s%s%s: %s\n",
+			cli.device, fault.structure ? fault.structure : "root inode",
+			fault.field ? " " : "", fault.field ? fault.field : "",
+			xfsj_strerror(err));
+		return MKFS_EXIT_FAIL;
+	}
 	return MKFS_EXIT_OK;
 }

@@ -28,6 +28,10 @@ struct mkfs_cli {
 	char label[13];
 	const char *config;	/* -c options= */
 	const char *proto;	/* -p [file=]PATH: the tree to copy in */
+	/* The root directory's properties, inherited by what is made in it. */
+	const char *autofsck;	/* -m autofsck=: the property's value, or NULL */
+	uint32_t extszinherit;	/* -d extszinherit=: extent size hint, blocks */
+	bool daxinherit;	/* -d daxinherit=1 */
 };
 
 /* options.c */
@@ -37,6 +41,10 @@ void mkfs_usage(FILE *out);
 /* device.c */
 struct xfsj_topology;
 int mkfs_check_device(const struct mkfs_cli *cli, struct xfsj_topology *t);
+
+/* kernel.c: warn on @out when the running kernel (uname, or
+ * $XFSJ_TEST_KERNEL_RELEASE) cannot mount a feature of @f. */
+void mkfs_kernel_check(FILE *out, const struct xfsj_features *f);
 
 /* report.c */
 /* @logdev: the external log device's name, NULL for an internal log. */

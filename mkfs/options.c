@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 
 #include "mkfs.h"
@@ -31,7 +32,7 @@ enum special {
 	S_NONE, S_DNAME, S_DFILE, S_NOALIGN, S_LINTERNAL, S_LVERSION,
 	S_LOGDEV, S_CRC, S_UUID, S_METADIR, S_NVERSION, S_RTDEV, S_IALIGN,
 	S_ATTR, S_PROJID32, S_LAZY, S_DSU, S_DSW, S_DSUNIT, S_DSWIDTH,
-	S_LSU, S_LSUNIT, S_LAGNUM, S_IMAXPCT,
+	S_LSU, S_LSUNIT, S_LAGNUM, S_IMAXPCT, S_AUTOFSCK, S_REXTSIZE,
 };
 
 struct subopt {
@@ -45,6 +46,7 @@ struct subopt {
 
 #define REQ(field)	offsetof(struct mkfs_cli, req.field)
 #define FEAT(field)	offsetof(struct mkfs_cli, req.feat.field)
+#define CLI(field)	offsetof(struct mkfs_cli, field)
 
 static const struct subopt subopts[] = {
 	{ 'b', "size",      K_SIZE32, REQ(blocksize), S_NONE, 1024, 65536 },
@@ -58,6 +60,8 @@ static const struct subopt subopts[] = {
 	{ 'd', "name",      K_SPECIAL, 0, S_DNAME, 0, 0 },
 	{ 'd', "file",      K_SPECIAL, 0, S_DFILE, 0, 1 },
 	{ 'd', "noalign",   K_SPECIAL, 0, S_NOALIGN, 0, 1 },
+	{ 'd', "extszinherit", K_U32, CLI(extszinherit), S_NONE, 0, 2097151 },
+	{ 'd', "daxinherit", K_BOOL, CLI(daxinherit), S_NONE, 0, 1 },
 	{ 'i', "size",      K_SIZE32, REQ(inodesize), S_NONE, 256, 2048 },
 	{ 'i', "maxpct",    K_SPECIAL, 0, S_IMAXPCT, 0, 100 },
 	{ 'i', "sparse",    K_BOOL, FEAT(sparse), S_NONE, 0, 1 },
@@ -82,6 +86,9 @@ static const struct subopt subopts[] = {
 	{ 'm', "inobtcount", K_BOOL, FEAT(inobtcount), S_NONE, 0, 1 },
 	{ 'm', "uuid",      K_SPECIAL, 0, S_UUID, 0, 0 },
 	{ 'm', "metadir",   K_SPECIAL, 0, S_METADIR, 0, 1 },
+	{ 'm', "autofsck",  K_SPECIAL, 0, S_AUTOFSCK, 0, 1 },
+	/* Where xfsprogs 6.1's lts_*.conf files (Debian 12's) put it. */
+	{ 'm', "nrext64",   K_BOOL, FEAT(nrext64), S_NONE, 0, 1 },
 	{ 'n', "size",      K_SIZE32, REQ(dirblocksize), S_NONE, 4096, 65536 },
 	{ 'n', "ftype",     K_BOOL, FEAT(ftype), S_NONE, 0, 1 },
 	{ 'n', "parent",    K_BOOL, FEAT(parent), S_NONE, 0, 1 },
@@ -89,7 +96,7 @@ static const struct subopt subopts[] = {
 	{ 's', "size",      K_SIZE32, REQ(sectsize), S_NONE, 512, 32768 },
 	{ 'r', "rtdev",     K_SPECIAL, 0, S_RTDEV, 0, 0 },
 	{ 'r', "size",      K_SPECIAL, 0, S_RTDEV, 0, 0 },
-	{ 'r', "extsize",   K_SPECIAL, 0, S_RTDEV, 0, 0 },
+	{ 'r', "extsize",   K_SPECIAL, 0, S_REXTSIZE, 0, 0 },
 };
 
 /* INI section names of mkfs.xfs's configuration files. */
@@ -108,6 +115,13 @@ struct parse_state {
 	uint64_t linternal;	/* -l internal=, when given */
 };
 
+/* A usage error: the synopsis and where the rest is. */
+static void mkfs_short_usage(void)
+{
+	fputs("Usage: xfsj-mkfs [options] device\n"
+	      "Try 'xfsj-mkfs --help' for more information.\n", stderr);
+}
+
 void mkfs_usage(FILE *out)
 {
 	fputs(
@@ -117,7 +131,8 @@ void mkfs_usage(FILE *out)
 "/* blocksize */    [-b size=num]\n"
 "/* config file */  [-c options=xxx]\n"
 "/* data subvol */  [-d agcount=n,agsize=n,file,name=xxx,size=num,\n"
-"                       (sunit=value,swidth=value|su=num,sw=num|noalign)]\n"
+"                       (sunit=value,swidth=value|su=num,sw=num|noalign),\n"
+"                       extszinherit=n,daxinherit=0|1]\n"
 "/* force overwrite */ [-f]\n"
 "/* inode size */   [-i size=num,maxpct=n,sparse=0|1,nrext64=0|1,exchange=0|1]\n"
 "/* no discard */   [-K]\n"
@@ -125,7 +140,8 @@ void mkfs_usage(FILE *out)
 "/* external log */ [-l logdev=xxx,size=num,su=num,sunit=num]\n"
 "/* label */        [-L label (maximum 12 characters)]\n"
 "/* metadata */     [-m crc=1,finobt=0|1,rmapbt=0|1,reflink=0|1,bigtime=0|1,\n"
-"                       inobtcount=0|1,uuid=xxx]\n"
+"                       inobtcount=0|1,uuid=xxx,autofsck=0|1|none|check|\n"
+"                       optimize|repair]\n"
 "/* naming */       [-n size=num,ftype=1,parent=0|1]\n"
 "/* no-op info only */ [-N]\n"
 "/* prototype */    [-p [file=]DIR|PROTOFILE]  copy the tree at DIR (owners,\n"
@@ -133,6 +149,8 @@ void mkfs_usage(FILE *out)
 "                   mkfs.xfs protofile describes into the new filesystem;\n"
 "                   SOURCE_DATE_EPOCH clamps times: reproducible images\n"
 "/* quiet */        [-q]\n"
+"/* realtime */     [-r extsize=num]  recorded in the superblock only: no\n"
+"                   realtime device\n"
 "/* sectorsize */   [-s size=num]\n"
 "/* version */      [-V]\n"
 "/* small fs */     [--small]  allow filesystems below 300 MB with the\n"
@@ -143,7 +161,9 @@ void mkfs_usage(FILE *out)
 "of it, or size= of it (at least 64 MiB, at most 2 GiB less 10 MiB); mount\n"
 "with -o logdev=.  Not supported: realtime devices, v4 (crc=0) filesystems,\n"
 "metadir.\n"
-"Exit status: 0 success, 1 failure (bad option, refused device, I/O error).\n",
+"Exit status:\n"
+"  0   success\n"
+"  1   failure: bad option or value, refused device, I/O error\n",
 		out);
 }
 
@@ -347,6 +367,28 @@ static int set_special(struct parse_state *ps, const struct subopt *s,
 	case S_RTDEV:
 		fprintf(stderr, "xfsj-mkfs: realtime devices are not supported by this version\n");
 		return -1;
+	case S_REXTSIZE:
+		/* Without a realtime device: recorded in the superblock. */
+		if (!numeric || !v)
+			return bad_value(s, val);
+		r->rextsize = v;
+		return 0;
+	case S_AUTOFSCK: {
+		/* The property xfs_scrub_all reads: 1 is repair, 0 none. */
+		static const char *const names[] = { "none", "check",
+						      "optimize", "repair" };
+
+		if (!val || (numeric && v <= 1)) {
+			cli->autofsck = val && !v ? "none" : "repair";
+			return 0;
+		}
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(val, names[i])) {
+				cli->autofsck = names[i];
+				return 0;
+			}
+		return bad_value(s, val);
+	}
 	case S_NONE:
 		break;
 	}
@@ -433,9 +475,20 @@ static int config_line(void *user, const char *section, const char *name,
 	return 0;
 }
 
+/* Where mkfs.xfs keeps the configuration files it ships. */
+#define XFSPROGS_CONF_DIR "/usr/share/xfsprogs/mkfs"
+
 static int load_config(struct parse_state *ps, const char *path)
 {
-	int rc = ini_parse(path, config_line, ps);
+	static char shipped[4096];
+	int rc;
+
+	/* A bare name not in this directory: one xfsprogs ships, as mkfs.xfs. */
+	if (!strchr(path, '/') && access(path, F_OK) &&
+	    (size_t)snprintf(shipped, sizeof(shipped), "%s/%s",
+			     XFSPROGS_CONF_DIR, path) < sizeof(shipped))
+		path = shipped;
+	rc = ini_parse(path, config_line, ps);
 
 	if (rc < 0) {
 		fprintf(stderr, "xfsj-mkfs: cannot open config file %s\n", path);
@@ -536,7 +589,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 			mkfs_usage(stdout);
 			exit(0);
 		default:
-			mkfs_usage(stderr);
+			mkfs_short_usage();
 			return -1;
 		}
 	}
@@ -554,6 +607,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 	}
 	if (check_log_opts(&ps))
 		return -1;
+	cli->req.root_attr = cli->autofsck != NULL;
 	if (optind < argc) {
 		if (cli->device && strcmp(cli->device, argv[optind])) {
 			fprintf(stderr, "xfsj-mkfs: cannot specify both -d name=%s and %s\n",
@@ -568,7 +622,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 	}
 	if (!cli->device) {
 		fprintf(stderr, "xfsj-mkfs: no device name given\n");
-		mkfs_usage(stderr);
+		mkfs_short_usage();
 		return -1;
 	}
 	if (cli->dfile && !cli->req.dsize) {

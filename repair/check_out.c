@@ -82,10 +82,7 @@ void print_problem(const struct xfsj_problem *p, bool json, const char *tag)
 			printf("%s: %s\n", p->def->code, msg);
 		return;
 	}
-	if (tag)
-		printf("{\"%s\":true,", tag);
-	else
-		putchar('{');
+	printf("{\"kind\":\"problem\",\"state\":\"%s\",", tag ? tag : "found");
 	printf("\"code\":\"%s\",\"num\":\"0x%06" PRIx32 "\",\"severity\":\"%s\","
 	       "\"structure\":\"%s\",\"fix\":\"%s\"",
 	       p->def->code, p->def->num, xfsj_sev_name(p->def->sev),
@@ -155,12 +152,12 @@ static enum check_outcome check_end(struct out *o, int err,
 			fprintf(stderr, "xfsj-repair: %s: cannot check: %s\n",
 				dev, xfsj_strerror(err));
 		if (json)
-			printf("{\"summary\":true,\"checked\":false,\"error\":\"%s\"}\n",
+			printf("{\"kind\":\"check_summary\",\"checked\":false,\"error\":\"%s\"}\n",
 			       xfsj_errname(err));
 		return CHECK_FAILED;
 	}
 	if (json)
-		printf("{\"summary\":true,\"checked\":true,\"problems\":%" PRIu64
+		printf("{\"kind\":\"check_summary\",\"checked\":true,\"problems\":%" PRIu64
 		       ",\"corrupt\":%" PRIu64 ",\"xcorrupt\":%" PRIu64
 		       ",\"warnings\":%" PRIu64 ",\"inodes\":%" PRIu64
 		       ",\"extents\":%" PRIu64 ",\"state_bytes\":%" PRIu64 "}\n",
@@ -220,7 +217,7 @@ void list_problems(bool json, FILE *f)
 				d->structure, xfsj_fix_name(d->fix), d->msg);
 			continue;
 		}
-		fprintf(f, "{\"num\":\"0x%06" PRIx32 "\",\"code\":", d->num);
+		fprintf(f, "{\"kind\":\"problem_def\",\"num\":\"0x%06" PRIx32 "\",\"code\":", d->num);
 		json_str(f, d->code, strlen(d->code));
 		fprintf(f, ",\"severity\":\"%s\",\"structure\":",
 			xfsj_sev_name(d->sev));

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "xfsj/check.h"
@@ -60,6 +61,8 @@ struct opts {
 	bool exit_on_fix;	/* -e: with --compat, 4 when something was
 				 * fixed (as xfs_repair -e) */
 	bool salvage;		/* --salvage: replay around a damaged record */
+	bool log_stuck;		/* the log was left unreplayed: corrupt, or
+				 * work this version cannot finish */
 	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
 	const char *output;	/* -O: write the run into this copy */
 	const char *output_log;	/* --output-log (default PATH.log) */
@@ -137,27 +140,39 @@ static void usage(FILE *out)
 "                not replayed (the loss report), then check and repair\n"
 "  --force       commit a repair whose final check weighs more than its\n"
 "                first (the never-worse gate writes nothing, exit 4)\n"
-"  --compat      exit with xfs_repair's codes (below); -e: 4 when something\n"
-"                was fixed, as xfs_repair -e\n"
+"  --compat      exit with xfs_repair's codes (below)\n"
+"  -e            with --compat: exit 4 when something was fixed, as\n"
+"                xfs_repair -e\n"
 "  -f, -P, -t SECS, -o ag_stride=N|bhash=N|ihash=N|force_geometry|noquota\n"
 "                accepted for scripts written for xfs_repair; no effect\n"
 "  -L            accepted and explained: xfsj replays the log, it never\n"
 "                needs to throw it away\n"
 "  --list-problems  print the problem table (number, code, severity,\n"
 "                structure, fix, message template; JSON Lines with --json)\n"
-"  -V, --version print the version and exit; -h, --help this text\n"
+"  -V, --version print the version and exit\n"
+"  -h, --help    this text\n"
 "\n"
-"Exit status: 0 nothing to fix (a dirty log was replayed); -n: no problems.\n"
-"1 -n: problems found (as xfs_repair -n); else problems found, all fixed.\n"
-"2 -n: the log is dirty; the filesystem its replay leaves checks clean.\n"
-"4 problems left uncorrected (what was fixed is written), or log work in a\n"
-"  form this version cannot finish yet, or the repair would leave the\n"
-"  filesystem worse (nothing was written).\n"
-"8 could not check, replay or repair: usage, I/O error, corrupt or\n"
-"  unsupported log, a feature this version cannot check.\n"
-"32 -p: a problem needs a full repair.\n"
-"With --compat: 0 clean or fixed (-e: 4 when fixed), 1 problems found (-n),\n"
-"problems left, or an error.\n", out);
+"Exit status:\n"
+"  0   nothing to fix (a dirty log was replayed); -n: no problems\n"
+"  1   -n: problems found (as xfs_repair -n); else problems found, all fixed\n"
+"  2   -n: the log is dirty; the filesystem its replay leaves checks clean\n"
+"  4   problems left uncorrected (what was fixed is written), or log work in\n"
+"      a form this version cannot finish yet, or the repair would leave\n"
+"      the filesystem worse (nothing was written)\n"
+"  8   could not check, replay or repair: usage, I/O error, not XFS, a\n"
+"      device shorter than the filesystem, corrupt or unsupported log, a\n"
+"      feature this version cannot check\n"
+"  32  -p: a problem needs a full repair\n"
+"With --compat, xfs_repair 6.13's: 0 clean or repaired; 1 -n: problems\n"
+"  found or a dirty log; an error, or problems left; 2 the log could not\n"
+"  be replayed; 4 -e: something was repaired.\n", out);
+}
+
+/* A usage error: the synopsis and where the rest is. */
+static void short_usage(void)
+{
+	fputs("Usage: xfsj-repair [options] device\n"
+	      "Try 'xfsj-repair --help' for more information.\n", stderr);
 }
 
 /* ---- -O: the run written into a copy of the devices ---- */
@@ -469,7 +484,7 @@ static void on_salvage_lost(void *arg, const struct xfsj_salvage_trans *t)
 }
 
 /* Word a replay that stopped, and choose its exit code. */
-static int print_failure(const struct opts *o, const struct xfsj_replay_result *r,
+static int print_failure(struct opts *o, const struct xfsj_replay_result *r,
 			 int err)
 {
 	const struct xfsj_fault *f = &r->fault;
@@ -503,6 +518,7 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 		 * and replaying around it would skip committed changes.
 		 */
 		if (r->ht.lost) {
+			o->log_stuck = true;
 			fprintf(stderr, "xfsj-repair: %s: lost log records at log block %u: "
 				"its blocks hold an older cycle, and %u records after it "
 				"(log block %u to head %u) do not; the kernel would stop "
@@ -511,16 +527,19 @@ static int print_failure(const struct opts *o, const struct xfsj_replay_result *
 				r->ht.lost_next_blk, r->ht.head_blk);
 			break;
 		}
+		o->log_stuck = true;
 		fprintf(stderr, "xfsj-repair: %s: corrupt log record at log block %u "
 			"between tail %u and head %u; not replaying\n",
 			dev, r->ht.bad_blk, r->ht.tail_blk, r->ht.head_blk);
 		break;
 	case XFSJ_FR_INTENT_UNSUPP:
+		o->log_stuck = true;
 		fprintf(txt, "%s: the log leaves pending %s intents that this version cannot finish yet; "
 		       "nothing was written%s\n", dev, intent_name(r->intent_type),
 		       o->verbose ? "" : " (-v lists the work left)");
 		return EXIT_LEFTOVER;
 	case XFSJ_FR_WORK_UNSUPP:
+		o->log_stuck = true;
 		/* Nothing is written: the kernel can still finish it. */
 		fprintf(txt, "%s: the log leaves work this version cannot finish yet (%s %s); "
 		       "nothing was written\n", dev,
@@ -646,18 +665,6 @@ static int repair(struct opts *o, const struct run *run,
 		lsn = xfsj_lsn(r->ht.cycle, r->ht.head_blk - 1);
 	out = run_repair(&a, keep, lsn, r->redo);
 	print_undo_note(o, written);
-	if (o->compat) {
-		switch (out) {
-		case REPAIR_NOTHING:
-			return EXIT_CLEAN;
-		case REPAIR_FIXED:
-			return o->exit_on_fix ? 4 : EXIT_CLEAN;
-		case REPAIR_WORSE:
-			return 4;
-		default:
-			return 1;
-		}
-	}
 	switch (out) {
 	case REPAIR_NOTHING:
 		return EXIT_CLEAN;
@@ -683,7 +690,8 @@ static int repair(struct opts *o, const struct run *run,
  */
 static bool restore_primary(struct opts *o, const struct run *run,
 			    struct xfsj_io *dataio,
-			    const struct xfsj_replay_result *r, int err)
+			    const struct xfsj_replay_result *r, int err,
+			    struct xfsj_overlay **dry)
 {
 	static char undo[4096 + 8];
 	bool written = false;
@@ -698,15 +706,21 @@ static bool restore_primary(struct opts *o, const struct run *run,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
 		.written = &written,
+		.dry = o->nomodify ? dry : NULL,
 	};
 	/*
 	 * Any failure to read the log may come from the primary (a wrong
 	 * uuid, log place or size, geometry): the secondaries say whether
-	 * it does; when they agree with it, nothing is written here.
+	 * it does; when they agree with it, nothing is written here.  With
+	 * -n the same is done in memory (into *@dry), to check what the
+	 * repair would replay.
 	 */
-	if (o->nomodify || o->replay_only || o->logdev ||
+	if (o->replay_only || o->logdev ||
 	    (!damaged(r, err) && r->fault.reason != XFSJ_FR_EXTLOG_NEEDED))
 		return false;
+	if (o->nomodify)
+		return repair_primary(&a, dataio, NULL, o->redo_dir) ==
+		       REPAIR_FIXED;
 	if (o->undo) {
 		snprintf(undo, sizeof(undo), "%s.primary", o->undo);
 		a.undo = undo;
@@ -758,6 +772,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	};
 	struct xfsj_replay_result r;
 	struct xfsj_replay *keep = NULL;
+	struct xfsj_overlay *dry = NULL;
 	uint64_t t0 = now_ms();
 	bool disputed;
 	int err, ret;
@@ -765,13 +780,31 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
 	if (o->salvage && r.stats.trans)
 		salvage_print_summary(&run.so, &r.salvage, &r.ht);
-	if (err && !primary_tried && restore_primary(o, &run, dataio, &r, err)) {
+	/* Nothing of XFS anywhere: one line, the same with -n or without. */
+	if (err && !primary_tried &&
+	    (damaged(&r, err) || r.fault.reason == XFSJ_FR_EXTLOG_NEEDED) &&
+	    xfsj_check_is_xfs(dataio) == 0) {
+		print_refusal(o->device, o->json, o->nomodify, "not_xfs",
+			      "not an XFS filesystem (no valid primary superblock, and no secondary found on the device)");
+		return EXIT_ERROR;
+	}
+	if (err && !primary_tried &&
+	    restore_primary(o, &run, dataio, &r, err, &dry)) {
 		/* The primary was fixed, whatever the rest needs. */
+		if (dry) {
+			/* -n: the rest as the repair will find it. */
+			struct xfsj_io *dio = NULL;
+
+			fprintf(txt, "%s: the repair will rewrite the primary superblock as above, then replay the log; checking that in memory\n",
+				o->device);
+			ret = xfsj_overlay_io(dry, &dio) ? EXIT_ERROR :
+			      replay(o, dio, logio, true);
+			xfsj_io_close(dio);
+			xfsj_overlay_free(dry);
+			return ret == EXIT_ERROR ? ret : EXIT_PROBLEMS;
+		}
 		ret = replay(o, dataio, logio, true);
-		if (ret == EXIT_CLEAN)
-			ret = o->compat ? (o->exit_on_fix ? 4 : EXIT_CLEAN) :
-			      EXIT_PROBLEMS;
-		return ret;
+		return ret == EXIT_CLEAN ? EXIT_PROBLEMS : ret;
 	}
 	/* With -l, a log that does not fit is more likely the wrong device. */
 	disputed = err && o->nomodify && !o->logdev &&
@@ -788,6 +821,14 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	}
 	if (err)
 		return print_failure(o, &r, err);
+	if (o->nomodify && o->replay_only) {
+		/* The replay alone, in memory: nothing is checked. */
+		xfsj_replay_free(keep);
+		if (r.dirty)
+			fprintf(txt, "%s: would write %llu blocks of 4 KiB and a clean log (no modify); not checked (--replay-only)\n",
+				o->device, (unsigned long long)r.pages);
+		return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
+	}
 	if (o->nomodify) {
 		if (r.dirty)
 			fprintf(txt, "%s: would write %llu blocks of 4 KiB and a clean log (no modify); checking the replayed filesystem\n",
@@ -818,14 +859,80 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	return ret;
 }
 
+/*
+ * --compat: xfs_repair 6.13's exit code for how the run ended (@ret, one
+ * of ours).  xfs_repair exits 1 on any error and with -n on a dirty log
+ * (its warning that the log is ignored counts as a problem), 2 without -n
+ * when the log still needs replaying (here: a log the replay could not
+ * take), 4 with -e when it fixed something, else 0.  A dirty log this run
+ * replayed is no longer one: what follows is the answer for the
+ * filesystem the replay left, as xfs_repair's after a mount.
+ */
+static int compat_exit(const struct opts *o, int ret)
+{
+	if (o->nomodify)
+		return ret == EXIT_CLEAN ? 0 : 1;
+	if (o->log_stuck)
+		return 2;
+	switch (ret) {
+	case EXIT_CLEAN:
+		return 0;
+	case EXIT_PROBLEMS:
+		return o->exit_on_fix ? 4 : 0;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * A device shorter than the filesystem its superblocks describe (a
+ * truncated image, the wrong partition): said first, in one line, rather
+ * than as the first structure found missing past its end.  A primary
+ * that a secondary contradicts is left to the repair.
+ */
+static bool device_short(const struct opts *o, struct xfsj_io *io)
+{
+	uint8_t sect[512];
+	struct xfsj_sb p, s;
+	uint64_t bytes, ag1;
+	char why[256];
+
+	if (xfsj_pread(io, sect, sizeof(sect), 0))
+		return false;
+	xfsj_sb_decode(sect, &p);
+	if (p.magicnum != XFSJ_SB_MAGIC || p.blocklog < 9 ||
+	    p.blocklog > 16 || !p.agblocks || p.dblocks > (UINT64_MAX >> 16))
+		return false;
+	bytes = p.dblocks << p.blocklog;
+	if (bytes <= io->size)
+		return false;
+	ag1 = (uint64_t)p.agblocks << p.blocklog;
+	if (ag1 + sizeof(sect) <= io->size) {
+		if (xfsj_pread(io, sect, sizeof(sect), ag1))
+			return false;
+		xfsj_sb_decode(sect, &s);
+		if (s.magicnum != XFSJ_SB_MAGIC || s.dblocks != p.dblocks)
+			return false;
+	}
+	snprintf(why, sizeof(why), "the device (%llu bytes) is shorter than the filesystem on it (%llu bytes): a truncated image, or the wrong device",
+		 (unsigned long long)io->size, (unsigned long long)bytes);
+	print_refusal(o->device, o->json, o->nomodify, "device_short", why);
+	return true;
+}
+
 /* xfs_repair's numeric arguments (-t, -o x=N): accepted, checked. */
 static bool compat_number(const char *v, const char *what)
 {
 	char *end;
 
-	if (!v || *v < '0' || *v > '9' || (strtoull(v, &end, 10), *end)) {
-		fprintf(stderr, "xfsj-repair: %s %s: not a number\n", what,
-			v ? v : "");
+	if (!v || !*v) {
+		fprintf(stderr, "xfsj-repair: %s takes a number (%s%sN)\n", what,
+			what, *what == '-' ? " " : "=");
+		return false;
+	}
+	if (*v < '0' || *v > '9' || (strtoull(v, &end, 10), *end)) {
+		fprintf(stderr, "xfsj-repair: %s: '%s' is not a number\n", what,
+			v);
 		return false;
 	}
 	return true;
@@ -843,7 +950,7 @@ static bool compat_subopt(const char *arg)
 
 	for (i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
 		if (strlen(valued[i]) == n && !strncmp(arg, valued[i], n))
-			return compat_number(eq ? eq + 1 : NULL, arg);
+			return compat_number(eq ? eq + 1 : NULL, valued[i]);
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (!eq && !strcmp(arg, flags[i]))
 			return true;
@@ -851,14 +958,15 @@ static bool compat_subopt(const char *arg)
 	return false;
 }
 
-int main(int argc, char **argv)
+/* The whole run; its exit code, ours (main gives --compat's). */
+static int run(int argc, char **argv, struct opts *o)
 {
-	struct opts o = { 0 };
 	struct xfsj_io *io, *logio = NULL;
 	int c, err, ret;
 	char *end;
 	unsigned long long mib;
 	const char *rd = getenv("XFSJ_REDO_DIR");
+	struct stat st;
 
 	enum {
 		OPT_LIST_PROBLEMS = 256, OPT_PROGRESS, OPT_COMPAT,
@@ -883,20 +991,20 @@ int main(int argc, char **argv)
 
 	txt = stdout;
 	if (rd && *rd)
-		o.redo_dir = rd;
+		o->redo_dir = rd;
 	while ((c = getopt_long(argc, argv, "nl:m:r:U:vpPfeLt:o:O:Vh", longopts,
 				NULL)) != -1) {
 		switch (c) {
-		case 'U': o.undo = optarg; break;
-		case OPT_UNDO_APPLY: o.undo_apply = optarg; break;
-		case OPT_LIST_PROBLEMS: o.list_problems = true; break;
-		case OPT_PROGRESS: o.force_progress = true; break;
-		case OPT_COMPAT: o.compat = true; break;
-		case OPT_REPLAY_ONLY: o.replay_only = true; break;
-		case 'O': o.output = optarg; break;
-		case OPT_OUTPUT_LOG: o.output_log = optarg; break;
-		case OPT_SALVAGE: o.salvage = true; break;
-		case OPT_FORCE: o.force_worse = true; break;
+		case 'U': o->undo = optarg; break;
+		case OPT_UNDO_APPLY: o->undo_apply = optarg; break;
+		case OPT_LIST_PROBLEMS: o->list_problems = true; break;
+		case OPT_PROGRESS: o->force_progress = true; break;
+		case OPT_COMPAT: o->compat = true; break;
+		case OPT_REPLAY_ONLY: o->replay_only = true; break;
+		case 'O': o->output = optarg; break;
+		case OPT_OUTPUT_LOG: o->output_log = optarg; break;
+		case OPT_SALVAGE: o->salvage = true; break;
+		case OPT_FORCE: o->force_worse = true; break;
 		case 'm':
 			mib = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !mib ||
@@ -905,17 +1013,17 @@ int main(int argc, char **argv)
 					optarg);
 				return EXIT_ERROR;
 			}
-			o.cache_bytes = (uint64_t)mib << 20;
+			o->cache_bytes = (uint64_t)mib << 20;
 			break;
-		case 'j': o.json = true; txt = stderr; break;
-		case 'n': o.nomodify = true; break;
-		case 'p': o.preen = true; break;
-		case 'l': o.logdev = optarg; break;
-		case 'r': o.redo = optarg; break;
-		case 'v': o.verbose = true; break;
-		case 'e': o.exit_on_fix = true; break;
+		case 'j': o->json = true; txt = stderr; break;
+		case 'n': o->nomodify = true; break;
+		case 'p': o->preen = true; break;
+		case 'l': o->logdev = optarg; break;
+		case 'r': o->redo = optarg; break;
+		case 'v': o->verbose = true; break;
+		case 'e': o->exit_on_fix = true; break;
 		case 'f':	/* a file, not a device: nothing differs */
-			o.force = true;	/* but -O overwrites */
+			o->force = true;	/* but -O overwrites */
 			break;
 		case 'P':	/* xfs_repair: no prefetch */
 			break;
@@ -932,67 +1040,90 @@ int main(int argc, char **argv)
 			      stderr);
 			break;
 		case 'V':
-			printf("xfsj-repair version %s\n", PACKAGE_VERSION);
+			printf("xfsj-repair version %s (JSON schema %d)\n",
+			       PACKAGE_VERSION, XFSJ_JSON_SCHEMA);
 			return EXIT_CLEAN;
 		case 'h':
 			usage(stdout);
 			return EXIT_CLEAN;
 		default:
-			usage(stderr);
+			short_usage();
 			return EXIT_ERROR;
 		}
 	}
-	if (o.nomodify && o.preen) {
+	if (o->nomodify && o->preen) {
 		fputs("xfsj-repair: -n and -p cannot be used together\n",
 		      stderr);
 		return EXIT_ERROR;
 	}
-	if (!output_opts_ok(&o))
+	if (!output_opts_ok(o))
 		return EXIT_ERROR;
-	if (o.list_problems && optind == argc) {
-		list_problems(o.json, stdout);
+	if (o->list_problems && optind == argc) {
+		list_problems(o->json, stdout);
 		return EXIT_CLEAN;
 	}
-	if (o.list_problems || optind != argc - 1) {
-		usage(stderr);
+	if (o->list_problems || optind != argc - 1) {
+		short_usage();
 		return EXIT_ERROR;
 	}
-	o.device = argv[optind];
-	if (xfsj_path_mounted(o.device)) {
+	o->device = argv[optind];
+	/* The same words with -n (a read-only open succeeds) and without. */
+	if (!stat(o->device, &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o->device,
+			strerror(EISDIR));
+		return EXIT_ERROR;
+	}
+	if (xfsj_path_mounted(o->device)) {
 		fprintf(stderr, "xfsj-repair: %s contains a mounted filesystem; unmount it first\n",
-			o.device);
+			o->device);
 		return EXIT_ERROR;
 	}
-	if (o.logdev && (xfsj_path_mounted(o.logdev) || xfsj_path_held(o.logdev))) {
+	if (o->logdev && (xfsj_path_mounted(o->logdev) || xfsj_path_held(o->logdev))) {
 		fprintf(stderr, "xfsj-repair: %s is in use (the log of a mounted filesystem?); unmount it first\n",
-			o.logdev);
+			o->logdev);
 		return EXIT_ERROR;
 	}
-	err = xfsj_io_open(o.device, o.nomodify || o.output ? XFSJ_IO_RDONLY :
+	err = xfsj_io_open(o->device, o->nomodify || o->output ? XFSJ_IO_RDONLY :
 			   XFSJ_IO_EXCL, &io);
 	if (err) {
-		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o.device,
+		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o->device,
 			xfsj_io_open_strerror(err));
 		return EXIT_ERROR;
 	}
-	if (o.logdev) {
-		err = xfsj_io_open(o.logdev, o.nomodify || o.output ?
+	if (o->logdev) {
+		err = xfsj_io_open(o->logdev, o->nomodify || o->output ?
 			XFSJ_IO_RDONLY : XFSJ_IO_EXCL, &logio);
 		if (err) {
 			fprintf(stderr, "xfsj-repair: cannot open %s: %s\n",
-				o.logdev, xfsj_io_open_strerror(err));
+				o->logdev, xfsj_io_open_strerror(err));
 			xfsj_io_close(io);
 			return EXIT_ERROR;
 		}
 	}
-	if (o.output && !open_output(&o, &io, &logio)) {
+	if (o->output && !open_output(o, &io, &logio)) {
 		xfsj_io_close(logio);
 		xfsj_io_close(io);
 		return EXIT_ERROR;
 	}
-	ret = o.undo_apply ? undo_apply(&o, io, logio) :
-	      replay(&o, io, logio, false);
+	if (!o->undo_apply && device_short(o, io))
+		ret = EXIT_ERROR;
+	else
+		ret = o->undo_apply ? undo_apply(o, io, logio) :
+		      replay(o, io, logio, false);
 	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int i, ret;
+
+	/* Known before the options are read: a usage error exits as asked. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--compat"))
+			o.compat = true;
+	ret = run(argc, argv, &o);
+	return o.compat ? compat_exit(&o, ret) : ret;
 }

@@ -54,7 +54,7 @@ enum check_outcome check_unreplayable(const char *dev, struct xfsj_io *io,
 				      FILE *txt);
 
 /* One problem: "code: message" (after "TAG: " when @tag), or a JSON
- * object (with "TAG":true first). */
+ * object of kind "problem" whose "state" is @tag ("found" when NULL). */
 void print_problem(const struct xfsj_problem *p, bool json, const char *tag);
 /* A JSON string of @n bytes, escaped. */
 void json_str(FILE *f, const char *s, size_t n);
@@ -72,6 +72,11 @@ struct repair_args {
 	struct xfsj_redo_cb rcb;	/* each page written */
 	const char *undo;		/* -U: the run's undo file, or NULL */
 	bool *written;			/* set when the device was written */
+	/*
+	 * -n: the fixes stay in the overlay, handed back here (commit
+	 * nothing, and no summary: the check that follows gives it).
+	 */
+	struct xfsj_overlay **dry;
 };
 
 enum repair_outcome {
@@ -104,6 +109,13 @@ enum repair_outcome run_repair(const struct repair_args *a,
 enum repair_outcome repair_primary(const struct repair_args *a,
 				   struct xfsj_io *io, const char *redo,
 				   const char *redo_dir);
+
+/*
+ * Nothing could be checked or repaired, for a reason said in one line
+ * (@why) on stderr; with @json, the summary object with error @code.
+ */
+void print_refusal(const char *dev, bool json, bool nomodify,
+		   const char *code, const char *why);
 
 /*
  * -O: make @path a copy of @src (a new sparse image file, an existing one

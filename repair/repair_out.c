@@ -2,9 +2,9 @@
 /*
  * xfsj-repair without -n: repair what the check finds in the replayed
  * state, say each fix, then commit the replay and the repair together
- * (the needs-repair flag first).  Text, or JSON Lines: one object per
- * problem found ("found"), per fix ("fixed"), per problem left ("left"),
- * then a summary object.
+ * (the needs-repair flag first).  Text, or JSON Lines (doc/json-schema.json):
+ * one "problem" object per problem found (state "found") and per problem
+ * left (state "left"), one "fix" object per fix, then a "repair_summary".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,13 +53,17 @@ static void on_action(void *arg, const struct xfsj_repair_action *a)
 
 	progress_clear(&r->pl);
 	if (!r->a->json) {
+		const char *tag = r->a->dry ? "would fix" : "fixed";
+
 		if (code)
-			printf("fixed: %s: %s\n", code, a->what);
+			printf("%s: %s: %s\n", tag, code, a->what);
 		else
-			printf("fixed: %s\n", a->what);
+			printf("%s: %s\n", tag, a->what);
 		return;
 	}
-	printf("{\"fixed\":true,\"fix\":\"%s\"", xfsj_fix_name(a->fix));
+	printf("{\"kind\":\"fix\",\"fix\":\"%s\"", xfsj_fix_name(a->fix));
+	if (r->a->dry)
+		printf(",\"dry\":true");
 	if (code)
 		printf(",\"code\":\"%s\"", code);
 	if (a->has & XFSJ_PF_AG)
@@ -99,7 +103,7 @@ static void summary(const struct repair_args *a,
 		    const struct xfsj_repair_result *res, uint64_t pages)
 {
 	if (a->json) {
-		printf("{\"summary\":true,\"repaired\":%s,\"found\":%" PRIu64
+		printf("{\"kind\":\"repair_summary\",\"repaired\":%s,\"found\":%" PRIu64
 		       ",\"fixes\":%" PRIu64 ",\"left\":%" PRIu64
 		       ",\"left_corrupt\":%" PRIu64 ",\"rounds\":%u"
 		       ",\"fields_fixed\":%" PRIu64 ",\"inodes_cleared\":%" PRIu64
@@ -125,18 +129,28 @@ static void summary(const struct repair_args *a,
 		" fix%s applied, %" PRIu64 " left", a->device,
 		res->first.problems, res->first.problems == 1 ? "" : "s",
 		res->actions, res->actions == 1 ? "" : "es", res->left);
-	if (res->actions)
-		fprintf(a->txt, " (fields %" PRIu64 ", inodes cleared %" PRIu64
-			", entries to lost+found %" PRIu64 ", entries removed %"
-			PRIu64 ", blocks reclaimed %" PRIu64 ", btrees rebuilt %"
-			PRIu64 ", headers rebuilt %" PRIu64 ", counters %" PRIu64
-			")", res->fields_fixed, res->inodes_cleared,
-			res->entries_moved, res->entries_removed,
-			res->blocks_reclaimed, res->btrees_rebuilt,
-			res->headers_rebuilt, res->counters_fixed);
-	if (res->blocks_cloned)
-		fprintf(a->txt, ", blocks cloned %" PRIu64,
-			res->blocks_cloned);
+	/* What the fixes did, the kinds that did something only. */
+	const struct { const char *what; uint64_t n; } done[] = {
+		{ "fields", res->fields_fixed },
+		{ "inodes cleared", res->inodes_cleared },
+		{ "entries to lost+found", res->entries_moved },
+		{ "entries removed", res->entries_removed },
+		{ "blocks reclaimed", res->blocks_reclaimed },
+		{ "btrees rebuilt", res->btrees_rebuilt },
+		{ "headers rebuilt", res->headers_rebuilt },
+		{ "counters", res->counters_fixed },
+		{ "blocks cloned", res->blocks_cloned },
+	};
+	const char *sep = " (";
+
+	for (size_t i = 0; i < sizeof(done) / sizeof(done[0]); i++) {
+		if (!done[i].n)
+			continue;
+		fprintf(a->txt, "%s%s %" PRIu64, sep, done[i].what, done[i].n);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fputc(')', a->txt);
 	if (res->clones_short)
 		fprintf(a->txt, ", %" PRIu64 " multiply-claimed range%s not "
 			"cloned: free space too short", res->clones_short,
@@ -223,19 +237,21 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 			fprintf(stderr, "xfsj-repair: %s: cannot repair: %s (nothing written)\n",
 				a->device, xfsj_strerror(err));
 		if (a->json)
-			printf("{\"summary\":true,\"repaired\":false,\"error\":\"%s\"}\n",
+			printf("{\"kind\":\"repair_summary\",\"repaired\":false,\"error\":\"%s\"}\n",
 			       xfsj_errname(err));
 		return REPAIR_FAILED;
 	}
 	if (res.preen_refused)
 		fprintf(stderr, "xfsj-repair: %s: preen stops: %s needs a full repair (run xfsj-repair without -p)\n",
 			a->device, res.preen_refused->code);
+	if (a->dry)
+		return res.changed ? REPAIR_FIXED : REPAIR_NOTHING;
 	if (res.worse && !a->force_worse) {
 		fprintf(stderr, "xfsj-repair: %s: the repair would leave the filesystem worse than it found it (weight %" PRIu64 " before, %" PRIu64 " after); nothing written (--force writes it)\n",
 			a->device, xfsj_check_weight(&res.first),
 			xfsj_check_weight(&res.last));
 		if (a->json)
-			printf("{\"summary\":true,\"repaired\":false,\"error\":\"worse\"}\n");
+			printf("{\"kind\":\"repair_summary\",\"repaired\":false,\"error\":\"worse\"}\n");
 		return REPAIR_WORSE;
 	}
 	if (xfsj_overlay_dirty_pages(ov)) {
@@ -258,7 +274,13 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 		if (a->written)
 			*a->written = pages > 0;
 	}
-	summary(a, &res, pages);
+	/*
+	 * The primary superblock's own round: its fix lines say what it
+	 * did, and the run that follows gives the one summary; only when
+	 * it left problems (and the run stops here) is it summed up.
+	 */
+	if (!sb_only || res.left)
+		summary(a, &res, pages);
 	if (res.preen_refused)
 		return REPAIR_PREEN_REFUSED;
 	if (res.left_corrupt)
@@ -300,8 +322,22 @@ enum repair_outcome repair_primary(const struct repair_args *a,
 	fprintf(a->txt, "%s: the log cannot be read: checking the primary superblock against the secondaries first\n",
 		a->device);
 	out = repair_overlay(a, ov, &sb, 0, redo, true);
+	if (a->dry && out == REPAIR_FIXED) {
+		*a->dry = ov;
+		return out;
+	}
 	xfsj_overlay_free(ov);
 	return out;
+}
+
+void print_refusal(const char *dev, bool json, bool nomodify,
+		   const char *code, const char *why)
+{
+	fprintf(stderr, "xfsj-repair: %s: %s\n", dev, why);
+	if (json)
+		printf("{\"kind\":\"%s\",\"%s\":false,\"error\":\"%s\"}\n",
+		       nomodify ? "check_summary" : "repair_summary",
+		       nomodify ? "checked" : "repaired", code);
 }
 
 /* ---- -O: the run written into a copy ---- */

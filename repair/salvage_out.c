@@ -28,7 +28,7 @@ void salvage_print_damage(const struct salvage_out *so,
 			  const struct xfsj_log_damage *d)
 {
 	if (so->json) {
-		printf("{\"salvage\":\"damage\",\"bad_block\":%" PRIu32, d->bad_blk);
+		printf("{\"kind\":\"salvage_damage\",\"bad_block\":%" PRIu32, d->bad_blk);
 		printf(",\"bad_crc\":%s", d->bad_crc ? "true" : "false");
 		if (d->bad_crc)
 			lsn_json(stdout, "bad_lsn", d->bad_lsn);
@@ -64,7 +64,7 @@ void salvage_print_damage(const struct salvage_out *so,
 
 static void lost_json(const struct xfsj_salvage_trans *t)
 {
-	printf("{\"salvage\":\"lost\",\"tid\":\"0x%08" PRIx32 "\"", t->tid);
+	printf("{\"kind\":\"salvage_lost\",\"tid\":\"0x%08" PRIx32 "\"", t->tid);
 	lsn_json(stdout, "lsn", t->lsn);
 	if (t->commit_lsn)
 		lsn_json(stdout, "commit_lsn", t->commit_lsn);
@@ -154,7 +154,7 @@ void salvage_print_summary(const struct salvage_out *so,
 	if (!so->json && ht->lost)
 		lost_stretch(so, ht);
 	if (so->json) {
-		printf("{\"salvage\":\"summary\",\"damaged\":%" PRIu32 ",\"kept\":%" PRIu64
+		printf("{\"kind\":\"salvage_summary\",\"damaged\":%" PRIu32 ",\"kept\":%" PRIu64
 		       ",\"kept_after_damage\":%" PRIu64 ",\"kept_by_L\":0,\"lost\":%" PRIu64
 		       ",\"items_passed\":%" PRIu64 ",\"clusters_remade\":%" PRIu64
 		       ",\"inodes_kept_newer\":%" PRIu64,

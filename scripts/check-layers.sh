@@ -49,6 +49,7 @@ PUBLIC[salvage]=recover
 # which it may not include.
 RANK[populate]=4
 PUBLIC[populate]=populate
+PUBLIC[rootprops]=populate
 
 # layer_of_include NAME: the layer of an included header, or "" if not ours
 layer_of_include() {

@@ -158,6 +158,14 @@ struct xfsj_io;
 int xfsj_check_superblocks(struct xfsj_io *io, const struct xfsj_check_cb *cb,
 			   struct xfsj_check_result *res);
 
+/*
+ * Whether the device behind @io holds an XFS filesystem at all: a primary
+ * superblock that holds up on its own, or else a secondary found by
+ * searching the device (as xfs_repair searches).  1 yes, 0 no, or a
+ * negative XFSJ_E_* (an I/O error).
+ */
+int xfsj_check_is_xfs(struct xfsj_io *io);
+
 /* The problem table, all rows: for --list-problems and the man page. */
 size_t xfsj_problem_count(void);
 const struct xfsj_problem_def *xfsj_problem_nth(size_t i);

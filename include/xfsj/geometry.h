@@ -47,6 +47,8 @@ struct xfsj_mkfs_req {
 	int64_t logagno;	/* -1 = the middle AG */
 	bool small;		/* allow < 300 MiB, logs < 64 MiB, 1 AG */
 	bool logdev;		/* the log on an external device */
+	uint64_t rextsize;	/* -r extsize=, bytes; 0 = the default */
+	bool root_attr;		/* the root gets an extended attribute */
 	struct xfsj_features feat;
 };
 

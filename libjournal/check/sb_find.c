@@ -76,3 +76,22 @@ int xck_sb_find_secondary(struct xfsj_overlay *ov, struct xfsj_sb *sb,
 	free(buf);
 	return found;
 }
+
+int xfsj_check_is_xfs(struct xfsj_io *io)
+{
+	struct xfsj_overlay *ov = NULL;
+	uint8_t *buf = malloc(XCK_SB_BUFLEN);
+	struct xfsj_sb sb;
+	uint64_t where;
+	int found;
+
+	if (!buf)
+		return -XFSJ_E_NOMEM;
+	found = xfsj_overlay_create(io, &ov);
+	if (!found)
+		found = xck_sb_read_at(ov, 0, buf, XCK_SB_BUFLEN, &sb) ? 1 :
+			xck_sb_find_secondary(ov, &sb, &where);
+	xfsj_overlay_free(ov);
+	free(buf);
+	return found;
+}

@@ -168,6 +168,15 @@ static int set_sizes(const struct xfsj_mkfs_req *r,
 		return fail(msg, len, XFSJ_E_CONFLICT,
 			    "cannot disable ftype with crcs enabled");
 	g->rextsize = g->blocksize >= 4096 ? 1 : 4096 / g->blocksize;
+	if (r->rextsize) {
+		/* With no realtime device it is only recorded, as mkfs.xfs. */
+		if (r->rextsize % g->blocksize || r->rextsize < 4096 ||
+		    r->rextsize > (1ULL << 30))
+			return fail(msg, len, XFSJ_E_RANGE,
+				    "illegal realtime extent size %llu (a multiple of the block size, 4 KiB to 1 GiB)",
+				    (unsigned long long)r->rextsize);
+		g->rextsize = (uint32_t)(r->rextsize / g->blocksize);
+	}
 	return 0;
 }
 
@@ -460,7 +469,8 @@ static uint32_t min_freelist(const struct xfsj_geometry *g)
 	return n;
 }
 
-static void set_sb_features(struct xfsj_geometry *g)
+static void set_sb_features(const struct xfsj_mkfs_req *r,
+			    struct xfsj_geometry *g)
 {
 	const struct xfsj_features *f = &g->feat;
 
@@ -472,7 +482,7 @@ static void set_sb_features(struct xfsj_geometry *g)
 		g->versionnum |= XFSJ_SB_VERSION_DALIGNBIT;
 	if (g->sectsize > 512 || g->logsectsize > 512)
 		g->versionnum |= XFSJ_SB_VERSION_SECTORBIT;
-	if (f->parent)
+	if (f->parent || r->root_attr)
 		g->versionnum |= XFSJ_SB_VERSION_ATTRBIT;
 	g->features2 = XFSJ_SB_VERSION2_LAZYSBCOUNT | XFSJ_SB_VERSION2_ATTR2 |
 		       XFSJ_SB_VERSION2_PROJID32 | XFSJ_SB_VERSION2_CRC;
@@ -810,7 +820,7 @@ int xfsj_geometry_compute(const struct xfsj_mkfs_req *r,
 	} else {
 		g->imaxpct = 1;
 	}
-	set_sb_features(g);
+	set_sb_features(r, g);
 	set_inode_geometry(g);
 	g->prealloc_blocks = 3 * g->sectsize / g->blocksize + 1 + 3 +
 			     g->feat.finobt + g->feat.rmapbt + g->feat.reflink;

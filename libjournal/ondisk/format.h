@@ -407,6 +407,8 @@ enum {
 
 #define XFSJ_DIFLAG_REALTIME	0x0001	/* data on the realtime device */
 #define XFSJ_DIFLAG_NEWRTBM	0x0004
+#define XFSJ_DIFLAG_EXTSZINHERIT 0x1000	/* new files take di_extsize */
+#define XFSJ_DIFLAG2_DAX	0x0001ULL	/* DAX; inherited by new files */
 #define XFSJ_DIFLAG2_REFLINK	0x0002ULL
 #define XFSJ_DIFLAG2_COWEXTSIZE	0x0004ULL
 #define XFSJ_DIFLAG2_BIGTIME	0x0008ULL

@@ -89,9 +89,9 @@ while read -r field verb; do
 		grep -v '^found' "$T_DIR/r1.out" | tail -3 | cut -c1-200 | sed 's/^/#   /'
 		continue
 	fi
+	# (the summary names only the kinds of fix that were applied)
 	check "$name: no inode cleared, no entry moved" \
-		grep -q 'inodes cleared 0, entries to lost+found 0\|0 fixes applied' \
-		<(grep -v '^found\|^fixed' "$T_DIR/r1.out")
+		bash -c "! grep -v '^found\|^fixed' '$T_DIR/r1.out' | grep -q 'inodes cleared\|entries to lost+found'"
 	"$XFSPROGS613/xfs_repair" -n "$OURS" > "$T_DIR/o2.out" 2>&1
 	check "$name: xfs_repair -n clean after" test $? -eq 0
 	"$REPAIR" -n "$OURS" > "$T_DIR/n2.out" 2>&1

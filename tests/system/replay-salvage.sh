@@ -296,14 +296,14 @@ one_case() {
 	nt=$(wc -l < "$truth")
 	ns=$(same "$truth" "$d.salv.man")
 	nl=$(same "$truth" "$d.L.man")
-	echo "# $name: record at log block $blk: xfsj --salvage keeps $ns of $nt paths ($(awk -v a="$ns" -v b="$nt" 'BEGIN { printf "%.3f", b ? a / b : 0 }')), xfs_repair -L $nl ($(awk -v a="$nl" -v b="$nt" 'BEGIN { printf "%.3f", b ? a / b : 0 }')); $(grep '"salvage":"summary"' "$d.salv.json")"
+	echo "# $name: record at log block $blk: xfsj --salvage keeps $ns of $nt paths ($(awk -v a="$ns" -v b="$nt" 'BEGIN { printf "%.3f", b ? a / b : 0 }')), xfs_repair -L $nl ($(awk -v a="$nl" -v b="$nt" 'BEGIN { printf "%.3f", b ? a / b : 0 }')); $(grep '"kind":"salvage_summary"' "$d.salv.json")"
 	check "$name: --salvage keeps at least what xfs_repair -L keeps ($ns >= $nl)" [ "$ns" -ge "$nl" ]
 
 	tids=$(python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
     o = json.loads(line)
-    if o.get("salvage") == "lost":
+    if o.get("kind") == "salvage_lost":
         print(o["tid"])
 ' "$d.salv.json" | tr '\n' ' ')
 	python3 -c '
@@ -311,7 +311,7 @@ import json, sys
 s = set()
 for line in open(sys.argv[1]):
     o = json.loads(line)
-    if o.get("salvage") == "lost":
+    if o.get("kind") == "salvage_lost":
         s.update(o["inodes"])
 for i in sorted(s):
     print(i)
@@ -324,10 +324,10 @@ for i in sorted(s):
 		ref=$d.ref
 		cp --sparse=always "$img" "$ref"
 		damage "$ref" lostref "$frac" > /dev/null
-		if grep -q "\"salvage\":\"damage\",\"bad_block\":$blk," "$d.salv.json"; then
+		if grep -q "\"kind\":\"salvage_damage\",\"bad_block\":$blk," "$d.salv.json"; then
 			ok "$name: the loss report names the lost record at $blk"
 		else
-			not_ok "$name: the loss report does not name the lost record at $blk: $(grep '"salvage":"damage"' "$d.salv.json" | head -c 300)"
+			not_ok "$name: the loss report does not name the lost record at $blk: $(grep '"kind":"salvage_damage"' "$d.salv.json" | head -c 300)"
 		fi
 		if [ "${x#*\"head\":}" = "$blk" ] &&
 		   ! grep -q "\"lost_stretch\":{\"kernel_head\":$blk," "$d.salv.json"; then
@@ -337,8 +337,8 @@ for i in sorted(s):
 	logged_inodes "$ref" "$tids" > "$d.lp.ino"
 	[ "$kind" = lost ] && rm -f "$ref"
 	missing=$(comm -13 "$d.rep.ino" "$d.lp.ino" | head -5 | tr '\n' ' ')
-	if [ -z "$tids" ] && grep -q '"salvage":"summary","damaged":1' "$d.salv.json" &&
-	   grep -q '"salvage":"damage"' "$d.salv.json"; then
+	if [ -z "$tids" ] && grep -q '"kind":"salvage_summary","damaged":1' "$d.salv.json" &&
+	   grep -q '"kind":"salvage_damage"' "$d.salv.json"; then
 		# The zeroed record held whole transactions only: nothing of
 		# them is left to decode; the report names the stretch.
 		ok "$name: the loss report names the damaged stretch (no transaction left to decode)"

@@ -26,7 +26,7 @@ oracle_check() {
 xfsj_check() {
 	timeout 300 "$REPAIR" -n --json "$1" > "$T_DIR/ours.json" 2> "$T_DIR/ours.err"
 	RC=$?
-	NPROB=$(sed -n 's/.*"summary":true.*"problems":\([0-9]*\).*/\1/p' "$T_DIR/ours.json" | tail -1)
+	NPROB=$(sed -n 's/.*"kind":"check_summary".*"problems":\([0-9]*\).*/\1/p' "$T_DIR/ours.json" | tail -1)
 }
 
 show_oracle() {
@@ -36,7 +36,7 @@ show_oracle() {
 }
 
 show_xfsj() {
-	grep -v '"summary":true' "$T_DIR/ours.json" | head -n "$1" | cut -c1-300 | sed 's/^/#    xfsj: /'
+	grep -v '"kind":"check_summary"' "$T_DIR/ours.json" | head -n "$1" | cut -c1-300 | sed 's/^/#    xfsj: /'
 	tail -n 3 "$T_DIR/ours.err" | cut -c1-240 | sed 's/^/#    xfsj: /'
 }
 
