@@ -1,0 +1,382 @@
+#!/bin/bash
+# Crash at every flush point (issue 25).  For each profile: a small
+# filesystem (xfsj-mkfs --small) is served by a FUSE write recorder
+# (tests/torture/wrec.c) through a loop device, mounted and given the
+# suite's workload (crashgen.sh's "full" operations) beside a writer of
+# files that it fsyncs (file and directory) and notes in the log; then
+# every crash state is built from the write log, incrementally on one
+# working copy (tests/torture/wstate.c):
+#   state K     the base plus every write before flush mark K
+#   torn K/S    state K plus a subset (seed S) of the writes up to mark K+1
+# and checked:
+#   1. xfsj-repair --replay-only -O COPY replays it;
+#   2. xfsj-repair -n finds the state clean once replayed (exit 0 or 2);
+#      on a seeded sample (--repair-sample R), xfs_repair -n (6.13) finds
+#      nothing on the replay that it does not also find on the kernel's
+#      replay of the same state;
+#   3. every file fsynced before mark K is in COPY with its fsynced
+#      contents (tests/torture/fsynced.pl);
+#   and on a seeded sample (--kernel-sample K) the kernel mounts a copy:
+#      its tree_dump (names, inode numbers, contents, FIEMAP extents,
+#      xattrs, free counts) equals that of COPY.
+#
+# Usage: bash scripts/crash-torture.sh [--profile P[,P...]] [--workload W]
+#        [--seed S] [--states N] [--torn T] [--kernel-sample K]
+#        [--repair-sample R] [--seconds SECS] [--size SIZE] [--buffered]
+#        [--keep DIR]
+#   P: crashgen.sh's crash_mkfs_opts profiles (defaults, bs1k, normap,
+#      noparent, smalllog, isize1k, logsu, sect4k, logbsize); default
+#      "defaults"; the states are split between the profiles
+#   W: suite (the only one: fstests' fsstress and fsx are no Debian
+#      package here)
+#   N: states per run (default 200: regular ones, the newest first
+#      dropped when the log has more; T of them torn, default N/4)
+#   K: states also mounted by the kernel (default 5); R: states also
+#      given to xfs_repair -n (default K + N/20)
+#   SECS: workload seconds per profile (default 4); SIZE: 256m
+#   --buffered: the loop device without direct I/O (writes reach the
+#      recorder merged by the page cache; the marks are kept)
+# Ends with one line:
+#   crash-torture: N states (T torn), C clean after replay, E/K equal to
+#   the kernel, F failures
+# Each failure keeps its state's image, the base and the write log under
+# DIR (default /var/tmp/crash-torture.SEED.PID) and prints the command that
+# rebuilds the state.  Exit 0 when F is 0.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+profiles=defaults workload=suite seed=$(( $(date +%s) % 100000 ))
+nstates=200 ntorn="" ksample=5 rsample="" secs=4 size=256m direct=1 keep=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--profile) profiles=$2; shift ;;
+	--workload) workload=$2; shift ;;
+	--seed) seed=$2; shift ;;
+	--states) nstates=$2; shift ;;
+	--torn) ntorn=$2; shift ;;
+	--kernel-sample) ksample=$2; shift ;;
+	--repair-sample) rsample=$2; shift ;;
+	--seconds) secs=$2; shift ;;
+	--size) size=$2; shift ;;
+	--buffered) direct=0 ;;
+	--keep) keep=$2; shift ;;
+	*) echo "crash-torture: unknown option $1" >&2; exit 2 ;;
+	esac
+	[ $# -gt 0 ] && shift
+done
+[ -n "$ntorn" ] || ntorn=$((nstates / 4))
+[ -n "$rsample" ] || rsample=$((ksample + nstates / 20))
+if [ "$workload" != suite ]; then
+	echo "crash-torture: workload $workload: not available here (fstests' fsstress and fsx are in no Debian package); use suite" >&2
+	exit 2
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "crash-torture: must run as root (FUSE, loop devices, mounts)" >&2
+	exit 2
+fi
+
+# What a fresh clone lacks: the build (the FUSE packages: torture_tools).
+if [ ! -x ./xfsj-repair ] || [ ! -x ./xfsj-mkfs ]; then
+	bash scripts/deps.sh > /dev/null && bash scripts/build.sh > /dev/null ||
+		{ echo "crash-torture: the build failed" >&2; exit 2; }
+fi
+
+source tests/system/lib/common.sh
+source tests/system/lib/crashgen.sh
+source tests/system/lib/treedump.sh
+source tests/system/lib/torture.sh
+oracle_613
+REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+torture_tools "$T_DIR" || { echo "crash-torture: cannot build the recorder" >&2; exit 2; }
+SHM=""
+if [ -d /dev/shm ] && [ "$(df -k --output=avail /dev/shm | tail -1)" -gt 2000000 ]; then
+	SHM=$(mktemp -d /dev/shm/xfsj-torture.XXXXXX)
+	trap 'rm -rf "$SHM"; t_cleanup' EXIT
+fi
+[ -n "$keep" ] || keep=/var/tmp/crash-torture.$seed.$$
+
+tot_states=0 tot_torn=0 tot_clean=0 tot_eq=0 tot_k=0 tot_fail=0 tot_r=0 tot_excused=0
+check_secs=0	# the replay and checks 1-3 alone, in ms
+ms_replay=0	# of which xfsj-repair
+
+# torture_mount_opts P: the mount options of profile P
+torture_mount_opts() {
+	case $1 in
+	logbsize) echo "logbsize=256k" ;;
+	*) echo "" ;;
+	esac
+}
+
+# torture_syncer MNT CTL STOP SEED: files written, fsynced (file and
+# directory) and noted, until STOP exists.
+torture_syncer() {
+	local mnt=$1 ctl=$2 stop=$3 i=0 n sum tmp=$T_DIR/sentinel
+	RANDOM=$4
+	while [ ! -e "$stop" ]; do
+		i=$((i + 1))
+		n=$((1 + (RANDOM * 7) % 200000))
+		{ printf 'sentinel %d\n' "$i"; head -c "$n" /dev/urandom; } > "$tmp"
+		n=$(stat -c %s "$tmp")
+		sum=$(md5sum < "$tmp" | cut -d' ' -f1)
+		cp "$tmp" "$mnt/sync/s$i" 2> /dev/null || break
+		xfs_io -c fsync "$mnt/sync/s$i" && xfs_io -c fsync "$mnt/sync" &&
+			echo "fsync /sync/s$i $n $sum" > "$ctl"
+		sleep 0.05
+	done
+}
+
+# record P DIR: base image DIR/base, write log DIR/log of the workload on
+# profile P; sets NOTES (the fsync notes) via DIR/index
+record() {
+	local p=$1 d=$2 opts mopts dev fm=$2/fuse mnt=$2/mnt wl sy stop=$2/stop
+	opts=$(crash_mkfs_opts "$p") || { echo "crash-torture: no profile $p" >&2; return 1; }
+	case $p in smalllog) ;; *) opts="--small $opts" ;; esac
+	mopts=$(torture_mount_opts "$p")
+	truncate -s "$size" "$d/base"
+	# shellcheck disable=SC2086
+	"$MKFS" -q -f $opts "$d/base" > "$d/mkfs.out" 2>&1 || {
+		echo "crash-torture: xfsj-mkfs $opts failed: $(head -c 300 "$d/mkfs.out")" >&2
+		return 1
+	}
+	cp --sparse=always "$d/base" "$d/work"
+	mkdir -p "$mnt"
+	local dflag=()
+	[ "$direct" = 1 ] && dflag=(--direct)
+	wrec_start "$d/work" "$d/log" "$fm" "${dflag[@]}" || return 1
+	if [ "$direct" = 1 ]; then
+		dev=$(losetup -f --show --direct-io=on "$fm/img") || return 1
+		echo "$dev" >> "$T_LOOPFILE"
+	else
+		dev=$(attach_loop "$fm/img") || return 1
+	fi
+	t_mount "$dev" "$mnt" "$mopts" || { echo "crash-torture: mount -o '$mopts' failed" >&2; return 1; }
+	mkdir -p "$mnt/w" "$mnt/sync"
+	xfs_io -c fsync "$mnt/sync" && xfs_io -c fsync "$mnt"
+	set -m
+	( crash_workload "$mnt/w" "$seed" full ) > /dev/null 2>&1 &
+	wl=$!
+	set +m
+	torture_syncer "$mnt" "$fm/ctl" "$stop" "$seed" &
+	sy=$!
+	# log forces between the fsyncs: more, smaller flush intervals
+	( while [ ! -e "$stop" ]; do sync -f "$mnt"; sleep 0.02; done ) &
+	sy="$sy $!"
+	sleep "$secs"
+	touch "$stop"
+	kill -- -"$wl" 2> /dev/null
+	# shellcheck disable=SC2086
+	wait "$wl" $sy 2> /dev/null
+	t_umount "$mnt" || return 1
+	detach_loop "$dev" || return 1
+	wrec_stop "$fm" || return 1
+	"$WSTATE" index "$d/log" > "$d/index" || return 1
+	grep '^note' "$d/index" | awk '$3 == "fsync" { print $2, $4, $5, $6 }' > "$d/notes"
+}
+
+# keep_failure P D ID K [S] WHY: the state's image, base and log to $keep
+keep_failure() {
+	local p=$1 d=$2 id=$3 k=$4 s=$5 why=$6
+	mkdir -p "$keep"
+	if [ ! -e "$keep/$p.log" ]; then
+		cp --sparse=always "$d/base" "$keep/$p.base"
+		cp "$d/log" "$keep/$p.log"
+		cp "$WSTATE" "$keep/wstate"
+	fi
+	cp --sparse=always "$d/m/st" "$keep/$p-$id.img"
+	printf '%s\n' "$why" > "$keep/$p-$id.why"
+	echo "#  kept $keep/$p-$id.img; rebuild: cp --sparse=always $keep/$p.base X && $keep/wstate build $keep/$p.log X $k${s:+ $s}"
+}
+
+# findings IMG: what xfs_repair -n reports, without progress lines
+findings() {
+	"$XFSPROGS613/xfs_repair" -n "$1" 2>&1 |
+		grep -v -e '^Phase' -e '^        - ' -e '^No modify flag' \
+			-e 'host filesystem geometry' -e 'sector size mismatch' \
+			-e 'the image and the host filesystem' |
+		sed 's/[0-9]\{6,\}/N/g' | sort -u
+}
+
+# kernel_copy D OUT: the kernel's replay of the state D/st in OUT
+kernel_copy() {
+	cp --sparse=always "$1/m/st" "$2"
+	kernel_replay "$2" 2> /dev/null
+}
+
+# dump_ro IMG OUT: tree_dump of IMG mounted read-only
+dump_ro() {
+	local dev mnt=$T_DIR/dmnt
+	dev=$(attach_loop "$1") || return 1
+	t_mount "$dev" "$mnt" ro,nouuid || { detach_loop "$dev"; return 1; }
+	tree_dump "$mnt" > "$2"
+	t_umount "$mnt"
+	detach_loop "$dev"
+}
+
+# What xfsj-repair -n may find on a replayed state when xfs_repair -n (6.13)
+# finds it too on the kernel's replay of the same state: "CODE PATTERN"
+# (PATTERN: a basic regular expression on xfs_repair's lines).
+EXCUSED=(
+	"attr.incomplete INCOMPLETE"	# a set or removal of an xattr cut short
+)
+
+# excused D: the problems xfsj-repair -n finds on D/st are all in
+# EXCUSED, each also found by xfs_repair -n on the kernel's replay
+excused() {
+	local d=$1 code e pat theirs
+	"$REPAIR" -n --json "$d/m/st" 2> /dev/null |
+		sed -n 's/^{"code":"\([^"]*\)".*/\1/p' | sort -u > "$d/codes"
+	[ -s "$d/codes" ] || return 1
+	kernel_copy "$d" "$d/k.img"
+	theirs=$(findings "$d/k.img")
+	while read -r code; do
+		pat=""
+		for e in "${EXCUSED[@]}"; do
+			[ "${e%% *}" = "$code" ] && pat=${e#* }
+		done
+		[ -n "$pat" ] && grep -q -- "$pat" <<< "$theirs" || return 1
+	done < "$d/codes"
+	tot_excused=$((tot_excused + 1))
+	# the copy to check further is the replay alone, not the repair
+	"$REPAIR" --replay-only -f -O "$d/m/cp" "$d/m/st" > /dev/null 2>&1
+}
+
+# check_state P D ID K S KSAMPLE RSAMPLE: checks of the state in D/st;
+# 0 when it passes
+check_state() {
+	local p=$1 d=$2 id=$3 k=$4 s=$5 kern=$6 rep=$7 rc t0 t1 why="" ours theirs
+	t0=${EPOCHREALTIME/./}
+	# 1 and 2: replayed into D/cp, checked, nothing to repair (exit 0)
+	"$REPAIR" -f -O "$d/m/cp" "$d/m/st" > "$d/r1.out" 2>&1
+	rc=$?
+	t1=${EPOCHREALTIME/./}
+	ms_replay=$((ms_replay + (t1 - t0) / 1000))
+	# (the kernel's replay for an excused problem is not timed)
+	if [ $rc -ne 0 ] && ! { [ $rc -eq 1 ] && excused "$d"; }; then
+		why="xfsj-repair exit $rc: $(grep -e '^found' -e 'rror' -e 'cannot' "$d/r1.out" | head -3 | tr '\n' ' ')"
+	fi
+	t0=$((t0 + ${EPOCHREALTIME/./} - t1))
+	# 3: the fsynced files
+	if [ -z "$why" ]; then
+		awk -v k="$k" '$1 <= k { print $2, $3, $4 }' "$d/notes" > "$d/want"
+		perl tests/torture/fsynced.pl "$XFSPROGS613/xfs_db" "$d/m/cp" < "$d/want" > "$d/f3.out" 2>&1 ||
+			why="fsynced files: $(head -3 "$d/f3.out" | tr '\n' ' ')"
+	fi
+	check_secs=$((check_secs + (${EPOCHREALTIME/./} - t0) / 1000))
+	if [ -z "$why" ] && [ "$rep" = 1 ]; then
+		tot_r=$((tot_r + 1))
+		ours=$(findings "$d/m/cp")
+		if [ -n "$ours" ]; then
+			kernel_copy "$d" "$d/k.img"
+			theirs=$(findings "$d/k.img")
+			ours=$(comm -23 <(echo "$ours") <(echo "$theirs"))
+			[ -z "$ours" ] || why="xfs_repair -n on our replay, not on the kernel's: $(head -3 <<< "$ours" | tr '\n' ' ')"
+		fi
+	fi
+	if [ "$kern" = 1 ]; then
+		tot_k=$((tot_k + 1))
+		kernel_copy "$d" "$d/k.img"
+		if dump_ro "$d/k.img" "$d/k.dump" && dump_ro "$d/m/cp" "$d/o.dump" &&
+		   cmp -s "$d/k.dump" "$d/o.dump"; then
+			tot_eq=$((tot_eq + 1))
+		else
+			why="${why:+$why; }the kernel's replay differs: $(diff "$d/k.dump" "$d/o.dump" 2>&1 | head -4 | tr '\n' ' ' | cut -c1-400)"
+		fi
+	fi
+	if [ -n "$why" ]; then
+		echo "crash-torture: $p state $id: $why"
+		keep_failure "$p" "$d" "$id" "$k" "$s" "$why"
+		return 1
+	fi
+	return 0
+}
+
+# pick_sample TOTAL COUNT SALT: COUNT distinct numbers in 1..TOTAL, seeded
+pick_sample() {
+	awk -v n="$1" -v c="$2" -v s="$seed" -v t="$3" 'BEGIN {
+		srand(s * 7919 + t); if (c > n) c = n
+		while (k < c) { i = 1 + int(rand() * n); if (!(i in got)) { got[i] = 1; k++; print i } }
+	}'
+}
+
+# run_profile P N T: record, then build and check N states (T torn)
+run_profile() {
+	local p=$1 want=$2 wantt=$3 d=$T_DIR/$1 marks nst=0 ntorn_done=0 pos=0
+	local i k off nw next_off next_nw idx states=() torns=() line t0
+	mkdir -p "$d"
+	echo "# crash-torture: profile $p: recording $secs s of the workload"
+	record "$p" "$d" || { tot_fail=$((tot_fail + 1)); echo "crash-torture: $p: could not record"; return; }
+	marks=$(awk '$1 == "end" { print $3 }' "$d/index")
+	echo "# crash-torture: profile $p: $(awk '$1 == "end" { print $2 " writes, " $3 " marks" }' "$d/index"), $(wc -l < "$d/notes") fsynced files, log $(($(stat -c %s "$d/log") >> 20)) MiB"
+	# The distinct states: marks with writes since the one before.
+	awk '$1 == "mark" && $4 > 0 { print $2, $3 }' "$d/index" > "$d/states"
+	# offsets of every mark, and the writes between it and the next
+	awk '$1 == "mark" { print $2, $3, $4 }' "$d/index" > "$d/marks"
+	mapfile -t states < <(head -n "$want" "$d/states" | awk '{ print $1 }')
+	# torn candidates: a mark whose next interval has two writes or more
+	mapfile -t torns < <(awk 'NR > 1 && $3 >= 2 { print prev } { prev = $1 }' "$d/marks" |
+		awk -v m="${states[-1]:-0}" '$1 < m')
+	local -A is_torn=() kpick=() rpick=()
+	for i in $(pick_sample "${#torns[@]}" "$wantt" 1); do is_torn[${torns[i - 1]}]=1; done
+	local total=$(( ${#states[@]} + ${#is_torn[@]} ))
+	for i in $(pick_sample "$total" "$kpick_n" 2); do kpick[$i]=1; done
+	for i in $(pick_sample "$total" "$rpick_n" 3); do rpick[$i]=1; done
+	# The state and its replayed copy in memory where there is a tmpfs:
+	# the replay's syncs cost nothing there.
+	if [ -d "$SHM" ]; then
+		ln -sfn "$SHM" "$d/m"
+	else
+		mkdir -p "$d/m"
+	fi
+	cp --sparse=always "$d/base" "$d/m/st"
+	t0=$SECONDS
+	idx=0
+	local -A mark_off=() is_reg=()
+	while read -r k off nw; do mark_off[$k]=$off; done < "$d/marks"
+	for k in "${states[@]}"; do is_reg[$k]=1; done
+	# walk the marks in order: regular states, and torn ones after them
+	local all
+	all=$(printf '%s\n' "${states[@]}" "${!is_torn[@]}" | sort -n -u)
+	for k in $all; do
+		"$WSTATE" apply "$d/log" "$d/m/st" "$pos" "${mark_off[$k]}" || { echo "crash-torture: wstate apply failed"; tot_fail=$((tot_fail + 1)); return; }
+		pos=${mark_off[$k]}
+		if [ -n "${is_reg[$k]:-}" ]; then
+			idx=$((idx + 1)); nst=$((nst + 1))
+			if check_state "$p" "$d" "k$k" "$k" "" "${kpick[$idx]:-0}" "${rpick[$idx]:-0}"; then
+				tot_clean=$((tot_clean + 1))
+			else
+				tot_fail=$((tot_fail + 1))
+			fi
+		fi
+		if [ -n "${is_torn[$k]:-}" ]; then
+			idx=$((idx + 1)); nst=$((nst + 1)); ntorn_done=$((ntorn_done + 1))
+			next_off=${mark_off[$((k + 1))]}
+			"$WSTATE" torn "$d/log" "$d/m/st" "$pos" "$next_off" "$((seed + k))" "$d/undo" > /dev/null || { tot_fail=$((tot_fail + 1)); return; }
+			if check_state "$p" "$d" "k$k-t$((seed + k))" "$k" "$((seed + k))" "${kpick[$idx]:-0}" "${rpick[$idx]:-0}"; then
+				tot_clean=$((tot_clean + 1))
+			else
+				tot_fail=$((tot_fail + 1))
+			fi
+			"$WSTATE" undo "$d/undo" "$d/m/st" || { tot_fail=$((tot_fail + 1)); return; }
+		fi
+	done
+	tot_states=$((tot_states + nst))
+	tot_torn=$((tot_torn + ntorn_done))
+	echo "# crash-torture: profile $p: $nst states ($ntorn_done torn) of $marks marks checked in $((SECONDS - t0)) s"
+	rm -f "$d/work" "$d/m/st" "$d/m/cp" "$d/k.img"
+}
+
+read -r -a plist <<< "${profiles//,/ }"
+np=${#plist[@]}
+t_all=$SECONDS
+for ((pi = 0; pi < np; pi++)); do
+	per=$(( (nstates - tot_states) / (np - pi) ))
+	pert=$(( (ntorn - tot_torn) / (np - pi) ))
+	kpick_n=$(( (ksample - tot_k) / (np - pi) ))
+	rpick_n=$(( rsample / np ))
+	run_profile "${plist[pi]}" "$((per - pert))" "$pert"
+done
+rate=$(awk -v n="$tot_states" -v ms="$check_secs" 'BEGIN { printf "%.1f", ms ? n * 1000 / ms : 0 }')
+echo "# crash-torture: seed $seed, profiles $profiles, $((SECONDS - t_all)) s in all; replay and checks 1-3 alone: $rate states/s ($ms_replay of $check_secs ms in xfsj-repair); $tot_r states also checked by xfs_repair -n; $tot_excused with problems xfs_repair -n also finds on the kernel's replay (${EXCUSED[*]%% *})"
+[ "$tot_fail" -gt 0 ] && echo "# crash-torture: failures kept under $keep"
+echo "crash-torture: $tot_states states ($tot_torn torn), $tot_clean clean after replay, $tot_eq/$tot_k equal to the kernel, $tot_fail failures"
+[ "$tot_fail" -eq 0 ]
