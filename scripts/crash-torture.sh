@@ -3,7 +3,8 @@
 # filesystem (xfsj-mkfs --small) is served by a FUSE write recorder
 # (tests/torture/wrec.c) through a loop device, mounted and given the
 # suite's workload (crashgen.sh's "full" operations) beside a writer of
-# files that it fsyncs (file and directory) and notes in the log; then
+# files that it fsyncs (file and directory) and notes in the log, and
+# the crash suite's tight loops (renameloop.pl, xchgloop.pl); then
 # every crash state is built from the write log, incrementally on one
 # working copy (tests/torture/wstate.c):
 #   state K     the base plus every write before flush mark K
@@ -29,8 +30,9 @@
 #      "defaults"; the states are split between the profiles
 #   W: suite (the only one: fstests' fsstress and fsx are no Debian
 #      package here)
-#   N: states per run (default 200: regular ones, the newest first
-#      dropped when the log has more; T of them torn, default N/4)
+#   N: states per run (default 200: every distinct one, or a seeded
+#      sample over the whole log when it has more; T of them torn,
+#      default N/4)
 #   K: states also mounted by the kernel (default 5); R: states also
 #      given to xfs_repair -n (default K + N/20)
 #   SECS: workload seconds per profile (default 4); SIZE: 256m
@@ -99,14 +101,6 @@ tot_states=0 tot_torn=0 tot_clean=0 tot_eq=0 tot_k=0 tot_fail=0 tot_r=0 tot_excu
 check_secs=0	# the replay and checks 1-3 alone, in ms
 ms_replay=0	# of which xfsj-repair
 
-# torture_mount_opts P: the mount options of profile P
-torture_mount_opts() {
-	case $1 in
-	logbsize) echo "logbsize=256k" ;;
-	*) echo "" ;;
-	esac
-}
-
 # torture_syncer MNT CTL STOP SEED: files written, fsynced (file and
 # directory) and noted, until STOP exists.
 torture_syncer() {
@@ -128,10 +122,10 @@ torture_syncer() {
 # record P DIR: base image DIR/base, write log DIR/log of the workload on
 # profile P; sets NOTES (the fsync notes) via DIR/index
 record() {
-	local p=$1 d=$2 opts mopts dev fm=$2/fuse mnt=$2/mnt wl sy stop=$2/stop
+	local p=$1 d=$2 opts mopts dev fm=$2/fuse mnt=$2/mnt wl sy loops stop=$2/stop
 	opts=$(crash_mkfs_opts "$p") || { echo "crash-torture: no profile $p" >&2; return 1; }
 	case $p in smalllog) ;; *) opts="--small $opts" ;; esac
-	mopts=$(torture_mount_opts "$p")
+	mopts=$(crash_mount_opts "$p")
 	truncate -s "$size" "$d/base"
 	# shellcheck disable=SC2086
 	"$MKFS" -q -f $opts "$d/base" > "$d/mkfs.out" 2>&1 || {
@@ -156,6 +150,13 @@ record() {
 	( crash_workload "$mnt/w" "$seed" full ) > /dev/null 2>&1 &
 	wl=$!
 	set +m
+	# tight loops of renames (parent pointer chains) and of range
+	# exchanges, clones and CoW: the log fills and wraps
+	mkdir -p "$mnt/rn" "$mnt/xr"
+	perl tests/system/lib/renameloop.pl "$mnt/rn" "$seed" > /dev/null 2>&1 &
+	loops=$!
+	perl tests/system/lib/xchgloop.pl "$mnt/xr" "$seed" > /dev/null 2>&1 &
+	loops="$loops $!"
 	torture_syncer "$mnt" "$fm/ctl" "$stop" "$seed" &
 	sy=$!
 	# log forces between the fsyncs: more, smaller flush intervals
@@ -164,6 +165,10 @@ record() {
 	sleep "$secs"
 	touch "$stop"
 	kill -- -"$wl" 2> /dev/null
+	# shellcheck disable=SC2086
+	kill $loops 2> /dev/null
+	# shellcheck disable=SC2086
+	wait $loops 2> /dev/null
 	# shellcheck disable=SC2086
 	wait "$wl" $sy 2> /dev/null
 	t_umount "$mnt" || return 1
@@ -306,15 +311,16 @@ run_profile() {
 	echo "# crash-torture: profile $p: recording $secs s of the workload"
 	record "$p" "$d" || { tot_fail=$((tot_fail + 1)); echo "crash-torture: $p: could not record"; return; }
 	marks=$(awk '$1 == "end" { print $3 }' "$d/index")
-	echo "# crash-torture: profile $p: $(awk '$1 == "end" { print $2 " writes, " $3 " marks" }' "$d/index"), $(wc -l < "$d/notes") fsynced files, log $(($(stat -c %s "$d/log") >> 20)) MiB"
+	echo "# crash-torture: profile $p: $(awk '$1 == "end" { print $2 " writes, " $3 " marks" }' "$d/index"), $(wc -l < "$d/notes") fsynced files, write log $(($(stat -c %s "$d/log") >> 20)) MiB, XFS log cycle $("${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}" --json --summary "$d/work" 2> /dev/null | grep -o '"cycle":[0-9]*' | cut -d: -f2) at the end"
 	# The distinct states: marks with writes since the one before.
 	awk '$1 == "mark" && $4 > 0 { print $2, $3 }' "$d/index" > "$d/states"
 	# offsets of every mark, and the writes between it and the next
 	awk '$1 == "mark" { print $2, $3, $4 }' "$d/index" > "$d/marks"
-	mapfile -t states < <(head -n "$want" "$d/states" | awk '{ print $1 }')
+	# all of them, or a seeded sample spread over the whole log
+	mapfile -t states < <(pick_sample "$(wc -l < "$d/states")" "$want" 0 |
+		awk 'NR == FNR { want[$1] = 1; next } FNR in want { print $1 }' - "$d/states")
 	# torn candidates: a mark whose next interval has two writes or more
-	mapfile -t torns < <(awk 'NR > 1 && $3 >= 2 { print prev } { prev = $1 }' "$d/marks" |
-		awk -v m="${states[-1]:-0}" '$1 < m')
+	mapfile -t torns < <(awk 'NR > 1 && $3 >= 2 { print prev } { prev = $1 }' "$d/marks")
 	local -A is_torn=() kpick=() rpick=()
 	for i in $(pick_sample "${#torns[@]}" "$wantt" 1); do is_torn[${torns[i - 1]}]=1; done
 	local total=$(( ${#states[@]} + ${#is_torn[@]} ))
