@@ -86,6 +86,7 @@ fi
 source tests/system/lib/common.sh
 source tests/system/lib/crashgen.sh
 source tests/system/lib/treedump.sh
+source tests/system/lib/checker.sh
 source tests/system/lib/torture.sh
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
@@ -100,6 +101,7 @@ fi
 tot_states=0 tot_torn=0 tot_clean=0 tot_eq=0 tot_k=0 tot_fail=0 tot_r=0 tot_excused=0
 check_secs=0	# the replay and checks 1-3 alone, in ms
 ms_replay=0	# of which xfsj-repair
+check_cpu=0	# their CPU time (user + system), ms
 
 # torture_syncer MNT CTL STOP SEED: files written, fsynced (file and
 # directory) and noted, until STOP exists.
@@ -192,29 +194,10 @@ keep_failure() {
 	echo "#  kept $keep/$p-$id.img; rebuild: cp --sparse=always $keep/$p.base X && $keep/wstate build $keep/$p.log X $k${s:+ $s}"
 }
 
-# findings IMG: what xfs_repair -n reports, without progress lines
-findings() {
-	"$XFSPROGS613/xfs_repair" -n "$1" 2>&1 |
-		grep -v -e '^Phase' -e '^        - ' -e '^No modify flag' \
-			-e 'host filesystem geometry' -e 'sector size mismatch' \
-			-e 'the image and the host filesystem' |
-		sed 's/[0-9]\{6,\}/N/g' | sort -u
-}
-
 # kernel_copy D OUT: the kernel's replay of the state D/st in OUT
 kernel_copy() {
 	cp --sparse=always "$1/m/st" "$2"
 	kernel_replay "$2" 2> /dev/null
-}
-
-# dump_ro IMG OUT: tree_dump of IMG mounted read-only
-dump_ro() {
-	local dev mnt=$T_DIR/dmnt
-	dev=$(attach_loop "$1") || return 1
-	t_mount "$dev" "$mnt" ro,nouuid || { detach_loop "$dev"; return 1; }
-	tree_dump "$mnt" > "$2"
-	t_umount "$mnt"
-	detach_loop "$dev"
 }
 
 # What xfsj-repair -n may find on a replayed state when xfs_repair -n (6.13)
@@ -232,7 +215,7 @@ excused() {
 		sed -n 's/^{"code":"\([^"]*\)".*/\1/p' | sort -u > "$d/codes"
 	[ -s "$d/codes" ] || return 1
 	kernel_copy "$d" "$d/k.img"
-	theirs=$(findings "$d/k.img")
+	theirs=$(repair_findings "$d/k.img")
 	while read -r code; do
 		pat=""
 		for e in "${EXCUSED[@]}"; do
@@ -245,21 +228,41 @@ excused() {
 	"$REPAIR" --replay-only -f -O "$d/m/cp" "$d/m/st" > /dev/null 2>&1
 }
 
+# cpu_now: CPU_MS, the CPU time (user + system, ms) of this shell's
+# children so far: `times` in this shell (a subshell has its own), no
+# process started
+cpu_now() {
+	local u s t sum=0
+	times > "$T_DIR/times"
+	{ read -r _; read -r u s; } < "$T_DIR/times"
+	for t in "$u" "$s"; do
+		[[ $t =~ ^([0-9]+)m([0-9]+)\.([0-9]{3})s$ ]] || continue
+		sum=$((sum + BASH_REMATCH[1] * 60000 + 10#${BASH_REMATCH[2]} * 1000 + 10#${BASH_REMATCH[3]}))
+	done
+	CPU_MS=$sum
+}
+
 # check_state P D ID K S KSAMPLE RSAMPLE: checks of the state in D/st;
 # 0 when it passes
 check_state() {
-	local p=$1 d=$2 id=$3 k=$4 s=$5 kern=$6 rep=$7 rc t0 t1 why="" ours theirs
+	local p=$1 d=$2 id=$3 k=$4 s=$5 kern=$6 rep=$7 rc t0 t1 c0 c1 why="" ours theirs
+	cpu_now
+	c0=$CPU_MS
 	t0=${EPOCHREALTIME/./}
 	# 1 and 2: replayed into D/cp, checked, nothing to repair (exit 0)
 	"$REPAIR" -f -O "$d/m/cp" "$d/m/st" > "$d/r1.out" 2>&1
 	rc=$?
 	t1=${EPOCHREALTIME/./}
 	ms_replay=$((ms_replay + (t1 - t0) / 1000))
+	cpu_now
+	c1=$CPU_MS
 	# (the kernel's replay for an excused problem is not timed)
 	if [ $rc -ne 0 ] && ! { [ $rc -eq 1 ] && excused "$d"; }; then
 		why="xfsj-repair exit $rc: $(grep -e '^found' -e 'rror' -e 'cannot' "$d/r1.out" | head -3 | tr '\n' ' ')"
 	fi
 	t0=$((t0 + ${EPOCHREALTIME/./} - t1))
+	cpu_now
+	c0=$((c0 + CPU_MS - c1))
 	# 3: the fsynced files
 	if [ -z "$why" ]; then
 		awk -v k="$k" '$1 <= k { print $2, $3, $4 }' "$d/notes" > "$d/want"
@@ -267,12 +270,14 @@ check_state() {
 			why="fsynced files: $(head -3 "$d/f3.out" | tr '\n' ' ')"
 	fi
 	check_secs=$((check_secs + (${EPOCHREALTIME/./} - t0) / 1000))
+	cpu_now
+	check_cpu=$((check_cpu + CPU_MS - c0))
 	if [ -z "$why" ] && [ "$rep" = 1 ]; then
 		tot_r=$((tot_r + 1))
-		ours=$(findings "$d/m/cp")
+		ours=$(repair_findings "$d/m/cp")
 		if [ -n "$ours" ]; then
 			kernel_copy "$d" "$d/k.img"
-			theirs=$(findings "$d/k.img")
+			theirs=$(repair_findings "$d/k.img")
 			ours=$(comm -23 <(echo "$ours") <(echo "$theirs"))
 			[ -z "$ours" ] || why="xfs_repair -n on our replay, not on the kernel's: $(head -3 <<< "$ours" | tr '\n' ' ')"
 		fi
@@ -280,7 +285,7 @@ check_state() {
 	if [ "$kern" = 1 ]; then
 		tot_k=$((tot_k + 1))
 		kernel_copy "$d" "$d/k.img"
-		if dump_ro "$d/k.img" "$d/k.dump" && dump_ro "$d/m/cp" "$d/o.dump" &&
+		if dump_image "$d/k.img" "$d/k.dump" ro,nouuid && dump_image "$d/m/cp" "$d/o.dump" ro,nouuid &&
 		   cmp -s "$d/k.dump" "$d/o.dump"; then
 			tot_eq=$((tot_eq + 1))
 		else
@@ -382,7 +387,7 @@ for ((pi = 0; pi < np; pi++)); do
 	run_profile "${plist[pi]}" "$((per - pert))" "$pert"
 done
 rate=$(awk -v n="$tot_states" -v ms="$check_secs" 'BEGIN { printf "%.1f", ms ? n * 1000 / ms : 0 }')
-echo "# crash-torture: seed $seed, profiles $profiles, $((SECONDS - t_all)) s in all; replay and checks 1-3 alone: $rate states/s ($ms_replay of $check_secs ms in xfsj-repair); $tot_r states also checked by xfs_repair -n; $tot_excused with problems xfs_repair -n also finds on the kernel's replay (${EXCUSED[*]%% *})"
+echo "# crash-torture: seed $seed, profiles $profiles, $((SECONDS - t_all)) s in all; replay and checks 1-3 alone: $rate states/s ($ms_replay of $check_secs ms in xfsj-repair; CPU $((tot_states ? check_cpu / tot_states : 0)) ms a state, load average $(cut -d' ' -f1 /proc/loadavg)); $tot_r states also checked by xfs_repair -n; $tot_excused with problems xfs_repair -n also finds on the kernel's replay (${EXCUSED[*]%% *})"
 [ "$tot_fail" -gt 0 ] && echo "# crash-torture: failures kept under $keep"
 echo "crash-torture: $tot_states states ($tot_torn torn), $tot_clean clean after replay, $tot_eq/$tot_k equal to the kernel, $tot_fail failures"
 [ "$tot_fail" -eq 0 ]
