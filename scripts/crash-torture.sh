@@ -121,10 +121,11 @@ torture_syncer() {
 	done
 }
 
-# record P DIR: base image DIR/base, write log DIR/log of the workload on
-# profile P; sets NOTES (the fsync notes) via DIR/index
+# record P DIR WANT: base image DIR/base, write log DIR/log of the workload
+# on profile P, run SECS and then until the log holds WANT distinct
+# states; DIR/index (wstate index), DIR/notes (the fsync notes)
 record() {
-	local p=$1 d=$2 opts mopts dev fm=$2/fuse mnt=$2/mnt wl sy loops stop=$2/stop
+	local p=$1 d=$2 want=$3 t opts mopts dev fm=$2/fuse mnt=$2/mnt wl sy loops stop=$2/stop
 	opts=$(crash_mkfs_opts "$p") || { echo "crash-torture: no profile $p" >&2; return 1; }
 	case $p in smalllog) ;; *) opts="--small $opts" ;; esac
 	mopts=$(crash_mount_opts "$p")
@@ -164,7 +165,14 @@ record() {
 	# log forces between the fsyncs: more, smaller flush intervals
 	( while [ ! -e "$stop" ]; do sync -f "$mnt"; sleep 0.02; done ) &
 	sy="$sy $!"
+	# at least SECS, then until the log holds the states wanted (at most
+	# 4 x SECS + 30 s in all)
 	sleep "$secs"
+	t=$SECONDS
+	while [ "$("$WSTATE" live "$d/log")" -lt "$want" ] &&
+	      [ $((SECONDS - t)) -lt $((3 * secs + 30)) ]; do
+		sleep 1
+	done
 	touch "$stop"
 	kill -- -"$wl" 2> /dev/null
 	# shellcheck disable=SC2086
@@ -313,10 +321,10 @@ run_profile() {
 	local p=$1 want=$2 wantt=$3 d=$T_DIR/$1 marks nst=0 ntorn_done=0 pos=0
 	local i k off nw next_off next_nw idx states=() torns=() line t0
 	mkdir -p "$d"
-	echo "# crash-torture: profile $p: recording $secs s of the workload"
-	record "$p" "$d" || { tot_fail=$((tot_fail + 1)); echo "crash-torture: $p: could not record"; return; }
+	echo "# crash-torture: profile $p: recording at least $secs s of the workload, until $want distinct states"
+	record "$p" "$d" "$want" || { tot_fail=$((tot_fail + 1)); echo "crash-torture: $p: could not record"; return; }
 	marks=$(awk '$1 == "end" { print $3 }' "$d/index")
-	echo "# crash-torture: profile $p: $(awk '$1 == "end" { print $2 " writes, " $3 " marks" }' "$d/index"), $(wc -l < "$d/notes") fsynced files, write log $(($(stat -c %s "$d/log") >> 20)) MiB, XFS log cycle $("${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}" --json --summary "$d/work" 2> /dev/null | grep -o '"cycle":[0-9]*' | cut -d: -f2) at the end"
+	echo "# crash-torture: profile $p: $(awk '$1 == "end" { print $2 " writes, " $3 " marks" }' "$d/index") ($(awk '$1 == "mark" && $4 > 0' "$d/index" | wc -l) distinct states), $(wc -l < "$d/notes") fsynced files, write log $(($(stat -c %s "$d/log") >> 20)) MiB, XFS log cycle $("${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}" --json --summary "$d/work" 2> /dev/null | grep -o '"cycle":[0-9]*' | cut -d: -f2) at the end"
 	# The distinct states: marks with writes since the one before.
 	awk '$1 == "mark" && $4 > 0 { print $2, $3 }' "$d/index" > "$d/states"
 	# offsets of every mark, and the writes between it and the next

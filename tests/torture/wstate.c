@@ -11,6 +11,10 @@
  *       every record: "write AT OFF LEN", "mark AT", "note AT TEXT" (AT:
  *       its offset in the log); with a STRING after LOG, only the writes
  *       whose data holds it
+ *   wstate live LOG
+ *       the distinct states (marks with writes since the one before) of
+ *       a log still being written: a record cut short at its end is not
+ *       counted
  *   wstate index LOG
  *       one line per mark: "mark K OFF N" (OFF: the log offset where the
  *       writes after mark K-1 end, N: how many there are), one per note:
@@ -169,6 +173,28 @@ static int cmd_index(const struct wlog *l)
 	}
 	printf("end %llu %llu\n", (unsigned long long)writes, (unsigned long long)marks);
 	return ret < 0 ? 1 : 0;
+}
+
+static int cmd_live(const struct wlog *l)
+{
+	size_t pos = 0;
+	uint64_t states = 0, since = 0;
+	struct wlog_rec r;
+	const uint8_t *d;
+
+	while (pos + WLOG_HDR <= l->size && !wlog_decode(l->p + pos, &r) &&
+	       l->size - pos - WLOG_HDR >= r.len) {
+		if (wlog_next(l, &pos, &r, &d))
+			break;
+		if (r.type == WLOG_WRITE) {
+			since++;
+		} else if (r.type == WLOG_MARK) {
+			states += since > 0;
+			since = 0;
+		}
+	}
+	printf("%llu\n", (unsigned long long)states);
+	return 0;
 }
 
 /* Writes in [from, to) to fd; with PICK, only those it picks. */
@@ -342,7 +368,7 @@ static int cmd_build(const struct wlog *l, int img, uint64_t k, const char *seed
 
 static int usage(void)
 {
-	fputs("usage: wstate list LOG [STRING] | index LOG | apply LOG IMG FROM TO |\n"
+	fputs("usage: wstate list LOG [STRING] | live LOG | index LOG | apply LOG IMG FROM TO |\n"
 	      "       torn LOG IMG FROM TO SEED UNDO | undo UNDO IMG |\n"
 	      "       build LOG IMG K [SEED]\n", stderr);
 	return 2;
@@ -374,6 +400,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(argv[1], "index") && argc == 3)
 		return cmd_index(&l);
+	if (!strcmp(argv[1], "live") && argc == 3)
+		return cmd_live(&l);
 	if (!strcmp(argv[1], "list") && (argc == 3 || argc == 4))
 		return cmd_list(&l, argc == 4 ? argv[3] : NULL);
 	if (argc < 4 || (img = open_img(argv[3])) < 0)
