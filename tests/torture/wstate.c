@@ -118,82 +118,122 @@ static void put_text(const uint8_t *d, uint32_t len)
 	putchar('\n');
 }
 
-static int cmd_list(const struct wlog *l, const char *str)
+/*
+ * FN on every record from the start of the log, with its log offset:
+ * 0 at the end, -1 at damage (with LIVE, a record cut short at the end
+ * of a log still being written is the end), else what FN returned when
+ * it was not 0.
+ */
+typedef int (*wlog_fn)(void *ctx, size_t at, const struct wlog_rec *r,
+		       const uint8_t *d);
+
+static int wlog_walk(const struct wlog *l, bool live, wlog_fn fn, void *ctx)
 {
-	size_t pos = 0, at, sl = str ? strlen(str) : 0;
+	size_t pos = 0, at;
 	struct wlog_rec r;
 	const uint8_t *d;
 	int ret;
 
 	for (;;) {
 		at = pos;
+		if (live && (l->size - pos < WLOG_HDR || wlog_decode(l->p + pos, &r) ||
+			     l->size - pos - WLOG_HDR < r.len))
+			return 0;
 		ret = wlog_next(l, &pos, &r, &d);
 		if (ret)
-			break;
-		if (str && (r.type != WLOG_WRITE || !sl ||
-			    !memmem(d, r.len, str, sl)))
-			continue;
-		if (r.type == WLOG_WRITE) {
-			printf("write %zu %llu %u\n", at, (unsigned long long)r.off, r.len);
-		} else if (r.type == WLOG_MARK) {
-			printf("mark %zu\n", at);
-		} else {
-			printf("note %zu ", at);
-			put_text(d, r.len);
-		}
+			return ret > 0 ? 0 : -1;
+		ret = fn(ctx, at, &r, d);
+		if (ret)
+			return ret;
 	}
-	return ret < 0 ? 1 : 0;
+}
+
+struct list_ctx {
+	const char *str;
+	size_t len;
+};
+
+static int list_one(void *ctx, size_t at, const struct wlog_rec *r,
+		    const uint8_t *d)
+{
+	const struct list_ctx *c = ctx;
+
+	if (c->str && (r->type != WLOG_WRITE || !c->len ||
+		       !memmem(d, r->len, c->str, c->len)))
+		return 0;
+	if (r->type == WLOG_WRITE) {
+		printf("write %zu %llu %u\n", at, (unsigned long long)r->off, r->len);
+	} else if (r->type == WLOG_MARK) {
+		printf("mark %zu\n", at);
+	} else {
+		printf("note %zu ", at);
+		put_text(d, r->len);
+	}
+	return 0;
+}
+
+static int cmd_list(const struct wlog *l, const char *str)
+{
+	struct list_ctx c = { .str = str, .len = str ? strlen(str) : 0 };
+
+	return wlog_walk(l, false, list_one, &c) ? 1 : 0;
+}
+
+/* What index and live count; K: stop at mark K (find_mark) */
+struct count_ctx {
+	uint64_t marks, writes, since, states, k;
+	size_t start, end;
+	bool print;
+};
+
+static int count_one(void *ctx, size_t at, const struct wlog_rec *r,
+		     const uint8_t *d)
+{
+	struct count_ctx *c = ctx;
+
+	if (r->type == WLOG_WRITE) {
+		c->writes++;
+		c->since++;
+		return 0;
+	}
+	if (r->type == WLOG_NOTE) {
+		if (c->print) {
+			printf("note %llu ", (unsigned long long)c->marks);
+			put_text(d, r->len);
+		}
+		return 0;
+	}
+	c->marks++;
+	c->states += c->since > 0;
+	if (c->print)
+		printf("mark %llu %zu %llu\n", (unsigned long long)c->marks, at,
+		       (unsigned long long)c->since);
+	c->since = 0;
+	if (c->marks == c->k) {
+		c->end = at;
+		return 1;
+	}
+	c->start = at + WLOG_HDR;
+	return 0;
 }
 
 static int cmd_index(const struct wlog *l)
 {
-	size_t pos = 0, at;
-	uint64_t marks = 0, writes = 0, since = 0;
-	struct wlog_rec r;
-	const uint8_t *d;
-	int ret;
+	struct count_ctx c = { .print = true };
 
-	for (;;) {
-		at = pos;
-		ret = wlog_next(l, &pos, &r, &d);
-		if (ret)
-			break;
-		if (r.type == WLOG_WRITE) {
-			writes++;
-			since++;
-		} else if (r.type == WLOG_MARK) {
-			marks++;
-			printf("mark %llu %zu %llu\n", (unsigned long long)marks, at,
-			       (unsigned long long)since);
-			since = 0;
-		} else {
-			printf("note %llu ", (unsigned long long)marks);
-			put_text(d, r.len);
-		}
-	}
-	printf("end %llu %llu\n", (unsigned long long)writes, (unsigned long long)marks);
-	return ret < 0 ? 1 : 0;
+	if (wlog_walk(l, false, count_one, &c))
+		return 1;
+	printf("end %llu %llu\n", (unsigned long long)c.writes,
+	       (unsigned long long)c.marks);
+	return 0;
 }
 
 static int cmd_live(const struct wlog *l)
 {
-	size_t pos = 0;
-	uint64_t states = 0, since = 0;
-	struct wlog_rec r;
-	const uint8_t *d;
+	struct count_ctx c = { 0 };
 
-	while (pos + WLOG_HDR <= l->size && !wlog_decode(l->p + pos, &r) &&
-	       l->size - pos - WLOG_HDR >= r.len) {
-		if (wlog_next(l, &pos, &r, &d))
-			break;
-		if (r.type == WLOG_WRITE) {
-			since++;
-		} else if (r.type == WLOG_MARK) {
-			states += since > 0;
-			since = 0;
-		}
-	}
-	printf("%llu\n", (unsigned long long)states);
+	wlog_walk(l, true, count_one, &c);
+	printf("%llu\n", (unsigned long long)c.states);
 	return 0;
 }
 
@@ -324,26 +364,15 @@ static int cmd_undo(const char *undo_path, int img)
 /* The log offsets of mark K-1's end and mark K's record: state K's range. */
 static int find_mark(const struct wlog *l, uint64_t k, size_t *start, size_t *end)
 {
-	size_t pos = 0, at;
-	uint64_t marks = 0;
-	struct wlog_rec r;
-	const uint8_t *d;
+	struct count_ctx c = { .k = k };
 
-	*start = 0;
-	for (;;) {
-		at = pos;
-		if (wlog_next(l, &pos, &r, &d))
-			break;
-		if (r.type != WLOG_MARK)
-			continue;
-		if (++marks == k) {
-			*end = at;
-			return 0;
-		}
-		*start = pos;
+	if (k == 0 || wlog_walk(l, false, count_one, &c) != 1) {
+		fprintf(stderr, "wstate: the log has no mark %llu\n", (unsigned long long)k);
+		return -1;
 	}
-	fprintf(stderr, "wstate: the log has no mark %llu\n", (unsigned long long)k);
-	return -1;
+	*start = c.start;
+	*end = c.end;
+	return 0;
 }
 
 static int cmd_build(const struct wlog *l, int img, uint64_t k, const char *seed)
