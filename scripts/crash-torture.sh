@@ -94,8 +94,20 @@ torture_tools "$T_DIR" || { echo "crash-torture: cannot build the recorder" >&2;
 SHM=""
 if [ -d /dev/shm ] && [ "$(df -k --output=avail /dev/shm | tail -1)" -gt 2000000 ]; then
 	SHM=$(mktemp -d /dev/shm/xfsj-torture.XXXXXX)
-	trap 'rm -rf "$SHM"; t_cleanup' EXIT
 fi
+# The workload's processes of a recording cut short, stopped before the
+# mounts are undone; the tmpfs directory removed.
+WORKLOAD_PIDS=""
+torture_cleanup() {
+	if [ -n "$WORKLOAD_PIDS" ]; then
+		# shellcheck disable=SC2086
+		kill -- $WORKLOAD_PIDS 2> /dev/null
+		sleep 0.5
+	fi
+	[ -n "$SHM" ] && rm -rf "$SHM"
+	t_cleanup
+}
+trap torture_cleanup EXIT
 [ -n "$keep" ] || keep=/var/tmp/crash-torture.$seed.$$
 
 tot_states=0 tot_torn=0 tot_clean=0 tot_eq=0 tot_k=0 tot_fail=0 tot_r=0 tot_excused=0
@@ -165,6 +177,7 @@ record() {
 	# log forces between the fsyncs: more, smaller flush intervals
 	( while [ ! -e "$stop" ]; do sync -f "$mnt"; sleep 0.02; done ) &
 	sy="$sy $!"
+	WORKLOAD_PIDS="-$wl $loops $sy"
 	# at least SECS, then until the log holds the states wanted (at most
 	# 4 x SECS + 30 s in all)
 	sleep "$secs"
@@ -181,6 +194,7 @@ record() {
 	wait $loops 2> /dev/null
 	# shellcheck disable=SC2086
 	wait "$wl" $sy 2> /dev/null
+	WORKLOAD_PIDS=""
 	t_umount "$mnt" || return 1
 	detach_loop "$dev" || return 1
 	wrec_stop "$fm" || return 1
