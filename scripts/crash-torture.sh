@@ -333,7 +333,7 @@ pick_sample() {
 # run_profile P N T: record, then build and check N states (T torn)
 run_profile() {
 	local p=$1 want=$2 wantt=$3 d=$T_DIR/$1 marks nst=0 ntorn_done=0 pos=0
-	local i k off nw next_off next_nw idx states=() torns=() line t0
+	local i k off nw next_off idx states=() torns=() t0
 	mkdir -p "$d"
 	echo "# crash-torture: profile $p: recording at least $secs s of the workload, until $want distinct states"
 	record "$p" "$d" "$want" || { tot_fail=$((tot_fail + 1)); echo "crash-torture: $p: could not record"; return; }
