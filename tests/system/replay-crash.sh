@@ -40,6 +40,7 @@
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashgen.sh"
 source "$(dirname "$0")/lib/treedump.sh"
+source "$(dirname "$0")/lib/checker.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
@@ -53,28 +54,6 @@ MAXTRIES=$(((CASES + FREE_CASES + 4 * INODE_CASES + 6 * FSR_CASES) * 3))
 echo "# replay-crash: seed $SEED, $CASES matched cases wanted, $FREE_CASES with AG work finished, $INODE_CASES with inode-level intents finished"
 
 sum() { md5sum < "$1" | cut -d' ' -f1; }
-
-# dump_image IMG OUT: mount read-only, describe, unmount.
-dump_image() {
-	local dev mnt=$T_DIR/dumpmnt
-	dev=$(attach_loop "$1") || return 1
-	if ! t_mount "$dev" "$mnt" ro; then
-		detach_loop "$dev"
-		return 1
-	fi
-	tree_dump "$mnt" > "$2"
-	t_umount "$mnt"
-	detach_loop "$dev"
-}
-
-# The problems xfs_repair -n reports, without progress lines.
-repair_findings() {
-	"$XFSPROGS613/xfs_repair" -n "$1" 2>&1 |
-		grep -v -e '^Phase' -e '^        - ' -e '^No modify flag' \
-			-e 'host filesystem geometry' -e 'sector size mismatch' \
-			-e 'the image and the host filesystem' |
-		sed 's/[0-9]\{6,\}/N/g' | sort -u
-}
 
 # meta_digest IMG DUMP SINCE: the on-disk cores of the inodes DUMP lists
 # (all but di_lsn and di_crc, which depend on where each log's head was)

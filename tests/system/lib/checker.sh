@@ -9,6 +9,9 @@
 #                      (empty without a summary); the JSON lines in
 #                      $T_DIR/ours.json, the text in $T_DIR/ours.err
 #   show_oracle N, show_xfsj N   their first N findings, as TAP comments
+#   repair_findings IMG   the problems `xfs_repair -n` (6.13) reports on
+#                      IMG, without progress lines, long numbers as N,
+#                      sorted: for comparing two replays of one image
 #   crash_case NAME IMG SEED MKFS-OPTIONS
 #                      IMG, a crash image of 1 GiB (lib/crashimg.sh, which
 #                      the test sources: 3 s of the workload, with its
@@ -33,6 +36,14 @@ show_oracle() {
 	grep -v -e '^Phase' -e '^ *- ' -e '^No modify' -e '^ *$' -e 'host filesystem geometry' \
 		-e 'sector size mismatch' -e 'the image and the host filesystem' "$T_DIR/oracle.out" |
 		head -n "$1" | cut -c1-240 | sed 's/^/#    xfs_repair: /'
+}
+
+repair_findings() {
+	"$XFSPROGS613/xfs_repair" -n "$1" 2>&1 |
+		grep -v -e '^Phase' -e '^        - ' -e '^No modify flag' \
+			-e 'host filesystem geometry' -e 'sector size mismatch' \
+			-e 'the image and the host filesystem' |
+		sed 's/[0-9]\{6,\}/N/g' | sort -u
 }
 
 show_xfsj() {

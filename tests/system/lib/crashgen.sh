@@ -8,7 +8,9 @@
 # PROFILE: defaults | bs1k | normap | noparent | smalllog | mkfsxfs |
 #          noparent_normap | noparent_bs1k | isize1k | grown | mkfs61 |
 #          logsu (a 64 KiB log stripe unit: records padded to it, and
-#          the clean log's unmount record too)
+#          the clean log's unmount record too) | sect4k (4 KiB sectors) |
+#          logbsize (defaults, mounted with 256 KiB log buffers:
+#          crash_mount_opts; scripts/crash-torture.sh only)
 #          (grown: made at 1 GiB by xfsj-mkfs, grown to 3 GiB by
 #          xfs_growfs once mounted, just before the workload, so that the
 #          log holds the superblock change and work in the new AGs)
@@ -51,7 +53,17 @@ crash_mkfs_opts() {
 	noparent_bs1k) echo "-b size=1024 -n parent=0" ;;
 	isize1k) echo "-i size=1024" ;;
 	logsu) echo "-l su=64k" ;;
+	sect4k) echo "-s size=4096" ;;
+	logbsize) echo "" ;;	# mounted with logbsize=256k: crash_mount_opts
 	*) return 1 ;;
+	esac
+}
+
+# crash_mount_opts PROFILE: the mount options a profile asks for.
+crash_mount_opts() {
+	case $1 in
+	logbsize) echo "logbsize=256k" ;;
+	*) echo "" ;;
 	esac
 }
 

@@ -7,6 +7,8 @@
 # dumps thousands of files.  Names are assumed free of tabs and newlines
 # (the generators make none).
 # Usage: tree_dump MNT > file
+#        dump_image IMG OUT [MOUNT-OPTIONS]   IMG mounted (default ro),
+#        described into OUT, unmounted (needs common.sh)
 
 tree_dump() {
 	local mnt=$1 w
@@ -50,4 +52,18 @@ tree_dump() {
 	}' "$w/links" "$w/sums" "$w/maps" "$w/attrs" "$w/meta" | LC_ALL=C sort
 	cat "$w/statfs"
 	rm -rf "$w"
+}
+
+# dump_image IMG OUT [OPTS]: mount (read-only by default), describe,
+# unmount.
+dump_image() {
+	local dev mnt=$T_DIR/dumpmnt
+	dev=$(attach_loop "$1") || return 1
+	if ! t_mount "$dev" "$mnt" "${3:-ro}"; then
+		detach_loop "$dev"
+		return 1
+	fi
+	tree_dump "$mnt" > "$2"
+	t_umount "$mnt"
+	detach_loop "$dev"
 }
