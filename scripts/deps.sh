@@ -11,6 +11,6 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	libblkid-dev uuid-dev libreadline-dev libinih-dev check \
-	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs
+	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs time
 # setfacl for the ACLs of tests/system/mkfs-populate.sh
 apt-get install -y -q --no-install-recommends acl
