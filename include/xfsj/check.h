@@ -132,7 +132,7 @@ struct xfsj_check_opts {
  * the work.
  */
 enum xfsj_check_work {
-	XFSJ_WK_SB,		/* superblocks read: the primary, secondaries */
+	XFSJ_WK_SB,		/* superblocks: the primary, secondaries */
 	XFSJ_WK_AGH,		/* AG header sectors: AGF, AGI, AGFL */
 	XFSJ_WK_AGBT,		/* AG btree records */
 	XFSJ_WK_INODES,		/* inode slots of the chunks */
@@ -144,8 +144,8 @@ enum xfsj_check_work {
 	XFSJ_WK_SPACE,		/* records of the ownership cross-check's
 				 * tables: claims, free extents, rmaps,
 				 * refcounts */
-	XFSJ_WK_NAMES,		/* entries, parent pointers and inode slots
-				 * of the link and reachability checks */
+	XFSJ_WK_NAMES,		/* entries, parent pointers, inode slots of
+				 * the link and reachability checks */
 	XFSJ_WK_COUNTERS,	/* AGs summed for the summary counters */
 	XFSJ_WK__N
 };

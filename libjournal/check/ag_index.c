@@ -145,7 +145,8 @@ static int build_owned(struct xck *ck, struct xck_ag *ag, unsigned int bit,
 	xck_vec_sort(ix, owned_cmp);
 	o = ix->v;
 	for (i = 1; i < ix->n; i++)
-		if (o[i].owner == o[i - 1].owner && o[i].maxend < o[i - 1].maxend)
+		if (o[i].owner == o[i - 1].owner &&
+		    o[i].maxend < o[i - 1].maxend)
 			o[i].maxend = o[i - 1].maxend;
 	return 0;
 }
@@ -223,7 +224,8 @@ int xck_ix_rmap_next_meta(struct xck *ck, struct xck_ag *ag,
 		}
 		nx = ag->ix_rmap_meta.v;
 		for (i = ag->rmaps.n; i-- > 0;) {
-			const struct xfsj_rmap_rec *r = xck_vec_at(&ag->rmaps, i);
+			const struct xfsj_rmap_rec *r =
+				xck_vec_at(&ag->rmaps, i);
 
 			nx[i] = is_meta(r->owner) ? (uint32_t)i : nx[i + 1];
 		}
