@@ -132,6 +132,33 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 	progress_show(&o->pl, ph, done, total);
 }
 
+/* The JSON summary's names of the check's work counters. */
+static const char *const work_names[XFSJ_WK__N] = {
+	[XFSJ_WK_SB] = "superblocks",
+	[XFSJ_WK_AGH] = "ag_headers",
+	[XFSJ_WK_AGBT] = "ag_btree_records",
+	[XFSJ_WK_INODES] = "inodes",
+	[XFSJ_WK_MAPS] = "fork_mappings",
+	[XFSJ_WK_DIRENTS] = "dir_entries",
+	[XFSJ_WK_ATTRS] = "attributes",
+	[XFSJ_WK_LOOKUPS] = "mapping_lookups",
+	[XFSJ_WK_SPACE] = "space_records",
+	[XFSJ_WK_NAMES] = "names",
+	[XFSJ_WK_COUNTERS] = "counters",
+};
+
+/* ,"work":{"name":count,...} */
+static void print_work(const struct xfsj_check_result *r)
+{
+	int i;
+
+	printf(",\"work\":{");
+	for (i = 0; i < XFSJ_WK__N; i++)
+		printf("%s\"%s\":%" PRIu64, i ? "," : "", work_names[i],
+		       r->work[i]);
+	printf("}");
+}
+
 /* How a check ended: the summary (or why it could not run). */
 static enum check_outcome check_end(struct out *o, int err,
 				    const struct xfsj_check_result *r)
@@ -156,15 +183,17 @@ static enum check_outcome check_end(struct out *o, int err,
 			       xfsj_errname(err));
 		return CHECK_FAILED;
 	}
-	if (json)
+	if (json) {
 		printf("{\"kind\":\"check_summary\",\"checked\":true,\"problems\":%" PRIu64
 		       ",\"corrupt\":%" PRIu64 ",\"xcorrupt\":%" PRIu64
 		       ",\"warnings\":%" PRIu64 ",\"inodes\":%" PRIu64
-		       ",\"extents\":%" PRIu64 ",\"state_bytes\":%" PRIu64 "}\n",
+		       ",\"extents\":%" PRIu64 ",\"state_bytes\":%" PRIu64,
 		       r->problems, r->by_sev[XFSJ_SEV_CORRUPT],
 		       r->by_sev[XFSJ_SEV_XCORRUPT], r->by_sev[XFSJ_SEV_WARN],
 		       r->inodes, r->extents, r->peak_state_bytes);
-	else
+		print_work(r);
+		printf("}\n");
+	} else
 		fprintf(txt, "%s: checked %" PRIu64 " inodes, %" PRIu64
 			" extents: %" PRIu64 " problem%s found\n", dev,
 			r->inodes, r->extents, r->problems,

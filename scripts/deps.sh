@@ -11,7 +11,7 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	libblkid-dev uuid-dev libreadline-dev libinih-dev check \
-	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs
+	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs time
 # libfuse3 and fuse3: the write recorder of scripts/crash-torture.sh
 apt-get install -y -q --no-install-recommends libfuse3-dev fuse3
 # setfacl for the ACLs of tests/system/mkfs-populate.sh

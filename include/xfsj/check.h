@@ -125,12 +125,38 @@ struct xfsj_check_opts {
 	bool sb_only;
 };
 
+/*
+ * The work of a check, counted in records looked at (xfsj_check_result's
+ * work[]): each grows with what the filesystem holds, never with the
+ * square of it, so that a check of twice the filesystem does about twice
+ * the work.
+ */
+enum xfsj_check_work {
+	XFSJ_WK_SB,		/* superblocks: the primary, secondaries */
+	XFSJ_WK_AGH,		/* AG header sectors: AGF, AGI, AGFL */
+	XFSJ_WK_AGBT,		/* AG btree records */
+	XFSJ_WK_INODES,		/* inode slots of the chunks */
+	XFSJ_WK_MAPS,		/* fork mapping records */
+	XFSJ_WK_DIRENTS,	/* directory entries */
+	XFSJ_WK_ATTRS,		/* attributes (parent pointers too) */
+	XFSJ_WK_LOOKUPS,	/* lookups of a mapping's blocks in the AG's
+				 * tables, and the records they looked at */
+	XFSJ_WK_SPACE,		/* records of the ownership cross-check's
+				 * tables: claims, free extents, rmaps,
+				 * refcounts */
+	XFSJ_WK_NAMES,		/* entries, parent pointers, inode slots of
+				 * the link and reachability checks */
+	XFSJ_WK_COUNTERS,	/* AGs summed for the summary counters */
+	XFSJ_WK__N
+};
+
 struct xfsj_check_result {
 	uint64_t problems;		/* reported, all severities but INFO */
 	uint64_t by_sev[XFSJ_SEV_INFO + 1];
 	uint64_t inodes;		/* in use, checked */
 	uint64_t dirs, attr_forks, extents, btree_blocks;
 	uint64_t peak_state_bytes;	/* the checker's own tables */
+	uint64_t work[XFSJ_WK__N];	/* enum xfsj_check_work */
 	/*
 	 * Why it stopped, when it could not check (a nonzero return):
 	 * an I/O error, or a feature it cannot check (-XFSJ_E_UNSUPP,

@@ -210,6 +210,7 @@ static int read_sector(struct xck *ck, uint32_t agno, unsigned int sect,
 	if (err)
 		return xfsj_fault_set(&ck->res->fault, -err, "AG header",
 				      "read", off, sb->sectsize);
+	ck->res->work[XFSJ_WK_AGH]++;
 	return 0;
 }
 

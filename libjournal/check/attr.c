@@ -228,6 +228,7 @@ bool xck_attr_entry(struct xck_aw *w, const struct xck_aent *e)
 	uint8_t ns = e->flags & XFSJ_ATTR_NS_MASK;
 	bool ok = true;
 
+	w->ck->res->work[XFSJ_WK_ATTRS]++;
 	if (e->namelen == 0) {
 		entry_report(w, e, AT_NAMELEN, 0, 0, 0);
 		return false;

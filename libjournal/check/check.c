@@ -164,6 +164,7 @@ static void free_ag(struct xck *ck, struct xck_ag *ag)
 					sizeof(struct xck_inode)));
 		}
 	}
+	xck_ag_index_free(ck, ag);
 	xck_vec_free(ck, &ag->claims);
 	xck_vec_free(ck, &ag->bno_free);
 	xck_vec_free(ck, &ag->cnt_free);

@@ -124,7 +124,50 @@ struct xck_ag {
 	bool tree_ok[XFSJ_BT__COUNT];
 	/* The inobt was not read whole but the rmapbt named every chunk. */
 	bool chunks_recovered;
+	/* ag_index.c: lookups of the inode phase, built when first asked */
+	unsigned int index_built;
+	struct xck_vec ix_cnt;		/* struct xck_span */
+	struct xck_vec ix_rmap_owner;	/* struct xck_owned, every rmap */
+	struct xck_vec ix_meta_claims;	/* struct xck_owned, metadata */
+	struct xck_vec ix_rmap_meta;	/* uint32_t, per rmaps index */
 };
+
+/* A free extent's start and the largest end of those up to it. */
+struct xck_span {
+	uint32_t start;
+	uint32_t pad;
+	uint64_t maxend;
+};
+
+/* An rmap record's owner and start, and its owner's largest end so far. */
+struct xck_owned {
+	uint64_t owner;
+	uint64_t maxend;
+	uint32_t start;
+	uint32_t pad;
+};
+
+/*
+ * ag_index.c: the lookups a check makes once per mapping, in logarithmic
+ * time; each returns 1 or 0, or -XFSJ_E_NOMEM.  Asked only between the
+ * AG phase and the space phase (the tables do not change meanwhile).
+ */
+/* Does one cntbt record hold all of [s, e)? */
+int xck_ix_cnt_holds(struct xck *ck, struct xck_ag *ag, uint32_t s,
+		     uint32_t e);
+/* Has the rmapbt a record of @owner over some of [s, e)? */
+int xck_ix_rmap_owner_over(struct xck *ck, struct xck_ag *ag, uint64_t owner,
+			   uint32_t s, uint32_t e);
+/* Has the scan claimed some of [s, e) for metadata owner @owner? */
+int xck_ix_meta_claim_over(struct xck *ck, struct xck_ag *ag, uint64_t owner,
+			   uint32_t s, uint32_t e);
+/*
+ * *@next: for each index i of ag->rmaps (and its count), the first index
+ * at or after i whose owner is metadata (the count: none).
+ */
+int xck_ix_rmap_next_meta(struct xck *ck, struct xck_ag *ag,
+			  const uint32_t **next);
+void xck_ag_index_free(struct xck *ck, struct xck_ag *ag);
 
 /* ---- parent pointers and directory entries, for names.c ---- */
 struct xck_dirent {

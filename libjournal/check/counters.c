@@ -38,6 +38,7 @@ int xck_counters(struct xck *ck)
 	/* The counters as they are now (a repair may have set them). */
 	const struct xfsj_sb *sb = &ck->primary;
 
+	ck->res->work[XFSJ_WK_COUNTERS] += ck->agcount;
 	if (!(ck->totals_unknown & XCK_TOTAL_INODES)) {
 		check_total(ck, "icount", sb->icount, ck->icount);
 		check_total(ck, "ifree", sb->ifree, ck->ifree);

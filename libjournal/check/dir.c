@@ -135,6 +135,7 @@ int xck_dir_add_dent(struct xck_dctx *d, uint64_t ino, const uint8_t *name,
 	e.nameoff = (uint32_t)d->names_len;
 	d->names_len += namelen;
 	e.hash = xfsj_da_hashname(name, namelen);
+	d->ck->res->work[XFSJ_WK_DIRENTS]++;
 	return xck_vec_push(d->ck, &d->dents, &e);
 }
 

@@ -218,40 +218,8 @@ static size_t start_before(const struct xck_vec *v, uint32_t s)
 	return lo ? lo - 1 : 0;
 }
 
-/* Does the cntbt hold [s, e) free (one record covering it)? */
-static bool cnt_holds(const struct xck_ag *ag, uint32_t s, uint32_t e)
-{
-	size_t i;
-
-	for (i = 0; i < ag->cnt_free.n; i++) {
-		const struct xfsj_alloc_rec *a = xck_vec_at(&ag->cnt_free, i);
-
-		if (a->startblock <= s &&
-		    (uint64_t)a->startblock + a->blockcount >= e)
-			return true;
-	}
-	return false;
-}
-
-/* Has @v (rmap records: the rmapbt's or the scan's) one of @owner over
- * [s, e)? */
-static bool owner_over(const struct xck_vec *v, uint64_t owner, uint32_t s,
-		       uint32_t e)
-{
-	size_t i;
-
-	for (i = 0; i < v->n; i++) {
-		const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
-
-		if (r->owner == owner && r->startblock < e &&
-		    s < (uint64_t)r->startblock + r->blockcount)
-			return true;
-	}
-	return false;
-}
-
 /* Mapping @r's AG and its AG blocks [*s, *e). */
-static const struct xck_ag *rec_span(const struct fwalk *w,
+static struct xck_ag *rec_span(const struct fwalk *w,
 				     const struct xfsj_bmbt_irec *r,
 				     uint32_t *s, uint32_t *e)
 {
@@ -277,47 +245,53 @@ static bool piece(uint32_t start, uint32_t len, uint32_t s, uint32_t e,
 }
 
 /* Is [ps, pe) of free extent @rec free in the cntbt too? */
-static bool free_piece_ok(const struct fwalk *w, const struct xck_ag *ag,
-			  const void *rec, uint32_t ps, uint32_t pe)
+static int free_piece_ok(struct xck *ck, struct xck_ag *ag, const void *rec,
+			 uint32_t ps, uint32_t pe)
 {
-	(void)w;
 	(void)rec;
-	return cnt_holds(ag, ps, pe);
+	return xck_ix_cnt_holds(ck, ag, ps, pe);
 }
 
 /* Is rmapbt record @rec metadata the scan found over [ps, pe) too? */
-static bool meta_piece_ok(const struct fwalk *w, const struct xck_ag *ag,
-			  const void *rec, uint32_t ps, uint32_t pe)
+static int meta_piece_ok(struct xck *ck, struct xck_ag *ag, const void *rec,
+			 uint32_t ps, uint32_t pe)
 {
 	const struct xfsj_rmap_rec *m = rec;
 
-	(void)w;
-	return (m->owner >> 63) && owner_over(&ag->claims, m->owner, ps, pe);
+	return xck_ix_meta_claim_over(ck, ag, m->owner, ps, pe);
 }
 
 /*
  * The first piece [*ps, *pe) of AG blocks [s, e) that a record of @v
  * (sorted by start; struct xfsj_alloc_rec or xfsj_rmap_rec, both opening
- * with start and length) covers and @ok accepts; false when none.
+ * with start and length) covers and @ok accepts: 1, 0 when none, or
+ * -XFSJ_E_NOMEM.  With @next, only the records it leads to are looked
+ * at (next[i]: the first index at or after i worth asking @ok about).
  */
-static bool first_piece(const struct fwalk *w, const struct xck_ag *ag,
-			const struct xck_vec *v, uint32_t s, uint32_t e,
-			bool (*ok)(const struct fwalk *, const struct xck_ag *,
-				   const void *, uint32_t, uint32_t),
-			uint32_t *ps, uint32_t *pe)
+static int first_piece(struct xck *ck, struct xck_ag *ag,
+		       const struct xck_vec *v, const uint32_t *next,
+		       uint32_t s, uint32_t e,
+		       int (*ok)(struct xck *, struct xck_ag *, const void *,
+				 uint32_t, uint32_t),
+		       uint32_t *ps, uint32_t *pe)
 {
-	size_t i;
+	size_t i = start_before(v, s);
+	int ret;
 
-	for (i = start_before(v, s); i < v->n; i++) {
+	ck->res->work[XFSJ_WK_LOOKUPS]++;
+	for (i = next ? next[i] : i; i < v->n; i = next ? next[i + 1] : i + 1) {
 		const uint32_t *x = xck_vec_at(v, i);
 
+		ck->res->work[XFSJ_WK_LOOKUPS]++;
 		if (x[0] >= e)
 			break;
-		if (piece(x[0], x[1], s, e, ps, pe) &&
-		    ok(w, ag, x, *ps, *pe))
-			return true;
+		if (!piece(x[0], x[1], s, e, ps, pe))
+			continue;
+		ret = ok(ck, ag, x, *ps, *pe);
+		if (ret)
+			return ret;
 	}
-	return false;
+	return 0;
 }
 
 /*
@@ -326,33 +300,53 @@ static bool first_piece(const struct fwalk *w, const struct xck_ag *ag,
  * (if the filesystem has one) has no record of the inode over the
  * mapping; FORK_REC_META: a piece a sound rmapbt gives to metadata (an
  * owner that is no inode) which the scan found there too.  The piece
- * into *fsb and *len; -1 when neither.  The bnobt and rmapbt are sorted
- * by start when they were walked whole; the rest is looked at only for
- * the pieces they point at.
+ * into *fsb and *len, the row into *@row (-1 when neither); returns 0
+ * or -XFSJ_E_NOMEM.
+ * The bnobt and rmapbt are sorted by start when they were walked whole;
+ * the rest is looked at only for the pieces they point at, through the
+ * AG's indexes (ag_index.c): no table is walked whole per mapping.
  */
 static int misplaced(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
-		     uint64_t *fsb, uint64_t *len)
+		     int *prow, uint64_t *fsb, uint64_t *len)
 {
+	struct xck *ck = w->ck;
 	uint32_t s, e, ps, pe;
-	const struct xck_ag *ag = rec_span(w, r, &s, &e);
-	bool rmapbt = xfsj_fs_has(w->ck->fs, XFSJ_RO_COMPAT_RMAPBT);
-	int row = -1;
+	struct xck_ag *ag = rec_span(w, r, &s, &e);
+	bool rmapbt = xfsj_fs_has(ck->fs, XFSJ_RO_COMPAT_RMAPBT);
+	const uint32_t *next;
+	int row = -1, ret = 0;
 
+	*prow = -1;
 	if (rmapbt && !ag->tree_ok[XFSJ_BT_RMAP])
-		return -1;
+		return 0;
 	if (ag->agf_ok && ag->tree_ok[XFSJ_BT_BNO] &&
-	    ag->tree_ok[XFSJ_BT_CNT] &&
-	    first_piece(w, ag, &ag->bno_free, s, e, free_piece_ok, &ps, &pe) &&
-	    !owner_over(&ag->rmaps, w->ic->ino, s, e))
-		row = FORK_REC_FREE;
-	else if (rmapbt &&
-		 first_piece(w, ag, &ag->rmaps, s, e, meta_piece_ok, &ps, &pe))
-		row = FORK_REC_META;
+	    ag->tree_ok[XFSJ_BT_CNT]) {
+		ret = first_piece(ck, ag, &ag->bno_free, NULL, s, e,
+				  free_piece_ok, &ps, &pe);
+		if (ret > 0) {
+			ret = xck_ix_rmap_owner_over(ck, ag, w->ic->ino, s, e);
+			if (ret == 0)
+				row = FORK_REC_FREE;
+		}
+		if (ret < 0)
+			return ret;
+	}
+	if (row < 0 && rmapbt) {
+		ret = xck_ix_rmap_next_meta(ck, ag, &next);
+		if (!ret)
+			ret = first_piece(ck, ag, &ag->rmaps, next, s, e,
+					  meta_piece_ok, &ps, &pe);
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			row = FORK_REC_META;
+	}
 	if (row >= 0) {
 		*fsb = r->startblock + (ps - s);
 		*len = pe - ps;
 	}
-	return row;
+	*prow = row;
+	return 0;
 }
 
 /* One mapping record. */
@@ -365,6 +359,7 @@ static int check_rec(struct fwalk *w, const uint8_t *p)
 
 	xfsj_bmbt_rec_decode(p, &r);
 	w->recs++;
+	ck->res->work[XFSJ_WK_MAPS]++;
 	w->blocks += r.blockcount;
 	if (r.blockcount == 0) {
 		report(w, FORK_REC_LEN, NULL, XFSJ_PF_OFF, 0, r.startoff, 0,
@@ -398,8 +393,10 @@ static int check_rec(struct fwalk *w, const uint8_t *p)
 	if (!bad && (w->whichfork == XFSJ_ATTR_FORK ||
 		     !(w->ic->di.flags & XFSJ_DIFLAG_REALTIME))) {
 		uint64_t ffsb, flen;
-		int row = misplaced(w, &r, &ffsb, &flen);
+		int row, err = misplaced(w, &r, &row, &ffsb, &flen);
 
+		if (err)
+			return err;
 		if (row >= 0) {
 			report(w, row, NULL, XFSJ_PF_OFF | XFSJ_PF_FSBNO |
 			       XFSJ_PF_FOUND, ffsb, r.startoff, 0, flen);

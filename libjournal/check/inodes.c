@@ -320,6 +320,7 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 
 		if (in_hole(c, k))
 			continue;
+		ck->res->work[XFSJ_WK_INODES]++;
 		if (agbno != cur) {
 			xfsj_buf_rele(ck->fs, bp);
 			bp = NULL;

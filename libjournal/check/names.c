@@ -684,6 +684,9 @@ static void link_counts(struct names *nm)
 		for (i = 0; i < ag->chunks.n; i++) {
 			struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
 
+			if (c->ino)
+				ck->res->work[XFSJ_WK_NAMES] +=
+					XFSJ_INODES_PER_CHUNK;
 			for (k = 0; c->ino && k < XFSJ_INODES_PER_CHUNK; k++) {
 				const struct xck_inode *st = &c->ino[k];
 				uint64_t ino = xfsj_agino_to_ino(ck->sb, agno,
@@ -737,6 +740,7 @@ int xck_names(struct xck *ck)
 	xck_vec_sort(&ck->dirents, dirent_by_child);
 	if (nm.pptr)
 		xck_vec_sort(&ck->pptrs, pptr_by_child);
+	ck->res->work[XFSJ_WK_NAMES] += ck->dirents.n + ck->pptrs.n;
 	count_entries(&nm);
 	/*
 	 * Inodes not found (an AGI or inobt not read whole) may hold entries

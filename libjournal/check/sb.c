@@ -354,6 +354,7 @@ static int check_secondaries(struct xck *ck, const struct xfsj_sb *p,
 			return xfsj_fault_set(&ck->res->fault, -err,
 					      "superblock", "read", off,
 					      sectsize);
+		ck->res->work[XFSJ_WK_SB]++;
 		xfsj_sb_decode(buf, &sec->sb[agno]);
 		s.sb = sec->sb[agno];
 		sec->usable[agno] = xck_sb_rules(&s, p);
@@ -487,6 +488,7 @@ int xck_sb(struct xck *ck)
 		return xfsj_fault_set(&ck->res->fault, -err, "superblock",
 				      "read", 0, sectsize);
 	}
+	ck->res->work[XFSJ_WK_SB]++;
 	s.buf = buf;
 	s.len = sectsize;
 	/* As on disk: the replay's copy may hold the CRC it replaced. */

@@ -765,6 +765,10 @@ int xck_space(struct xck *ck, struct xck_ag *ag)
 	bool meta;
 	int err = 0;
 
+	/* The inode phase's lookups are done; the tables get reordered. */
+	xck_ag_index_free(ck, ag);
+	ck->res->work[XFSJ_WK_SPACE] += ag->claims.n + ag->bno_free.n +
+		ag->cnt_free.n + ag->rmaps.n + ag->refcs.n;
 	xck_vec_init(&sw.shared, sizeof(struct xfsj_refc_rec));
 	xck_vec_init(&disk_shared, sizeof(struct xfsj_refc_rec));
 	bmbt_claimed(ck);

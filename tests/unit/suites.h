@@ -60,6 +60,7 @@
 	X(repair_attr_suite)	\
 	X(repair_dir2_suite)	\
 	X(check_space_suite)	\
+	X(check_index_suite)	\
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\
 	X(repair_inode_suite)	\

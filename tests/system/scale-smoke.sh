@@ -1,0 +1,89 @@
+#!/bin/bash
+# The check's work grows linearly with the filesystem (issue 22), and its
+# memory stays bounded.  Two filesystems of one shape, N and 2N inodes
+# (directories of 1,000 files, every tenth file 4 KiB of data), made by
+# `xfsj-mkfs -p` from a generated mkfs.xfs protofile on sparse files (no
+# kernel); xfs_repair -n (6.13) calls the smaller one clean, once.  Then
+# `xfsj-repair -n --json -m 64` on both:
+#   - both clean (exit 0, no problem);
+#   - every work counter of the JSON summary ("work") that follows the
+#     contents (AG btree records, inodes, fork mappings, directory
+#     entries, attributes (parent pointers), mapping lookups, space
+#     records, names) grows by a factor
+#     within [1.7, 2.3] from N to 2N; those of the geometry (superblocks,
+#     AG headers, counters: the same AG count) stay equal;
+#   - the peak RSS (/usr/bin/time -f %M) of each run stays under
+#     RSS_BOUND_MIB (default 160 MiB: the 64 MiB buffer cache bound, the
+#     check's tables, the program).
+# It asserts no timings.
+#
+#   SCALE_N=n (default 50000): the smaller filesystem's files
+#   RSS_BOUND_MIB=n (default 160)
+source "$(dirname "$0")/lib/common.sh"
+need_root
+oracle_613
+REPAIR=$BUILD/xfsj-repair
+N=${SCALE_N:-50000}
+RSS_BOUND_MIB=${RSS_BOUND_MIB:-160}
+if [ ! -x /usr/bin/time ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q time > /dev/null 2>&1 ||
+		{ echo "scale-smoke: cannot install 'time'"; exit 2; }
+fi
+
+: > "$T_DIR/empty"
+head -c 4096 /dev/zero | tr '\0' 'x' > "$T_DIR/four"
+
+# proto FILE N: a protofile of N files in directories of 1,000
+proto() {
+	awk -v n="$2" -v e="$T_DIR/empty" -v f="$T_DIR/four" 'BEGIN {
+		print "/dev/null"; print "0 0"; print "d--755 0 0"
+		for (i = 0; i < n; i++) {
+			if (i % 1000 == 0) {
+				if (i) print "$"
+				printf "d%d d--755 0 0\n", i / 1000
+			}
+			printf "f%d ---644 0 0 %s\n", i, i % 10 == 1 ? f : e
+		}
+		print "$"; print "$" }' > "$1"
+}
+
+# work JSON NAME: a counter of the "work" object of the summary line
+work() { tail -1 "$1" | sed -n "s/.*\"work\":{[^}]*\"$2\":\([0-9]*\).*/\1/p"; }
+# same X Y: X is a positive count and Y is X
+same() { [ -n "$1" ] && [ "$1" -gt 0 ] && [ "$1" = "$2" ]; }
+
+for n in "$N" $((2 * N)); do
+	img=$T_DIR/fs-$n.img
+	proto "$T_DIR/proto-$n" "$n"
+	truncate -s 4g "$img"
+	check "xfsj-mkfs -p: $n files" \
+		"$MKFS" -q -p "$T_DIR/proto-$n" "$img"
+	/usr/bin/time -f %M -o "$T_DIR/rss-$n" \
+		"$REPAIR" -n --json -m 64 "$img" > "$T_DIR/out-$n.json" \
+		2> "$T_DIR/err-$n"
+	check "xfsj-repair -n: $n files clean (exit 0)" [ $? = 0 ]
+	check "xfsj-repair -n: $n files, no problem" \
+		grep -q '"kind":"check_summary","checked":true,"problems":0,' "$T_DIR/out-$n.json"
+	rss=$(tail -1 "$T_DIR/rss-$n")
+	check "peak RSS of $n files: ${rss} KiB under $RSS_BOUND_MIB MiB" \
+		[ "$rss" -lt $((RSS_BOUND_MIB * 1024)) ]
+	[ "$T_VERBOSE" = 1 ] && { tail -1 "$T_DIR/out-$n.json"; echo "rss $rss KiB"; }
+done
+"$XFSPROGS613/xfs_repair" -n -f "$T_DIR/fs-$N.img" > "$T_DIR/oracle" 2>&1
+check "xfs_repair -n 6.13: the $N-file image is clean" [ $? = 0 ]
+
+a=$T_DIR/out-$N.json b=$T_DIR/out-$((2 * N)).json
+for name in ag_btree_records inodes fork_mappings dir_entries attributes \
+	mapping_lookups space_records names; do
+	x=$(work "$a" $name) y=$(work "$b" $name)
+	check "work $name: $x at $N files, $y at $((2 * N)): x2 within [1.7, 2.3]" \
+		awk -v x="${x:-0}" -v y="${y:-0}" 'BEGIN {
+			exit !(x > 0 && y >= 1.7 * x && y <= 2.3 * x) }'
+done
+for name in superblocks ag_headers counters; do
+	x=$(work "$a" $name) y=$(work "$b" $name)
+	check "work $name (geometry): $x at $N files, $y at $((2 * N)): equal" \
+		same "$x" "$y"
+done
+echo "$T_PASS passed, $T_FAIL failed"
+[ "$T_FAIL" = 0 ]
