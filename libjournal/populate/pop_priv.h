@@ -49,6 +49,7 @@ struct pop {
 	char **files;
 	size_t nfiles, capfiles;
 	uint64_t done;
+	uint64_t total;		/* entries to copy (progress) */
 	char path[PATH_MAX];
 };
 

@@ -352,7 +352,8 @@ int xfsj_pop_add(struct pop *p, uint64_t dino, const char *name,
 	}
 	de->ino = ino;
 	if (++p->done % PROGRESS_EVERY == 0 && p->o->progress)
-		p->o->progress(p->o->progress_arg, p->done);
+		p->o->progress(p->o->progress_arg, p->done,
+			       p->total > p->done ? p->total : p->done);
 	return held_too_much(p) ? pop_drain(p) : 0;
 }
 
@@ -443,6 +444,41 @@ int xfsj_pop_root(struct pop *p, const struct pop_ent *ent)
 	return ent->xattrs ? xfsj_pop_xattrs(p, p->sb->rootino) : 0;
 }
 
+/*
+ * The entries under the directory at p->path, for the progress (names
+ * only: the file type from readdir, lstat where it does not say).  An
+ * error leaves the count short: the walk itself reports it.
+ */
+static uint64_t count_tree(struct pop *p)
+{
+	size_t plen = strlen(p->path);
+	DIR *d = opendir(p->path);
+	struct dirent *de;
+	uint64_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct stat st;
+		bool dir = de->d_type == DT_DIR;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		if (de->d_type != DT_UNKNOWN && !dir)
+			continue;
+		if (plen + 1 + strlen(de->d_name) >= sizeof(p->path))
+			continue;
+		snprintf(p->path + plen, sizeof(p->path) - plen, "/%s",
+			 de->d_name);
+		if (dir || (!lstat(p->path, &st) && S_ISDIR(st.st_mode)))
+			n += count_tree(p);
+		p->path[plen] = 0;
+	}
+	closedir(d);
+	return n;
+}
+
 /* A source directory: the root takes its owner, mode, times, xattrs. */
 static int do_tree(struct pop *p)
 {
@@ -453,6 +489,10 @@ static int do_tree(struct pop *p)
 		return xfsj_pop_fail(p, "lstat", errno, -XFSJ_E_IO);
 	if (!S_ISDIR(ent.st.st_mode))
 		return xfsj_pop_proto(p);
+	if (p->o->progress) {
+		p->total = count_tree(p);
+		p->o->progress(p->o->progress_arg, 0, p->total);
+	}
 	err = xfsj_pop_root(p, &ent);
 	if (!err)
 		err = add_dir(p, p->sb->rootino, p->sb->rootino);
@@ -502,6 +542,8 @@ static int fill(struct pop *p)
 		snprintf(p->path, sizeof(p->path), "%s", p->o->source);
 		err = do_tree(p);
 	}
+	if (!err && p->o->progress)
+		p->o->progress(p->o->progress_arg, p->done, p->done);
 	if (!err)
 		err = xfsj_defer_finish(p->fs, p->f);
 	p->path[0] = 0;
