@@ -12,5 +12,6 @@ apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	libblkid-dev uuid-dev libreadline-dev libinih-dev check \
 	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs
-# setfacl for the ACLs of tests/system/mkfs-populate.sh
-apt-get install -y -q --no-install-recommends acl
+# setfacl for the ACLs of tests/system/mkfs-populate.sh, /usr/bin/time
+# for the peak RSS of tests/system/mkfs-populate-large.sh and bench/
+apt-get install -y -q --no-install-recommends acl time
