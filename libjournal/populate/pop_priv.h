@@ -28,8 +28,7 @@ struct pop_copy {
 struct pop {
 	struct xfsj_fs *fs;
 	struct xfsj_overlay *ov;	/* the metadata not yet written out */
-	struct xfsj_io *bio;		/* the blank device it goes to */
-	struct xfsj_io *io;		/* the device (file data) */
+	struct xfsj_io *bio;		/* the blank device all goes to */
 	const struct xfsj_sb *sb;
 	const struct xfsj_populate_opts *o;
 	struct xfsj_populate_err *e;

@@ -298,8 +298,12 @@ static int pop_drain(struct pop *p)
 		xfsj_fs_release_kept(p->fs);
 	if (!err)
 		err = xfsj_overlay_drain(p->ov, write_page, p->bio);
+	/*
+	 * The data through the blank device too: a later batch's page that
+	 * shares a file's block (blocks below 4 KiB) reads it back.
+	 */
 	if (!err)
-		err = xfsj_pop_copy_data(p, p->io);
+		err = xfsj_pop_copy_data(p, p->bio);
 	if (!err) {
 		for (size_t i = 0; i < p->nfiles; i++)
 			free(p->files[i]);
@@ -600,7 +604,7 @@ int xfsj_populate(struct xfsj_io *io, const struct xfsj_populate_opts *o,
 {
 	struct xfsj_overlay *ov = NULL;
 	struct xfsj_io *bio = NULL;
-	struct pop p = { .o = o, .e = e, .f = f, .io = io };
+	struct pop p = { .o = o, .e = e, .f = f };
 	struct xfsj_sb sb;
 	uint8_t sect[512];
 	int err;
