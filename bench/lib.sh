@@ -56,3 +56,41 @@ run_one() {
 }
 
 cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+# time_tools: the benchmarks of mkfs-like tools (bench/populate*.sh).  The
+# caller defines TOOLS (names), cmd TOOL (its command line, the image
+# left off), label TOOL, verify TOOL IMG, and SIZE, REPS, FAILED.  Each
+# tool runs once on a fresh sparse image of SIZE, checked by verify
+# (not timed), then REPS rounds, the order rotating each round; ns, kib
+# and cpu (declared -A by the caller) get each tool's timed runs, and a
+# line per tool gives its medians (peak RSS: the largest).
+time_tools() {
+	local t i j img n k rc c
+	for t in "${TOOLS[@]}"; do
+		img=$T_DIR/$t.img
+		rm -f "$img"; truncate -s "$SIZE" "$img"
+		# shellcheck disable=SC2046
+		read -r n k rc c <<< "$(run_one /dev/null $(cmd "$t") "$img")"
+		[ "$rc" = 0 ] || { echo "# $(label "$t"): exit $rc: $(head -3 "$T_DIR/err")"; FAILED=1; }
+		verify "$t" "$img"
+		rm -f "$img"
+	done
+	for ((i = 0; i < REPS; i++)); do
+		for ((j = 0; j < ${#TOOLS[@]}; j++)); do
+			t=${TOOLS[(i + j) % ${#TOOLS[@]}]}
+			img=$T_DIR/$t.img
+			rm -f "$img"; truncate -s "$SIZE" "$img"
+			sync
+			# shellcheck disable=SC2046
+			read -r n k rc c <<< "$(run_one /dev/null $(cmd "$t") "$img")"
+			[ "$rc" = 0 ] || { echo "# $(label "$t"): exit $rc"; FAILED=1; }
+			ns[$t]+=" $n"; kib[$t]+=" $k"; cpu[$t]+=" $c"
+			rm -f "$img"
+		done
+	done
+	# shellcheck disable=SC2086
+	for t in "${TOOLS[@]}"; do
+		printf '%-24s wall %9.1f ms  cpu %9.1f ms  peak RSS %7d KiB\n' "$(label "$t")" \
+			"$(median ${ns[$t]} | awk '{ print $1 / 1e6 }')" "$(median ${cpu[$t]})" "$(maxof ${kib[$t]})"
+	done
+}

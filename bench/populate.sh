@@ -102,34 +102,7 @@ verify() {
 }
 
 declare -A ns kib cpu
-for t in "${TOOLS[@]}"; do
-	img=$T_DIR/$t.img
-	rm -f "$img"; truncate -s "$SIZE" "$img"
-	# shellcheck disable=SC2046
-	read -r n k rc c <<< "$(run_one /dev/null $(cmd "$t") "$img")"
-	[ "$rc" = 0 ] || { echo "# $(label "$t"): exit $rc: $(head -3 "$T_DIR/err")"; FAILED=1; }
-	verify "$t" "$img"
-	rm -f "$img"
-done
-for ((i = 0; i < REPS; i++)); do
-	for ((j = 0; j < ${#TOOLS[@]}; j++)); do
-		t=${TOOLS[(i + j) % ${#TOOLS[@]}]}
-		img=$T_DIR/$t.img
-		rm -f "$img"; truncate -s "$SIZE" "$img"
-		sync
-		# shellcheck disable=SC2046
-		read -r n k rc c <<< "$(run_one /dev/null $(cmd "$t") "$img")"
-		[ "$rc" = 0 ] || { echo "# $(label "$t"): exit $rc"; FAILED=1; }
-		ns[$t]+=" $n"; kib[$t]+=" $k"; cpu[$t]+=" $c"
-		rm -f "$img"
-	done
-done
-
-# shellcheck disable=SC2086
-for t in "${TOOLS[@]}"; do
-	printf '%-24s wall %8.1f ms  cpu %8.1f ms  peak RSS %7d KiB\n' "$(label "$t")" \
-		"$(median ${ns[$t]} | awk '{ print $1 / 1e6 }')" "$(median ${cpu[$t]})" "$(maxof ${kib[$t]})"
-done
+time_tools
 # shellcheck disable=SC2086
 for t in xfsjproto xfsjdir; do
 	awk -v l="$(label "$t")" -v o="$(median ${ns[$t]})" -v m="$(median ${ns[mkfsxfs]})" \

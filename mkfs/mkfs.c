@@ -20,12 +20,40 @@
 #include "xfsj/newfs.h"
 #include "xfsj/populate.h"
 #include "xfsj/rootprops.h"
+#include "xfsj/progress.h"
 
-static void pop_progress(void *arg, uint64_t done)
+/* Progress on stderr (xfsj/progress.h): its form, the meter. */
+static struct xfsj_progress meter = { .tool = "xfsj-mkfs" };
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void meter_step(const char *phase, uint64_t done, uint64_t total)
+{
+	char buf[512];
+
+	if (xfsj_progress_step(&meter, phase, done, total, now_ms(), buf,
+			       sizeof(buf)))
+		fputs(buf, stderr);
+}
+
+static void meter_end(void)
+{
+	char buf[512];
+
+	if (xfsj_progress_end(&meter, now_ms(), buf, sizeof(buf)))
+		fputs(buf, stderr);
+}
+
+static void pop_progress(void *arg, uint64_t done, uint64_t total)
 {
 	(void)arg;
-	fprintf(stderr, "\rxfsj-mkfs: copied %llu entries",
-		(unsigned long long)done);
+	meter_step("copying entries", done, total);
 }
 
 /* SOURCE_DATE_EPOCH: 1 and *epoch when set and valid, 0 unset, -1 bad. */
@@ -61,11 +89,10 @@ static int populate(const struct mkfs_cli *cli, struct xfsj_io *io,
 	struct xfsj_fault fault = { 0 };
 	int err;
 
-	if (!cli->quiet && isatty(STDERR_FILENO))
+	if (meter.form != XFSJ_PROGRESS_OFF)
 		po.progress = pop_progress;
 	err = xfsj_populate(io, &po, &pe, &fault);
-	if (po.progress)
-		fputs("\r\033[K", stderr);
+	meter_end();
 	if (!err)
 		return 0;
 	if (pe.path[0] && pe.sys_errno)
@@ -93,9 +120,9 @@ static int populate(const struct mkfs_cli *cli, struct xfsj_io *io,
 static void progress(void *arg, uint32_t done, uint32_t total)
 {
 	(void)arg;
-	fprintf(stderr, "\rxfsj-mkfs: writing AG %u of %u", done, total);
+	meter_step("writing AGs", done, total);
 	if (done == total)
-		fputc('\n', stderr);
+		meter_end();
 }
 
 /* -l logdev=: the external log device, large enough for the log. */
@@ -218,9 +245,13 @@ int main(int argc, char **argv)
 		o.gen = (uint32_t)o.uuid[0] << 24 | o.uuid[1] << 16 |
 			o.uuid[2] << 8 | o.uuid[3];
 	}
-	if (!cli.quiet && isatty(STDERR_FILENO) && g.agcount > 64) {
+	/* --progress: JSON Lines; a terminal: lines, unless -q. */
+	meter.form = cli.progress ? XFSJ_PROGRESS_JSON :
+		     !cli.quiet && isatty(STDERR_FILENO) ? XFSJ_PROGRESS_TERM :
+		     XFSJ_PROGRESS_OFF;
+	if (meter.form == XFSJ_PROGRESS_JSON ||
+	    (meter.form == XFSJ_PROGRESS_TERM && g.agcount > 64))
 		o.progress = progress;
-	}
 
 	if (cli.logdev && open_logdev(&cli, &g, &o.logio)) {
 		xfsj_io_close(io);

@@ -22,6 +22,7 @@ struct mkfs_cli {
 	bool dry_run;		/* -N */
 	bool force;		/* -f */
 	bool quiet;		/* -q */
+	bool progress;		/* --progress: JSON Lines on stderr */
 	bool nodiscard;		/* -K */
 	bool uuid_set;
 	unsigned char uuid[16];

@@ -155,6 +155,8 @@ void mkfs_usage(FILE *out)
 "/* version */      [-V]\n"
 "/* small fs */     [--small]  allow filesystems below 300 MB with the\n"
 "                   absolute minimum log (not supported by mkfs.xfs)\n"
+"/* progress */     [--progress]  progress as JSON Lines on stderr (on a\n"
+"                   terminal without it: a line per phase, time left)\n"
 "\n"
 "Sizes take the suffixes k, m, g, t, p, e (powers of 1024), b (filesystem\n"
 "blocks) and s (sectors).  With -l logdev= the log is on that device: all\n"
@@ -506,6 +508,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 {
 	static const struct option longopts[] = {
 		{ "small", no_argument, NULL, 'S' },
+		{ "progress", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -581,6 +584,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_cli *cli)
 		case 'K': cli->nodiscard = true; break;
 		case 'N': cli->dry_run = true; break;
 		case 'q': cli->quiet = true; break;
+		case 'G': cli->progress = true; break;
 		case 'S': cli->req.small = true; break;
 		case 'V':
 			printf("xfsj-mkfs version %s\n", PACKAGE_VERSION);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "xfsj/check.h"
 #include "xfsj/fs.h"
@@ -46,28 +47,49 @@ void json_str(FILE *f, const char *s, size_t n)
 	fputc('"', f);
 }
 
+enum xfsj_progress_form progress_form(bool asked)
+{
+	if (asked)
+		return XFSJ_PROGRESS_JSON;
+	return isatty(STDERR_FILENO) ? XFSJ_PROGRESS_TERM : XFSJ_PROGRESS_OFF;
+}
+
 void progress_clear(struct progress_line *pl)
 {
-	if (pl->shown) {
-		fputs("\r\033[K", stderr);
-		pl->shown = false;
-	}
+	char buf[8];
+
+	if (xfsj_progress_clear(&pl->p, buf, sizeof(buf)))
+		fputs(buf, stderr);
+}
+
+void progress_step(struct progress_line *pl, const char *phase,
+		   uint64_t done, uint64_t total)
+{
+	char buf[512];
+
+	if (xfsj_progress_step(&pl->p, phase, done, total, now_ms(), buf,
+			       sizeof(buf)))
+		fputs(buf, stderr);
+}
+
+void progress_end(struct progress_line *pl)
+{
+	char buf[512];
+
+	if (xfsj_progress_end(&pl->p, now_ms(), buf, sizeof(buf)))
+		fputs(buf, stderr);
 }
 
 void progress_show(struct progress_line *pl, enum xfsj_check_phase ph,
 		   uint64_t done, uint64_t total)
 {
-	uint64_t t;
+	char phase[64];
 
-	if (!pl->on)
+	if (pl->p.form == XFSJ_PROGRESS_OFF)
 		return;
-	t = now_ms();
-	if (done != total && t - pl->last_ms < 200)
-		return;
-	pl->last_ms = t;
-	fprintf(stderr, "\r\033[Kxfsj-repair: checking %s: %" PRIu64 "/%" PRIu64,
-		xfsj_check_phase_name(ph), done, total);
-	pl->shown = true;
+	snprintf(phase, sizeof(phase), "checking %s",
+		 xfsj_check_phase_name(ph));
+	progress_step(pl, phase, done, total);
 }
 
 void print_problem(const struct xfsj_problem *p, bool json, const char *tag)
@@ -167,7 +189,9 @@ static enum check_outcome check_end(struct out *o, int err,
 	bool json = o->json;
 	FILE *txt = o->txt;
 
-	progress_clear(&o->pl);
+	if (err)
+		progress_clear(&o->pl);
+	progress_end(&o->pl);
 	if (err) {
 		const struct xfsj_fault *f = &r->fault;
 
@@ -202,12 +226,13 @@ static enum check_outcome check_end(struct out *o, int err,
 }
 
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
-				  uint64_t lsn, bool json, bool progress,
+				  uint64_t lsn, bool json,
+				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, FILE *txt)
 {
 	const struct xfsj_check_opts copts = { .cache_bytes = cache_bytes };
 	struct out o = {
-		.dev = dev, .json = json, .pl = { .on = progress }, .txt = txt,
+		.dev = dev, .json = json, .pl = PROGRESS_LINE(progress), .txt = txt,
 	};
 	const struct xfsj_check_cb cb = {
 		.arg = &o,

@@ -79,8 +79,8 @@ static FILE *txt;
 /* What the callbacks need to word the replay as it goes. */
 struct run {
 	struct opts *o;
-	bool progress;
-	uint64_t last_report;
+	enum xfsj_progress_form progress;
+	struct progress_line pl;	/* the replay's passes */
 	long delay;		/* XFSJ_REPAIR_TEST_DELAY_US */
 	struct salvage_out so;	/* --salvage: the loss report */
 };
@@ -126,7 +126,8 @@ static void usage(FILE *out)
 "                when run again\n"
 "  -v            verbose: list every piece of leftover log work, each repair\n"
 "                round\n"
-"  --progress    show progress even when not on a terminal\n"
+"  --progress    progress as JSON Lines on stderr (on a terminal without\n"
+"                it: one line per phase with the time left)\n"
 "  --replay-only replay the log and stop: no check, no repair (the replay\n"
 "                as the kernel's mount does it)\n"
 "  -O, --output COPY  write the replayed (and repaired) filesystem to COPY,\n"
@@ -210,7 +211,7 @@ static bool output_opts_ok(struct opts *o)
 static bool open_output(struct opts *o, struct xfsj_io **io,
 			struct xfsj_io **logio)
 {
-	bool progress = o->force_progress || isatty(STDERR_FILENO);
+	enum xfsj_progress_form progress = progress_form(o->force_progress);
 	struct xfsj_io *c = NULL, *lc = NULL;
 
 	if (!o->redo) {
@@ -323,24 +324,24 @@ static void on_record(void *arg, int pass, uint32_t done_bb,
 		      uint32_t total_bb)
 {
 	struct run *run = arg;
-	uint64_t t;
+	char phase[32];
 
 	if (!run->progress)
 		return;
-	t = now_ms();
-	if (t - run->last_report >= 200) {
-		run->last_report = t;
-		fprintf(stderr, "\rxfsj-repair: pass %d: %3u%%", pass,
-			total_bb ? (unsigned)(100ULL * done_bb / total_bb) : 100);
-	}
+	/* In 512-byte blocks of the log. */
+	snprintf(phase, sizeof(phase), "replay pass %d", pass);
+	progress_step(&run->pl, phase, done_bb, total_bb);
 }
 
 static void on_pass_done(void *arg, int pass)
 {
 	struct run *run = arg;
+	const struct xfsj_progress *p = &run->pl.p;
 
-	if (run->progress)
-		fprintf(stderr, "\rxfsj-repair: pass %d: 100%%\n", pass);
+	if (!run->progress)
+		return;
+	on_record(arg, pass, (uint32_t)p->total, (uint32_t)p->total);
+	progress_end(&run->pl);
 }
 
 static void print_fault(const char *dev, const struct xfsj_fault *f, int err)
@@ -744,7 +745,8 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	const char *env = getenv("XFSJ_REPAIR_TEST_DELAY_US");
 	struct run run = {
 		.o = o,
-		.progress = o->force_progress || isatty(STDERR_FILENO),
+		.progress = progress_form(o->force_progress),
+		.pl = PROGRESS_LINE(progress_form(o->force_progress)),
 		.delay = env ? strtol(env, NULL, 10) : 0,
 		.so = { o->device, o->json, txt },
 	};

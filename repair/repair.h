@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "xfsj/check.h"
+#include "xfsj/progress.h"
 #include "xfsj/redo.h"
 #include "xfsj/replay.h"
 
@@ -17,17 +18,22 @@ enum check_outcome { CHECK_CLEAN, CHECK_PROBLEMS, CHECK_FAILED };
 uint64_t now_ms(void);
 
 /*
- * The check's progress line on stderr (when @on): at most five updates a
- * second, cleared before anything else is printed.
+ * Progress on stderr in the run's form (xfsj/progress.h): a line per
+ * phase on a terminal, JSON Lines with --progress, nothing otherwise;
+ * a terminal line is erased before anything else is printed.
  */
 struct progress_line {
-	bool on;
-	bool shown;
-	uint64_t last_ms;
+	struct xfsj_progress p;
 };
+#define PROGRESS_LINE(fm) { .p = { .form = (fm), .tool = "xfsj-repair" } }
+/* The form of the run: --progress asked for it, stderr a terminal. */
+enum xfsj_progress_form progress_form(bool asked);
+void progress_step(struct progress_line *pl, const char *phase,
+		   uint64_t done, uint64_t total);
 void progress_show(struct progress_line *pl, enum xfsj_check_phase ph,
 		   uint64_t done, uint64_t total);
 void progress_clear(struct progress_line *pl);
+void progress_end(struct progress_line *pl);
 
 /*
  * Check the filesystem the replay @keep left in its overlay (@lsn: the
@@ -37,7 +43,8 @@ void progress_clear(struct progress_line *pl);
  * (0: the library's default).
  */
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
-				  uint64_t lsn, bool json, bool progress,
+				  uint64_t lsn, bool json,
+				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, FILE *txt);
 
 /* --list-problems: the problem table, one row a line (JSON Lines). */
@@ -64,7 +71,7 @@ struct repair_args {
 	const char *device;
 	bool json;
 	bool verbose;
-	bool progress;
+	enum xfsj_progress_form progress;
 	bool preen;
 	bool force_worse;	/* --force: past the never-worse gate */
 	uint64_t cache_bytes;
@@ -126,7 +133,8 @@ void print_refusal(const char *dev, bool json, bool nomodify,
  */
 bool copy_to_output(struct xfsj_io *src, const char *src_path,
 		    const char *path, const char *what, bool force,
-		    bool progress, FILE *txt, struct xfsj_io **out);
+		    enum xfsj_progress_form progress, FILE *txt,
+		    struct xfsj_io **out);
 
 /* --salvage: the loss report (salvage_out.c). */
 struct salvage_out {

@@ -199,7 +199,7 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 		.after_stage = getenv("XFSJ_REPAIR_TEST_WORSEN") ? test_worsen :
 				NULL,
 	};
-	struct rout r = { .a = a, .pl = { .on = a->progress } };
+	struct rout r = { .a = a, .pl = PROGRESS_LINE(a->progress) };
 	const struct xfsj_repair_cb cb = {
 		.arg = &r,
 		.problem = on_found,
@@ -222,7 +222,9 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 		return REPAIR_FAILED;
 	}
 	err = xfsj_repair(fs, &ro, &cb, &res);
-	progress_clear(&r.pl);
+	if (err)
+		progress_clear(&r.pl);
+	progress_end(&r.pl);
 	/* The geometry a restored primary gave, for the commit. */
 	now = *xfsj_fs_sb(fs);
 	sb = &now;
@@ -342,24 +344,9 @@ void print_refusal(const char *dev, bool json, bool nomodify,
 
 /* ---- -O: the run written into a copy ---- */
 
-struct copy_progress {
-	bool on;
-	uint64_t last_ms;
-};
-
 static void on_copy_progress(void *arg, uint64_t done, uint64_t total)
 {
-	struct copy_progress *cp = arg;
-	uint64_t t;
-
-	if (!cp->on)
-		return;
-	t = now_ms();
-	if (t - cp->last_ms >= 200 || done == total) {
-		cp->last_ms = t;
-		fprintf(stderr, "\rxfsj-repair: copying: %3u%%",
-			total ? (unsigned)(100ULL * done / total) : 100);
-	}
+	progress_step(arg, "copying", done, total);
 }
 
 /* The file behind loop device @blk, into @out; false if none. */
@@ -459,9 +446,10 @@ static bool open_target(const char *path, const char *what, bool force,
 
 bool copy_to_output(struct xfsj_io *src, const char *src_path,
 		    const char *path, const char *what, bool force,
-		    bool progress, FILE *txt, struct xfsj_io **out)
+		    enum xfsj_progress_form progress, FILE *txt,
+		    struct xfsj_io **out)
 {
-	struct copy_progress cp = { .on = progress };
+	struct progress_line cp = PROGRESS_LINE(progress);
 	struct xfsj_copy_stats st = { 0 };
 	struct stat ss;
 	bool created;
@@ -475,8 +463,7 @@ bool copy_to_output(struct xfsj_io *src, const char *src_path,
 	if (!open_target(path, what, force, &created, out))
 		return false;
 	err = xfsj_io_copy(src, *out, on_copy_progress, &cp, &st);
-	if (progress)
-		fputc('\n', stderr);
+	progress_end(&cp);
 	if (err) {
 		fprintf(stderr, "xfsj-repair: copying %s to %s %s: %s%s\n",
 			src_path, what, path,

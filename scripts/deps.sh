@@ -14,5 +14,7 @@ apt-get install -y -q --no-install-recommends \
 	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs time
 # libfuse3 and fuse3: the write recorder of scripts/crash-torture.sh
 apt-get install -y -q --no-install-recommends libfuse3-dev fuse3
-# setfacl for the ACLs of tests/system/mkfs-populate.sh
-apt-get install -y -q --no-install-recommends acl
+# setfacl for the ACLs of tests/system/mkfs-populate.sh, /usr/bin/time
+# for the peak RSS of tests/system/mkfs-populate-large.sh, scale-smoke.sh
+# and bench/
+apt-get install -y -q --no-install-recommends acl time

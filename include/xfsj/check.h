@@ -107,10 +107,16 @@ enum xfsj_check_phase {
 	XFSJ_CK__PHASES
 };
 
+#define XFSJ_CK_AG_STEPS	1000
+
 struct xfsj_check_cb {
 	void *arg;
 	void (*problem)(void *arg, const struct xfsj_problem *p);
-	/* @done of @total units (AGs, or 1 of 1) of @phase. */
+	/*
+	 * @done of @total units of @phase: for the AG phases thousandths
+	 * of an AG (XFSJ_CK_AG_STEPS each, the inode scan reporting within
+	 * its AG as it goes), 1 of 1 for the others.
+	 */
 	void (*progress)(void *arg, enum xfsj_check_phase phase,
 			 uint64_t done, uint64_t total);
 };

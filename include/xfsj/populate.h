@@ -35,8 +35,12 @@ struct xfsj_populate_opts {
 	int64_t epoch;
 	int64_t now_sec;		/* creation times without an epoch */
 	uint32_t now_nsec;
-	/* Called now and then with the entries copied (may be NULL). */
-	void (*progress)(void *arg, uint64_t done);
+	/*
+	 * Called now and then (at least every 1000 entries) with the
+	 * entries copied and, the source counted first, the entries to copy
+	 * (an estimate for a protofile; never below @done); may be NULL.
+	 */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
 };
 

@@ -75,6 +75,14 @@ void xck_progress(struct xck *ck, enum xfsj_check_phase ph, uint64_t done,
 		ck->cb->progress(ck->cb->arg, ph, done, total);
 }
 
+void xck_progress_in_ag(struct xck *ck, uint64_t done, uint64_t total)
+{
+	if (total && done <= total)
+		xck_progress(ck, ck->ag_ph, (uint64_t)ck->ag_at *
+			     XFSJ_CK_AG_STEPS + done * XFSJ_CK_AG_STEPS / total,
+			     (uint64_t)ck->agcount * XFSJ_CK_AG_STEPS);
+}
+
 int xck_claim(struct xck *ck, uint32_t agno, uint32_t agbno, uint32_t len,
 	      uint64_t owner, uint64_t offset)
 {
@@ -271,15 +279,19 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 		init_ag(ck, &ck->ags[agno], agno);
 
 	for (p = 0; p < sizeof(ag_phases) / sizeof(ag_phases[0]); p++) {
+		ck->ag_ph = ag_phases[p].ph;
 		for (agno = 0; agno < ck->agcount; agno++) {
-			xck_progress(ck, ag_phases[p].ph, agno, ck->agcount);
+			ck->ag_at = agno;
+			xck_progress_in_ag(ck, 0, 1);
 			err = ag_phases[p].fn(ck, &ck->ags[agno]);
 			if (err)
 				goto out;
 			/* Nothing of this phase needs its buffers kept. */
 			xfsj_fs_release_kept(fs);
 		}
-		xck_progress(ck, ag_phases[p].ph, ck->agcount, ck->agcount);
+		xck_progress(ck, ag_phases[p].ph,
+			     (uint64_t)ck->agcount * XFSJ_CK_AG_STEPS,
+			     (uint64_t)ck->agcount * XFSJ_CK_AG_STEPS);
 	}
 
 	xck_progress(ck, XFSJ_CK_NAMES, 0, 1);

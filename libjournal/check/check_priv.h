@@ -197,6 +197,8 @@ struct xck {
 	struct xfsj_check_result *res;
 	struct xck_ag *ags;
 	uint32_t agcount;
+	enum xfsj_check_phase ag_ph;	/* the AG phase running, */
+	uint32_t ag_at;			/* on this AG */
 	struct xck_vec dirents;		/* struct xck_dirent */
 	struct xck_vec pptrs;		/* struct xck_pptr */
 	uint64_t state_bytes;		/* the tables' bytes now */
@@ -228,6 +230,8 @@ void xck_free(struct xck *ck);
 void xck_report(struct xck *ck, const struct xfsj_problem *p);
 void xck_progress(struct xck *ck, enum xfsj_check_phase ph, uint64_t done,
 		  uint64_t total);
+/* Within an AG phase: @done of @total of the current AG's work. */
+void xck_progress_in_ag(struct xck *ck, uint64_t done, uint64_t total);
 
 /* A phase's rows of the problem table (problem.c lists them all). */
 struct xck_table {

@@ -403,6 +403,8 @@ int xck_inodes(struct xck *ck, struct xck_ag *ag)
 		struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
 
 		readahead_chunk(ck, ag, i + 1);
+		if (i % 64 == 0)
+			xck_progress_in_ag(ck, i, ag->chunks.n);
 		err = scan_chunk(ck, ag, c, &linked);
 		/* The inode blocks are claimed with the inobt (agbtree.c). */
 		xck_release_buffers(ck);

@@ -222,6 +222,22 @@ int xfsj_overlay_each_dirty(struct xfsj_overlay *ov, xfsj_page_fn fn,
 	return err;
 }
 
+int xfsj_overlay_drain(struct xfsj_overlay *ov, xfsj_page_fn fn, void *arg)
+{
+	int err = xfsj_overlay_each_dirty(ov, fn, arg);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < ov->cap; i++) {
+		if (ov->tab[i].index == UINT64_MAX)
+			continue;
+		free(ov->tab[i].data);
+		ov->tab[i].index = UINT64_MAX;
+	}
+	ov->used = 0;
+	return 0;
+}
+
 uint64_t xfsj_overlay_dirty_pages(const struct xfsj_overlay *ov)
 {
 	return ov->used;

@@ -34,6 +34,12 @@ int xfsj_overlay_write(struct xfsj_overlay *ov, const void *buf, size_t len,
 typedef int (*xfsj_page_fn)(void *arg, uint64_t off, const uint8_t *page);
 int xfsj_overlay_each_dirty(struct xfsj_overlay *ov, xfsj_page_fn fn,
 			    void *arg);
+/*
+ * Hand every dirty page to @fn as _each_dirty does, then, when all went
+ * well, forget them: later reads of those pages go to the device below,
+ * which must hold what @fn was given (on an error the pages stay).
+ */
+int xfsj_overlay_drain(struct xfsj_overlay *ov, xfsj_page_fn fn, void *arg);
 uint64_t xfsj_overlay_dirty_pages(const struct xfsj_overlay *ov);
 /* Size in bytes of the device below. */
 uint64_t xfsj_overlay_dev_size(const struct xfsj_overlay *ov);

@@ -8,7 +8,9 @@
  * sparse image every such read made the kernel zero a readahead window
  * of the hole (40% of the CPU of a 100,000-file fill).  Zeroes rather
  * than old bytes also keep a page shared with a free block the same from
- * one device to the next.  Writes and everything else go to the device.
+ * one device to the next.  Writes and everything else go to the device;
+ * what is written through here is no longer free (the fill writes its
+ * metadata out in batches and reads some of it again later).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +55,64 @@ static int blank_pread(struct xfsj_io *io, void *buf, size_t len, uint64_t off)
 	return xfsj_pread(b->below, buf, len, off);
 }
 
+/*
+ * Bytes written here leave the free ranges: a later read of them must
+ * find them on the device.  The fill writes its metadata as it goes, in
+ * ascending order within each batch and mostly at the low end of a free
+ * range (allocation runs upwards), which only moves the range's start;
+ * a write in the middle of a range splits it in two.
+ */
+static int carve(struct blank *b, uint64_t off, uint64_t end)
+{
+	size_t lo = 0, hi = b->n;
+
+	/* The first range ending past @off. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->r[mid][1] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo < b->n && b->r[lo][0] < end) {
+		uint64_t *r = b->r[lo];
+
+		if (r[0] < off && r[1] > end) {
+			int err = xfsj_grow(&b->r, &b->cap, b->n, 1,
+					    sizeof(*b->r), 64);
+
+			if (err)
+				return err;
+			memmove(b->r[lo + 1], b->r[lo],
+				(b->n - lo) * sizeof(*b->r));
+			b->n++;
+			b->r[lo][1] = off;
+			b->r[lo + 1][0] = end;
+			return 0;
+		}
+		if (r[0] < off) {
+			r[1] = off;
+			lo++;
+		} else if (r[1] > end) {
+			r[0] = end;
+			return 0;
+		} else {
+			memmove(b->r[lo], b->r[lo + 1],
+				(b->n - lo - 1) * sizeof(*b->r));
+			b->n--;
+		}
+	}
+	return 0;
+}
+
 static int blank_pwrite(struct xfsj_io *io, const void *buf, size_t len,
 			uint64_t off)
 {
-	return xfsj_pwrite(((struct blank *)io->priv)->below, buf, len, off);
+	struct blank *b = io->priv;
+	int err = carve(b, off, off + len);
+
+	return err ? err : xfsj_pwrite(b->below, buf, len, off);
 }
 
 static int blank_zero(struct xfsj_io *io, uint64_t off, uint64_t len)

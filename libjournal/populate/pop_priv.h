@@ -27,6 +27,8 @@ struct pop_copy {
 
 struct pop {
 	struct xfsj_fs *fs;
+	struct xfsj_overlay *ov;	/* the metadata not yet written out */
+	struct xfsj_io *bio;		/* the blank device all goes to */
 	const struct xfsj_sb *sb;
 	const struct xfsj_populate_opts *o;
 	struct xfsj_populate_err *e;
@@ -46,6 +48,7 @@ struct pop {
 	char **files;
 	size_t nfiles, capfiles;
 	uint64_t done;
+	uint64_t total;		/* entries to copy (progress) */
 	char path[PATH_MAX];
 };
 

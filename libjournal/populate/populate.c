@@ -3,7 +3,8 @@
  * Filling a new filesystem from a directory: the walk (names in byte
  * order, depth first), the inodes it makes, and the run around it (the
  * needs-repair flag while it lasts, the superblock counters, the
- * metadata written before the file data).
+ * metadata and the file data written out in batches as the walk goes:
+ * what the fill holds is bounded, whatever the size of the tree).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,14 @@
 #include "populate/pop_priv.h"
 
 #define PROGRESS_EVERY	1000
+/*
+ * The fill writes out what it made (metadata, queued file data) whenever
+ * the metadata held (dirty buffers pinned in the cache past its bound,
+ * pages in the overlay) reaches this many bytes or this many copies are
+ * queued, so that its memory does not grow with the tree.
+ */
+#define DRAIN_BYTES	(64ULL << 20)
+#define DRAIN_COPIES	65536
 
 int xfsj_pop_fail(struct pop *p, const char *what, int sys_errno, int err)
 {
@@ -267,6 +276,53 @@ static int read_names(struct pop *p, char ***out, size_t *n)
 	return err;
 }
 
+static int write_page(void *arg, uint64_t off, const uint8_t *page)
+{
+	return xfsj_pwrite(arg, page, XFSJ_OVL_PAGE, off);
+}
+
+/*
+ * Write out the metadata made so far (through the blank device, which
+ * then reads it back from the device), let the cache drop its buffers,
+ * write the file data queued; the
+ * needs-repair flag is on the device all the while.  The walk's path is
+ * kept (the copy names its files there), unless a copy fails.
+ */
+static int pop_drain(struct pop *p)
+{
+	char *keep = strdup(p->path);
+	int err = keep ? xfsj_fs_flush(p->fs, p->f) : -XFSJ_E_NOMEM;
+
+	/* Between two entries nothing holds a buffer: all may go. */
+	if (!err)
+		xfsj_fs_release_kept(p->fs);
+	if (!err)
+		err = xfsj_overlay_drain(p->ov, write_page, p->bio);
+	/*
+	 * The data through the blank device too: a later batch's page that
+	 * shares a file's block (blocks below 4 KiB) reads it back.
+	 */
+	if (!err)
+		err = xfsj_pop_copy_data(p, p->bio);
+	if (!err) {
+		for (size_t i = 0; i < p->nfiles; i++)
+			free(p->files[i]);
+		p->nfiles = p->ncopies = 0;
+		snprintf(p->path, sizeof(p->path), "%s", keep);
+	}
+	free(keep);
+	return err;
+}
+
+static bool held_too_much(const struct pop *p)
+{
+	struct xfsj_cache_stats cs;
+
+	xfsj_fs_cache_stats(p->fs, &cs);
+	return cs.bytes + xfsj_overlay_dirty_pages(p->ov) * XFSJ_OVL_PAGE >=
+	       cs.bound + DRAIN_BYTES || p->ncopies >= DRAIN_COPIES;
+}
+
 int xfsj_pop_add(struct pop *p, uint64_t dino, const char *name,
 		 const struct pop_ent *ent, struct xfsj_dirent *de)
 {
@@ -300,8 +356,9 @@ int xfsj_pop_add(struct pop *p, uint64_t dino, const char *name,
 	}
 	de->ino = ino;
 	if (++p->done % PROGRESS_EVERY == 0 && p->o->progress)
-		p->o->progress(p->o->progress_arg, p->done);
-	return 0;
+		p->o->progress(p->o->progress_arg, p->done,
+			       p->total > p->done ? p->total : p->done);
+	return held_too_much(p) ? pop_drain(p) : 0;
 }
 
 int xfsj_pop_dir_done(struct pop *p, uint64_t dino, uint64_t parent,
@@ -391,6 +448,41 @@ int xfsj_pop_root(struct pop *p, const struct pop_ent *ent)
 	return ent->xattrs ? xfsj_pop_xattrs(p, p->sb->rootino) : 0;
 }
 
+/*
+ * The entries under the directory at p->path, for the progress (names
+ * only: the file type from readdir, lstat where it does not say).  An
+ * error leaves the count short: the walk itself reports it.
+ */
+static uint64_t count_tree(struct pop *p)
+{
+	size_t plen = strlen(p->path);
+	DIR *d = opendir(p->path);
+	struct dirent *de;
+	uint64_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct stat st;
+		bool dir = de->d_type == DT_DIR;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		if (de->d_type != DT_UNKNOWN && !dir)
+			continue;
+		if (plen + 1 + strlen(de->d_name) >= sizeof(p->path))
+			continue;
+		snprintf(p->path + plen, sizeof(p->path) - plen, "/%s",
+			 de->d_name);
+		if (dir || (!lstat(p->path, &st) && S_ISDIR(st.st_mode)))
+			n += count_tree(p);
+		p->path[plen] = 0;
+	}
+	closedir(d);
+	return n;
+}
+
 /* A source directory: the root takes its owner, mode, times, xattrs. */
 static int do_tree(struct pop *p)
 {
@@ -401,6 +493,10 @@ static int do_tree(struct pop *p)
 		return xfsj_pop_fail(p, "lstat", errno, -XFSJ_E_IO);
 	if (!S_ISDIR(ent.st.st_mode))
 		return xfsj_pop_proto(p);
+	if (p->o->progress) {
+		p->total = count_tree(p);
+		p->o->progress(p->o->progress_arg, 0, p->total);
+	}
 	err = xfsj_pop_root(p, &ent);
 	if (!err)
 		err = add_dir(p, p->sb->rootino, p->sb->rootino);
@@ -450,6 +546,8 @@ static int fill(struct pop *p)
 		snprintf(p->path, sizeof(p->path), "%s", p->o->source);
 		err = do_tree(p);
 	}
+	if (!err && p->o->progress)
+		p->o->progress(p->o->progress_arg, p->done, p->done);
 	if (!err)
 		err = xfsj_defer_finish(p->fs, p->f);
 	p->path[0] = 0;
@@ -488,11 +586,6 @@ static int needsrepair(struct pop *p, struct xfsj_io *io, bool on)
 	if (!err)
 		err = xfsj_io_sync(io);
 	return err;
-}
-
-static int write_page(void *arg, uint64_t off, const uint8_t *page)
-{
-	return xfsj_pwrite(arg, page, XFSJ_OVL_PAGE, off);
 }
 
 static void pop_free(struct pop *p)
@@ -537,15 +630,15 @@ int xfsj_populate(struct xfsj_io *io, const struct xfsj_populate_opts *o,
 		return err;
 	}
 	p.sb = xfsj_fs_sb(p.fs);
+	p.ov = ov;
+	p.bio = bio;
 	err = xfsj_pop_blank_learn(&p, bio);
 	if (!err)
 		err = needsrepair(&p, io, true);
 	if (!err)
 		err = fill(&p);
 	if (!err)
-		err = xfsj_overlay_each_dirty(ov, write_page, io);
-	if (!err)
-		err = xfsj_pop_copy_data(&p, io);
+		err = pop_drain(&p);
 	if (!err)
 		err = xfsj_io_sync(io);
 	if (!err)

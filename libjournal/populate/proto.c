@@ -199,6 +199,27 @@ static int proto_dir(struct pop *p, struct proto *pr, uint64_t dino,
 	return err;
 }
 
+/*
+ * The entries a protofile names, for the progress: its lines that hold
+ * something other than a comment or "$", less the three of the header
+ * (one entry a line, as xfs_protofile writes them; an estimate else).
+ */
+static uint64_t count_entries(const char *s)
+{
+	uint64_t n = 0;
+
+	while (*s) {
+		const char *e = strchr(s, '\n');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		size_t i = strspn(s, " \t\r");
+
+		if (i < len && s[i] != ':' && s[i] != '$')
+			n++;
+		s += len + (e != NULL);
+	}
+	return n > 3 ? n - 3 : 0;
+}
+
 int xfsj_pop_proto(struct pop *p)
 {
 	struct proto pr = { .line = 0 };
@@ -231,6 +252,10 @@ int xfsj_pop_proto(struct pop *p)
 	}
 	fclose(fp);
 	pr.pos = pr.buf;
+	if (p->o->progress) {
+		p->total = count_entries(pr.buf);
+		p->o->progress(p->o->progress_arg, 0, p->total);
+	}
 	/* The boot image, the block and inode counts: not used. */
 	err = tok(&pr) && tok(&pr) && tok(&pr) ? 0 :
 	      bad(p, &pr, "protofile header");

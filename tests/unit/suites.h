@@ -30,6 +30,7 @@
 	X(io_fault_suite)	\
 	X(overlay_suite)	\
 	X(grow_suite)		\
+	X(progress_suite)	\
 	X(redo_suite)		\
 	X(undo_suite)		\
 	X(errors_suite)		\
