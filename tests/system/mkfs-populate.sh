@@ -205,8 +205,9 @@ mkdir -p "$U/src/d"
 echo user > "$U/src/d/f"
 ln -s d/f "$U/src/l"
 chown -R nobody "$U"
-chmod 755 "$T_DIR"
-check "nobody builds an image file" runuser -u nobody -- "$MKFS" -q -d file,size=300m -p "$U/src" "$U/img"
+# nobody runs a copy: the tree may be a clone under a 0700 directory.
+UMKFS=$(t_private_copy "$MKFS") || { echo "$T_NAME: cannot copy $MKFS for nobody" >&2; exit 2; }
+check "nobody builds an image file" runuser -u nobody -- "$UMKFS" -q -d file,size=300m -p "$U/src" "$U/img"
 checkers "$U/img" "nobody's image"
 dev=$(attach_loop "$U/img")
 if t_mount "$dev" "$MNT" ro,nouuid; then
@@ -284,7 +285,7 @@ chmod 000 "$T_DIR/bad/d/unreadable"
 chown -R nobody "$T_DIR/bad"
 truncate -s 300m "$T_DIR/bad.img"
 chown nobody "$T_DIR/bad.img"
-runuser -u nobody -- "$MKFS" -q -f -p "$T_DIR/bad" "$T_DIR/bad.img" > "$T_DIR/bad.out" 2>&1
+runuser -u nobody -- "$UMKFS" -q -f -p "$T_DIR/bad" "$T_DIR/bad.img" > "$T_DIR/bad.out" 2>&1
 check "an unreadable file: exit 1" test $? = 1
 check "the error names the path" grep -q "cannot copy $T_DIR/bad/d/unreadable" "$T_DIR/bad.out"
 check "the image is left needing repair" sh -c "'$XFSPROGS613/xfs_db' -r -c version '$T_DIR/bad.img' | grep -qi needsrepair"
