@@ -72,6 +72,8 @@ struct opts {
 /* Where the human-readable lines go: stderr when stdout is JSON Lines. */
 static FILE *txt;
 
+bool repair_log_replayed;
+
 /* What the callbacks need to word the replay as it goes. */
 struct run {
 	struct opts *o;
@@ -753,6 +755,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	int err, ret;
 
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
+	repair_log_replayed = !err && r.dirty && !o->nomodify;
 	if (o->salvage && r.stats.trans)
 		salvage_print_summary(&run.so, &r.salvage, &r.ht);
 	if (err && !primary_tried && restore_primary(o, &run, dataio, &r, err)) {
@@ -841,7 +844,7 @@ static bool compat_subopt(const char *arg)
 	return false;
 }
 
-int main(int argc, char **argv)
+int repair_main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	struct xfsj_io *io, *logio = NULL;

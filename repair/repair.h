@@ -113,6 +113,16 @@ bool copy_to_output(struct xfsj_io *src, const char *src_path,
 		    const char *path, const char *what, bool force,
 		    bool progress, FILE *txt, struct xfsj_io **out);
 
+/*
+ * The whole of xfsj-repair (repair.c): its options in @argv, its exit
+ * code returned; fsck.xfsj calls it with the options it maps fsck(8)'s
+ * onto.  After it, @repair_log_replayed says whether a dirty log was
+ * replayed onto the device (or is waiting in the redo file of a run
+ * that failed after it).
+ */
+int repair_main(int argc, char **argv);
+extern bool repair_log_replayed;
+
 /* --salvage: the loss report (salvage_out.c). */
 struct salvage_out {
 	const char *device;
