@@ -410,6 +410,7 @@ static void print_finished(void *arg, const struct xfsj_finish_stats *st)
 static void print_redo_finished(void *arg, const char *path, uint64_t pages)
 {
 	(void)arg;
+	repair_log_replayed = true;
 	fprintf(txt, "finished an interrupted replay from %s (%llu blocks of 4 KiB)\n",
 	       path, (unsigned long long)pages);
 }
@@ -755,7 +756,8 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	int err, ret;
 
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
-	repair_log_replayed = !err && r.dirty && !o->nomodify;
+	if (!err && r.dirty && !o->nomodify)
+		repair_log_replayed = true;
 	if (o->salvage && r.stats.trans)
 		salvage_print_summary(&run.so, &r.salvage, &r.ht);
 	if (err && !primary_tried && restore_primary(o, &run, dataio, &r, err)) {
