@@ -14,3 +14,8 @@ apt-get install -y -q --no-install-recommends \
 	xfsprogs attr util-linux fdisk kmod coreutils e2fsprogs
 # setfacl for the ACLs of tests/system/mkfs-populate.sh
 apt-get install -y -q --no-install-recommends acl
+# The Debian package (tests/system/pkg-deb.sh: dpkg-buildpackage, lintian,
+# man for its pages); util-linux's fsck for tests/system/fsck-xfs.sh
+# comes with util-linux above.
+apt-get install -y -q --no-install-recommends \
+	dpkg-dev debhelper fakeroot lintian git man-db
