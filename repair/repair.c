@@ -76,6 +76,8 @@ struct opts {
 /* Where the human-readable lines go: stderr when stdout is JSON Lines. */
 static FILE *txt;
 
+bool repair_log_replayed;
+
 /* What the callbacks need to word the replay as it goes. */
 struct run {
 	struct opts *o;
@@ -428,6 +430,7 @@ static void print_finished(void *arg, const struct xfsj_finish_stats *st)
 static void print_redo_finished(void *arg, const char *path, uint64_t pages)
 {
 	(void)arg;
+	repair_log_replayed = true;
 	fprintf(txt, "finished an interrupted replay from %s (%llu blocks of 4 KiB)\n",
 	       path, (unsigned long long)pages);
 }
@@ -780,6 +783,8 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 	int err, ret;
 
 	err = xfsj_replay(dataio, logio, &ro, &cb, &r, &keep);
+	if (!err && r.dirty && !o->nomodify)
+		repair_log_replayed = true;
 	if (o->salvage && r.stats.trans)
 		salvage_print_summary(&run.so, &r.salvage, &r.ht);
 	/* Nothing of XFS anywhere: one line, the same with -n or without. */
@@ -1117,7 +1122,7 @@ static int run(int argc, char **argv, struct opts *o)
 	return ret;
 }
 
-int main(int argc, char **argv)
+int repair_main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	int i, ret;

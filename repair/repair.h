@@ -136,6 +136,16 @@ bool copy_to_output(struct xfsj_io *src, const char *src_path,
 		    enum xfsj_progress_form progress, FILE *txt,
 		    struct xfsj_io **out);
 
+/*
+ * The whole of xfsj-repair (repair.c): its options in @argv, its exit
+ * code returned; fsck.xfsj calls it with the options it maps fsck(8)'s
+ * onto.  After it, @repair_log_replayed says whether a dirty log was
+ * replayed (or an interrupted run finished from its redo file): the
+ * device was written even when the check then found nothing.
+ */
+int repair_main(int argc, char **argv);
+extern bool repair_log_replayed;
+
 /* --salvage: the loss report (salvage_out.c). */
 struct salvage_out {
 	const char *device;

@@ -18,3 +18,8 @@ apt-get install -y -q --no-install-recommends libfuse3-dev fuse3
 # for the peak RSS of tests/system/mkfs-populate-large.sh, scale-smoke.sh
 # and bench/
 apt-get install -y -q --no-install-recommends acl time
+# The Debian package (tests/system/pkg-deb.sh: dpkg-buildpackage, lintian,
+# man for its pages); util-linux's fsck for tests/system/fsck-xfs.sh
+# comes with util-linux above.
+apt-get install -y -q --no-install-recommends \
+	dpkg-dev debhelper fakeroot lintian git man-db

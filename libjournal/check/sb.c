@@ -81,6 +81,10 @@ static const struct xfsj_problem_def rows[SBR__N] = {
 		"superblock",
 		"primary superblock: its uuid is not the one {count} secondaries agree on (the log and the metadata are stamped with theirs)",
 		XFSJ_FIX_SB_FROM_SECONDARY },
+	[SBR_P_MKFS_UNFINISHED] = { "sb.primary.mkfs_unfinished", 0x01000d,
+		XFSJ_SEV_CORRUPT, "superblock",
+		"primary superblock: the needs-repair flag and sb_inprogress are set: a mkfs -p did not finish (files may be missing or half copied)",
+		XFSJ_FIX_SB_FROM_SECONDARY },
 	[SBR_S_MAGIC] = { "sb.secondary.magic", 0x010011, XFSJ_SEV_CORRUPT,
 		"superblock", "superblock of AG {ag}: bad magic number {xfound}",
 		XFSJ_FIX_AG_HEADER },
@@ -495,11 +499,17 @@ int xck_sb(struct xck *ck)
 	xfsj_sb_decode(buf, &s.sb);
 	ck->primary = s.sb;
 	p = &s.sb;
-	xck_sb_rules(&s, NULL);
-	xck_sb_primary_rules(&s);
+	/*
+	 * Where the flag came from: with sb_inprogress, an unfinished mkfs
+	 * (xfsj-mkfs -p sets both while it copies); else a repair.  First,
+	 * so that it is what a preen that stops names.
+	 */
 	if (p->magicnum == XFSJ_SB_MAGIC &&
 	    (p->features_incompat & XFSJ_INCOMPAT_NEEDSREPAIR))
-		report(ck, SBR_P_NEEDSREPAIR, 0, 0, NULL, 0, 0, 0);
+		report(ck, p->inprogress ? SBR_P_MKFS_UNFINISHED :
+		       SBR_P_NEEDSREPAIR, 0, 0, NULL, 0, 0, 0);
+	xck_sb_rules(&s, NULL);
+	xck_sb_primary_rules(&s);
 	if (!s.geom_bad && p->dblocks > devsize >> p->blocklog) {
 		report(ck, SBR_P_DEVSIZE, XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, 0,
 		       NULL, devsize, p->dblocks << p->blocklog, 0);

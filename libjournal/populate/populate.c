@@ -566,7 +566,10 @@ static int fill(struct pop *p)
 
 /*
  * Set or clear the needs-repair flag in the primary superblock and write
- * that sector to the device at once (the flush stamps its CRC).
+ * that sector to the device at once (the flush stamps its CRC).  The
+ * in-progress byte goes with it, as mkfs.xfs uses it while formatting:
+ * a flag with sb_inprogress set says an unfinished mkfs -p left it (the
+ * repair names it so, and preen leaves it to a person).
  */
 static int needsrepair(struct pop *p, struct xfsj_io *io, bool on)
 {
@@ -579,6 +582,7 @@ static int needsrepair(struct pop *p, struct xfsj_io *io, bool on)
 	v = xfsj_get_be32(bp->data + XFSJ_SB_OFF(features_incompat));
 	v = on ? v | XFSJ_INCOMPAT_NEEDSREPAIR : v & ~XFSJ_INCOMPAT_NEEDSREPAIR;
 	xfsj_put_be32(bp->data + XFSJ_SB_OFF(features_incompat), v);
+	bp->data[XFSJ_SB_OFF(inprogress)] = on ? 1 : 0;
 	xfsj_buf_dirty(bp);
 	err = xfsj_fs_flush(p->fs, p->f);
 	if (!err)

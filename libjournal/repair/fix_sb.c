@@ -279,19 +279,24 @@ int xrp_fix_sb_copies(struct xrp *rp)
 
 int xrp_clear_needsrepair(struct xrp *rp)
 {
-	bool was_on = false;
+	bool was_on = false, mkfs = rp->sb->inprogress != 0;
 	int err;
 
 	/*
 	 * Into the overlay as the commit's own flag write does (no LSN
 	 * stamp), so that a rerun ends with the bytes of a run that was
 	 * never interrupted; nothing is written when the flag is not set.
+	 * With sb_inprogress, an unfinished mkfs -p set it: preen leaves it
+	 * (the check names it, and preen stops there), a repair says so.
 	 */
+	if (mkfs && rp->o->preen)
+		return 0;
 	err = xrp_sb_needsrepair(xfsj_fs_overlay(rp->fs), rp->sb->sectsize,
 				 false, false, &was_on);
 	if (!err && was_on)
 		xrp_action(rp, &(struct xfsj_repair_action){
 			.fix = XFSJ_FIX_FIELD,
-			.what = "cleared the needs-repair flag of a repair that did not finish" });
+			.what = mkfs ? "cleared the needs-repair flag an unfinished mkfs -p left (sb_inprogress set): files may be missing or half copied" :
+			"cleared the needs-repair flag of a repair that did not finish" });
 	return err;
 }

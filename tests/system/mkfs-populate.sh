@@ -19,7 +19,9 @@
 #   - a seeded 5000-file tree (bench/mktree.py) on a small image: clean,
 #     the same names and sizes, inodes in every AG;
 #   - a source that cannot be copied: a one-line error naming it, exit 1,
-#     and the image is left with the needs-repair flag (not mountable).
+#     and the image is left with the needs-repair flag (not mountable) and
+#     sb_inprogress; xfsj-repair -n names the unfinished mkfs -p, -p stops
+#     (exit 32) without writing, a full repair clears both and says so.
 source "$(dirname "$0")/lib/common.sh"
 need_root
 oracle_613
@@ -205,8 +207,9 @@ mkdir -p "$U/src/d"
 echo user > "$U/src/d/f"
 ln -s d/f "$U/src/l"
 chown -R nobody "$U"
-chmod 755 "$T_DIR"
-check "nobody builds an image file" runuser -u nobody -- "$MKFS" -q -d file,size=300m -p "$U/src" "$U/img"
+# nobody runs a copy: the tree may be a clone under a 0700 directory.
+UMKFS=$(t_private_copy "$MKFS") || { echo "$T_NAME: cannot copy $MKFS for nobody" >&2; exit 2; }
+check "nobody builds an image file" runuser -u nobody -- "$UMKFS" -q -d file,size=300m -p "$U/src" "$U/img"
 checkers "$U/img" "nobody's image"
 dev=$(attach_loop "$U/img")
 if t_mount "$dev" "$MNT" ro,nouuid; then
@@ -284,9 +287,22 @@ chmod 000 "$T_DIR/bad/d/unreadable"
 chown -R nobody "$T_DIR/bad"
 truncate -s 300m "$T_DIR/bad.img"
 chown nobody "$T_DIR/bad.img"
-runuser -u nobody -- "$MKFS" -q -f -p "$T_DIR/bad" "$T_DIR/bad.img" > "$T_DIR/bad.out" 2>&1
+runuser -u nobody -- "$UMKFS" -q -f -p "$T_DIR/bad" "$T_DIR/bad.img" > "$T_DIR/bad.out" 2>&1
 check "an unreadable file: exit 1" test $? = 1
 check "the error names the path" grep -q "cannot copy $T_DIR/bad/d/unreadable" "$T_DIR/bad.out"
 check "the image is left needing repair" sh -c "'$XFSPROGS613/xfs_db' -r -c version '$T_DIR/bad.img' | grep -qi needsrepair"
+# The flag says where it came from (sb_inprogress, as mkfs.xfs while it
+# formats), and preen leaves it to a person: exit 32, nothing written.
+check "an unfinished mkfs -p leaves sb_inprogress set" sh -c "'$XFSPROGS613/xfs_db' -r -c 'sb 0' -c 'print inprogress' '$T_DIR/bad.img' | grep -qx 'inprogress = 1'"
+cp "$T_DIR/bad.img" "$T_DIR/bad.orig"
+"$BUILD/xfsj-repair" -n "$T_DIR/bad.img" > "$T_DIR/bad.n" 2>&1
+check "xfsj-repair -n names the unfinished mkfs -p" grep -q '^sb.primary.mkfs_unfinished: .*a mkfs -p did not finish' "$T_DIR/bad.n"
+"$BUILD/xfsj-repair" -p "$T_DIR/bad.img" > "$T_DIR/bad.p" 2>&1
+check "preen stops at the unfinished mkfs -p: exit 32" test $? = 32
+check "preen names it" grep -q 'preen stops: sb.primary.mkfs_unfinished' "$T_DIR/bad.p"
+check "preen writes nothing" cmp -s "$T_DIR/bad.orig" "$T_DIR/bad.img"
+"$BUILD/xfsj-repair" "$T_DIR/bad.img" > "$T_DIR/bad.r" 2>&1
+check "a full repair clears it and says where it came from" grep -q 'cleared the needs-repair flag an unfinished mkfs -p left' "$T_DIR/bad.r"
+check "after it, xfs_repair -n is clean" sh -c "'$XFSPROGS613/xfs_repair' -n '$T_DIR/bad.img' > /dev/null 2>&1"
 
 t_done

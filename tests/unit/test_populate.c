@@ -82,11 +82,15 @@ static void drop_tree(void)
 	nftw(src, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static bool mkfs_unfinished;	/* sb.primary.mkfs_unfinished reported */
+
 static void on_problem(void *arg, const struct xfsj_problem *p)
 {
 	char msg[256];
 
 	(void)arg;
+	if (!strcmp(p->def->code, "sb.primary.mkfs_unfinished"))
+		mkfs_unfinished = true;
 	xfsj_problem_format(p, msg, sizeof(msg));
 	fprintf(stderr, "populate: %s\n", msg);
 }
@@ -122,6 +126,7 @@ START_TEST(test_tree_checks_clean)
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	ck_assert_int_eq(run(&fx, src, &e), 0);
 	ck_assert(!(fx.sb.features_incompat & XFSJ_INCOMPAT_NEEDSREPAIR));
+	ck_assert_uint_eq(fx.sb.inprogress, 0);
 	ck_assert_int_eq(xfsj_check(fx.fs, NULL, &cb, &res), 0);
 	ck_assert_uint_eq(res.problems, 0);
 	/* root, rbm, rsum; small (+ hard), holes, d, 300, link, fifo */
@@ -151,6 +156,8 @@ END_TEST
 
 START_TEST(test_missing_source)
 {
+	struct xfsj_check_cb cb = { .problem = on_problem };
+	struct xfsj_check_result res;
 	struct xfsj_populate_err e;
 	struct fs_fixture fx;
 
@@ -159,6 +166,10 @@ START_TEST(test_missing_source)
 	ck_assert_str_eq(e.path, "/nonexistent/xfsj-unit-pop");
 	ck_assert_int_ne(e.sys_errno, 0);
 	ck_assert(fx.sb.features_incompat & XFSJ_INCOMPAT_NEEDSREPAIR);
+	/* sb_inprogress with it: the check names an unfinished mkfs -p */
+	ck_assert_uint_eq(fx.sb.inprogress, 1);
+	ck_assert_int_eq(xfsj_check(fx.fs, NULL, &cb, &res), 0);
+	ck_assert(mkfs_unfinished);
 	fs_fixture_free(&fx);
 }
 END_TEST

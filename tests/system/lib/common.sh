@@ -88,6 +88,18 @@ detach_loop() {
 	_t_forget "$T_LOOPFILE" "$1"
 }
 
+# t_private_copy PROG: a copy of PROG in this test's own directory, where
+# another user (runuser -u nobody) can run it: the tree itself may sit
+# under a 0700 directory (a clone in /root) that only root can reach.
+# Prints the copy's path.
+t_private_copy() {
+	local d=$T_DIR/bin-shared
+	mkdir -p "$d" || return 1
+	chmod 755 "$T_DIR" "$d" || return 1
+	install -m 755 "$1" "$d/" || return 1
+	echo "$d/$(basename "$1")"
+}
+
 # t_mount DEV DIR [mount options]
 t_mount() {
 	mkdir -p "$2"
