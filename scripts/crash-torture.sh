@@ -234,7 +234,7 @@ EXCUSED=(
 excused() {
 	local d=$1 code e pat theirs
 	"$REPAIR" -n --json "$d/m/st" 2> /dev/null |
-		sed -n 's/^{"code":"\([^"]*\)".*/\1/p' | sort -u > "$d/codes"
+		sed -n 's/^{"kind":"problem","state":"found","code":"\([^"]*\)".*/\1/p' | sort -u > "$d/codes"
 	[ -s "$d/codes" ] || return 1
 	kernel_copy "$d" "$d/k.img"
 	theirs=$(repair_findings "$d/k.img")
