@@ -12,10 +12,13 @@
 # filled through the kernel by bench/mkshape.c (its header describes the
 # shapes: fileserver, frag, bigdirs) and cached as
 #   ${BENCH_CACHE:-/var/cache/xfsj/bench}/shape-<version>-<shape>-<n>.img
-# (<version>: a hash of mkshape.c); CLEAN_CACHE=1 removes this run's
-# images at the end.
+# (<version>: a hash of mkshape.c).  The fourth shape, mixed, is the image
+# of bench/check.sh (bench/mkinodes.c: every inode, directory and
+# attribute fork format, through lib.sh's cache, 16 GiB, mkfs.xfs 6.13
+# with xfsj-mkfs's features).  CLEAN_CACHE=1 removes this run's images at
+# the end.
 #
-#   SHAPES="fileserver frag bigdirs"   the shapes (default all three)
+#   SHAPES="fileserver frag bigdirs mixed"   the shapes (default all four)
 #   SIZES="100000 1000000"   inodes of each image; BIG=1 adds 10000000
 #   THREADS=n (the workload's threads, default 2)
 #   MAKE_ONLY=1: make (or find) the images, print their paths, stop
@@ -26,12 +29,12 @@ oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 [ -x "$REPAIR" ] || { echo "bench/scale: no $REPAIR (run make)"; exit 2; }
 cp "$REPAIR" "$T_DIR/xfsj-repair" && REPAIR=$T_DIR/xfsj-repair
-SHAPES=${SHAPES:-fileserver frag bigdirs}
+SHAPES=${SHAPES:-fileserver frag bigdirs mixed}
 SIZES=${SIZES:-100000 1000000}
 [ "${BIG:-0}" = 1 ] && SIZES="$SIZES 10000000"
 THREADS=${THREADS:-2}
 CACHE=${BENCH_CACHE:-/var/cache/xfsj/bench}
-# lib.sh: run_one, cold, /usr/bin/time (and mkinodes, unused here)
+# lib.sh: run_one, cold, /usr/bin/time, and image (the mixed shape)
 source "$TOP/bench/lib.sh"
 cc -O2 -Wall -pthread -o "$T_DIR/mkshape" "$TOP/bench/mkshape.c" ||
 	{ echo "bench/scale: cannot build mkshape"; exit 2; }
@@ -40,6 +43,10 @@ SVER=$(sha1sum "$TOP/bench/mkshape.c" | cut -c1-8)
 # shape_image SHAPE N: the path of the cached image, made when missing
 shape_image() {
 	local img="$CACHE/shape-$SVER-$1-$2.img" dev made t0
+	if [ "$1" = mixed ]; then
+		image "$2"
+		return
+	fi
 	if [ -f "$img" ]; then
 		echo "$img"
 		return 0
@@ -101,3 +108,4 @@ for shape in $SHAPES; do
 				s, t, a ? b / a : 0 }'
 	done
 done
+cat "$T_DIR/notes" 2>/dev/null >&2
