@@ -313,19 +313,32 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 	progress_show(&r->pl, ph, done, total);
 }
 
+/*
+ * A primary superblock restored before the replay (repair_primary) gives
+ * no summary of its own: its counts join the one of the run that follows.
+ */
+static struct {
+	uint64_t found, fixes, by_cat[CAT__N];
+} carried;
+
 static void summary(const struct repair_args *a,
 		    const struct xfsj_repair_result *res, uint64_t fixes,
 		    uint64_t *by_cat, uint64_t pages)
 {
+	uint64_t found = res->first.problems + carried.found;
 	const char *sep = " (";
 	int i;
 
 	by_cat[CAT_CLONED] = res->blocks_cloned;
+	fixes += carried.fixes;
+	for (i = 0; i < CAT__N; i++)
+		by_cat[i] += carried.by_cat[i];
+	memset(&carried, 0, sizeof(carried));
 	if (a->json) {
 		printf("{\"kind\":\"repair_summary\",\"repaired\":%s,\"found\":%" PRIu64
 		       ",\"fixes\":%" PRIu64 ",\"left\":%" PRIu64
 		       ",\"left_corrupt\":%" PRIu64 ",\"rounds\":%u",
-		       res->changed ? "true" : "false", res->first.problems,
+		       res->changed ? "true" : "false", found,
 		       fixes, res->left, res->left_corrupt, res->rounds);
 		for (i = 0; i < CAT__N; i++)
 			printf(",\"%s\":%" PRIu64, cats[i].json, by_cat[i]);
@@ -339,7 +352,7 @@ static void summary(const struct repair_args *a,
 	}
 	fprintf(a->txt, "%s: %" PRIu64 " problem%s found, %" PRIu64
 		" fix%s applied, %" PRIu64 " left", a->device,
-		res->first.problems, res->first.problems == 1 ? "" : "s",
+		found, found == 1 ? "" : "s",
 		fixes, fixes == 1 ? "" : "es", res->left);
 	/* What the fixes did, the kinds that did something only. */
 	for (i = 0; i < CAT__N; i++) {
@@ -490,8 +503,14 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 	 * did, and the run that follows gives the one summary; only when
 	 * it left problems (and the run stops here) is it summed up.
 	 */
-	if (!sb_only || res.left)
+	if (!sb_only || res.left) {
 		summary(a, &res, fixes, by_cat, pages);
+	} else if (!a->dry) {
+		carried.found += res.first.problems;
+		carried.fixes += fixes;
+		for (int i = 0; i < CAT__N; i++)
+			carried.by_cat[i] += by_cat[i];
+	}
 	if (res.preen_refused)
 		return REPAIR_PREEN_REFUSED;
 	if (res.left_corrupt)
