@@ -108,18 +108,29 @@ void progress_show(struct progress_line *pl, enum xfsj_check_phase ph,
 	progress_step(pl, phase, done, total);
 }
 
-void print_problem(const struct xfsj_problem *p, bool json, const char *tag)
+void json_place(unsigned int has, uint32_t agno, uint32_t agbno, uint64_t ino)
+{
+	if (has & XFSJ_PF_AG)
+		printf(",\"ag\":%" PRIu32, agno);
+	if (has & XFSJ_PF_AGBNO)
+		printf(",\"agbno\":%" PRIu32, agbno);
+	if (has & XFSJ_PF_INO)
+		printf(",\"ino\":%" PRIu64, ino);
+}
+
+void json_field(const char *field)
+{
+	if (!field)
+		return;
+	printf(",\"field\":");
+	json_str(stdout, field, strlen(field));
+}
+
+void print_problem_json(const struct xfsj_problem *p, const char *tag)
 {
 	char msg[512];
 
 	xfsj_problem_format(p, msg, sizeof(msg));
-	if (!json) {
-		if (tag)
-			printf("%s: %s: %s\n", tag, p->def->code, msg);
-		else
-			printf("%s: %s\n", p->def->code, msg);
-		return;
-	}
 	printf("{\"kind\":\"problem\",\"state\":\"%s\",\"id\":%" PRIu64 ",",
 	       tag ? tag : "found", p->id);
 	if (p->has & XFSJ_PF_CAUSE)
@@ -128,20 +139,12 @@ void print_problem(const struct xfsj_problem *p, bool json, const char *tag)
 	       "\"structure\":\"%s\",\"fix\":\"%s\"",
 	       p->def->code, p->def->num, xfsj_sev_name(p->def->sev),
 	       p->def->structure, xfsj_fix_name(p->def->fix));
-	if (p->has & XFSJ_PF_AG)
-		printf(",\"ag\":%" PRIu32, p->agno);
-	if (p->has & XFSJ_PF_AGBNO)
-		printf(",\"agbno\":%" PRIu32, p->agbno);
-	if (p->has & XFSJ_PF_INO)
-		printf(",\"ino\":%" PRIu64, p->ino);
+	json_place(p->has, p->agno, p->agbno, p->ino);
 	if (p->has & XFSJ_PF_FSBNO)
 		printf(",\"fsbno\":%" PRIu64, p->fsbno);
 	if (p->has & XFSJ_PF_OFF)
 		printf(",\"off\":%" PRIu64, p->off);
-	if (p->field) {
-		printf(",\"field\":");
-		json_str(stdout, p->field, strlen(p->field));
-	}
+	json_field(p->field);
 	if (p->has & XFSJ_PF_EXPECTED)
 		printf(",\"expected\":%" PRIu64, p->expected);
 	if (p->has & XFSJ_PF_FOUND)
@@ -174,7 +177,7 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 		return;
 	}
 	progress_clear(&o->pl);
-	print_problem(p, o->json, NULL);
+	print_problem_json(p, NULL);
 }
 
 static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,

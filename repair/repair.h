@@ -62,9 +62,9 @@ enum check_outcome check_unreplayable(const char *dev, struct xfsj_io *io,
 				      const struct xfsj_fault *f, bool json,
 				      FILE *txt);
 
-/* One problem: "code: message" (after "TAG: " when @tag), or a JSON
- * object of kind "problem" whose "state" is @tag ("found" when NULL). */
-void print_problem(const struct xfsj_problem *p, bool json, const char *tag);
+/* One problem as a JSON object of kind "problem" whose "state" is @tag
+ * ("found" when NULL); the text goes through group_out.c. */
+void print_problem_json(const struct xfsj_problem *p, const char *tag);
 
 /*
  * group_out.c: the text of one check's problems, held until it ends, then
@@ -87,6 +87,10 @@ void group_flush(struct problem_group *g);
 int tool_grow(void *arrp, size_t *cap, size_t n, size_t esz);
 /* A JSON string of @n bytes, escaped. */
 void json_str(FILE *f, const char *s, size_t n);
+/* ,"ag":..,"agbno":..,"ino":.. as @has (XFSJ_PF_*) says, on stdout. */
+void json_place(unsigned int has, uint32_t agno, uint32_t agbno, uint64_t ino);
+/* ,"field":"..." unless @field is NULL, on stdout. */
+void json_field(const char *field);
 
 /* What the repair's wording needs of the options. */
 struct repair_args {

@@ -61,7 +61,7 @@ static void on_found(void *arg, const struct xfsj_problem *p)
 		return;
 	}
 	progress_clear(&r->pl);
-	print_problem(p, r->a->json, "found");
+	print_problem_json(p, "found");
 }
 
 /* The first check's problems, said once, before anything that follows. */
@@ -83,7 +83,7 @@ static void on_left(void *arg, const struct xfsj_problem *p)
 		return;
 	}
 	progress_clear(&r->pl);
-	print_problem(p, r->a->json, "left");
+	print_problem_json(p, "left");
 }
 
 /*
@@ -185,18 +185,10 @@ static void print_fix(const struct rout *r, const struct fix_rec *f)
 		printf(",\"dry\":true");
 	if (code)
 		printf(",\"code\":\"%s\"", code);
-	if (f->has & XFSJ_PF_AG)
-		printf(",\"ag\":%" PRIu32, f->agno);
-	if (f->has & XFSJ_PF_AGBNO)
-		printf(",\"agbno\":%" PRIu32, f->agbno);
-	if (f->has & XFSJ_PF_INO)
-		printf(",\"ino\":%" PRIu64, f->ino);
+	json_place(f->has, f->agno, f->agbno, f->ino);
 	if (f->has & XFSJ_PF_COUNT)
 		printf(",\"count\":%" PRIu64, f->count);
-	if (f->field) {
-		printf(",\"field\":");
-		json_str(stdout, f->field, strlen(f->field));
-	}
+	json_field(f->field);
 	if (f->has_old)
 		printf(",\"old\":%" PRIu64, f->old);
 	if (f->has_new)
