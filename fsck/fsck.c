@@ -45,6 +45,7 @@ struct fsck_opts {
 	enum mode mode;
 	bool verbose;
 	int progress_fd;	/* -C FD; -1: none */
+	const char *logdev;	/* -l LOGDEV, -o logdev=LOGDEV; NULL: internal */
 	const char *device;
 };
 
@@ -54,7 +55,7 @@ static int progress_fd = -1;
 static void usage(FILE *out)
 {
 	fputs(
-"Usage: fsck.xfsj [-a | -p | -n | -y] [-f] [-v] [-C [FD]] device\n"
+"Usage: fsck.xfsj [-a | -p | -n | -y] [-f] [-v] [-C [FD]] [-l logdev] device\n"
 "Check an XFS filesystem as fsck(8) asks: replay its dirty log in user\n"
 "space, check every metadata structure, and repair as the mode allows.\n"
 "\n"
@@ -68,7 +69,10 @@ static void usage(FILE *out)
 "           full, so accepted and ignored\n"
 "  -C [FD]  progress: FD 0 (or none) on the terminal; FD > 0 gets\n"
 "           \"phase done total device\" lines as e2fsck writes them\n"
-"  -v       verbose: every piece of leftover log work, each repair round\n"
+"  -v       verbose: every piece of leftover log work, each repair round,\n"
+"           each problem that follows from another\n"
+"  -l LOGDEV, -o logdev=LOGDEV\n"
+"           the filesystem's external log device (as xfs_repair -l)\n"
 "  -V, --version   print the version; -h, --help   this text\n"
 "\n"
 "Exit status (fsck(8)): 0 no errors; 1 errors corrected, or a dirty log\n"
@@ -134,6 +138,24 @@ static bool set_mode(struct fsck_opts *o, enum mode m)
 	return true;
 }
 
+/* -o OPTS: logdev=DEV (xfs_repair's name for it); others refused. */
+static bool parse_subopts(char *opts, struct fsck_opts *o)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(opts, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(tok, "logdev=", 7) && tok[7]) {
+			o->logdev = tok + 7;
+			continue;
+		}
+		fprintf(stderr, "fsck.xfsj: -o %s: unknown (logdev=DEV is known)\n",
+			tok);
+		return false;
+	}
+	return true;
+}
+
 /* fsck(8)'s options; false after saying why (usage error). */
 static int parse(int argc, char **argv, struct fsck_opts *o)
 {
@@ -145,7 +167,7 @@ static int parse(int argc, char **argv, struct fsck_opts *o)
 	int c;
 
 	o->progress_fd = -1;
-	while ((c = getopt_long(argc, argv, "apnyfvC::Vh", longopts,
+	while ((c = getopt_long(argc, argv, "apnyfvC::l:o:Vh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -168,6 +190,13 @@ static int parse(int argc, char **argv, struct fsck_opts *o)
 			break;
 		case 'C':
 			if (!parse_progress(argc, argv, o))
+				return FSCK_USAGE;
+			break;
+		case 'l':
+			o->logdev = optarg;
+			break;
+		case 'o':
+			if (!parse_subopts(optarg, o))
 				return FSCK_USAGE;
 			break;
 		case 'V':
@@ -236,7 +265,7 @@ static void choose_redo_dir(void)
 int main(int argc, char **argv)
 {
 	struct fsck_opts o = { 0 };
-	char *rargv[8];
+	char *rargv[10];
 	int rargc = 0, rc, ret;
 
 	ret = parse(argc, argv, &o);
@@ -262,20 +291,25 @@ int main(int argc, char **argv)
 		rargv[rargc++] = "-v";
 	if (o.progress_fd == 0)
 		rargv[rargc++] = "--progress";
+	if (o.logdev) {
+		rargv[rargc++] = "-l";
+		rargv[rargc++] = (char *)o.logdev;
+	}
 	rargv[rargc++] = "--";
 	rargv[rargc++] = (char *)o.device;
 	rargv[rargc] = NULL;
 
 	progress_line(0);
 	optind = 0;	/* a fresh getopt for repair_main() */
+	/* The repair's messages are this tool's: its name, its advice (a
+	 * preen that stops says so on stdout, with the rest). */
+	repair_prog = "fsck.xfsj";
+	repair_full_repair = "run fsck.xfsj -y";
 	rc = repair_main(rargc, rargv);
 	fflush(stdout);
 	ret = fsck_code(&o, rc);
 	progress_line(100);
-	if (rc == XR_PREEN)
-		fprintf(stderr, "fsck.xfsj: %s: a problem needs a full repair: run fsck.xfsj -y %s (or xfsj-repair)\n",
-			o.device, o.device);
-	else if (ret == FSCK_UNCORRECTED && o.mode == MODE_NO)
+	if (ret == FSCK_UNCORRECTED && o.mode == MODE_NO)
 		fprintf(stderr, "fsck.xfsj: %s: errors found; fsck.xfsj -y repairs them\n",
 			o.device);
 	return ret;

@@ -4,6 +4,7 @@
  * what it finds, as text or JSON Lines, with progress on a terminal.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -18,7 +19,22 @@ struct out {
 	bool json;
 	struct progress_line pl;
 	FILE *txt;
+	struct problem_group grp;	/* the text, till the check ends */
+	uint64_t id_base;	/* added to the check's problem numbers */
 };
+
+const char *repair_prog = "xfsj-repair";
+const char *repair_full_repair = "run xfsj-repair without -p";
+
+void tool_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", repair_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
 
 uint64_t now_ms(void)
 {
@@ -92,37 +108,43 @@ void progress_show(struct progress_line *pl, enum xfsj_check_phase ph,
 	progress_step(pl, phase, done, total);
 }
 
-void print_problem(const struct xfsj_problem *p, bool json, const char *tag)
+void json_place(unsigned int has, uint32_t agno, uint32_t agbno, uint64_t ino)
+{
+	if (has & XFSJ_PF_AG)
+		printf(",\"ag\":%" PRIu32, agno);
+	if (has & XFSJ_PF_AGBNO)
+		printf(",\"agbno\":%" PRIu32, agbno);
+	if (has & XFSJ_PF_INO)
+		printf(",\"ino\":%" PRIu64, ino);
+}
+
+void json_field(const char *field)
+{
+	if (!field)
+		return;
+	printf(",\"field\":");
+	json_str(stdout, field, strlen(field));
+}
+
+void print_problem_json(const struct xfsj_problem *p, const char *tag)
 {
 	char msg[512];
 
 	xfsj_problem_format(p, msg, sizeof(msg));
-	if (!json) {
-		if (tag)
-			printf("%s: %s: %s\n", tag, p->def->code, msg);
-		else
-			printf("%s: %s\n", p->def->code, msg);
-		return;
-	}
-	printf("{\"kind\":\"problem\",\"state\":\"%s\",", tag ? tag : "found");
+	printf("{\"kind\":\"problem\",\"state\":\"%s\",\"id\":%" PRIu64 ",",
+	       tag ? tag : "found", p->id);
+	if (p->has & XFSJ_PF_CAUSE)
+		printf("\"cause\":%" PRIu64 ",", p->cause);
 	printf("\"code\":\"%s\",\"num\":\"0x%06" PRIx32 "\",\"severity\":\"%s\","
 	       "\"structure\":\"%s\",\"fix\":\"%s\"",
 	       p->def->code, p->def->num, xfsj_sev_name(p->def->sev),
 	       p->def->structure, xfsj_fix_name(p->def->fix));
-	if (p->has & XFSJ_PF_AG)
-		printf(",\"ag\":%" PRIu32, p->agno);
-	if (p->has & XFSJ_PF_AGBNO)
-		printf(",\"agbno\":%" PRIu32, p->agbno);
-	if (p->has & XFSJ_PF_INO)
-		printf(",\"ino\":%" PRIu64, p->ino);
+	json_place(p->has, p->agno, p->agbno, p->ino);
 	if (p->has & XFSJ_PF_FSBNO)
 		printf(",\"fsbno\":%" PRIu64, p->fsbno);
 	if (p->has & XFSJ_PF_OFF)
 		printf(",\"off\":%" PRIu64, p->off);
-	if (p->field) {
-		printf(",\"field\":");
-		json_str(stdout, p->field, strlen(p->field));
-	}
+	json_field(p->field);
 	if (p->has & XFSJ_PF_EXPECTED)
 		printf(",\"expected\":%" PRIu64, p->expected);
 	if (p->has & XFSJ_PF_FOUND)
@@ -141,9 +163,21 @@ void print_problem(const struct xfsj_problem *p, bool json, const char *tag)
 static void on_problem(void *arg, const struct xfsj_problem *p)
 {
 	struct out *o = arg;
+	struct xfsj_problem q;
 
+	if (o->id_base) {
+		q = *p;
+		q.id += o->id_base;
+		q.cause += o->id_base;
+		p = &q;
+	}
+
+	if (!o->json) {
+		group_add(&o->grp, p);
+		return;
+	}
 	progress_clear(&o->pl);
-	print_problem(p, o->json, NULL);
+	print_problem_json(p, NULL);
 }
 
 static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
@@ -192,15 +226,16 @@ static enum check_outcome check_end(struct out *o, int err,
 	if (err)
 		progress_clear(&o->pl);
 	progress_end(&o->pl);
+	group_flush(&o->grp);
 	if (err) {
 		const struct xfsj_fault *f = &r->fault;
 
 		if (f->structure)
-			fprintf(stderr, "xfsj-repair: %s: cannot check: %s %s at byte %" PRIu64 ": %s\n",
+			tool_err("%s: cannot check: %s %s at byte %" PRIu64 ": %s\n",
 				dev, f->structure, f->field ? f->field : "",
 				f->offset, xfsj_strerror(err));
 		else
-			fprintf(stderr, "xfsj-repair: %s: cannot check: %s\n",
+			tool_err("%s: cannot check: %s\n",
 				dev, xfsj_strerror(err));
 		if (json)
 			printf("{\"kind\":\"check_summary\",\"checked\":false,\"error\":\"%s\"}\n",
@@ -226,13 +261,14 @@ static enum check_outcome check_end(struct out *o, int err,
 }
 
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
-				  uint64_t lsn, bool json,
+				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, FILE *txt)
 {
 	const struct xfsj_check_opts copts = { .cache_bytes = cache_bytes };
 	struct out o = {
 		.dev = dev, .json = json, .pl = PROGRESS_LINE(progress), .txt = txt,
+		.grp = { .verbose = verbose },
 	};
 	const struct xfsj_check_cb cb = {
 		.arg = &o,
@@ -246,7 +282,7 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 	err = xfsj_fs_open(xfsj_replay_overlay(keep), xfsj_replay_sb(keep),
 			   lsn, &fs);
 	if (err) {
-		fprintf(stderr, "xfsj-repair: %s: cannot check: %s\n", dev,
+		tool_err("%s: cannot check: %s\n", dev,
 			xfsj_strerror(err));
 		return CHECK_FAILED;
 	}
@@ -300,6 +336,8 @@ enum check_outcome check_unreplayable(const char *dev, struct xfsj_io *io,
 	on_problem(&o, &(struct xfsj_problem){
 		.def = d, .has = XFSJ_PF_OFF, .off = f->offset,
 		.field = f->field ? f->field : f->structure });
+	group_flush(&o.grp);
+	o.id_base = 1;		/* the superblocks' problems come after */
 	fprintf(txt, "%s: checking the superblocks as they are on disk\n",
 		dev);
 	err = xfsj_check_superblocks(io, &cb, &res);

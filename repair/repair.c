@@ -186,19 +186,17 @@ enum { OPT_OUTPUT_LOG = 768 };
 static bool output_opts_ok(struct opts *o)
 {
 	if (o->output_log && !o->output) {
-		fputs("xfsj-repair: --output-log goes with -O\n", stderr);
+		tool_err("--output-log goes with -O\n");
 		return false;
 	}
 	if (!o->output)
 		return true;
 	if (o->nomodify || o->undo || o->undo_apply) {
-		fputs("xfsj-repair: -O writes a copy: it goes with neither -n, -U nor --undo-apply\n",
-		      stderr);
+		tool_err("-O writes a copy: it goes with neither -n, -U nor --undo-apply\n");
 		return false;
 	}
 	if (o->output_log && !o->logdev) {
-		fputs("xfsj-repair: --output-log: no external log (-l) to copy\n",
-		      stderr);
+		tool_err("--output-log: no external log (-l) to copy\n");
 		return false;
 	}
 	return true;
@@ -229,7 +227,7 @@ static bool open_output(struct opts *o, struct xfsj_io **io,
 	/* A redo file left by a run on an earlier copy is stale now. */
 	if (access(o->redo, F_OK) == 0) {
 		if (!o->force) {
-			fprintf(stderr, "xfsj-repair: redo file %s of an earlier run exists; the copy is made anew, so -f removes it\n",
+			tool_err("redo file %s of an earlier run exists; the copy is made anew, so -f removes it\n",
 				o->redo);
 			return false;
 		}
@@ -285,11 +283,11 @@ static int undo_apply(const struct opts *o, struct xfsj_io *io,
 	int err = 0;
 
 	if (o->nomodify || o->undo) {
-		fprintf(stderr, "xfsj-repair: --undo-apply goes with neither -n nor -U\n");
+		tool_err("--undo-apply goes with neither -n nor -U\n");
 		return EXIT_ERROR;
 	}
 	if (access(o->undo_apply, R_OK) < 0) {
-		fprintf(stderr, "xfsj-repair: cannot open undo file %s: %s\n",
+		tool_err("cannot open undo file %s: %s\n",
 			o->undo_apply, strerror(errno));
 		return EXIT_ERROR;
 	}
@@ -302,7 +300,7 @@ static int undo_apply(const struct opts *o, struct xfsj_io *io,
 	if (logio && dev != io)
 		xfsj_io_close(dev);
 	if (err && res.refused) {
-		fprintf(stderr, "xfsj-repair: %s: undo file %s refused, nothing written: %s",
+		tool_err("%s: undo file %s refused, nothing written: %s",
 			o->device, o->undo_apply, why[res.refused]);
 		if (res.refused == XFSJ_UNDO_CHANGED || res.refused == XFSJ_UNDO_TORN)
 			fprintf(stderr, " (block at byte %llu)", (unsigned long long)res.offset);
@@ -310,7 +308,7 @@ static int undo_apply(const struct opts *o, struct xfsj_io *io,
 		return EXIT_ERROR;
 	}
 	if (err) {
-		fprintf(stderr, "xfsj-repair: %s: undo file %s: %s\n", o->device,
+		tool_err("%s: undo file %s: %s\n", o->device,
 			o->undo_apply, xfsj_strerror(err));
 		return EXIT_ERROR;
 	}
@@ -349,11 +347,11 @@ static void on_pass_done(void *arg, int pass)
 static void print_fault(const char *dev, const struct xfsj_fault *f, int err)
 {
 	if (f->structure)
-		fprintf(stderr, "xfsj-repair: %s: %s %s at byte %llu: %s\n",
+		tool_err("%s: %s %s at byte %llu: %s\n",
 			dev, f->structure, f->field ? f->field : "",
 			(unsigned long long)f->offset, xfsj_strerror(err));
 	else
-		fprintf(stderr, "xfsj-repair: %s: %s\n", dev, xfsj_strerror(err));
+		tool_err("%s: %s\n", dev, xfsj_strerror(err));
 }
 
 static const char *intent_name(uint16_t type)
@@ -496,23 +494,23 @@ static int print_failure(struct opts *o, const struct xfsj_replay_result *r,
 
 	switch (f->reason) {
 	case XFSJ_FR_EXTLOG_NEEDED:
-		fprintf(stderr, "xfsj-repair: %s: the filesystem has an external log: give its device with -l\n",
+		tool_err("%s: the filesystem has an external log: give its device with -l\n",
 			dev);
 		break;
 	case XFSJ_FR_LOG_NOT_EXTERNAL:
-		fprintf(stderr, "xfsj-repair: %s: the filesystem has an internal log; -l %s is not its log\n",
+		tool_err("%s: the filesystem has an internal log; -l %s is not its log\n",
 			dev, o->logdev);
 		break;
 	case XFSJ_FR_FEATURES_UNKNOWN:
-		fprintf(stderr, "xfsj-repair: %s: superblock has features this version does not know\n",
+		tool_err("%s: superblock has features this version does not know\n",
 			dev);
 		break;
 	case XFSJ_FR_REDO_FINISH:
 		if (err == -XFSJ_E_STALE)
-			fprintf(stderr, "xfsj-repair: %s: redo file %s was made for another device with this filesystem's uuid, or for this one before it changed (a block it would write holds neither its old nor its new contents); nothing was written: remove it if its run is abandoned\n",
+			tool_err("%s: redo file %s was made for another device with this filesystem's uuid, or for this one before it changed (a block it would write holds neither its old nor its new contents); nothing was written: remove it if its run is abandoned\n",
 				dev, r->redo);
 		else
-			fprintf(stderr, "xfsj-repair: %s: redo file %s: %s\n",
+			tool_err("%s: redo file %s: %s\n",
 				dev, r->redo, xfsj_strerror(err));
 		break;
 	case XFSJ_FR_LOG_CORRUPT_MIDDLE:
@@ -523,7 +521,7 @@ static int print_failure(struct opts *o, const struct xfsj_replay_result *r,
 		 */
 		if (r->ht.lost) {
 			o->log_stuck = true;
-			fprintf(stderr, "xfsj-repair: %s: lost log records at log block %u: "
+			tool_err("%s: lost log records at log block %u: "
 				"its blocks hold an older cycle, and %u records after it "
 				"(log block %u to head %u) do not; the kernel would stop "
 				"there and drop them; not replaying (--salvage replays past it)\n",
@@ -532,7 +530,7 @@ static int print_failure(struct opts *o, const struct xfsj_replay_result *r,
 			break;
 		}
 		o->log_stuck = true;
-		fprintf(stderr, "xfsj-repair: %s: corrupt log record at log block %u "
+		tool_err("%s: corrupt log record at log block %u "
 			"between tail %u and head %u; not replaying\n",
 			dev, r->ht.bad_blk, r->ht.tail_blk, r->ht.head_blk);
 		break;
@@ -550,21 +548,21 @@ static int print_failure(struct opts *o, const struct xfsj_replay_result *r,
 		       f->structure ? f->structure : "?", f->field ? f->field : "");
 		return EXIT_LEFTOVER;
 	case XFSJ_FR_REDO_SAVE:
-		fprintf(stderr, "xfsj-repair: %s: cannot write redo file %s: %s\n",
+		tool_err("%s: cannot write redo file %s: %s\n",
 			dev, r->redo, xfsj_strerror(err));
 		break;
 	case XFSJ_FR_UNDO_SAVE:
-		fprintf(stderr, "xfsj-repair: %s: cannot write undo file %s: %s; nothing was written to the device\n",
+		tool_err("%s: cannot write undo file %s: %s; nothing was written to the device\n",
 			dev, o->undo, xfsj_strerror(err));
 		break;
 	case XFSJ_FR_UNDO_MISMATCH:
-		fprintf(stderr, "xfsj-repair: %s: an interrupted run waits in %s, and %s is not its complete undo file: "
+		tool_err("%s: an interrupted run waits in %s, and %s is not its complete undo file: "
 			"the device is partly written, so its old contents can no longer be saved; "
 			"give the undo file of that run with -U, or run without -U to finish it\n",
 			dev, r->redo, o->undo);
 		break;
 	case XFSJ_FR_REDO_COMMIT:
-		fprintf(stderr, "xfsj-repair: %s: writing the replay failed: %s; run again to finish it from %s\n",
+		tool_err("%s: writing the replay failed: %s; run again to finish it from %s\n",
 			dev, xfsj_strerror(err), r->redo);
 		break;
 	default:
@@ -573,7 +571,7 @@ static int print_failure(struct opts *o, const struct xfsj_replay_result *r,
 			 * A log item the replay cannot take: name its
 			 * transaction too, for xfsj-logprint --lsn.
 			 */
-			fprintf(stderr, "xfsj-repair: %s: %s %s at byte %llu (transaction at LSN %u:%u, log block %u): %s\n",
+			tool_err("%s: %s %s at byte %llu (transaction at LSN %u:%u, log block %u): %s\n",
 				dev, f->structure, f->field ? f->field : "",
 				(unsigned long long)f->offset,
 				(unsigned)(r->trans_lsn >> 32),
@@ -842,7 +840,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 				o->device, (unsigned long long)r.pages);
 		ret = check_replayed(o->device, keep, r.dirty ?
 			xfsj_lsn(r.ht.cycle, r.ht.head_blk) : 0, o->json,
-			run.progress, o->cache_bytes, txt);
+			o->verbose, run.progress, o->cache_bytes, txt);
 		xfsj_replay_free(keep);
 		if (ret == CHECK_CLEAN)
 			return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
@@ -933,12 +931,12 @@ static bool compat_number(const char *v, const char *what)
 	char *end;
 
 	if (!v || !*v) {
-		fprintf(stderr, "xfsj-repair: %s takes a number (%s%sN)\n", what,
+		tool_err("%s takes a number (%s%sN)\n", what,
 			what, *what == '-' ? " " : "=");
 		return false;
 	}
 	if (*v < '0' || *v > '9' || (strtoull(v, &end, 10), *end)) {
-		fprintf(stderr, "xfsj-repair: %s: '%s' is not a number\n", what,
+		tool_err("%s: '%s' is not a number\n", what,
 			v);
 		return false;
 	}
@@ -961,7 +959,7 @@ static bool compat_subopt(const char *arg)
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (!eq && !strcmp(arg, flags[i]))
 			return true;
-	fprintf(stderr, "xfsj-repair: -o %s: unknown suboption\n", arg);
+	tool_err("-o %s: unknown suboption\n", arg);
 	return false;
 }
 
@@ -1016,7 +1014,7 @@ static int run(int argc, char **argv, struct opts *o)
 			mib = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !mib ||
 			    mib > (UINT64_MAX >> 20)) {
-				fprintf(stderr, "xfsj-repair: -m %s: not a size in MiB\n",
+				tool_err("-m %s: not a size in MiB\n",
 					optarg);
 				return EXIT_ERROR;
 			}
@@ -1043,8 +1041,7 @@ static int run(int argc, char **argv, struct opts *o)
 				return EXIT_ERROR;
 			break;
 		case 'L':
-			fputs("xfsj-repair: -L: not needed: a dirty log is replayed, never thrown away\n",
-			      stderr);
+			tool_err("-L: not needed: a dirty log is replayed, never thrown away\n");
 			break;
 		case 'V':
 			printf("xfsj-repair version %s (JSON schema %d)\n",
@@ -1059,8 +1056,7 @@ static int run(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (o->nomodify && o->preen) {
-		fputs("xfsj-repair: -n and -p cannot be used together\n",
-		      stderr);
+		tool_err("-n and -p cannot be used together\n");
 		return EXIT_ERROR;
 	}
 	if (!output_opts_ok(o))
@@ -1076,24 +1072,24 @@ static int run(int argc, char **argv, struct opts *o)
 	o->device = argv[optind];
 	/* The same words with -n (a read-only open succeeds) and without. */
 	if (!stat(o->device, &st) && S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o->device,
+		tool_err("cannot open %s: %s\n", o->device,
 			strerror(EISDIR));
 		return EXIT_ERROR;
 	}
 	if (xfsj_path_mounted(o->device)) {
-		fprintf(stderr, "xfsj-repair: %s contains a mounted filesystem; unmount it first\n",
+		tool_err("%s contains a mounted filesystem; unmount it first\n",
 			o->device);
 		return EXIT_ERROR;
 	}
 	if (o->logdev && (xfsj_path_mounted(o->logdev) || xfsj_path_held(o->logdev))) {
-		fprintf(stderr, "xfsj-repair: %s is in use (the log of a mounted filesystem?); unmount it first\n",
+		tool_err("%s is in use (the log of a mounted filesystem?); unmount it first\n",
 			o->logdev);
 		return EXIT_ERROR;
 	}
 	err = xfsj_io_open(o->device, o->nomodify || o->output ? XFSJ_IO_RDONLY :
 			   XFSJ_IO_EXCL, &io);
 	if (err) {
-		fprintf(stderr, "xfsj-repair: cannot open %s: %s\n", o->device,
+		tool_err("cannot open %s: %s\n", o->device,
 			xfsj_io_open_strerror(err));
 		return EXIT_ERROR;
 	}
@@ -1101,7 +1097,7 @@ static int run(int argc, char **argv, struct opts *o)
 		err = xfsj_io_open(o->logdev, o->nomodify || o->output ?
 			XFSJ_IO_RDONLY : XFSJ_IO_EXCL, &logio);
 		if (err) {
-			fprintf(stderr, "xfsj-repair: cannot open %s: %s\n",
+			tool_err("cannot open %s: %s\n",
 				o->logdev, xfsj_io_open_strerror(err));
 			xfsj_io_close(io);
 			return EXIT_ERROR;

@@ -37,13 +37,15 @@ void progress_end(struct progress_line *pl);
 
 /*
  * Check the filesystem the replay @keep left in its overlay (@lsn: the
- * replay's head, or 0 after a clean log): one line per problem on stdout
- * (JSON Lines with @json, then a summary object), progress on stderr when
+ * replay's head, or 0 after a clean log): one line per root problem on
+ * stdout with a count of its consequences (@verbose: each of them, as
+ * group_out.c says; JSON Lines with @json, each problem as found, then a
+ * summary object), progress on stderr when
  * @progress, other words on @txt.  @cache_bytes bounds the buffer cache
  * (0: the library's default).
  */
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
-				  uint64_t lsn, bool json,
+				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, FILE *txt);
 
@@ -60,11 +62,35 @@ enum check_outcome check_unreplayable(const char *dev, struct xfsj_io *io,
 				      const struct xfsj_fault *f, bool json,
 				      FILE *txt);
 
-/* One problem: "code: message" (after "TAG: " when @tag), or a JSON
- * object of kind "problem" whose "state" is @tag ("found" when NULL). */
-void print_problem(const struct xfsj_problem *p, bool json, const char *tag);
+/* One problem as a JSON object of kind "problem" whose "state" is @tag
+ * ("found" when NULL); the text goes through group_out.c. */
+void print_problem_json(const struct xfsj_problem *p, const char *tag);
+
+/*
+ * group_out.c: the text of one check's problems, held until it ends, then
+ * each root problem in a line ("TAG: " first when @tag) with what follows
+ * from it (the problems whose cause it is) under it: one line counting
+ * them by code, or with @verbose their own lines, indented.
+ */
+struct group_root;
+struct problem_group {
+	const char *tag;
+	bool verbose;
+	struct group_root *roots;	/* by problem number */
+	size_t n, cap;
+};
+void group_add(struct problem_group *g, const struct xfsj_problem *p);
+/* Print what was added and forget it. */
+void group_flush(struct problem_group *g);
+/* Room for one more of @n elements of @esz bytes in *@arrp (of *@cap):
+ * 0, or -1 out of memory (the array untouched). */
+int tool_grow(void *arrp, size_t *cap, size_t n, size_t esz);
 /* A JSON string of @n bytes, escaped. */
 void json_str(FILE *f, const char *s, size_t n);
+/* ,"ag":..,"agbno":..,"ino":.. as @has (XFSJ_PF_*) says, on stdout. */
+void json_place(unsigned int has, uint32_t agno, uint32_t agbno, uint64_t ino);
+/* ,"field":"..." unless @field is NULL, on stdout. */
+void json_field(const char *field);
 
 /* What the repair's wording needs of the options. */
 struct repair_args {
@@ -145,6 +171,14 @@ bool copy_to_output(struct xfsj_io *src, const char *src_path,
  */
 int repair_main(int argc, char **argv);
 extern bool repair_log_replayed;
+/*
+ * The name its messages begin with ("xfsj-repair"; fsck.xfsj's when it
+ * runs it), and what a preen that stops says to run instead.
+ */
+extern const char *repair_prog;
+extern const char *repair_full_repair;
+/* "PROG: " and the message, on stderr. */
+void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --salvage: the loss report (salvage_out.c). */
 struct salvage_out {

@@ -25,58 +25,263 @@
 #include "xfsj/undo.h"
 #include "repair.h"
 
+/* One fix as said: the fixes of one field of one object merged. */
+struct fix_rec {
+	enum xfsj_fix fix;
+	const struct xfsj_problem_def *def;	/* the problem's row, or NULL */
+	unsigned int has;
+	uint32_t agno, agbno;
+	uint64_t ino, count;
+	char *field;		/* the problem's field, or NULL */
+	bool has_old, has_new;
+	uint64_t old;		/* the first fix's value found */
+	uint64_t new;		/* the last fix's value set */
+	char *what;		/* the last fix's words */
+	unsigned int times;	/* fixes merged into it */
+};
+
 struct rout {
 	const struct repair_args *a;
 	struct progress_line pl;
+	struct problem_group found, left;
+	bool found_said;
+	struct fix_rec *fixes;
+	size_t nfix, capfix;
+	bool nomem;		/* a fix record could not be kept */
+	/* The counter rows whose fixes are FIELD fixes (agf, agi). */
+	const struct xfsj_problem_def *counter_rows[2];
 };
 
 static void on_found(void *arg, const struct xfsj_problem *p)
 {
 	struct rout *r = arg;
 
+	if (!r->a->json) {
+		group_add(&r->found, p);
+		return;
+	}
 	progress_clear(&r->pl);
-	print_problem(p, r->a->json, "found");
+	print_problem_json(p, "found");
+}
+
+/* The first check's problems, said once, before anything that follows. */
+static void say_found(struct rout *r)
+{
+	if (r->found_said)
+		return;
+	r->found_said = true;
+	progress_clear(&r->pl);
+	group_flush(&r->found);
 }
 
 static void on_left(void *arg, const struct xfsj_problem *p)
 {
 	struct rout *r = arg;
 
+	if (!r->a->json) {
+		group_add(&r->left, p);
+		return;
+	}
 	progress_clear(&r->pl);
-	print_problem(p, r->a->json, "left");
+	print_problem_json(p, "left");
 }
 
+/*
+ * Is @a a fix of the same field of the same object as @f (a value set
+ * again in a later round)?  Only fixes that set a value the check
+ * expected merge.
+ */
+static bool same_field(const struct fix_rec *f,
+		       const struct xfsj_repair_action *a)
+{
+	const struct xfsj_problem *p = a->problem;
+	unsigned int where = XFSJ_PF_AG | XFSJ_PF_AGBNO | XFSJ_PF_INO;
+
+	if (!p || !(p->has & XFSJ_PF_EXPECTED) || f->fix != a->fix ||
+	    f->def != p->def || (f->has & where) != (a->has & where))
+		return false;
+	if (((a->has & XFSJ_PF_AG) && f->agno != a->agno) ||
+	    ((a->has & XFSJ_PF_AGBNO) && f->agbno != a->agbno) ||
+	    ((a->has & XFSJ_PF_INO) && f->ino != a->ino))
+		return false;
+	if (!f->field || !p->field)
+		return !f->field && !p->field;
+	return strcmp(f->field, p->field) == 0;
+}
+
+static char *dup_str(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Keep fix @a: merged into the record of its field, or a new record. */
 static void on_action(void *arg, const struct xfsj_repair_action *a)
 {
 	struct rout *r = arg;
-	const char *code = a->problem ? a->problem->def->code : NULL;
+	const struct xfsj_problem *p = a->problem;
+	struct fix_rec *f = NULL;
+	char *what = strdup(a->what);
+	size_t i;
 
-	progress_clear(&r->pl);
+	say_found(r);
+	for (i = r->nfix; i-- > 0;)
+		if (same_field(&r->fixes[i], a)) {
+			f = &r->fixes[i];
+			break;
+		}
+	if (!what)
+		goto nomem;
+	if (!f) {
+		if (tool_grow(&r->fixes, &r->capfix, r->nfix, sizeof(*f)))
+			goto nomem;
+		f = &r->fixes[r->nfix];
+		*f = (struct fix_rec){
+			.fix = a->fix, .def = p ? p->def : NULL, .has = a->has,
+			.agno = a->agno, .agbno = a->agbno, .ino = a->ino,
+			.field = p ? dup_str(p->field) : NULL,
+			.has_old = p && (p->has & XFSJ_PF_FOUND),
+			.old = p ? p->found : 0,
+		};
+		if (p && p->field && !f->field)
+			goto nomem;
+		r->nfix++;
+	}
+	free(f->what);
+	f->what = what;
+	f->count = a->count;
+	f->has_new = p && (p->has & XFSJ_PF_EXPECTED);
+	f->new = p ? p->expected : 0;
+	f->times++;
+	return;
+nomem:
+	free(what);
+	r->nomem = true;
+}
+
+/* A fix merged from several that only put the first value back. */
+static bool undone(const struct fix_rec *f)
+{
+	return f->times > 1 && f->has_old && f->has_new && f->old == f->new;
+}
+
+static void print_fix(const struct rout *r, const struct fix_rec *f)
+{
+	const char *code = f->def ? f->def->code : NULL;
+
 	if (!r->a->json) {
 		const char *tag = r->a->dry ? "would fix" : "fixed";
 
+		printf("%s: ", tag);
 		if (code)
-			printf("%s: %s: %s\n", tag, code, a->what);
-		else
-			printf("%s: %s\n", tag, a->what);
+			printf("%s: ", code);
+		printf("%s", f->what);
+		if (f->times > 1 && f->has_old)
+			printf(" (was %" PRIu64 ")", f->old);
+		putchar('\n');
 		return;
 	}
-	printf("{\"kind\":\"fix\",\"fix\":\"%s\"", xfsj_fix_name(a->fix));
+	printf("{\"kind\":\"fix\",\"fix\":\"%s\"", xfsj_fix_name(f->fix));
 	if (r->a->dry)
 		printf(",\"dry\":true");
 	if (code)
 		printf(",\"code\":\"%s\"", code);
-	if (a->has & XFSJ_PF_AG)
-		printf(",\"ag\":%" PRIu32, a->agno);
-	if (a->has & XFSJ_PF_AGBNO)
-		printf(",\"agbno\":%" PRIu32, a->agbno);
-	if (a->has & XFSJ_PF_INO)
-		printf(",\"ino\":%" PRIu64, a->ino);
-	if (a->has & XFSJ_PF_COUNT)
-		printf(",\"count\":%" PRIu64, a->count);
+	json_place(f->has, f->agno, f->agbno, f->ino);
+	if (f->has & XFSJ_PF_COUNT)
+		printf(",\"count\":%" PRIu64, f->count);
+	json_field(f->field);
+	if (f->has_old)
+		printf(",\"old\":%" PRIu64, f->old);
+	if (f->has_new)
+		printf(",\"new\":%" PRIu64, f->new);
+	if (f->times > 1)
+		printf(",\"times\":%u", f->times);
 	printf(",\"what\":");
-	json_str(stdout, a->what, strlen(a->what));
+	json_str(stdout, f->what, strlen(f->what));
 	printf("}\n");
+}
+
+/* What the fixes did, by kind: the summary's categories. */
+enum fix_cat {
+	CAT_FIELDS, CAT_INODES, CAT_MOVED, CAT_REMOVED, CAT_BLOCKS,
+	CAT_BTREES, CAT_HEADERS, CAT_COUNTERS, CAT_DIRS, CAT_ATTRS,
+	CAT_FORKS, CAT_PPTRS, CAT_CLONED, CAT__N
+};
+
+static const struct {
+	const char *text;	/* in the text summary */
+	const char *json;	/* its key in the JSON summary */
+} cats[CAT__N] = {
+	[CAT_FIELDS] = { "fields", "fields_fixed" },
+	[CAT_INODES] = { "inodes cleared", "inodes_cleared" },
+	[CAT_MOVED] = { "entries to lost+found", "entries_moved" },
+	[CAT_REMOVED] = { "entries removed", "entries_removed" },
+	[CAT_BLOCKS] = { "blocks reclaimed", "blocks_reclaimed" },
+	[CAT_BTREES] = { "btrees rebuilt", "btrees_rebuilt" },
+	[CAT_HEADERS] = { "headers rebuilt", "headers_rebuilt" },
+	[CAT_COUNTERS] = { "counters", "counters_fixed" },
+	[CAT_DIRS] = { "directories rebuilt", "dirs_rebuilt" },
+	[CAT_ATTRS] = { "attribute forks rebuilt", "attr_forks_rebuilt" },
+	[CAT_FORKS] = { "forks fixed", "forks_fixed" },
+	[CAT_PPTRS] = { "parent pointers", "pptrs_fixed" },
+	[CAT_CLONED] = { "blocks cloned", "blocks_cloned" },
+};
+
+/* The category of each kind of fix. */
+static const enum fix_cat fix_cats[XFSJ_FIX__COUNT] = {
+	[XFSJ_FIX_NONE] = CAT__N,
+	[XFSJ_FIX_FIELD] = CAT_FIELDS,
+	[XFSJ_FIX_SB_FROM_SECONDARY] = CAT_HEADERS,
+	[XFSJ_FIX_AG_HEADER] = CAT_HEADERS,
+	[XFSJ_FIX_REBUILD_BTREE] = CAT_BTREES,
+	[XFSJ_FIX_REBUILD_BMBT] = CAT_FORKS,
+	[XFSJ_FIX_CLEAR_INODE] = CAT_INODES,
+	[XFSJ_FIX_CLEAR_FORK] = CAT_FORKS,
+	[XFSJ_FIX_SALVAGE_DIR] = CAT_DIRS,
+	[XFSJ_FIX_CLEAR_ENTRY] = CAT_REMOVED,
+	[XFSJ_FIX_SALVAGE_ATTR] = CAT_ATTRS,
+	[XFSJ_FIX_NLINK] = CAT_FIELDS,
+	[XFSJ_FIX_RECONNECT] = CAT_MOVED,
+	[XFSJ_FIX_PPTR] = CAT_PPTRS,
+	[XFSJ_FIX_FREE_SPACE] = CAT_BLOCKS,
+	[XFSJ_FIX_COUNTERS] = CAT_COUNTERS,
+	[XFSJ_FIX_UNLINKED] = CAT_FIELDS,
+};
+
+/* The category of fix record @f: its kind's, a counter row's own. */
+static enum fix_cat fix_cat(const struct rout *r, const struct fix_rec *f)
+{
+	if (f->def && (f->def == r->counter_rows[0] ||
+		       f->def == r->counter_rows[1]))
+		return CAT_COUNTERS;
+	return f->fix < XFSJ_FIX__COUNT ? fix_cats[f->fix] : CAT__N;
+}
+
+/* The fixes said: the records kept, each once; their number. */
+static uint64_t say_fixes(struct rout *r, uint64_t *by_cat)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	say_found(r);
+	for (i = 0; i < r->nfix; i++) {
+		struct fix_rec *f = &r->fixes[i];
+		enum fix_cat c = fix_cat(r, f);
+
+		if (!undone(f)) {
+			print_fix(r, f);
+			n++;
+			if (c != CAT__N)
+				by_cat[c] += c == CAT_BLOCKS ? f->count : 1;
+		}
+		free(f->what);
+		free(f->field);
+	}
+	free(r->fixes);
+	r->fixes = NULL;
+	r->nfix = r->capfix = 0;
+	if (r->nomem)
+		tool_err("out of memory: not every fix is listed\n");
+	return n;
 }
 
 static void on_round(void *arg, unsigned int round,
@@ -84,6 +289,7 @@ static void on_round(void *arg, unsigned int round,
 {
 	struct rout *r = arg;
 
+	say_found(r);
 	if (!r->a->verbose)
 		return;
 	progress_clear(&r->pl);
@@ -99,54 +305,52 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 	progress_show(&r->pl, ph, done, total);
 }
 
+/*
+ * A primary superblock restored before the replay (repair_primary) gives
+ * no summary of its own: its counts join the one of the run that follows.
+ */
+static struct {
+	uint64_t found, fixes, by_cat[CAT__N];
+} carried;
+
 static void summary(const struct repair_args *a,
-		    const struct xfsj_repair_result *res, uint64_t pages)
+		    const struct xfsj_repair_result *res, uint64_t fixes,
+		    uint64_t *by_cat, uint64_t pages)
 {
+	uint64_t found = res->first.problems + carried.found;
+	const char *sep = " (";
+	int i;
+
+	by_cat[CAT_CLONED] = res->blocks_cloned;
+	fixes += carried.fixes;
+	for (i = 0; i < CAT__N; i++)
+		by_cat[i] += carried.by_cat[i];
+	memset(&carried, 0, sizeof(carried));
 	if (a->json) {
 		printf("{\"kind\":\"repair_summary\",\"repaired\":%s,\"found\":%" PRIu64
 		       ",\"fixes\":%" PRIu64 ",\"left\":%" PRIu64
-		       ",\"left_corrupt\":%" PRIu64 ",\"rounds\":%u"
-		       ",\"fields_fixed\":%" PRIu64 ",\"inodes_cleared\":%" PRIu64
-		       ",\"entries_moved\":%" PRIu64 ",\"entries_removed\":%" PRIu64
-		       ",\"blocks_reclaimed\":%" PRIu64 ",\"btrees_rebuilt\":%" PRIu64
-		       ",\"headers_rebuilt\":%" PRIu64 ",\"counters_fixed\":%" PRIu64
-		       ",\"pages_written\":%" PRIu64
-		       ",\"blocks_cloned\":%" PRIu64
-		       ",\"clones_short\":%" PRIu64 "%s%s%s}\n",
-		       res->changed ? "true" : "false", res->first.problems,
-		       res->actions, res->left, res->left_corrupt, res->rounds,
-		       res->fields_fixed, res->inodes_cleared,
-		       res->entries_moved, res->entries_removed,
-		       res->blocks_reclaimed, res->btrees_rebuilt,
-		       res->headers_rebuilt, res->counters_fixed, pages,
-		       res->blocks_cloned, res->clones_short,
-		       res->preen_refused ? ",\"preen_refused\":\"" : "",
-		       res->preen_refused ? res->preen_refused->code : "",
-		       res->preen_refused ? "\"" : "");
+		       ",\"left_corrupt\":%" PRIu64 ",\"rounds\":%u",
+		       res->changed ? "true" : "false", found,
+		       fixes, res->left, res->left_corrupt, res->rounds);
+		for (i = 0; i < CAT__N; i++)
+			printf(",\"%s\":%" PRIu64, cats[i].json, by_cat[i]);
+		printf(",\"pages_written\":%" PRIu64 ",\"clones_short\":%" PRIu64,
+		       pages, res->clones_short);
+		if (res->preen_refused)
+			printf(",\"preen_refused\":\"%s\"",
+			       res->preen_refused->code);
+		printf("}\n");
 		return;
 	}
 	fprintf(a->txt, "%s: %" PRIu64 " problem%s found, %" PRIu64
 		" fix%s applied, %" PRIu64 " left", a->device,
-		res->first.problems, res->first.problems == 1 ? "" : "s",
-		res->actions, res->actions == 1 ? "" : "es", res->left);
+		found, found == 1 ? "" : "s",
+		fixes, fixes == 1 ? "" : "es", res->left);
 	/* What the fixes did, the kinds that did something only. */
-	const struct { const char *what; uint64_t n; } done[] = {
-		{ "fields", res->fields_fixed },
-		{ "inodes cleared", res->inodes_cleared },
-		{ "entries to lost+found", res->entries_moved },
-		{ "entries removed", res->entries_removed },
-		{ "blocks reclaimed", res->blocks_reclaimed },
-		{ "btrees rebuilt", res->btrees_rebuilt },
-		{ "headers rebuilt", res->headers_rebuilt },
-		{ "counters", res->counters_fixed },
-		{ "blocks cloned", res->blocks_cloned },
-	};
-	const char *sep = " (";
-
-	for (size_t i = 0; i < sizeof(done) / sizeof(done[0]); i++) {
-		if (!done[i].n)
+	for (i = 0; i < CAT__N; i++) {
+		if (!by_cat[i])
 			continue;
-		fprintf(a->txt, "%s%s %" PRIu64, sep, done[i].what, done[i].n);
+		fprintf(a->txt, "%s%s %" PRIu64, sep, cats[i].text, by_cat[i]);
 		sep = ", ";
 	}
 	if (*sep == ',')
@@ -199,7 +403,14 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 		.after_stage = getenv("XFSJ_REPAIR_TEST_WORSEN") ? test_worsen :
 				NULL,
 	};
-	struct rout r = { .a = a, .pl = PROGRESS_LINE(a->progress) };
+	struct rout r = {
+		.a = a, .pl = PROGRESS_LINE(a->progress),
+		.found = { .tag = "found", .verbose = a->verbose },
+		.left = { .tag = "left", .verbose = a->verbose },
+		.counter_rows = { xfsj_problem_by_code("agf.counter"),
+				  xfsj_problem_by_code("agi.counter") },
+	};
+	uint64_t by_cat[CAT__N] = { 0 }, fixes;
 	const struct xfsj_repair_cb cb = {
 		.arg = &r,
 		.problem = on_found,
@@ -217,7 +428,7 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 
 	err = xfsj_fs_open(ov, sb, lsn, &fs);
 	if (err) {
-		fprintf(stderr, "xfsj-repair: %s: cannot repair: %s\n",
+		tool_err("%s: cannot repair: %s\n",
 			a->device, xfsj_strerror(err));
 		return REPAIR_FAILED;
 	}
@@ -225,18 +436,20 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 	if (err)
 		progress_clear(&r.pl);
 	progress_end(&r.pl);
+	fixes = say_fixes(&r, by_cat);
+	group_flush(&r.left);
 	/* The geometry a restored primary gave, for the commit. */
 	now = *xfsj_fs_sb(fs);
 	sb = &now;
 	xfsj_fs_close(fs);
 	if (err) {
 		if (res.fault.structure)
-			fprintf(stderr, "xfsj-repair: %s: cannot repair: %s %s at byte %" PRIu64 ": %s (nothing written)\n",
+			tool_err("%s: cannot repair: %s %s at byte %" PRIu64 ": %s (nothing written)\n",
 				a->device, res.fault.structure,
 				res.fault.field ? res.fault.field : "",
 				res.fault.offset, xfsj_strerror(err));
 		else
-			fprintf(stderr, "xfsj-repair: %s: cannot repair: %s (nothing written)\n",
+			tool_err("%s: cannot repair: %s (nothing written)\n",
 				a->device, xfsj_strerror(err));
 		if (a->json)
 			printf("{\"kind\":\"repair_summary\",\"repaired\":false,\"error\":\"%s\"}\n",
@@ -244,12 +457,13 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 		return REPAIR_FAILED;
 	}
 	if (res.preen_refused)
-		fprintf(stderr, "xfsj-repair: %s: preen stops: %s needs a full repair (run xfsj-repair without -p)\n",
-			a->device, res.preen_refused->code);
+		fprintf(a->txt, "%s: preen stops: %s needs a full repair (%s)\n",
+			a->device, res.preen_refused->code,
+			repair_full_repair);
 	if (a->dry)
 		return res.changed ? REPAIR_FIXED : REPAIR_NOTHING;
 	if (res.worse && !a->force_worse) {
-		fprintf(stderr, "xfsj-repair: %s: the repair would leave the filesystem worse than it found it (weight %" PRIu64 " before, %" PRIu64 " after); nothing written (--force writes it)\n",
+		tool_err("%s: the repair would leave the filesystem worse than it found it (weight %" PRIu64 " before, %" PRIu64 " after); nothing written (--force writes it)\n",
 			a->device, xfsj_check_weight(&res.first),
 			xfsj_check_weight(&res.last));
 		if (a->json)
@@ -266,10 +480,10 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 						    &a->rcb);
 		if (err) {
 			if (f.structure && !strcmp(f.structure, "undo file"))
-				fprintf(stderr, "xfsj-repair: %s: cannot write undo file %s: %s; nothing was written to the device\n",
+				tool_err("%s: cannot write undo file %s: %s; nothing was written to the device\n",
 					a->device, a->undo, xfsj_strerror(err));
 			else
-				fprintf(stderr, "xfsj-repair: %s: cannot write the repair: %s (run again: the redo file %s finishes it)\n",
+				tool_err("%s: cannot write the repair: %s (run again: the redo file %s finishes it)\n",
 					a->device, xfsj_strerror(err), redo);
 			return REPAIR_FAILED;
 		}
@@ -281,8 +495,14 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 	 * did, and the run that follows gives the one summary; only when
 	 * it left problems (and the run stops here) is it summed up.
 	 */
-	if (!sb_only || res.left)
-		summary(a, &res, pages);
+	if (!sb_only || res.left) {
+		summary(a, &res, fixes, by_cat, pages);
+	} else if (!a->dry) {
+		carried.found += res.first.problems;
+		carried.fixes += fixes;
+		for (int i = 0; i < CAT__N; i++)
+			carried.by_cat[i] += by_cat[i];
+	}
 	if (res.preen_refused)
 		return REPAIR_PREEN_REFUSED;
 	if (res.left_corrupt)
@@ -335,7 +555,7 @@ enum repair_outcome repair_primary(const struct repair_args *a,
 void print_refusal(const char *dev, bool json, bool nomodify,
 		   const char *code, const char *why)
 {
-	fprintf(stderr, "xfsj-repair: %s: %s\n", dev, why);
+	tool_err("%s: %s\n", dev, why);
 	if (json)
 		printf("{\"kind\":\"%s\",\"%s\":false,\"error\":\"%s\"}\n",
 		       nomodify ? "check_summary" : "repair_summary",
@@ -403,30 +623,30 @@ static bool open_target(const char *path, const char *what, bool force,
 	*created = false;
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-			fprintf(stderr, "xfsj-repair: %s %s: neither a regular file nor a block device\n",
+			tool_err("%s %s: neither a regular file nor a block device\n",
 				what, path);
 			return false;
 		}
 		if (xfsj_path_mounted(path) || xfsj_path_held(path)) {
-			fprintf(stderr, "xfsj-repair: %s %s is in use (mounted?)\n",
+			tool_err("%s %s is in use (mounted?)\n",
 				what, path);
 			return false;
 		}
 		if (S_ISREG(st.st_mode) && st.st_size && !force) {
-			fprintf(stderr, "xfsj-repair: %s %s exists and is not empty; -f overwrites it\n",
+			tool_err("%s %s exists and is not empty; -f overwrites it\n",
 				what, path);
 			return false;
 		}
 		/* Made anew: nothing of the file's old contents is kept. */
 		if (S_ISREG(st.st_mode) && truncate(path, 0) < 0) {
-			fprintf(stderr, "xfsj-repair: cannot empty %s %s: %s\n",
+			tool_err("cannot empty %s %s: %s\n",
 				what, path, strerror(errno));
 			return false;
 		}
 	} else {
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0) {
-			fprintf(stderr, "xfsj-repair: cannot create %s %s: %s\n",
+			tool_err("cannot create %s %s: %s\n",
 				what, path, strerror(errno));
 			return false;
 		}
@@ -435,7 +655,7 @@ static bool open_target(const char *path, const char *what, bool force,
 	}
 	err = xfsj_io_open(path, XFSJ_IO_EXCL, out);
 	if (err) {
-		fprintf(stderr, "xfsj-repair: cannot open %s %s: %s\n", what,
+		tool_err("cannot open %s %s: %s\n", what,
 			path, xfsj_io_open_strerror(err));
 		if (*created)
 			unlink(path);
@@ -456,7 +676,7 @@ bool copy_to_output(struct xfsj_io *src, const char *src_path,
 	int err;
 
 	if (stat(src_path, &ss) == 0 && same_file(&ss, path)) {
-		fprintf(stderr, "xfsj-repair: %s %s would overwrite the original %s: the original is never written with -O\n",
+		tool_err("%s %s would overwrite the original %s: the original is never written with -O\n",
 			what, path, src_path);
 		return false;
 	}
@@ -465,7 +685,7 @@ bool copy_to_output(struct xfsj_io *src, const char *src_path,
 	err = xfsj_io_copy(src, *out, on_copy_progress, &cp, &st);
 	progress_end(&cp);
 	if (err) {
-		fprintf(stderr, "xfsj-repair: copying %s to %s %s: %s%s\n",
+		tool_err("copying %s to %s %s: %s%s\n",
 			src_path, what, path,
 			err == -XFSJ_E_TOOSMALL ? "the device is smaller than the original" :
 			xfsj_strerror(err), created ? " (removed)" : "");

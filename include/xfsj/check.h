@@ -78,6 +78,7 @@ enum {
 	XFSJ_PF_EXPECTED = 1 << 5,
 	XFSJ_PF_FOUND	= 1 << 6,
 	XFSJ_PF_COUNT	= 1 << 7,
+	XFSJ_PF_CAUSE	= 1 << 8,
 };
 
 struct xfsj_problem {
@@ -94,6 +95,16 @@ struct xfsj_problem {
 	const char *field;	/* on-disk field name, or NULL */
 	const char *name;	/* a directory entry or attribute name */
 	size_t namelen;		/* (may hold any byte but '/' and NUL) */
+	/*
+	 * The problem's number in its check: 0 for the first reported, one
+	 * more for each after (set by the check, whatever the reporter
+	 * put there).  With XFSJ_PF_CAUSE, @cause is the number of the
+	 * problem this one follows from, reported earlier in the same
+	 * check (a child's link count short because its directory's block
+	 * was dropped): a consequence, which a tool may group under it.
+	 */
+	uint64_t id;
+	uint64_t cause;
 };
 
 /* Progress phases, in the order they run. */

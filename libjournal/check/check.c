@@ -57,15 +57,18 @@ void *xck_vec_find(const struct xck_vec *v, const void *key,
 	return v->n ? bsearch(key, v->v, v->n, v->esz, cmp) : NULL;
 }
 
-void xck_report(struct xck *ck, const struct xfsj_problem *p)
+uint64_t xck_report(struct xck *ck, const struct xfsj_problem *p)
 {
+	struct xfsj_problem q = *p;
 	enum xfsj_sev s = p->def->sev;
 
+	q.id = ck->next_id++;
 	ck->res->by_sev[s]++;
 	if (s != XFSJ_SEV_INFO)
 		ck->res->problems++;
 	if (ck->cb && ck->cb->problem)
-		ck->cb->problem(ck->cb->arg, p);
+		ck->cb->problem(ck->cb->arg, &q);
+	return q.id;
 }
 
 void xck_progress(struct xck *ck, enum xfsj_check_phase ph, uint64_t done,
@@ -232,6 +235,7 @@ void xck_free(struct xck *ck)
 	free(ck->ags);
 	xck_vec_free(ck, &ck->dirents);
 	xck_vec_free(ck, &ck->pptrs);
+	xck_vec_free(ck, &ck->lossy);
 	free(ck);
 }
 
@@ -259,6 +263,7 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 		xfsj_fs_set_cache_bound(fs, o->cache_bytes);
 	xck_vec_init(&ck->dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&ck->pptrs, sizeof(struct xck_pptr));
+	xck_vec_init(&ck->lossy, sizeof(struct xck_lossy));
 
 	xck_progress(ck, XFSJ_CK_SB, 0, 1);
 	err = xck_sb(ck);

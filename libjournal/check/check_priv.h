@@ -188,6 +188,16 @@ struct xck_pptr {
 	uint8_t pad[7];
 };
 
+/*
+ * A directory that lost entries to damage (a block unreadable or not
+ * walked whole, a short form cut short), and the problem that said so:
+ * the root cause of what names.c then finds of its children (causes.c).
+ */
+struct xck_lossy {
+	uint64_t dir;
+	uint64_t id;		/* the problem's xfsj_problem.id */
+};
+
 /* ---- the check ---- */
 struct xck {
 	struct xfsj_fs *fs;
@@ -201,6 +211,8 @@ struct xck {
 	uint32_t ag_at;			/* on this AG */
 	struct xck_vec dirents;		/* struct xck_dirent */
 	struct xck_vec pptrs;		/* struct xck_pptr */
+	struct xck_vec lossy;		/* struct xck_lossy */
+	uint64_t next_id;		/* the next problem's number */
 	uint64_t state_bytes;		/* the tables' bytes now */
 	/* Totals the per-AG phases add up for counters.c. */
 	uint64_t icount, ifree, fdblocks;
@@ -227,7 +239,8 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 void xck_free(struct xck *ck);
 
 /* ---- reporting ---- */
-void xck_report(struct xck *ck, const struct xfsj_problem *p);
+/* Report @p (its number set: the one returned). */
+uint64_t xck_report(struct xck *ck, const struct xfsj_problem *p);
 void xck_progress(struct xck *ck, enum xfsj_check_phase ph, uint64_t done,
 		  uint64_t total);
 /* Within an AG phase: @done of @total of the current AG's work. */
@@ -292,6 +305,23 @@ int xck_dir(struct xck *ck, struct xck_icheck *ic);
 int xck_attr(struct xck *ck, struct xck_icheck *ic);
 int xck_space(struct xck *ck, struct xck_ag *ag);
 int xck_names(struct xck *ck);
+/*
+ * causes.c: what a consequence follows from.  Directory @dir lost entries,
+ * as problem @id said (the first such problem of the directory counts).
+ */
+int xck_note_lossy(struct xck *ck, uint64_t dir, uint64_t id);
+/*
+ * Set @p's cause (XFSJ_PF_CAUSE) when a directory that lost entries
+ * explains it: @p's inode (p->ino) is in use and @row_kind says what was
+ * found of it; the tables of names.c are sorted by child.  Returns @p.
+ */
+enum xck_conseq {
+	XCK_CQ_NLINK,		/* fewer entries than its link count */
+	XCK_CQ_UNNAMED,		/* no entry names it (disconnected) */
+	XCK_CQ_PPTR,		/* a parent pointer to p->off without entry */
+};
+struct xfsj_problem *xck_cause(struct xck *ck, enum xck_conseq kind,
+			       struct xfsj_problem *p);
 int xck_counters(struct xck *ck);
 
 /*

@@ -122,6 +122,14 @@ void xck_dir_blk_field(struct xck_dctx *d, int row, uint64_t db,
 		       db << d->dirblkbytelog, field, expected, found);
 }
 
+void xck_dir_lost(struct xck_dctx *d, uint64_t first)
+{
+	if (d->lost || d->ck->next_id <= first)
+		return;
+	d->lost = true;
+	d->lost_id = first;
+}
+
 int xck_dir_add_dent(struct xck_dctx *d, uint64_t ino, const uint8_t *name,
 		     uint8_t namelen, uint8_t ftype, uint32_t addr)
 {
@@ -254,10 +262,13 @@ static int check_sf(struct xck_dctx *d)
 	uint64_t parent = XFSJ_NULLFSINO;
 	int err;
 
+	uint64_t first = d->ck->next_id;
+
 	if (ic->di.size > ic->forksize[XFSJ_DATA_FORK] || ic->di.size < 6) {
 		xck_dir_report(d, DIR_SF_SIZE, XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
 			       0, "size", ic->forksize[XFSJ_DATA_FORK],
 			       ic->di.size);
+		xck_dir_lost(d, first);
 		return 0;
 	}
 	err = xck_dir_add_dent(d, ic->ino, (const uint8_t *)".", 1,
@@ -269,13 +280,15 @@ static int check_sf(struct xck_dctx *d)
 		return w.err;
 	if (err == -XFSJ_E_NOMEM)
 		return err;
-	if (err)
+	if (err) {
 		xck_report(d->ck, &(struct xfsj_problem){
 			.def = &xck_dir_rows[DIR_SF],
 			.has = XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND,
 			.ino = ic->ino, .off = f.offset,
 			.field = f.field ? f.field : "header",
 			.found = f.value });
+		xck_dir_lost(d, first);
+	}
 	/*
 	 * The entries must fit one block with their leaf entries and tail,
 	 * or the kernel could not turn the short form into a block (it
@@ -451,6 +464,15 @@ static int store_dirents(struct xck_dctx *d)
 	return 0;
 }
 
+/* "." or ".." not where it belongs: lost with a block, when one was. */
+static void dir_report_lost(struct xck_dctx *d, int row, const char *field)
+{
+	xck_report(d->ck, &(struct xfsj_problem){
+		.def = &xck_dir_rows[row],
+		.has = XFSJ_PF_INO | (d->lost ? XFSJ_PF_CAUSE : 0),
+		.ino = d->ic->ino, .field = field, .cause = d->lost_id });
+}
+
 /* Entries' inode numbers, names, ".", "..", in the order found. */
 static void check_entries(struct xck_dctx *d, bool sf)
 {
@@ -473,7 +495,7 @@ static void check_entries(struct xck_dctx *d, bool sf)
 			continue;
 		}
 		if (i == 0 && !dot) {
-			xck_dir_report(d, DIR_DOT, 0, 0, "first entry", 0, 0);
+			dir_report_lost(d, DIR_DOT, "first entry");
 		} else if (i == 0 && e[i].ino != d->ic->ino) {
 			xck_dir_report(d, DIR_DOT,
 				       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, 0,
@@ -481,8 +503,7 @@ static void check_entries(struct xck_dctx *d, bool sf)
 			continue;
 		}
 		if (i == 1 && !dotdot)
-			xck_dir_report(d, DIR_DOTDOT, 0, 0, "second entry",
-				       0, 0);
+			dir_report_lost(d, DIR_DOTDOT, "second entry");
 		/* "." and ".." name directories (xfs_repair checks both). */
 		if (!sf && (dot || dotdot) && e[i].ftype != XFSJ_FT_DIR &&
 		    xfsj_fs_has_incompat(d->ck->fs, XFSJ_INCOMPAT_FTYPE))
@@ -527,7 +548,10 @@ static int check_blocks(struct xck_dctx *d)
 			data_end = end < leafda ? end : leafda;
 	}
 	if (!ic->nmap[0] || !data_end) {
+		uint64_t first = d->ck->next_id;
+
 		xck_dir_report(d, DIR_NOBLOCKS, 0, 0, NULL, 0, 0);
+		xck_dir_lost(d, first);
 		return 0;
 	}
 	d->isblock = lastoff == d->fsbs;
@@ -590,6 +614,8 @@ int xck_dir(struct xck *ck, struct xck_icheck *ic)
 	xck_vec_init(&d.lents, sizeof(struct xck_lent));
 	xck_vec_init(&d.bests, sizeof(struct xck_best));
 	err = sf ? check_sf(&d) : check_blocks(&d);
+	if (!err && d.lost)
+		err = xck_note_lossy(ck, ic->ino, d.lost_id);
 	if (!err && d.dents.n) {
 		/* In the order found: "." and ".." first. */
 		check_entries(&d, sf);

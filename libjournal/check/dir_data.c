@@ -141,10 +141,13 @@ int xck_dir_data(struct xck_dctx *d, uint64_t db)
 	uint8_t *b;
 	int err;
 
+	uint64_t first = d->ck->next_id;
+
 	b = xck_dir_read(d, db, &daddr, &err);
 	if (!b) {
 		if (d->isblock)
 			d->leaves_ok = false;
+		xck_dir_lost(d, first);
 		return err ? err : xck_vec_push(d->ck, &d->bests, &bst);
 	}
 	w.b = b;
@@ -154,6 +157,7 @@ int xck_dir_data(struct xck_dctx *d, uint64_t db)
 			       daddr)) {
 		if (d->isblock)
 			d->leaves_ok = false;
+		xck_dir_lost(d, first);
 		free(b);
 		return xck_vec_push(d->ck, &d->bests, &bst);
 	}
@@ -166,11 +170,13 @@ int xck_dir_data(struct xck_dctx *d, uint64_t db)
 		const char *field = NULL;
 
 		if (xfsj_dir2_data_item(b, off, end, d->ftype, &it, &field)) {
+			first = d->ck->next_id;
 			xck_dir_report(d, it.unused ? DIR_UNUSED : DIR_ENTRY,
 				       XFSJ_PF_OFF | XFSJ_PF_FOUND,
 				       doff(&w, off), field, 0,
 				       it.unused ? it.len : it.namelen);
 			bst.walked = false;
+			xck_dir_lost(d, first);
 			break;
 		}
 		if (it.unused) {

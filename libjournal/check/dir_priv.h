@@ -90,7 +90,18 @@ struct xck_dctx {
 	uint64_t nbest;		/* the last data block + 1 */
 	bool leaves_ok;		/* every leaf block was read and walked */
 	bool data_ok;		/* every data block was walked whole */
+	/* Entries were lost (a block not walked whole): lost_id is the
+	 * problem that said so first (causes.c). */
+	bool lost;
+	uint64_t lost_id;
 };
+
+/*
+ * Entries of the directory were lost; @first: the number the next problem
+ * had before the check that lost them reported (nothing reported since:
+ * nothing noted).
+ */
+void xck_dir_lost(struct xck_dctx *d, uint64_t first);
 
 /* Report a directory problem; @has adds to INO. */
 void xck_dir_report(struct xck_dctx *d, int row, unsigned int has,

@@ -197,6 +197,7 @@ static int check_slot(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 {
 	struct xck_inode *st = &c->ino[k];
 	bool ifree = c->rec.free >> k & 1;
+	uint64_t first;
 	struct xck_icheck ic = {
 		.ino = xfsj_agino_to_ino(ck->sb, ag->agno,
 					 c->rec.startino + k),
@@ -242,8 +243,12 @@ static int check_slot(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 				       "next_unlinked", XFSJ_NULLAGINO,
 				       ic.di.next_unlinked);
 	}
+	first = ck->next_id;
 	if (!xck_icore(ck, &ic)) {
 		st->flags |= XCK_I_BAD;
+		/* A directory not read: what its children lack follows. */
+		if (st->ftype == XFSJ_FT_DIR && ck->next_id > first)
+			return xck_note_lossy(ck, ic.ino, first);
 		return 0;
 	}
 	return check_content(ck, &ic);

@@ -327,10 +327,14 @@ static void count_entries(struct names *nm)
 static void pptr_report(struct xck *ck, int row, uint64_t child,
 			uint64_t parent, uint32_t hash)
 {
-	xck_report(ck, &(struct xfsj_problem){
+	struct xfsj_problem p = {
 		.def = &rows[row], .has = XFSJ_PF_INO | XFSJ_PF_OFF |
 					  XFSJ_PF_FOUND,
-		.ino = child, .off = parent, .found = hash });
+		.ino = child, .off = parent, .found = hash };
+
+	if (row == NM_PPTR_EXTRA)
+		xck_cause(ck, XCK_CQ_PPTR, &p);
+	xck_report(ck, &p);
 }
 
 static void pptr_gen(struct xck *ck, const struct xck_pptr *p)
@@ -620,9 +624,10 @@ static int unreached_pass(struct names *nm, int pass)
 					continue;
 				if (pass == 1 && in_loop(ck, ino))
 					row = NM_LOOP;
-				xck_report(ck, &(struct xfsj_problem){
+				xck_report(ck, xck_cause(ck, XCK_CQ_UNNAMED,
+					&(struct xfsj_problem){
 					.def = &rows[row], .has = XFSJ_PF_INO,
-					.ino = ino });
+					.ino = ino }));
 				err = walk_from(nm, ino);
 			}
 		}
@@ -700,12 +705,13 @@ static void link_counts(struct names *nm)
 				 * directory have one link and no entry. */
 				if (!st->refs && sb_named(ck, ino))
 					continue;
-				xck_report(ck, &(struct xfsj_problem){
+				xck_report(ck, xck_cause(ck, XCK_CQ_NLINK,
+					&(struct xfsj_problem){
 					.def = &rows[NM_NLINK],
 					.has = XFSJ_PF_INO | XFSJ_PF_FOUND |
 					       XFSJ_PF_EXPECTED,
 					.ino = ino, .found = st->nlink,
-					.expected = st->refs });
+					.expected = st->refs }));
 			}
 		}
 	}

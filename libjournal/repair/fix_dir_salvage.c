@@ -49,7 +49,58 @@ struct salvage {
 	size_t nslot;		/* a power of two, over twice n */
 	const struct xrp_prob **named;	/* this round's dir.parents */
 	size_t nnamed;
+	struct dropped *drop;	/* names lost, or NULL: not counted */
+	struct sent *lo;	/* names left out (with drop) */
+	size_t nlo, caplo;
 };
+
+/*
+ * Names the rebuild lost: found with a readable name, left out, and not
+ * given back under that name (a parent pointer restores an entry whose
+ * inode number was damaged); the first few named.
+ */
+#define DROP_NAMES	3
+struct dropped {
+	size_t n;
+	char names[DROP_NAMES * 44];	/* 'name', 'name' (cut at 40) */
+};
+
+/* An entry named @name is left out: kept aside till the end (collect). */
+static int left_out(struct salvage *s, const uint8_t *name, uint8_t namelen)
+{
+	struct sent *e;
+
+	if (!s->drop || !namelen)
+		return 0;
+	if (xfsj_grow(&s->lo, &s->caplo, s->nlo, 1, sizeof(*s->lo), 8))
+		return -XFSJ_E_NOMEM;
+	e = &s->lo[s->nlo++];
+	e->namelen = namelen;
+	e->hash = xfsj_da_hashname(name, namelen);
+	memcpy(e->name, name, namelen);
+	return 0;
+}
+
+/* Name @e in @d's list (the first few). */
+static void name_lost(struct dropped *d, const struct sent *e)
+{
+	size_t at = strlen(d->names), i;
+
+	if (d->n++ >= DROP_NAMES)
+		return;
+	if (at)
+		at += (size_t)snprintf(d->names + at, sizeof(d->names) - at,
+				       ", ");
+	if (at + 3 >= sizeof(d->names))
+		return;
+	d->names[at++] = '\'';
+	for (i = 0; i < e->namelen && i < 40 && at + 2 < sizeof(d->names); i++)
+		d->names[at++] = e->name[i] > 0x20 && e->name[i] < 0x7f ?
+				 e->name[i] : '?';
+	d->names[at++] = '\'';
+	d->names[at] = '\0';
+}
+
 
 /*
  * A directory named by several entries keeps only the one the check
@@ -175,19 +226,19 @@ static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	if (!namelen || memchr(name, '/', namelen) ||
 	    memchr(name, 0, namelen) || ino == s->dir ||
 	    ino == s->rp->sb->rootino)
-		return 0;
+		return left_out(s, name, namelen);
 	ft = child_ftype(s->rp, ino);
 	if (!ft)
-		return 0;
+		return left_out(s, name, namelen);
 	hash = xfsj_da_hashname(name, namelen);
 	if (ft == XFSJ_FT_DIR && named_elsewhere(s, ino, hash))
-		return 0;
+		return left_out(s, name, namelen);
 	err = grow(s);
 	if (err)
 		return err;
 	slot = name_slot(s, hash, name, namelen);
 	if (*slot)
-		return 0;
+		return left_out(s, name, namelen);
 	e = &s->e[s->n++];
 	*slot = (uint32_t)s->n;
 	e->ino = ino;
@@ -197,6 +248,24 @@ static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	memcpy(e->name, name, namelen);
 	e->name[namelen] = 0;
 	return 0;
+}
+
+/* The names left out that no kept entry has, into s->drop. */
+static void count_lost(struct salvage *s)
+{
+	for (size_t i = 0; i < s->nlo; i++) {
+		const struct sent *e = &s->lo[i];
+		bool dup = false;
+
+		if (s->nslot && *name_slot(s, e->hash, (const uint8_t *)e->name,
+					   e->namelen))
+			continue;
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = s->lo[k].namelen == e->namelen &&
+			      !memcmp(s->lo[k].name, e->name, e->namelen);
+		if (!dup)
+			name_lost(s->drop, e);
+	}
 }
 
 /* ---- blocks ---- */
@@ -440,6 +509,7 @@ static int walk_pptrs(struct salvage *s)
 {
 	const struct xck_vec *pv = &s->rp->ck->pptrs;
 	size_t seen = s->seen, nc = 0, nfound = s->n;
+	struct dropped *drop = s->drop;
 	uint64_t *kids, *found;
 	int err = 0;
 
@@ -461,6 +531,7 @@ static int walk_pptrs(struct salvage *s)
 			kids[nc++] = pp->child;
 	}
 	qsort(kids, nc, sizeof(*kids), u64_cmp);
+	s->drop = NULL;		/* what the pointers give back is no loss */
 	for (size_t i = 0; i < nc && !err; i++) {
 		struct pp_walk pw = { .s = s, .child = kids[i] };
 		struct xfsj_fault f = { 0 };
@@ -476,6 +547,7 @@ static int walk_pptrs(struct salvage *s)
 	}
 	free(kids);
 	s->seen = seen;
+	s->drop = drop;
 	return err;
 }
 
@@ -517,10 +589,13 @@ void xrp_dirlist_free(struct xrp_dirlist *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
+/* xrp_dir_collect, the names left out in @drop (may be NULL). */
+static int collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l,
+		   struct dropped *drop)
 {
 	bool ftype = (rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
-	struct salvage s = { .rp = rp, .dir = dir, .dotdot = XFSJ_NULLFSINO };
+	struct salvage s = { .rp = rp, .dir = dir, .dotdot = XFSJ_NULLFSINO,
+			     .drop = drop };
 	struct xfsj_fault f = { 0 };
 	struct xfsj_iref ip;
 	int err;
@@ -546,6 +621,9 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 	}
 	if (!err)
 		err = walk_pptrs(&s);
+	if (!err && drop)
+		count_lost(&s);
+	free(s.lo);
 	if (!err) {
 		l->de = calloc(s.n + 1, sizeof(*l->de));
 		if (!l->de)
@@ -578,14 +656,20 @@ static bool rebuilt_away(const struct xrp_prob *pr, uint64_t dir)
 	       xrp_is(pr, "dir.bestfree");
 }
 
+int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
+{
+	return collect(rp, dir, l, NULL);
+}
+
 int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 {
 	struct xrp_dirlist l;
 	struct xfsj_fault f = { 0 };
-	char what[128];
+	struct dropped drop = { 0 };
+	char what[256];
 	int err;
 
-	err = xrp_dir_collect(rp, dir, &l);
+	err = collect(rp, dir, &l, &drop);
 	if (err)
 		return err < 0 ? err : 0;
 	/* More than the data space holds: left alone. */
@@ -597,10 +681,21 @@ int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 		err = err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
 		goto out;
 	}
-	snprintf(what, sizeof(what),
-		 "rebuilt directory %llu from %zu entries (%zu lost)",
-		 (unsigned long long)dir, l.n,
-		 l.seen > l.n ? l.seen - l.n : 0);
+	/* Named, the entries left out; not said when there are none (an
+	 * item too damaged to read names nothing, and may be none). */
+	if (!drop.n)
+		snprintf(what, sizeof(what),
+			 "rebuilt directory %llu from %zu entries",
+			 (unsigned long long)dir, l.n);
+	else if (drop.n <= DROP_NAMES)
+		snprintf(what, sizeof(what),
+			 "rebuilt directory %llu from %zu entries, leaving out %s",
+			 (unsigned long long)dir, l.n, drop.names);
+	else
+		snprintf(what, sizeof(what),
+			 "rebuilt directory %llu from %zu entries, leaving out %s and %zu more",
+			 (unsigned long long)dir, l.n, drop.names,
+			 drop.n - DROP_NAMES);
 	xrp_action(rp, &(struct xfsj_repair_action){
 		.fix = XFSJ_FIX_SALVAGE_DIR, .has = XFSJ_PF_INO | XFSJ_PF_COUNT,
 		.ino = dir, .count = l.n, .what = what });

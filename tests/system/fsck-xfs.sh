@@ -17,7 +17,12 @@
 #   - a mounted device: exit 8, refused; -n -y together: exit 16;
 #   - SIGTERM in the middle of a slowed preen: exit 32; the next run
 #     finishes it from its redo file;
-#   - -C FD: e2fsck's completion lines on FD.
+#   - -C FD: e2fsck's completion lines on FD;
+#   - messages under fsck.xfsj's name, also run as fsck.xfs (not XFS, an
+#     unknown -o); preen's reason for stopping on stdout;
+#   - an external log: `fsck -t xfs DEV -- -l LOGDEV` checks and preens
+#     it, `fsck.xfsj -o logdev=LOGDEV` checks it; without, exit 8 asking
+#     for -l.
 source "$(dirname "$0")/lib/common.sh"
 need_root
 oracle_613
@@ -121,6 +126,9 @@ cp "$IMG" "$T_DIR/nlink.orig"
 dev=$(attach_loop "$IMG")
 fsck_rc 4 "bad link count, -a: left" -a "$dev"
 check "bad link count, -a: says to run -y" grep -q 'fsck.xfsj -y' "$T_DIR/out"
+fsck -t xfs -a "$dev" > "$T_DIR/pout" 2> "$T_DIR/perr"
+check "bad link count, -a: the reason on stdout, not stderr" \
+	bash -c "grep -q 'preen stops: inode.nlink .*run fsck.xfsj -y' '$T_DIR/pout' && ! grep -q 'preen stops' '$T_DIR/perr'"
 fsck_rc 4 "bad link count, bare fsck (preen): left" "$dev"
 detach_loop "$dev"
 check "bad link count, preen: nothing written" cmp -s "$T_DIR/nlink.orig" "$IMG"
@@ -187,5 +195,40 @@ check "SIGTERM: exit 32" test $? = 32
 fsck_rc 1 "after the cancel, -a finishes the replay" -a "$dev"
 fsck_rc 0 "then -n" -n "$dev"
 detach_loop "$dev"
+
+# Messages: fsck.xfsj's name, also as fsck.xfs.
+truncate -s 64m "$T_DIR/zeros.img"
+for prog in "$FSCKJ" "$FBIN/fsck.xfs"; do
+	"$prog" -n "$T_DIR/zeros.img" > /dev/null 2> "$T_DIR/name.err"
+	rc=$?
+	check "$(basename "$prog") on zeros: exit 8" test $rc = 8
+	check "$(basename "$prog") on zeros: 'fsck.xfsj: ... not an XFS filesystem'" \
+		grep -q "^fsck.xfsj: $T_DIR/zeros.img: not an XFS filesystem" "$T_DIR/name.err"
+	check "$(basename "$prog"): no 'xfsj-repair:'" bash -c "! grep -q xfsj-repair: '$T_DIR/name.err'"
+done
+"$FSCKJ" -n -o nosuch "$T_DIR/zeros.img" > /dev/null 2> "$T_DIR/name.err"
+check "-o nosuch: usage error (16), named" \
+	bash -c "[ $? = 16 ] && grep -q '^fsck.xfsj: -o nosuch' '$T_DIR/name.err'"
+
+# An external log device.
+truncate -s 300m "$T_DIR/ext.img"
+truncate -s 64m "$T_DIR/extlog.img"
+"$MKFS" -q -f -l logdev="$T_DIR/extlog.img" "$T_DIR/ext.img" > /dev/null 2>&1
+check "external log: made" test $? = 0
+"$XFSPROGS613/xfs_db" -x -l "$T_DIR/extlog.img" -c 'agf 0' -c 'write -d freeblks 100' "$T_DIR/ext.img" > /dev/null 2>&1
+ddev=$(attach_loop "$T_DIR/ext.img")
+ldev=$(attach_loop "$T_DIR/extlog.img")
+fsck_rc 8 "external log, -n without -l" -n "$ddev"
+check "... asks for -l" grep -q 'external log: give its device with -l' "$T_DIR/out"
+fsck_rc 4 "external log, fsck -t xfs -n DEV -- -l LOGDEV: the damage found" -n "$ddev" -- -l "$ldev"
+fsck_rc 1 "external log, -a DEV -- -l LOGDEV: fixed" -a "$ddev" -- -l "$ldev"
+fsck_rc 0 "external log, then -n -- -l: clean" -n "$ddev" -- -l "$ldev"
+detach_loop "$ddev"
+detach_loop "$ldev"
+# (fsck(8) takes a word without a dash after -- for another device: the
+# -o spelling is for fsck.xfsj run by itself)
+"$FSCKJ" -n -o logdev="$T_DIR/extlog.img" "$T_DIR/ext.img" > "$T_DIR/out" 2>&1
+check "external log, fsck.xfsj -n -o logdev=LOGDEV: clean (exit 0)" test $? = 0
+check "external log: xfs_repair -n clean" "$XFSPROGS613/xfs_repair" -n -l "$T_DIR/extlog.img" "$T_DIR/ext.img" > /dev/null 2>&1
 
 t_done

@@ -29,6 +29,17 @@
 #     (two lines pointing at --help), logprint --ag past the last AG,
 #     -n --replay-only (no check); every option of --help in the man page
 #     and back; the exit status table the same in --help, man page, README.
+#  8. Output a person can read: one block of a directory of 302 children
+#     zeroed (xfs_db -x) prints one root line and one line counting its
+#     consequences by code (-v: each, indented; the summary counts all);
+#     an unrelated problem stays a root; --json gives each problem an id
+#     and the consequences the root's id as cause (schema-valid).  The
+#     repair: each field of each object fixed once (the link counts two
+#     rounds set 3 -> 2 -> 3 are no fix), the rebuilt directory names the
+#     entry it left out ('yyy', a free inode) and says nothing when none is
+#     lost, AGF counter fixes count as counters, no zero counts, one
+#     summary after a superblock restore (counting the restore), preen's
+#     reason on stdout.
 # About a minute (a 4-second kernel workload, images of 512 MiB).
 #
 #   XFSJ_VERBOSE=1   print every passing check too
@@ -348,5 +359,119 @@ for t in mkfs repair logprint; do
 		grep -A1 '^\.TP' | grep -oE '^(\.B )?[0-9]+$' | grep -oE '[0-9]+' | sort -nu | tr '\n' ' ')
 	check "xfsj-$t: the man page's exit codes are --help's ($codes_help)" [ "$codes_help" = "$codes_man" ]
 done
+
+# ---- 8. output a person can read ----
+# A tree of /d (300 files, 2 directories) and /other, written by xfsj-mkfs -p.
+mkdir -p "$T_DIR/tree/d/s1" "$T_DIR/tree/d/s2"
+(cd "$T_DIR/tree/d" && seq -f 'f%.0f' 1 300 | xargs touch)
+touch "$T_DIR/tree/other"
+TREE=$T_DIR/tree.img
+truncate -s 512M "$TREE"
+silent "$MKFS" -q -f -p "$T_DIR/tree" "$TREE" ||
+	{ echo "ux-results: cannot make $TREE" >&2; exit 1; }
+# ino_of PATH: its inode number in the image.
+ino_of() {
+	"$DB" -c "path $1" -c stack "$TREE" 2>/dev/null |
+		sed -n 's/.*\binode \([0-9]*\),.*/\1/p' | head -1
+}
+DIRINO=$(ino_of /d)
+OTHER=$(ino_of /other)
+# A free inode of a chunk in use: the first after /other's with mode 0.
+FREEINO=
+for ((i = OTHER + 1; i < OTHER + 64; i++)); do
+	if "$DB" -c "inode $i" -c 'print core.mode' "$TREE" 2>/dev/null |
+	   grep -qx 'core.mode = 0'; then
+		FREEINO=$i
+		break
+	fi
+done
+check "the tree's image: /d ($DIRINO), /other ($OTHER), a free inode ($FREEINO)" \
+	test -n "$DIRINO" -a -n "$OTHER" -a -n "$FREEINO"
+# The first directory block of /d zeroed where its magic is (".", ".."
+# and about 250 entries with it).
+copy "$TREE" "$T_DIR/g1.img"
+silent "$DB" -x -c 'path /d' -c 'dblock 0' -c 'fuzz -d dhdr.hdr.magic zeroes' "$T_DIR/g1.img"
+"$REPAIR" -n "$T_DIR/g1.img" > "$T_DIR/g1.out" 2>&1
+check "a zeroed directory block, -n: exit 1" [ $? -eq 1 ]
+grep -v "^$T_DIR/g1.img: " "$T_DIR/g1.out" > "$T_DIR/g1.lines"
+check "... one root line, the block's (dir.magic)" \
+	bash -c "[ \$(grep -vc '^  ' '$T_DIR/g1.lines') -eq 1 ] && grep -q '^dir.magic: directory inode $DIRINO: ' '$T_DIR/g1.lines'"
+check "... under it, one line counting its consequences by code" \
+	bash -c "[ \$(grep -c '^  ' '$T_DIR/g1.lines') -eq 1 ] && grep -Eq '^  \(\+[0-9]+ consequences: .*inode\.nlink x[0-9]+.*pptr\.extra x[0-9]+.*inode\.disconnected x[0-9]+.*; -v shows them\)$' '$T_DIR/g1.lines'"
+check "... at most 5 lines in all ($(wc -l < "$T_DIR/g1.out"))" [ "$(wc -l < "$T_DIR/g1.out")" -le 5 ]
+nconseq=$(grep -oE '^  \(\+[0-9]+' "$T_DIR/g1.lines" | tr -dc 0-9)
+nall=$(sed -n 's/.*: \([0-9]*\) problems found$/\1/p' "$T_DIR/g1.out")
+check "... the summary counts every problem ($nall = 1 + $nconseq, over 250)" \
+	test "${nall:-0}" -eq $((1 + ${nconseq:-0})) -a "${nconseq:-0}" -gt 250
+"$REPAIR" -n -v "$T_DIR/g1.img" > "$T_DIR/g1v.out" 2>&1
+check "-v: each consequence indented under it ($nconseq lines)" \
+	[ "$(grep -c '^  [a-z]' "$T_DIR/g1v.out")" -eq "${nconseq:-x}" ]
+check "... a child's link count among them" grep -q '^  inode\.nlink: inode [0-9]*: link count 1, but 0 entries' "$T_DIR/g1v.out"
+"$REPAIR" -n --json "$T_DIR/g1.img" > "$T_DIR/g1.json" 2> /dev/null
+valid "xfsj-repair -n --json, causes" xfsj-repair stdout "$T_DIR/g1.json" --need problem,check_summary
+check "--json: ids 0..N-1, every problem but the root has the root's id as cause" \
+	python3 -c '
+import json, sys
+p = [o for o in map(json.loads, open(sys.argv[1])) if o["kind"] == "problem"]
+roots = [o for o in p if "cause" not in o]
+ok = [o["id"] for o in p] == list(range(len(p))) and len(roots) == 1 and \
+     roots[0]["code"] == "dir.magic" and \
+     all(o["cause"] == roots[0]["id"] for o in p if "cause" in o)
+sys.exit(not ok)' "$T_DIR/g1.json"
+# The same block, an entry of the second block renamed "yyy" and pointed
+# at a free inode, and /other's link count set to 5: two more roots.
+copy "$TREE" "$T_DIR/g2.img"
+silent "$DB" -x -c 'path /d' -c 'dblock 0' -c 'fuzz -d dhdr.hdr.magic zeroes' \
+	-c 'path /d' -c 'dblock 1' -c 'write -d du[3].name "yyy"' \
+	-c "write -d du[3].inumber $FREEINO" -c 'path /other' -c 'write -d core.nlinkv2 5' "$T_DIR/g2.img"
+"$REPAIR" -n "$T_DIR/g2.img" > "$T_DIR/g2n.out" 2>&1
+check "a problem of its own stays a root: /other's link count" \
+	grep -q "^inode\.nlink: inode $OTHER: link count 5, but 1 entries" "$T_DIR/g2n.out"
+copy "$T_DIR/g2.img" "$T_DIR/g2p.img"
+"$REPAIR" -p "$T_DIR/g2p.img" > "$T_DIR/g2p.out" 2> "$T_DIR/g2p.err"
+check "preen: stops (exit 32)" [ $? -eq 32 ]
+check "... its reason on stdout, not stderr" \
+	bash -c "grep -q 'preen stops: ' '$T_DIR/g2p.out' && ! grep -q 'preen stops' '$T_DIR/g2p.err'"
+copy "$T_DIR/g1.img" "$T_DIR/g1r.img"
+"$REPAIR" "$T_DIR/g1r.img" > "$T_DIR/g1r.out" 2>&1
+check "repair of the zeroed block: exit 1" [ $? -eq 1 ]
+check "... 'found:' one root line, its consequences counted" \
+	bash -c "[ \$(grep -c '^found: ' '$T_DIR/g1r.out') -eq 1 ] && grep -q '^  (+' '$T_DIR/g1r.out'"
+check "... the directory rebuilt, nothing said lost (none is)" \
+	grep -Eq '^fixed: rebuilt directory [0-9]+ from 302 entries$' "$T_DIR/g1r.out"
+check "... never a field of an object fixed twice (link counts set back and forth)" \
+	bash -c "! grep '^fixed: ' '$T_DIR/g1r.out' | sed 's/ to [0-9]*.*//' | sort | uniq -d | grep -q ."
+check "... no link count fix that only put a value back (inode $DIRINO, the root)" \
+	bash -c "! grep -q 'set nlink of inode \\($DIRINO\\|128\\) ' '$T_DIR/g1r.out'"
+check "... then clean" silent "$REPAIR" -n "$T_DIR/g1r.img"
+"$REPAIR" "$T_DIR/g2.img" > "$T_DIR/g2.out" 2>&1
+check "repair: the rebuilt directory names the entry it left out ('yyy')" \
+	grep -q "^fixed: rebuilt directory $DIRINO from [0-9]* entries, leaving out 'yyy'$" "$T_DIR/g2.out"
+check "... /other's link count fixed once" \
+	[ "$(grep -c "^fixed: inode\.nlink: set nlink of inode $OTHER to 1$" "$T_DIR/g2.out")" -eq 1 ]
+check "... the summary names no zero count" \
+	bash -c "tail -1 '$T_DIR/g2.out' | grep -q 'problems found' && ! tail -1 '$T_DIR/g2.out' | grep -Eq '\(([^)]*, )?[a-z +/]+ 0[,)]'"
+copy "$T_DIR/g2.img" "$T_DIR/g2j.img"
+copy "$DAMAGED" "$T_DIR/ctr.img"
+"$REPAIR" "$T_DIR/ctr.img" > "$T_DIR/ctr.out" 2>&1
+check "an AGF and the superblock's counters fixed: counted as counters, not fields" \
+	bash -c "grep -q '^fixed: agf.counter: ' '$T_DIR/ctr.out' && tail -1 '$T_DIR/ctr.out' | grep -q 'counters 2' && ! tail -1 '$T_DIR/ctr.out' | grep -q fields"
+copy "$DAMAGED" "$T_DIR/ctr2.img"
+"$REPAIR" --json "$T_DIR/ctr2.img" > "$T_DIR/ctr.json" 2> /dev/null
+valid "xfsj-repair --json, counters" xfsj-repair stdout "$T_DIR/ctr.json" --need problem,fix,repair_summary
+check "... JSON: counters_fixed 2, fields_fixed 0, fixes = fix objects" \
+	python3 -c '
+import json, sys
+o = list(map(json.loads, open(sys.argv[1])))
+s = [x for x in o if x["kind"] == "repair_summary"][0]
+f = [x for x in o if x["kind"] == "fix"]
+sys.exit(not (s["counters_fixed"] == 2 and s["fields_fixed"] == 0 and s["fixes"] == len(f)))' "$T_DIR/ctr.json"
+copy "$TREE" "$T_DIR/zp.img"
+dd if=/dev/zero of="$T_DIR/zp.img" bs=512 count=1 conv=notrunc status=none
+"$REPAIR" "$T_DIR/zp.img" > "$T_DIR/zp.out" 2>&1
+check "a superblock restored, then the replay's repair: one summary" \
+	[ "$(grep -c 'problems\? found, .* applied' "$T_DIR/zp.out")" -eq 1 ]
+check "... counting the restore (its problem and fix)" \
+	grep -q 'headers rebuilt 1' "$T_DIR/zp.out"
 
 t_done

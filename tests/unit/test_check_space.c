@@ -106,6 +106,7 @@ static void setup_feat(struct tcheck *t, bool pptr)
 	t->ck.agcount = 1;
 	xck_vec_init(&t->ck.dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&t->ck.pptrs, sizeof(struct xck_pptr));
+	xck_vec_init(&t->ck.lossy, sizeof(struct xck_lossy));
 
 	ag->agno = 0;
 	ag->agblocks = xfsj_fs_ag_blocks(t->fx.fs, 0);
@@ -188,7 +189,7 @@ static void teardown(struct tcheck *t)
 		struct xck_vec *const tab[] = {
 			&ag->claims, &ag->rmaps, &ag->bno_free, &ag->cnt_free,
 			&ag->refcs, &ag->chunks, &ag->fino, &t->ck.dirents,
-			&t->ck.pptrs,
+			&t->ck.pptrs, &t->ck.lossy,
 		};
 
 		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
@@ -789,6 +790,60 @@ START_TEST(names_parent_pointers)
 }
 END_TEST
 
+/*
+ * Directory a (5) lost its block (noted as problem 42): its file f (6)
+ * and subdirectory g (7) are short of a link, f's and g's parent
+ * pointers have no entry, both are cut off, a's own "." is gone and so is
+ * g's ".." (a's link count) and a's ".." (the root's).  Each of those
+ * names problem 42 as its cause; a file h (8) of the root with a wrong
+ * link count of its own names none.  (Slots 1 and 2 are the fixture's
+ * realtime inodes.)
+ */
+START_TEST(names_causes)
+{
+	struct tcheck t;
+	unsigned int caused = 0, i;
+
+	setup_feat(&t, true);
+	inode_use(&t, 0, XFSJ_FT_DIR, 3, 0);
+	inode_use(&t, 5, XFSJ_FT_DIR, 3, -1);
+	inode_use(&t, 6, XFSJ_FT_REG, 1, -1);
+	inode_use(&t, 7, XFSJ_FT_DIR, 2, 5);
+	inode_use(&t, 8, XFSJ_FT_REG, 2, -1);
+	dir_entries(&t, 0, 0);
+	entry(&t, 0, 5, "a", XFSJ_FT_DIR);
+	entry(&t, 0, 8, "h", XFSJ_FT_REG);
+	entry(&t, 7, 7, ".", XFSJ_FT_DIR);
+	entry(&t, 7, 5, "..", XFSJ_FT_DIR);
+	pptr(&t, 5, 0, "a", 100);
+	pptr(&t, 6, 5, "f", 105);
+	pptr(&t, 7, 5, "g", 105);
+	pptr(&t, 8, 0, "h", 100);
+	ck_assert_int_eq(xck_note_lossy(&t.ck, ino_of(&t, 5), 42), 0);
+	ck_assert_int_eq(xck_note_lossy(&t.ck, ino_of(&t, 5), 44), 0);
+	t.ck.next_id = 43;
+	run_names(&t);
+	for (i = 0; i < t.n; i++) {
+		const struct xfsj_problem *p = &t.last[i];
+
+		ck_assert_uint_eq(p->id, 43 + i);
+		if (p->ino == ino_of(&t, 8)) {
+			ck_assert_str_eq(p->def->code, "inode.nlink");
+			ck_assert(!(p->has & XFSJ_PF_CAUSE));
+			continue;
+		}
+		ck_assert_msg(p->has & XFSJ_PF_CAUSE, "%s of %llu has no cause",
+			      p->def->code, (unsigned long long)p->ino);
+		ck_assert_uint_eq(p->cause, 42);
+		caused++;
+	}
+	/* nlink of 0, 5, 6, 7; pptr.extra of 6, 7; 6 and 7 cut off */
+	ck_assert_uint_eq(caused, 8);
+	ck_assert_uint_eq(t.n, 9);
+	teardown(&t);
+}
+END_TEST
+
 /* No entries at all: the directories were not read; judge nothing. */
 START_TEST(names_without_entries)
 {
@@ -867,6 +922,7 @@ Suite *check_space_suite(void)
 	tcase_add_test(tc, names_named_twice_in_one_directory);
 	tcase_add_test(tc, names_unlinked_lists);
 	tcase_add_test(tc, names_parent_pointers);
+	tcase_add_test(tc, names_causes);
 	tcase_add_test(tc, names_without_entries);
 	tcase_add_test(tc, names_incomplete_inodes);
 	tcase_add_test(tc, check_fresh_filesystem_clean);

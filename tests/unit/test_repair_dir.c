@@ -56,6 +56,7 @@ static void env_make(struct env *e)
 		e->ck.ags[a] = (struct xck_ag){ .agno = a,
 			.agblocks = xfsj_fs_ag_blocks(e->fx.fs, a) };
 	xck_vec_init(&e->ck.dirents, sizeof(struct xck_dirent));
+	xck_vec_init(&e->ck.lossy, sizeof(struct xck_lossy));
 	/* A free inode of the root's chunk made an empty directory. */
 	e->dir = fs_fixture_make_file(&e->fx, 5, 1, 0, 0, &ip);
 	ip.di.mode = 040755;
@@ -66,6 +67,7 @@ static void env_make(struct env *e)
 static void env_free(struct env *e)
 {
 	xck_vec_free(&e->ck, &e->ck.dirents);
+	xck_vec_free(&e->ck, &e->ck.lossy);
 	free(e->ck.ags);
 	fs_fixture_free(&e->fx);
 }
