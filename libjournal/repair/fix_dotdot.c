@@ -83,14 +83,18 @@ int xrp_fix_dotdot(struct xrp *rp, struct xrp_prob *pr)
 {
 	const struct xfsj_problem *p = &pr->p;
 	uint64_t dir = p->ino, parent = p->expected;
-	const struct xck_inode *pst = xck_inode_find(rp->ck, parent, NULL);
 	struct xfsj_iref ip;
 	char what[128];
 	int err;
 
 	if (pr->done || (p->has & (XFSJ_PF_INO | XFSJ_PF_EXPECTED)) !=
-	    (XFSJ_PF_INO | XFSJ_PF_EXPECTED) || !pst ||
-	    pst->ftype != XFSJ_FT_DIR)
+	    (XFSJ_PF_INO | XFSJ_PF_EXPECTED) || parent == dir)
+		return 0;
+	/* The holder must be a directory still. */
+	err = xrp_iget(rp, parent, &ip);
+	if (err)
+		return err < 0 ? err : 0;
+	if (!S_ISDIR(ip.di.mode))
 		return 0;
 	err = xrp_iget(rp, dir, &ip);
 	if (err)
