@@ -5,7 +5,8 @@
 # xfs_db as fstests does: block headers (a data block's bestfree table
 # too), entries' name lengths, tags and
 # inode numbers, leaf and node headers, data blocks of leaf, node and
-# btree-fork directories, short-form entries; the bmbt block of a btree-fork
+# btree-fork directories, short-form entries (a name length, an offset);
+# the bmbt block of a btree-fork
 # directory on a filesystem without rmapbt (its fork cannot be rebuilt: the
 # entries come back from the children's parent pointers, where xfs_repair
 # sends them all to lost+found).  For each case, on two copies of the
@@ -43,6 +44,7 @@ CASES="4k block-magic /dirs/block dblock 0;fuzz -d bhdr.hdr.magic zeroes
 4k leaf-data-namelen /dirs/leaf dblock 1;fuzz -d du[2].namelen ones
 4k leaf-data-bestfree /dirs/leaf dblock 0;fuzz -d dhdr.bestfree[1].length sub
 4k sf-namelen /dirs/sf fuzz -d u3.sfdir3.list[1].namelen ones
+4k sf-offset /dirs/sf fuzz -d u3.sfdir3.list[2].offset zeroes
 4k-normap block-inumber /dirs/block dblock 0;fuzz -d bu[5].inumber ones
 4k node-magic /dirs/node dblock $LEAFDB;fuzz -d nhdr.info.hdr.magic zeroes
 4k-normap node-data-namelen /dirs/node dblock 3;fuzz -d du[4].namelen ones
