@@ -399,6 +399,11 @@ static int walk_blocks(struct salvage *s, struct xfsj_iref *ip)
 
 /* ---- short form ---- */
 
+/* @last for sf_entry_ok: an entry whose offset is out of order is sound
+ * too (the rewrite gives every entry a new offset, as xfs_repair
+ * corrects them). */
+#define SF_ANY_OFFSET	UINT32_MAX
+
 /*
  * The entry at @p (of @left bytes) decodes whole with a legal name and a
  * sound inode number, its offset above @last: its size, else 0.
@@ -410,7 +415,8 @@ static size_t sf_entry_ok(struct salvage *s, const uint8_t *p, size_t left,
 	size_t need = 3 + namelen + (ftype ? 1 : 0) + isz;
 	uint64_t ino;
 
-	if (!namelen || left < need || xfsj_get_be16(p + 1) <= last ||
+	if (!namelen || left < need ||
+	    (last != SF_ANY_OFFSET && xfsj_get_be16(p + 1) <= last) ||
 	    memchr(p + 3, '/', namelen) || memchr(p + 3, 0, namelen))
 		return 0;
 	ino = isz == 8 ? xfsj_get_be64(p + need - 8) :
@@ -438,8 +444,13 @@ static int walk_sf(struct salvage *s, const uint8_t *fork, size_t len,
 	for (unsigned int i = 0; i < count && p + 3 <= end; i++) {
 		size_t sz = sf_entry_ok(s, p, (size_t)(end - p), isz, ftype,
 					last, p[0]);
+		bool in_order = sz != 0;
 		const uint8_t *q;
 
+		/* Sound but for its offset: kept, the order left as it was. */
+		if (!sz)
+			sz = sf_entry_ok(s, p, (size_t)(end - p), isz, ftype,
+					 SF_ANY_OFFSET, p[0]);
 		if (!sz) {
 			/*
 			 * A bad entry: find where the next sound one starts;
@@ -456,12 +467,14 @@ static int walk_sf(struct salvage *s, const uint8_t *fork, size_t len,
 					(unsigned int)(sz - 3 - isz -
 						       (ftype ? 1 : 0)))) {
 				s->seen--;
+				in_order = true;
 			} else {
 				p = q;
 				continue;
 			}
 		}
-		last = xfsj_get_be16(p + 1);
+		if (in_order)
+			last = xfsj_get_be16(p + 1);
 		err = add(s, isz == 8 ? xfsj_get_be64(p + sz - 8) :
 			  xfsj_get_be32(p + sz - 4), p + 3,
 			  (uint8_t)(sz - 3 - isz - (ftype ? 1 : 0)));

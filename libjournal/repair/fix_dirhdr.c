@@ -90,6 +90,17 @@ static int dir_block_put(struct xrp *rp, struct xfsj_buf *bp, bool dirty)
 	return xfsj_dirbuf_put(rp->fs, bp, 1U << rp->sb->dirblklog, &f);
 }
 
+int xrp_dir_block(struct xrp *rp, uint64_t ino, uint64_t off,
+		  struct xfsj_buf **bp)
+{
+	return dir_block(rp, ino, off, bp);
+}
+
+int xrp_dir_block_put(struct xrp *rp, struct xfsj_buf *bp, bool dirty)
+{
+	return dir_block_put(rp, bp, dirty);
+}
+
 static void done(struct xrp *rp, struct xrp_prob *pr, const char *what)
 {
 	pr->done = true;
@@ -244,6 +255,8 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 		return (pr->p.has & XFSJ_PF_OFF) ? fix_ftype(rp, pr) : 0;
 	if (xrp_is(pr, "dirent.ftype"))
 		return fix_dirent_ftype(rp, pr);
+	if (xrp_is(pr, "names.dotdot"))
+		return xrp_fix_dotdot(rp, pr);
 	if (xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header") ||
 	    xrp_is(pr, "dir.bestfree")) {
 		int err = xrp_dir_rebuild(rp, pr->p.ino);

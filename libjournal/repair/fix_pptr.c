@@ -10,6 +10,11 @@
  * - pptr.gen: the child's pointers to that directory get its generation.
  * - attr.pptr.parent: the child's pointers naming that impossible parent
  *   are removed (the one its entry asks for is pptr.missing's to add).
+ * - attr.pptr.value, attr.pptr.remote: a pointer whose value is not the
+ *   12 bytes of a parent handle, or is kept in remote blocks, names no
+ *   parent to look for: the child's attribute fork is rewritten from
+ *   what survives (fix_attr.c, which leaves such pointers out), and the
+ *   pointer its entry asks for is pptr.missing's to add.
  *
  * In a round that rebuilds directories the entries the check compared
  * against are not the ones now on disk: the fix waits for the next round.
@@ -295,6 +300,13 @@ int xrp_fix_pptr(struct xrp *rp)
 		char what[128];
 		int err;
 
+		if (xrp_is(pr, "attr.pptr.value") ||
+		    xrp_is(pr, "attr.pptr.remote")) {
+			err = xrp_field_attr(rp, pr);
+			if (err)
+				return err;
+			continue;
+		}
 		if (xrp_is(pr, "attr.pptr.parent") &&
 		    (pr->p.has & bad) == bad) {
 			err = fix_existing(rp, pr, pr->p.found, true, false, 0,

@@ -213,15 +213,16 @@ int xrp_fix_sb_secondary(struct xrp *rp)
 	xfsj_cksum_update(bp->data, ss, XFSJ_SB_CRC_OFF);
 	xfsj_buf_dirty(bp);
 	/*
-	 * A damaged primary was the geometry the repair started with: the
+	 * A damaged primary was the superblock the repair started with: the
 	 * rest (this stage's secondaries, the next rounds) goes on with the
 	 * restored one, and the primary is written with its sector size.
+	 * Not only its geometry: the next round's check must not judge the
+	 * inodes by a damaged rbmino or rsumino (the realtime bitmap taken
+	 * for an orphan and moved to lost+found).
 	 */
-	if (!same_geometry(&sb, rp->sb)) {
-		err = xfsj_fs_set_sb(rp->fs, &sb, &rp->res->fault);
-		if (err)
-			goto out;
-	}
+	err = xfsj_fs_set_sb(rp->fs, &sb, &rp->res->fault);
+	if (err)
+		goto out;
 	snprintf(what, sizeof(what),
 		 "rewrote the primary superblock from the one of AG %ld", best);
 	xrp_for_each(rp, pr, XFSJ_FIX_SB_FROM_SECONDARY)

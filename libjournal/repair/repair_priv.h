@@ -166,6 +166,16 @@ int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr);	/* fix_sb.c */
 int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr);	/* fix_field.c */
 int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr);	/* fix_dirhdr.c */
 
+/* fix_dirhdr.c: the buffer of the directory block holding byte @off of
+ * directory @ino (*@bp NULL when it cannot be reached whole), and done
+ * with it (@dirty: written).  0 or a negative XFSJ_E_*. */
+int xrp_dir_block(struct xrp *rp, uint64_t ino, uint64_t off,
+		  struct xfsj_buf **bp);
+int xrp_dir_block_put(struct xrp *rp, struct xfsj_buf *bp, bool dirty);
+/* fix_dotdot.c: names.dotdot, the directory's ".." set to the directory
+ * holding its entry (@pr's expected). */
+int xrp_fix_dotdot(struct xrp *rp, struct xrp_prob *pr);
+
 /* fix_dir_block.c: dirent.ftype in a directory's blocks (@ip): the
  * entries naming the child with the type found get the type expected;
  * 1 when one changed, 0 when none, or a negative XFSJ_E_*. */

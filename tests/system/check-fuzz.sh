@@ -37,6 +37,9 @@
 #   FUZZ_ALL=1       every case (hours: the long run, by hand)
 #   FUZZ_PARITY=p    percent of the oracle's detections we must make
 #                    (default 99)
+#   FUZZ_JUDGED=n    the fewest cases xfs_repair -n detects (the cases
+#                    the parity judges) a run may have (default a quarter
+#                    of FUZZ_CASES, 30 with FUZZ_ALL=1): fewer fail
 #   FUZZ_PROFILES="4k 1k ..."  populated profiles (default all four)
 #   FUZZ_TARGETS=re  only the targets whose name matches the regex
 #   FUZZ_SAN_CASES=n cases also run under ASan/UBSan (default 60)
@@ -56,6 +59,7 @@ FUZZ_SEED=${FUZZ_SEED:-$(( $(date +%s) % 100000 ))}
 FUZZ_CASES=${FUZZ_CASES:-600}
 FUZZ_ALL=${FUZZ_ALL:-0}
 FUZZ_PARITY=${FUZZ_PARITY:-99}
+FUZZ_JUDGED=${FUZZ_JUDGED:-$([ "$FUZZ_ALL" = 1 ] && echo 30 || echo $((FUZZ_CASES / 4)))}
 FUZZ_PROFILES=${FUZZ_PROFILES:-$POP_PROFILES}
 FUZZ_TARGETS=${FUZZ_TARGETS:-.}
 FUZZ_SAN_CASES=${FUZZ_SAN_CASES:-60}
@@ -200,6 +204,7 @@ read -r ndet nboth nfail nrun <<< "$(awk -F'\t' '$5 != "skip" { r++ } $5 == 1 { 
 	END { print d + 0, b + 0, f + 0, r + 0 }' "$T_DIR/results")"
 echo "# $nrun cases run ($nsan also under ASan/UBSan) in $((SECONDS - t0)) s: xfs_repair -n detects $ndet, xfsj-repair -n $nboth of those"
 check "cases were run ($nrun of $ncases)" test "$nrun" -gt 0
+check "at least $FUZZ_JUDGED cases judged (detected by xfs_repair -n: $ndet)" test "$ndet" -ge "$FUZZ_JUDGED"
 check "no crash, hang or exit other than 0/1 (or 8 refusing a feature) of xfsj-repair -n ($nfail)" test "$nfail" -eq 0
 if [ "$ndet" -gt 0 ]; then
 	pct=$(awk -v b="$nboth" -v d="$ndet" 'BEGIN { printf "%.1f", 100 * b / d }')

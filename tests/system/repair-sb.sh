@@ -15,7 +15,9 @@
 #     blocklog, dirblklog, rootino, agcount): the rest of the repair goes
 #     on with the restored geometry, and nothing is cleared for it;
 #   - a counter out of range (frextents without a realtime device): the
-#     restored primary takes 0, not the damaged value.
+#     restored primary takes 0, not the damaged value;
+#   - an inode pointer (rbmino): the inodes are judged by the restored
+#     one (the realtime bitmap inode is not an orphan for lost+found).
 # For each case, on a copy of the image:
 #   - `$XFSPROGS613/xfs_repair -n` and `xfsj-repair -n` detect it (exit 1);
 #   - `xfsj-repair COPY` exits 1 (fixed) and clears no inode and moves
@@ -56,6 +58,7 @@ dirblklog lastbit
 rootino firstbit
 agcount add
 frextents firstbit
+rbmino sub
 "
 
 # The primary as xfs_db prints it, without what a repair recounts.

@@ -48,7 +48,10 @@
 #   zero and lost; the others one kind each), WRAPPED=n (default 1: lost
 #   and flip), BIGBUF=n (default 1: images whose log buffers are 256 KiB,
 #   mount -o logbsize=256k, one damage kind each, by the seed),
-#   MINRECS=n (default 24).  XFSJ_KEEP=1 keeps the damaged
+#   MINRECS=n (default 24), SALVAGE_JUDGED=n (default 3 of the 6 cases
+#   of the defaults: the fewest cases judged, that is damaged and salvaged;
+#   an image whose undamaged copy the kernel does not replay is skipped,
+#   and a run that judged fewer fails).  XFSJ_KEEP=1 keeps the damaged
 #   image of a failed case.  The time is printed: 60 to 150 s with the
 #   defaults on the 2-core machine while other work runs beside it.  Long
 #   runs: a loop over seeds, or IMAGES=4 WRAPPED=2 BIGBUF=2.
@@ -69,6 +72,8 @@ WRAPPED=${WRAPPED:-1}
 BIGBUF=${BIGBUF:-1}
 COPY_KIND=flip		# the kind whose salvage also goes into a copy (-O)
 MINRECS=${MINRECS:-24}
+JUDGED=${SALVAGE_JUDGED:-3}
+NJUDGED=0
 echo "# replay-salvage: seed $SEED, $IMAGES crash images"
 
 # CRASH_NEED: enough records in the live log for one in the middle.
@@ -272,6 +277,7 @@ one_case() {
 	rm -f "$d.plain"
 
 	cp --sparse=always "$d.dmg" "$d.salv"
+	NJUDGED=$((NJUDGED + 1))
 	"$REPAIR" --salvage --json "$d.salv" > "$d.salv.json" 2> "$d.salv.err"
 	rc=$?
 	check "$name: --salvage exits 0 or 1 (got $rc)" [ "$rc" -le 1 ]
@@ -491,4 +497,5 @@ for ((i = IMAGES; i < IMAGES + WRAPPED; i++)); do
 		need_wrapped wrap$(((SEED + i) % 2)) lost flip
 done
 echo "# replay-salvage: $((SECONDS - t0)) s"
+check "at least $JUDGED cases judged ($NJUDGED)" [ "$NJUDGED" -ge "$JUDGED" ]
 t_done

@@ -6,7 +6,8 @@
  * by the checker's directory walker (check/dir*.c), which must find
  * every entry and no problem; the old blocks of a rewritten directory
  * leave its fork.  And dirent.ftype fixed in a short form
- * (repair/fix_dir.c).
+ * (repair/fix_dir.c), and names.dotdot in each format
+ * (repair/fix_dotdot.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +73,9 @@ static void env_free(struct env *e)
 	fs_fixture_free(&e->fx);
 }
 
-/* Walk the directory back with the checker; returns its format. */
-static int walk_back(struct env *e)
+/* Walk the directory back with the checker: its format, and its ".."
+ * in *@parent. */
+static int walk_parent(struct env *e, uint64_t *parent)
 {
 	struct xck_inode st = { .parent = XFSJ_NULLFSINO };
 	struct xck_icheck ic = { .ino = e->dir, .st = &st };
@@ -94,9 +96,19 @@ static int walk_back(struct env *e)
 	e->problems = 0;
 	e->ck.dirents.n = 0;
 	ck_assert_int_eq(xck_dir(&e->ck, &ic), 0);
-	ck_assert_uint_eq(st.parent, e->ck.sb->rootino);
+	*parent = st.parent;
 	free(ext);
 	return ip.di.format;
+}
+
+/* Walk the directory back: its format; its ".." must be the root. */
+static int walk_back(struct env *e)
+{
+	uint64_t parent;
+	int format = walk_parent(e, &parent);
+
+	ck_assert_uint_eq(parent, e->ck.sb->rootino);
+	return format;
 }
 
 /* @n entries named "entry_NNNN" (long names with @pad), children of
@@ -295,6 +307,75 @@ START_TEST(sf_dirent_ftype)
 }
 END_TEST
 
+/*
+ * names.dotdot: the directory's ".." (the root) set to another directory,
+ * the one the problem says holds it, in short form, block and leaf
+ * directories; the entries stay.  A holder that is not a directory
+ * changes nothing.
+ */
+START_TEST(dotdot_each_format)
+{
+	static const struct { size_t n; int pad, format; } cases[] = {
+		{ 3, 4, XFSJ_DINODE_FMT_LOCAL },
+		{ 40, 4, XFSJ_DINODE_FMT_EXTENTS },
+		{ 300, 40, XFSJ_DINODE_FMT_EXTENTS },
+	};
+	struct xfsj_repair_result res = { 0 };
+	struct xfsj_repair_cb cb = { 0 };
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct env e;
+		char (*names)[64];
+		struct xfsj_dirent *d;
+		struct xfsj_iref ip;
+		struct xrp rp;
+		struct xrp_prob pr = { 0 };
+		uint64_t holder, file, parent;
+
+		env_make(&e);
+		holder = fs_fixture_make_file(&e.fx, 6, 1, 0, 0, &ip);
+		ip.di.mode = 040755;
+		ip.di.nlink = 2;
+		xfsj_iput(e.fx.fs, &ip, true);
+		file = fs_fixture_make_file(&e.fx, 7, 1, 0, 0, &ip);
+		d = entries(&e, cases[c].n, cases[c].pad, &names);
+		ck_assert_int_eq(xfsj_dir_write(e.fx.fs, e.dir,
+					       e.ck.sb->rootino, d, cases[c].n,
+					       false, &e.fx.f), 0);
+		fs_fixture_reopen(&e.fx);
+		e.ck.fs = e.fx.fs;
+		e.ck.sb = xfsj_fs_sb(e.fx.fs);
+		rp = (struct xrp){ .fs = e.fx.fs, .sb = e.ck.sb, .res = &res,
+				   .cb = &cb };
+		pr.p.has = XFSJ_PF_INO | XFSJ_PF_FOUND | XFSJ_PF_EXPECTED;
+		pr.p.ino = e.dir;
+		pr.p.found = e.ck.sb->rootino;
+		/* Not a directory: left. */
+		pr.p.expected = file;
+		ck_assert_int_eq(xrp_fix_dotdot(&rp, &pr), 0);
+		ck_assert(!pr.done);
+		ck_assert_int_eq(walk_parent(&e, &parent), cases[c].format);
+		ck_assert_uint_eq(parent, e.ck.sb->rootino);
+		pr.p.expected = holder;
+		ck_assert_int_eq(xrp_fix_dotdot(&rp, &pr), 0);
+		ck_assert(pr.done);
+		ck_assert(rp.recheck);
+		/* Flushed, then read back from the disk. */
+		fs_fixture_reopen(&e.fx);
+		e.ck.fs = e.fx.fs;
+		e.ck.sb = xfsj_fs_sb(e.fx.fs);
+		ck_assert_int_eq(walk_parent(&e, &parent), cases[c].format);
+		ck_assert_uint_eq(parent, holder);
+		ck_assert_uint_eq(e.problems, 0);
+		ck_assert_uint_eq(e.ck.dirents.n, cases[c].n + 2);
+		free(d);
+		free(names);
+		env_free(&e);
+	}
+	ck_assert_uint_eq(res.fields_fixed, 3);
+}
+END_TEST
+
 Suite *repair_dir_suite(void)
 {
 	Suite *s = suite_create("repair_dir");
@@ -305,6 +386,7 @@ Suite *repair_dir_suite(void)
 	tcase_add_test(tc, node_format);
 	tcase_add_test(tc, two_levels);
 	tcase_add_test(tc, sf_dirent_ftype);
+	tcase_add_test(tc, dotdot_each_format);
 	suite_add_tcase(s, tc);
 	return s;
 }

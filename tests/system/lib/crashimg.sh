@@ -28,6 +28,10 @@
 #                  overwrites and range exchanges (CUI, BUI and XMI
 #                  chains) and renameloop.pl's renames (parent pointer
 #                  updates: ATTRI chains); default 0.
+#   CRASH_HOLD     n: one more process makes n files of 64 KiB, opens
+#                  them, unlinks them and holds them open until the
+#                  workload stops (after the shutdown): their inodes are
+#                  on the AGI unlinked lists the crash leaves; default 0.
 #   CRASH_FREEZE   make_crash_image only: 1: the filesystem is frozen and
 #                  thawed once WORKLOAD_SECONDS into the workload (its
 #                  metadata written in place, the log covered), which then
@@ -130,6 +134,21 @@ crashimg_syncer() {
 	done
 }
 
+# crashimg_holder DIR N STOPFILE: N files made in DIR, opened, unlinked
+# and held open until STOPFILE exists.
+crashimg_holder() {
+	local dir=$1 k fd
+	mkdir -p "$dir"
+	for ((k = 0; k < $2; k++)); do
+		xfs_io -f -c "pwrite -q -S 0x6c 0 64k" "$dir/h$k" || return 1
+		exec {fd}< "$dir/h$k"
+		rm -f "$dir/h$k"
+	done
+	while [ ! -e "$3" ]; do
+		sleep 0.2
+	done
+}
+
 # crashimg_run DEV MNT MOUNT_OPTS SECONDS: starts the workers, lets them
 # run SECONDS, then returns with the workers still running; their pids
 # are in CRASHIMG_PIDS, the stop file in CRASHIMG_STOP.
@@ -149,6 +168,10 @@ crashimg_run() {
 	# checkpoints (a kernel with intent whiteouts writes no others).
 	if [ "${CRASH_SYNCER:-1}" = 1 ]; then
 		crashimg_syncer "$mnt" "$CRASHIMG_STOP" &
+		CRASHIMG_PIDS+=($!)
+	fi
+	if [ "${CRASH_HOLD:-0}" -gt 0 ]; then
+		crashimg_holder "$mnt/held" "$CRASH_HOLD" "$CRASHIMG_STOP" &
 		CRASHIMG_PIDS+=($!)
 	fi
 	CRASHIMG_LOOPS=()

@@ -13,6 +13,14 @@
 # xfs_repair -n and xfsj-repair -n pass it, and a second xfsj-repair
 # exits 0 (RC_AGAIN) and changes nothing.  xfs_repair repairs THEIRS.
 # The test then compares what each kept.
+#
+#   kept_names MNT        the names kept below the mounted root MNT
+#   names_anywhere IMG    the same of IMG (mounted read-only), "-" when
+#                         the kernel does not mount it
+#
+# A name kept is one anywhere in the tree: in place, given back from a
+# parent pointer, or in lost+found (below an entry of it, too); an entry
+# of lost+found named by its inode number is a name lost, not kept.
 
 repair_case() {
 	local c=$1 base=$2 ours=$3 theirs=$4 path=$5 cmds=$6
@@ -45,3 +53,19 @@ repair_case() {
 }
 
 _rc_quiet() { "$@" > /dev/null 2>&1; }
+
+kept_names() {
+	find "$1" -xdev -mindepth 1 -printf '%P\n' 2>/dev/null |
+		grep -cvE '^lost\+found(/[0-9]+)?$'
+}
+
+names_anywhere() {
+	local dev n=-
+	dev=$(attach_loop "$1") || { echo -; return; }
+	if t_mount "$dev" "$MNT" ro,nouuid; then
+		n=$(kept_names "$MNT")
+		t_umount "$MNT"
+	fi
+	detach_loop "$dev"
+	echo "$n"
+}
