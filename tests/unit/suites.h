@@ -39,6 +39,7 @@
 	X(btree_suite)		\
 	X(alloc_suite)		\
 	X(rmap_suite)		\
+	X(rmap_merge_suite)	\
 	X(refcount_suite)	\
 	X(defer_suite)		\
 	X(iunlink_suite)		\
