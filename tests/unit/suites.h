@@ -22,6 +22,7 @@
 	X(btree_block_suite)	\
 	X(inode_suite)		\
 	X(dir_sf_suite)		\
+	X(dir_data_walk_suite)	\
 	X(log_record_suite)	\
 	X(io_suite)		\
 	X(io_unix_suite)		\
