@@ -317,10 +317,9 @@ static int misplaced(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
 	int row = -1, ret = 0;
 
 	*prow = -1;
-	if (rmapbt && !ag->tree_ok[XFSJ_BT_RMAP])
+	if (!xck_ag_trusted(ck, ag->agno, XCK_TRUST_RMAP))
 		return 0;
-	if (ag->agf_ok && ag->tree_ok[XFSJ_BT_BNO] &&
-	    ag->tree_ok[XFSJ_BT_CNT]) {
+	if (xck_ag_trusted(ck, ag->agno, XCK_TRUST_FREE)) {
 		ret = first_piece(ck, ag, &ag->bno_free, NULL, s, e,
 				  free_piece_ok, &ps, &pe);
 		if (ret > 0) {

@@ -498,11 +498,7 @@ static uint64_t find_parent(struct salvage *s)
 
 bool xrp_keep_old_blocks(const struct xrp *rp)
 {
-	for (uint32_t a = 0; a < rp->ck->agcount; a++)
-		if (!rp->ck->ags[a].tree_ok[XFSJ_BT_BNO] ||
-		    !rp->ck->ags[a].tree_ok[XFSJ_BT_CNT])
-			return true;
-	return false;
+	return !xck_ags_trusted(rp->ck, XCK_TRUST_FREE);
 }
 
 void xrp_dirlist_free(struct xrp_dirlist *l)

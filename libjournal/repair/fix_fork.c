@@ -217,15 +217,8 @@ static int by_off(const void *pa, const void *pb)
 
 static bool rmapbt_whole(const struct xrp *rp)
 {
-	uint32_t agno;
-
-	if (!xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT))
-		return false;
-	for (agno = 0; agno < rp->ck->agcount; agno++)
-		if (!rp->ck->ags[agno].agf_ok ||
-		    !rp->ck->ags[agno].tree_ok[XFSJ_BT_RMAP])
-			return false;
-	return true;
+	return xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT) &&
+	       xck_ags_trusted(rp->ck, XCK_TRUST_RMAP);
 }
 
 /*

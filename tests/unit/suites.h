@@ -63,6 +63,7 @@
 	X(repair_attr_suite)	\
 	X(repair_dir2_suite)	\
 	X(check_space_suite)	\
+	X(ag_trust_suite)	\
 	X(check_index_suite)	\
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\
