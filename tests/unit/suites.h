@@ -53,6 +53,7 @@
 	X(ialloc_suite)		\
 	X(finish_suite)		\
 	X(attr_leaf_suite)	\
+	X(attr_leaf_ent_suite)	\
 	X(attr_node_suite)	\
 	X(check_attr_suite)	\
 	X(xmi_suite)		\
