@@ -20,6 +20,7 @@
 	X(sb_suite)		\
 	X(ag_headers_suite)	\
 	X(btree_block_suite)	\
+	X(bmdr_suite)		\
 	X(inode_suite)		\
 	X(dir_sf_suite)		\
 	X(dir_data_walk_suite)	\
@@ -31,6 +32,7 @@
 	X(io_fault_suite)	\
 	X(overlay_suite)	\
 	X(grow_suite)		\
+	X(u64set_suite)		\
 	X(progress_suite)	\
 	X(redo_suite)		\
 	X(undo_suite)		\
