@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check/agbtree.h"
+#include "ondisk/rmap_merge.h"
 
 #define EF	(XFSJ_PF_EXPECTED | XFSJ_PF_FOUND)
 
@@ -658,25 +659,6 @@ static bool rmap_fields_ok(struct agbt_walk *w, const struct xfsj_rmap_rec *r)
 	return ok;
 }
 
-/* xfs_repair's rule: the kernel never leaves two records it could join. */
-static bool rmap_mergeable(const struct xfsj_rmap_rec *p,
-			   const struct xfsj_rmap_rec *r)
-{
-	if (p->owner != r->owner ||
-	    (uint64_t)p->startblock + p->blockcount != r->startblock ||
-	    (uint64_t)p->blockcount + r->blockcount > UINT32_MAX)
-		return false;
-	if (rmap_meta_owner(r->owner))
-		return true;
-	if ((p->offset & ~XFSJ_RMAP_OFF_MASK) !=
-	    (r->offset & ~XFSJ_RMAP_OFF_MASK))
-		return false;
-	if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK)
-		return true;
-	return (p->offset & XFSJ_RMAP_OFF_MASK) + p->blockcount ==
-	       (r->offset & XFSJ_RMAP_OFF_MASK);
-}
-
 /*
  * Order: with reflink by (start, owner, offset), records may overlap;
  * without it no two records overlap.
@@ -714,7 +696,7 @@ static int rmap_rec(struct agbt_walk *w, const void *block, unsigned int i)
 		w->have_last = true;
 		w->last.r = r;
 	}
-	if (w->have_merged && rmap_mergeable(&w->merged.r, &r)) {
+	if (w->have_merged && xfsj_rmap_continues(&w->merged.r, &r)) {
 		say(w, RMAPBT_MERGE, 0, r.startblock);
 		w->merged.r.blockcount += r.blockcount;
 	} else {

@@ -348,9 +348,10 @@ static bool check_lent(struct bw *b, const uint8_t *blk, uint32_t dablk,
 	const uint8_t *p = blk + LHDR + (size_t)i * LENT;
 	uint32_t hash = xfsj_get_be32(p), nameidx = xfsj_get_be16(p + 4);
 	uint8_t flags = p[6], ns = flags & XFSJ_ATTR_NS_MASK;
-	struct xfsj_attr_lent le = { 0 };
+	struct xfsj_attr_lent le;
 	struct xck_aent e;
 	uint32_t want, end;
+	int place;
 	bool ok;
 
 	*last = hash;
@@ -358,18 +359,14 @@ static bool check_lent(struct bw *b, const uint8_t *blk, uint32_t dablk,
 	if (p[7])
 		blk_report(b, AT_BLK_PAD, dablk, XFSJ_PF_FOUND, 0, p[7]);
 	setf(b, "entries[%u].nameidx", i);
-	if (nameidx < tabend || nameidx >= b->bs) {
+	place = xfsj_attr_leaf_ent_place(blk, b->bs, i, tabend, &le, &end);
+	if (place == XFSJ_ALENT_SLOT || place == XFSJ_ALENT_NAMEIDX) {
 		blk_report(b, AT_LEAF_NAMEIDX, dablk,
 			   XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, tabend, nameidx);
 		return false;
 	}
-	end = nameidx + ((flags & XFSJ_ATTR_FLAG_LOCAL) ? 3 : 9);
-	if (end <= b->bs) {
-		xfsj_attr_leaf_get_ent(blk, b->bs, i, &le);
-		end = nameidx + le.entsize;
-	}
 	setf(b, "entries[%u]", i);
-	if (end > b->bs) {
+	if (place != XFSJ_ALENT_OK) {
 		blk_report(b, AT_LEAF_NAME_PAST, dablk,
 			   XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, b->bs, end);
 		return false;

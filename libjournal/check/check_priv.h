@@ -36,6 +36,7 @@
 #include "xfsj/fs.h"
 #include "xfsj/ondisk.h"
 #include "ondisk/format.h"
+#include "check/ag_trust.h"
 
 struct xck;
 

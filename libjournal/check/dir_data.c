@@ -109,25 +109,20 @@ static void check_bestfree(struct data_walk *w)
 	}
 }
 
-/* The single block's tail and leaf entries; returns the data area's end. */
-static uint32_t block_tail(struct data_walk *w, uint32_t *count,
-			   uint32_t *stale)
+/* The single block's tail: a count past what fits is reported, taken 0. */
+static void block_tail(struct data_walk *w, struct xfsj_dir2_area *a)
 {
 	struct xck_dctx *d = w->d;
-	uint32_t bs = d->dirblksize;
-	uint32_t max = (bs - XFSJ_DIR3_HDR_SIZE - XFSJ_DIR2_BLOCK_TAIL) /
-		       XFSJ_DIR2_LEAF_ENT_SIZE;
 
-	*count = xfsj_get_be32(w->b + bs - 8);
-	*stale = xfsj_get_be32(w->b + bs - 4);
-	if (*count > max) {
-		xck_dir_report(d, DIR_LEAF_FIELD, XFSJ_PF_OFF |
-			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, doff(w, 0),
-			       "block tail count", max, *count);
-		d->leaves_ok = false;
-		*count = 0;
-	}
-	return bs - XFSJ_DIR2_BLOCK_TAIL - *count * XFSJ_DIR2_LEAF_ENT_SIZE;
+	if (a->count_ok)
+		return;
+	xck_dir_report(d, DIR_LEAF_FIELD, XFSJ_PF_OFF | XFSJ_PF_EXPECTED |
+		       XFSJ_PF_FOUND, doff(w, 0), "block tail count",
+		       (d->dirblksize - XFSJ_DIR3_HDR_SIZE -
+			XFSJ_DIR2_BLOCK_TAIL) / XFSJ_DIR2_LEAF_ENT_SIZE,
+		       a->count);
+	d->leaves_ok = false;
+	a->count = 0;
 }
 
 int xck_dir_data(struct xck_dctx *d, uint64_t db)
@@ -135,13 +130,13 @@ int xck_dir_data(struct xck_dctx *d, uint64_t db)
 	struct data_walk w = { .d = d, .db = db };
 	struct xck_best bst = { .db = db, .best = XCK_BEST_UNKNOWN };
 	struct xfsj_dir3_hdr h;
-	uint32_t off = XFSJ_DIR3_HDR_SIZE, end = d->dirblksize;
-	uint32_t count = 0, stale = 0;
+	struct xfsj_dir2_area area = { .end = d->dirblksize };
+	struct xfsj_dir2_walk dw;
+	struct xfsj_dir2_item it;
 	uint64_t daddr = 0;
+	uint64_t first = d->ck->next_id;
 	uint8_t *b;
 	int err;
-
-	uint64_t first = d->ck->next_id;
 
 	b = xck_dir_read(d, db, &daddr, &err);
 	if (!b) {
@@ -162,23 +157,13 @@ int xck_dir_data(struct xck_dctx *d, uint64_t db)
 		return xck_vec_push(d->ck, &d->bests, &bst);
 	}
 	xfsj_dir3_bestfree_get(b, w.bf);
-	if (d->isblock)
-		end = block_tail(&w, &count, &stale);
-	bst.walked = true;
-	while (off < end) {
-		struct xfsj_dir2_item it;
-		const char *field = NULL;
-
-		if (xfsj_dir2_data_item(b, off, end, d->ftype, &it, &field)) {
-			first = d->ck->next_id;
-			xck_dir_report(d, it.unused ? DIR_UNUSED : DIR_ENTRY,
-				       XFSJ_PF_OFF | XFSJ_PF_FOUND,
-				       doff(&w, off), field, 0,
-				       it.unused ? it.len : it.namelen);
-			bst.walked = false;
-			xck_dir_lost(d, first);
-			break;
-		}
+	if (d->isblock) {
+		/* The header check took the block magic: the area decodes. */
+		xfsj_dir2_data_area(b, d->dirblksize, &area);
+		block_tail(&w, &area);
+	}
+	xfsj_dir2_walk_init(&dw, b, area.end, d->ftype);
+	while (xfsj_dir2_walk_next(&dw, &it)) {
 		if (it.unused) {
 			unused_item(&w, &it);
 		} else {
@@ -187,7 +172,14 @@ int xck_dir_data(struct xck_dctx *d, uint64_t db)
 				goto out;
 		}
 		w.lastfree = it.unused;
-		off += it.len;
+	}
+	bst.walked = !dw.field;
+	if (dw.field) {
+		first = d->ck->next_id;
+		xck_dir_report(d, it.unused ? DIR_UNUSED : DIR_ENTRY,
+			       XFSJ_PF_OFF | XFSJ_PF_FOUND, doff(&w, dw.off),
+			       dw.field, 0, it.unused ? it.len : it.namelen);
+		xck_dir_lost(d, first);
 	}
 	if (bst.walked) {
 		check_bestfree(&w);
@@ -196,14 +188,15 @@ int xck_dir_data(struct xck_dctx *d, uint64_t db)
 	if (d->isblock) {
 		uint32_t nstale = 0;
 
-		xck_dir_leaf_ents(d, db, b + end, count, &nstale, &err);
+		xck_dir_leaf_ents(d, db, b + area.end, area.count, &nstale,
+				  &err);
 		if (err)
 			goto out;
-		if (nstale != stale)
+		if (nstale != area.stale)
 			xck_dir_report(d, DIR_LEAF_FIELD, XFSJ_PF_OFF |
 				       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
 				       doff(&w, 0), "block tail stale",
-				       nstale, stale);
+				       nstale, area.stale);
 	}
 	err = xck_vec_push(d->ck, &d->bests, &bst);
 out:

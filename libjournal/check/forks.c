@@ -33,6 +33,8 @@
 #include "check/check_priv.h"
 #include "core/crc32c.h"
 #include "core/grow.h"
+#include "core/u64set.h"
+#include "ondisk/bmdr.h"
 #include "fs/bmbt.h"
 
 enum {
@@ -155,8 +157,7 @@ struct fwalk {
 	 * and the right sibling it named */
 	uint64_t prev[XFSJ_BTREE_MAXLEVELS], prev_right[XFSJ_BTREE_MAXLEVELS];
 	/* bmbt blocks reached, an open-addressing set */
-	uint64_t *seen;
-	size_t nseen, capseen;
+	struct xfsj_u64set seen;		/* bmbt blocks reached */
 };
 
 static void report(struct fwalk *w, int row, const char *field,
@@ -317,10 +318,9 @@ static int misplaced(const struct fwalk *w, const struct xfsj_bmbt_irec *r,
 	int row = -1, ret = 0;
 
 	*prow = -1;
-	if (rmapbt && !ag->tree_ok[XFSJ_BT_RMAP])
+	if (!xck_ag_trusted(ck, ag->agno, XCK_TRUST_RMAP))
 		return 0;
-	if (ag->agf_ok && ag->tree_ok[XFSJ_BT_BNO] &&
-	    ag->tree_ok[XFSJ_BT_CNT]) {
+	if (xck_ag_trusted(ck, ag->agno, XCK_TRUST_FREE)) {
 		ret = first_piece(ck, ag, &ag->bno_free, NULL, s, e,
 				  free_piece_ok, &ps, &pe);
 		if (ret > 0) {
@@ -419,48 +419,6 @@ static int check_rec(struct fwalk *w, const uint8_t *p)
 			return err;
 	}
 	return push_map(w, &r);
-}
-
-/* ---- bmbt blocks reached: a set, to refuse a block reached twice ---- */
-static uint64_t hash64(uint64_t v)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdULL;
-	v ^= v >> 33;
-	return v;
-}
-
-/* Add @fsb; 1 when it was there already, or -XFSJ_E_NOMEM. */
-static int seen_add(struct fwalk *w, uint64_t fsb)
-{
-	size_t i;
-
-	if ((w->nseen + 1) * 2 > w->capseen) {
-		size_t ncap = w->capseen ? w->capseen * 2 : 64, j;
-		uint64_t *ns = malloc(ncap * sizeof(*ns));
-
-		if (!ns)
-			return -XFSJ_E_NOMEM;
-		memset(ns, 0xff, ncap * sizeof(*ns));
-		for (j = 0; j < w->capseen; j++) {
-			if (w->seen[j] == XFSJ_NULLFSBLOCK)
-				continue;
-			for (i = hash64(w->seen[j]) & (ncap - 1);
-			     ns[i] != XFSJ_NULLFSBLOCK; i = (i + 1) & (ncap - 1))
-				;
-			ns[i] = w->seen[j];
-		}
-		free(w->seen);
-		w->seen = ns;
-		w->capseen = ncap;
-	}
-	for (i = hash64(fsb) & (w->capseen - 1);
-	     w->seen[i] != XFSJ_NULLFSBLOCK; i = (i + 1) & (w->capseen - 1))
-		if (w->seen[i] == fsb)
-			return 1;
-	w->seen[i] = fsb;
-	w->nseen++;
-	return 0;
 }
 
 static int walk_block(struct fwalk *w, uint64_t fsb, unsigned int level,
@@ -598,7 +556,8 @@ static int walk_block(struct fwalk *w, uint64_t fsb, unsigned int level,
 	struct xfsj_buf *bp;
 	int err;
 
-	err = seen_add(w, fsb);
+	/* A block reached twice is refused the second time. */
+	err = xfsj_u64set_add(&w->seen, fsb);
 	if (err < 0)
 		return err;
 	if (err) {
@@ -627,20 +586,20 @@ static int walk_block(struct fwalk *w, uint64_t fsb, unsigned int level,
 static int walk_btree(struct fwalk *w)
 {
 	const struct xck_icheck *ic = w->ic;
-	const uint8_t *root = ic->fork[w->whichfork];
 	uint32_t size = ic->forksize[w->whichfork];
 	unsigned int level, n, maxr, l;
+	struct xfsj_bmdr r;
 	int err;
 
-	if (!root || size < XFSJ_BMDR_HDR_SIZE + KEY_SIZE + PTR_SIZE) {
+	if (!xfsj_bmdr_decode(ic->fork[w->whichfork], size, &r)) {
 		report(w, FORK_ROOT, "fork size", XFSJ_PF_EXPECTED |
 		       XFSJ_PF_FOUND, 0, 0,
 		       XFSJ_BMDR_HDR_SIZE + KEY_SIZE + PTR_SIZE, size);
 		return 0;
 	}
-	maxr = (size - XFSJ_BMDR_HDR_SIZE) / (KEY_SIZE + PTR_SIZE);
-	level = xfsj_get_be16(root);
-	n = xfsj_get_be16(root + 2);
+	maxr = r.maxr;
+	level = r.level;
+	n = r.numrecs;
 	if (level == 0 || level >= XFSJ_BTREE_MAXLEVELS) {
 		report(w, FORK_ROOT, "level", XFSJ_PF_EXPECTED |
 		       XFSJ_PF_FOUND, 0, 0, XFSJ_BTREE_MAXLEVELS - 1, level);
@@ -653,9 +612,7 @@ static int walk_btree(struct fwalk *w)
 	}
 	for (l = 0; l < XFSJ_BTREE_MAXLEVELS; l++)
 		w->prev[l] = w->prev_right[l] = XFSJ_NULLFSBLOCK;
-	err = walk_ptrs(w, 0, root + XFSJ_BMDR_HDR_SIZE,
-			root + XFSJ_BMDR_HDR_SIZE + (size_t)maxr * KEY_SIZE,
-			n, level);
+	err = walk_ptrs(w, 0, r.keys, r.ptrs, n, level);
 	if (err)
 		return err;
 	/* The last block of each level ends its chain. */
@@ -711,7 +668,7 @@ static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
 		err = walk_btree(&w);
 	else
 		return 0;
-	free(w.seen);
+	xfsj_u64set_free(&w.seen);
 	if (err) {
 		free(w.map);
 		return err;
@@ -719,7 +676,7 @@ static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
 	ic->map[whichfork] = w.map;
 	ic->nmap[whichfork] = w.n;
 	ck->res->extents += w.n;
-	ck->res->btree_blocks += w.nseen;
+	ck->res->btree_blocks += xfsj_u64set_count(&w.seen);
 	*blocks = w.blocks;
 	*whole = !w.damaged;
 	if (!w.damaged && w.recs != want)

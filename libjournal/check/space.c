@@ -41,6 +41,7 @@
 #include "check/check_priv.h"
 #include "check/space_priv.h"
 #include "core/grow.h"
+#include "ondisk/rmap_merge.h"
 
 enum {
 	SP_MULTI, SP_FREE_USED, SP_FREE_TWICE, SP_ONE_FREE_TREE, SP_LEAK,
@@ -472,21 +473,6 @@ static int sweep_claims(struct sweep *sw)
 
 /* ---- rmapbt against the claims ---- */
 
-static bool rmap_mergeable(const struct xfsj_rmap_rec *a,
-			   const struct xfsj_rmap_rec *b)
-{
-	if (a->owner != b->owner ||
-	    (a->offset & RMAP_FLAGS) != (b->offset & RMAP_FLAGS) ||
-	    (uint64_t)a->startblock + a->blockcount != b->startblock)
-		return false;
-	/* Metadata and bmbt blocks have no file offset to continue. */
-	if (!owner_is_inode(a->owner) ||
-	    (a->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
-		return true;
-	return (a->offset & XFSJ_RMAP_OFF_MASK) + a->blockcount ==
-	       (b->offset & XFSJ_RMAP_OFF_MASK);
-}
-
 /* Sort by owner and merge what the kernel would hold as one record. */
 static void rmap_canonical(struct xck_vec *v)
 {
@@ -495,9 +481,7 @@ static void rmap_canonical(struct xck_vec *v)
 
 	xck_vec_sort(v, rmap_by_owner);
 	for (i = 0; i < v->n; i++) {
-		if (n && rmap_mergeable(&r[n - 1], &r[i]) &&
-		    (uint64_t)r[n - 1].blockcount + r[i].blockcount <=
-		    UINT32_MAX) {
+		if (n && xfsj_rmap_continues(&r[n - 1], &r[i])) {
 			r[n - 1].blockcount += r[i].blockcount;
 			continue;
 		}

@@ -121,6 +121,26 @@ void xfsj_attr_leaf_init(struct xfsj_fs *fs, uint64_t ino, uint8_t *blk,
 uint32_t xfsj_attr_leaf_count(const uint8_t *blk);
 void xfsj_attr_leaf_get_ent(const uint8_t *blk, uint32_t blksize, uint32_t i,
 			    struct xfsj_attr_lent *e);
+
+/* What xfsj_attr_leaf_ent_place found wrong with an entry's place. */
+enum xfsj_alent_place {
+	XFSJ_ALENT_OK,
+	XFSJ_ALENT_SLOT,	/* the entry itself is past the block */
+	XFSJ_ALENT_NAMEIDX,	/* its name structure below @low or past */
+	XFSJ_ALENT_FIXED,	/* the fixed part of it runs past the end */
+	XFSJ_ALENT_PAST,	/* the whole of it (rounded) runs past */
+};
+
+/*
+ * Entry @i of the leaf @blk of @bs bytes, its name structure not below
+ * @low (attr_leaf_ent.c).  Returns an enum xfsj_alent_place.  @e gets
+ * hash, nameidx and flags unless SLOT, the name structure's fields with
+ * OK or PAST; *end where the name structure ends (0 for SLOT and
+ * NAMEIDX; the fixed part's end for FIXED).
+ */
+int xfsj_attr_leaf_ent_place(const uint8_t *blk, uint32_t bs, uint32_t i,
+			     uint32_t low, struct xfsj_attr_lent *e,
+			     uint32_t *end);
 /* *index: the match, or where the name would be inserted. */
 void xfsj_attr_leaf_lookup(const uint8_t *blk, uint32_t blksize,
 			   const struct xfsj_attr_arg *a, uint32_t hash,

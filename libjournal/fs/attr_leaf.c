@@ -192,7 +192,10 @@ static int verify_entry(const uint8_t *blk, uint32_t blksize,
 	uint32_t nameidx = xfsj_get_be16(p + 4);
 	uint8_t flags = p[6];
 	uint8_t ns = flags & XFSJ_ATTR_NS_MASK;
+	bool local = flags & XFSJ_ATTR_FLAG_LOCAL;
+	struct xfsj_attr_lent e;
 	uint32_t end;
+	int place;
 
 	if (hash < *lasthash)
 		return leaf_bad(f, "entries.hashval (order)", daddr, eoff,
@@ -204,37 +207,25 @@ static int verify_entry(const uint8_t *blk, uint32_t blksize,
 	if (ns & (ns - 1))
 		return leaf_bad(f, "entries.flags (namespace)", daddr,
 				eoff + 6, flags);
-	if (nameidx < h->firstused || nameidx >= blksize)
+	place = xfsj_attr_leaf_ent_place(blk, blksize, i, h->firstused, &e,
+					 &end);
+	if (place == XFSJ_ALENT_SLOT || place == XFSJ_ALENT_NAMEIDX)
 		return leaf_bad(f, "entries.nameidx", daddr, eoff + 4,
 				nameidx);
 	/* The fixed part of the name structure must be inside first. */
-	if (flags & XFSJ_ATTR_FLAG_LOCAL) {
-		if (nameidx + 3 > blksize)
-			return leaf_bad(f, "name_local", daddr, nameidx,
-					nameidx);
-		end = nameidx + entsize_local(blk[nameidx + 2],
-					      xfsj_get_be16(blk + nameidx));
-		if (blk[nameidx + 2] == 0)
-			return leaf_bad(f, "name_local.namelen", daddr,
-					nameidx + 2, 0);
-	} else {
-		if (nameidx + 9 > blksize)
-			return leaf_bad(f, "name_remote", daddr, nameidx,
-					nameidx);
-		end = nameidx + entsize_remote(blk[nameidx + 8]);
-		if (blk[nameidx + 8] == 0)
-			return leaf_bad(f, "name_remote.namelen", daddr,
-					nameidx + 8, 0);
-		if (!(flags & XFSJ_ATTR_FLAG_INCOMPLETE) &&
-		    xfsj_get_be32(blk + nameidx) == 0)
-			return leaf_bad(f, "name_remote.valueblk", daddr,
-					nameidx, 0);
-		if (xfsj_get_be32(blk + nameidx + 4) > XFSJ_XATTR_SIZE_MAX)
-			return leaf_bad(f, "name_remote.valuelen", daddr,
-					nameidx + 4,
-					xfsj_get_be32(blk + nameidx + 4));
-	}
-	if (end > blksize)
+	if (place == XFSJ_ALENT_FIXED)
+		return leaf_bad(f, local ? "name_local" : "name_remote", daddr,
+				nameidx, nameidx);
+	if (e.namelen == 0)
+		return leaf_bad(f, local ? "name_local.namelen" :
+				"name_remote.namelen", daddr,
+				nameidx + (local ? 2 : 8), 0);
+	if (!local && !(flags & XFSJ_ATTR_FLAG_INCOMPLETE) && !e.valueblk)
+		return leaf_bad(f, "name_remote.valueblk", daddr, nameidx, 0);
+	if (!local && e.valuelen > XFSJ_XATTR_SIZE_MAX)
+		return leaf_bad(f, "name_remote.valuelen", daddr, nameidx + 4,
+				e.valuelen);
+	if (place == XFSJ_ALENT_PAST)
 		return leaf_bad(f, "entries (name past block end)", daddr,
 				nameidx, end);
 	span->start = nameidx;

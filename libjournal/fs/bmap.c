@@ -27,6 +27,7 @@
 #include "core/crc32c.h"
 #include "core/layout.h"
 #include "fs/refcount.h"
+#include "ondisk/bmdr.h"
 
 #define LB(field)	XFSJ_LB_OFF(field)
 
@@ -230,9 +231,7 @@ int xfsj_bmap_fork_put(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	uint8_t *area = xfsj_ifork(fs, ip, whichfork, &size);
 
 	if (t->n && (!area || (!t->height && t->n > size / REC_SIZE) ||
-		     (t->height && (size < XFSJ_BMDR_HDR_SIZE ||
-				    t->dmaxr > (size - XFSJ_BMDR_HDR_SIZE) /
-					       16))))
+		     (t->height && t->dmaxr > xfsj_bmdr_room(size))))
 		return -XFSJ_E_CORRUPT;
 	xfsj_dinode_set_nextents(di, whichfork == XFSJ_ATTR_FORK, t->n);
 	if (whichfork == XFSJ_ATTR_FORK)
@@ -317,12 +316,12 @@ int xfsj_bmap_fork_build(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	int err;
 
 	*used = 0;
-	if (!area || size < XFSJ_BMDR_HDR_SIZE + 16)
+	if (!area || !xfsj_bmdr_room(size))
 		return 1;
 	memset(&t, 0, sizeof(t));
 	t.maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, xfsj_fs_sb(fs)->blocksize,
 				    true);
-	t.dmaxr = (size - XFSJ_BMDR_HDR_SIZE) / 16;
+	t.dmaxr = xfsj_bmdr_room(size);
 	if (n > size / REC_SIZE) {
 		if (plan_shape(&t, n))
 			return 1;

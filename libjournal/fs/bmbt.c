@@ -15,8 +15,10 @@
 
 #include "core/crc32c.h"
 #include "core/grow.h"
+#include "core/u64set.h"
 #include "fs/bmbt.h"
 #include "fs/btree_priv.h"
+#include "ondisk/bmdr.h"
 
 /* btree_priv.h's HDR is the short header's. */
 #undef HDR
@@ -170,54 +172,6 @@ static int walk_levels(const uint8_t *root, unsigned int dmaxr,
 	return err;
 }
 
-/* ---- a set of block numbers (blocks seen) ---- */
-
-struct u64set {
-	uint64_t *v;
-	size_t n, cap;		/* cap: a power of two, or 0 */
-};
-
-static size_t u64set_slot(uint64_t key, size_t cap)
-{
-	return (size_t)(key * 0x9e3779b97f4a7c15ULL) & (cap - 1);
-}
-
-static int u64set_add(struct u64set *s, uint64_t x, bool *dup)
-{
-	size_t h;
-
-	/* Stored as x + 1 so that 0 marks an empty slot. */
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64;
-		uint64_t *nv = calloc(ncap, sizeof(*nv));
-
-		if (!nv)
-			return -XFSJ_E_NOMEM;
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->v[i])
-				continue;
-			h = u64set_slot(s->v[i], ncap);
-			while (nv[h])
-				h = (h + 1) & (ncap - 1);
-			nv[h] = s->v[i];
-		}
-		free(s->v);
-		s->v = nv;
-		s->cap = ncap;
-	}
-	for (h = u64set_slot(x + 1, s->cap); s->v[h];
-	     h = (h + 1) & (s->cap - 1)) {
-		if (s->v[h] == x + 1) {
-			*dup = true;
-			return 0;
-		}
-	}
-	s->v[h] = x + 1;
-	s->n++;
-	*dup = false;
-	return 0;
-}
-
 /* ---- reading a fork whole ---- */
 
 struct fork_ctx {
@@ -225,7 +179,7 @@ struct fork_ctx {
 	const struct xfsj_iref *ip;
 	struct xfsj_bmbt_fork *bf;
 	uint64_t want;		/* the extent count the inode claims */
-	struct u64set seen;
+	struct xfsj_u64set seen;	/* blocks reached */
 	struct xfsj_fault *f;
 };
 
@@ -368,16 +322,15 @@ static int fork_visit(void *ctx, unsigned int level, const struct pend *p,
 	uint8_t first[8];
 	struct xfsj_buf *bp;
 	unsigned int n;
-	bool dup;
 	int err;
 
 	if (!xfsj_fsbext_ok(c->fs, p->fsb, 1))
 		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, "bmap btree",
 				      "ptr", p->ptr_off, p->fsb);
-	err = u64set_add(&c->seen, p->fsb, &dup);
-	if (err)
+	err = xfsj_u64set_add(&c->seen, p->fsb);
+	if (err < 0)
 		return err;
-	if (dup)
+	if (err)
 		return bad_block(c->f, XFSJ_E_CORRUPT, "block used twice",
 				 daddr, 0, p->fsb);
 	err = xfsj_buf_read(c->fs, daddr, sb->blocksize, &bp);
@@ -460,7 +413,7 @@ int xfsj_bmbt_fork_read(struct xfsj_fs *fs, const struct xfsj_iref *ip,
 	bool attr = whichfork == XFSJ_ATTR_FORK;
 	unsigned int format = attr ? di->aformat : di->format;
 	const char *count = attr ? "anextents" : "nextents";
-	struct fork_ctx c = { fs, ip, bf, 0, { NULL, 0, 0 }, f };
+	struct fork_ctx c = { fs, ip, bf, 0, { 0 }, f };
 	const uint8_t *area;
 	uint32_t size;
 	uint64_t off;
@@ -472,8 +425,7 @@ int xfsj_bmbt_fork_read(struct xfsj_fs *fs, const struct xfsj_iref *ip,
 	off = ip->byte_off + (uint64_t)(area - ip->dip);
 	bf->maxr = xfsj_btree_maxrecs(XFSJ_BT_BMAP, xfsj_fs_sb(fs)->blocksize,
 				      true);
-	bf->dmaxr = size >= XFSJ_BMDR_HDR_SIZE ?
-		    (size - XFSJ_BMDR_HDR_SIZE) / 16 : 0;
+	bf->dmaxr = xfsj_bmdr_room(size);
 	switch (format) {
 	case XFSJ_DINODE_FMT_EXTENTS:
 		if (c.want > size / REC_SIZE)
@@ -482,7 +434,7 @@ int xfsj_bmbt_fork_read(struct xfsj_fs *fs, const struct xfsj_iref *ip,
 		return add_records(&c, area, (size_t)c.want, off);
 	case XFSJ_DINODE_FMT_BTREE:
 		err = read_btree(&c, area, off);
-		free(c.seen.v);
+		xfsj_u64set_free(&c.seen);
 		if (!err && bf->n != c.want)
 			err = xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", count,
 					     ip->byte_off, c.want);
@@ -560,24 +512,22 @@ int xfsj_bmbt_walk_disk(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 			      xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
 						 false),
 			      NULL, fn, arg, f };
-	uint32_t level, nrecs, dmaxr;
+	struct xfsj_bmdr r;
 	int err;
 
-	if (rootsize < XFSJ_BMDR_HDR_SIZE + 16)
+	if (!xfsj_bmdr_decode(root, rootsize, &r))
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, rootname,
 				      "bmdr root size", 0, rootsize);
-	level = xfsj_get_be16(root);
-	nrecs = xfsj_get_be16(root + 2);
-	dmaxr = (rootsize - XFSJ_BMDR_HDR_SIZE) / 16;
-	if (!level || level > XFSJ_BMBT_DISK_MAXLEVELS || nrecs > dmaxr)
+	if (!r.level || r.level > XFSJ_BMBT_DISK_MAXLEVELS ||
+	    r.numrecs > r.maxr)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, rootname, "bmdr root",
-				      0, level);
+				      0, r.level);
 	c.buf = malloc(sb->blocksize);
 	if (!c.buf)
 		return xfsj_fault_set(f, XFSJ_E_NOMEM, "bmap btree", "block",
 				      0, sb->blocksize);
-	err = walk_levels(root, dmaxr, nrecs, 0, level, c.maxr, disk_visit,
-			  &c);
+	err = walk_levels(root, r.maxr, r.numrecs, 0, r.level, c.maxr,
+			  disk_visit, &c);
 	free(c.buf);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fs/rmap.h"
+#include "ondisk/rmap_merge.h"
 
 
 /* A record in host form: the offset without its flag bits. */
@@ -174,9 +175,11 @@ static int rdelete(struct rctx *c, const struct irec *i)
 
 static bool mergeable(const struct irec *r, const struct irec *who)
 {
-	return r->owner != XFSJ_RMAP_OWN_NULL && r->owner == who->owner &&
-	       r->unwritten == who->unwritten && r->attr == who->attr &&
-	       r->bmbt == who->bmbt;
+	union xfsj_btree_irec a, b;
+
+	pack(r, &a);
+	pack(who, &b);
+	return xfsj_rmap_same_kind(&a.r, &b.r);
 }
 
 static bool ignore_off(const struct irec *who)

@@ -129,6 +129,39 @@ int xfsj_dir2_data_item(const uint8_t *b, uint32_t off, uint32_t end,
 			bool ftype, struct xfsj_dir2_item *it,
 			const char **field);
 
+/* The data area of a data or single block (dir_data_walk.c). */
+struct xfsj_dir2_area {
+	uint32_t end;		/* the area is [XFSJ_DIR3_HDR_SIZE, end) */
+	bool block;		/* a single block: the fields below are read */
+	bool count_ok;		/* else count is past what fits: end at tail */
+	uint32_t count, stale;	/* the tail, as found */
+};
+
+/*
+ * The area of the block @b of @bsize bytes; -XFSJ_E_CORRUPT when it is
+ * neither a dir3 data block nor a single block.
+ */
+int xfsj_dir2_data_area(const uint8_t *b, uint32_t bsize,
+			struct xfsj_dir2_area *a);
+
+/* A walk over the items of [XFSJ_DIR3_HDR_SIZE, end). */
+struct xfsj_dir2_walk {
+	const uint8_t *b;
+	uint32_t off;		/* the next item's; where a bad one starts */
+	uint32_t end;
+	bool ftype;
+	const char *field;	/* what did not fit, after the walk stopped */
+};
+
+void xfsj_dir2_walk_init(struct xfsj_dir2_walk *w, const uint8_t *b,
+			 uint32_t end, bool ftype);
+/*
+ * The next item into @it (whose off is where it starts); false at the
+ * end, or at an item that does not fit: then @w->field names what did
+ * not and @it holds what was read of it.
+ */
+bool xfsj_dir2_walk_next(struct xfsj_dir2_walk *w, struct xfsj_dir2_item *it);
+
 struct xfsj_dir2_leaf_ent {
 	uint32_t hashval;
 	uint32_t address;	/* dataptr; 0: stale */

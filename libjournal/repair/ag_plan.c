@@ -16,6 +16,7 @@
 
 #include "core/grow.h"
 #include "fs/alloc.h"
+#include "ondisk/rmap_merge.h"
 #include "repair/ag_rebuild.h"
 
 #define PLAN_ROUNDS	24
@@ -42,23 +43,6 @@ static int rmap_qcmp(const void *a, const void *b)
 	return rmap_key_cmp(a, b);
 }
 
-/* Can @b continue @a as one rmapbt record (the kernel's merge rule)? */
-static bool rmap_joins(const struct xfsj_rmap_rec *a,
-		       const struct xfsj_rmap_rec *b)
-{
-	const uint64_t flags = XFSJ_RMAP_OFF_ATTR_FORK |
-			       XFSJ_RMAP_OFF_BMBT_BLOCK |
-			       XFSJ_RMAP_OFF_UNWRITTEN;
-
-	if (b->owner != a->owner || (a->offset & flags) != (b->offset & flags)
-	    || (uint64_t)a->startblock + a->blockcount != b->startblock ||
-	    (uint64_t)a->blockcount + b->blockcount > UINT32_MAX)
-		return false;
-	if (!own_inode(a->owner) || (a->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
-		return true;
-	return (a->offset & ~flags) + a->blockcount == (b->offset & ~flags);
-}
-
 /*
  * Sorted by key, then merged: records of one owner that continue each
  * other become one.  Merging needs the neighbour of the same owner, which
@@ -77,7 +61,7 @@ static size_t rmap_merge(struct xfsj_rmap_rec *r, size_t n)
 		while (k > 0) {
 			struct xfsj_rmap_rec *p = &r[k - 1];
 
-			if (rmap_joins(p, &r[i])) {
+			if (xfsj_rmap_continues(p, &r[i])) {
 				p->blockcount += r[i].blockcount;
 				joined = true;
 				break;

@@ -177,39 +177,28 @@ static int walk_sf(struct collect *c)
 /* ---- leaf blocks ---- */
 
 static int leaf_entry(struct collect *c, const uint8_t *b, uint32_t bs,
-		      const uint8_t *slot, uint32_t table_end,
-		      uint32_t *lowest)
+		      uint32_t i, uint32_t table_end, uint32_t *lowest)
 {
-	uint32_t hash = xfsj_get_be32(slot), idx = xfsj_get_be16(slot + 4);
-	uint8_t flags = slot[6];
-	uint32_t namelen, valuelen, need;
-	const uint8_t *n = b + idx, *name, *value = NULL;
+	struct xfsj_attr_lent le;
+	uint32_t namelen, valuelen, idx, end;
+	const uint8_t *name, *value;
 	uint8_t *rval = NULL;
 	struct xfsj_attr_arg a;
+	uint32_t hash;
+	uint8_t flags;
 	int err = 0;
 
-	if (idx < table_end || idx >= bs) {
+	if (xfsj_attr_leaf_ent_place(b, bs, i, table_end, &le, &end)) {
 		note_dropped(c->l, NULL, 0);
 		return 0;
 	}
-	if (flags & XFSJ_ATTR_FLAG_LOCAL) {
-		if (idx + 3 > bs)
-			goto bad;
-		valuelen = xfsj_get_be16(n);
-		namelen = n[2];
-		name = n + 3;
-		value = name + namelen;
-		need = 3 + namelen + valuelen;
-	} else {
-		if (idx + 9 > bs)
-			goto bad;
-		valuelen = xfsj_get_be32(n + 4);
-		namelen = n[8];
-		name = n + 9;
-		need = 9 + namelen;
-	}
-	if (idx + need > bs)
-		goto bad;
+	hash = le.hash;
+	idx = le.nameidx;
+	flags = le.flags;
+	namelen = le.namelen;
+	valuelen = le.valuelen;
+	name = le.name;
+	value = le.value;
 	a = (struct xfsj_attr_arg){ .ns = flags & XFSJ_ATTR_NS_MASK,
 		.name = name, .namelen = namelen, .value = value,
 		.valuelen = valuelen };
@@ -227,8 +216,8 @@ static int leaf_entry(struct collect *c, const uint8_t *b, uint32_t bs,
 		rval = malloc(valuelen);
 		if (!rval)
 			return -XFSJ_E_NOMEM;
-		err = xfsj_attr_rmt_get(c->rp->fs, c->ip,
-					xfsj_get_be32(n), rval, valuelen, &f);
+		err = xfsj_attr_rmt_get(c->rp->fs, c->ip, le.valueblk, rval,
+					valuelen, &f);
 		if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO) {
 			free(rval);
 			return err;
@@ -245,9 +234,6 @@ static int leaf_entry(struct collect *c, const uint8_t *b, uint32_t bs,
 	}
 	free(rval);
 	return err;
-bad:
-	note_dropped(c->l, NULL, 0);
-	return 0;
 }
 
 static int walk_leaf(struct collect *c, const uint8_t *b, uint32_t bs)
@@ -262,8 +248,7 @@ static int walk_leaf(struct collect *c, const uint8_t *b, uint32_t bs)
 
 		if (i >= count && !memcmp(slot, zero, LENT))
 			break;
-		err = leaf_entry(c, b, bs, slot, LHDR + (i + 1) * LENT,
-				 &lowest);
+		err = leaf_entry(c, b, bs, i, LHDR + (i + 1) * LENT, &lowest);
 		if (err)
 			return err;
 	}

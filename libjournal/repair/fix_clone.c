@@ -62,15 +62,8 @@ bool xrp_ino_suspect(const struct xrp *rp, uint64_t ino)
 
 bool xrp_ag_alloc_ok(const struct xrp *rp, uint32_t agno)
 {
-	const struct xck_ag *ag;
-
-	if (agno >= rp->ck->agcount)
-		return false;
-	ag = &rp->ck->ags[agno];
-	return ag->agf_ok && ag->agfl_ok && ag->tree_ok[XFSJ_BT_BNO] &&
-	       ag->tree_ok[XFSJ_BT_CNT] &&
-	       (!xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT) ||
-		ag->tree_ok[XFSJ_BT_RMAP]);
+	return xck_ag_trusted(rp->ck, agno, XCK_TRUST_FREE | XCK_TRUST_AGFL |
+			      XCK_TRUST_RMAP);
 }
 
 /* ... and no free space the scan found used, or held twice, in it. */

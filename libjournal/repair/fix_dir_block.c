@@ -109,17 +109,11 @@ static void dblock_write(struct dblock *d)
 /* The end of block @b's data area (0: not a data or block block). */
 static uint32_t data_end(const struct dirw *w, const uint8_t *b)
 {
-	uint32_t magic = xfsj_get_be32(b), count;
+	struct xfsj_dir2_area a;
 
-	if (magic == XFSJ_DIR3_DATA_MAGIC)
-		return w->bsize;
-	if (magic != XFSJ_DIR3_BLOCK_MAGIC)
+	if (xfsj_dir2_data_area(b, w->bsize, &a) || !a.count_ok)
 		return 0;
-	count = xfsj_get_be32(b + w->bsize - 8);
-	if (count > (w->bsize - XFSJ_DIR3_HDR_SIZE - XFSJ_DIR2_BLOCK_TAIL) /
-		    XFSJ_DIR2_LEAF_ENT_SIZE)
-		return 0;
-	return w->bsize - XFSJ_DIR2_BLOCK_TAIL - count * XFSJ_DIR2_LEAF_ENT_SIZE;
+	return a.end;
 }
 
 /* Does item @it match what problem @pr names (at in-block @off)? */
@@ -146,20 +140,15 @@ static uint32_t find_entry(const struct dirw *w, const uint8_t *b,
 			   uint32_t end, uint64_t db, const struct xrp_prob *pr,
 			   struct xfsj_dir2_item *found)
 {
-	uint32_t off = XFSJ_DIR3_HDR_SIZE;
+	struct xfsj_dir2_walk dw;
 	struct xfsj_dir2_item it;
-	const char *field;
 
-	while (off < end) {
-		if (xfsj_dir2_data_item(b, off, end, w->ftype, &it, &field) ||
-		    !it.len)
-			return 0;
-		if (names_it(pr, &it, (db << w->bytelog) + off)) {
+	xfsj_dir2_walk_init(&dw, b, end, w->ftype);
+	while (xfsj_dir2_walk_next(&dw, &it))
+		if (names_it(pr, &it, (db << w->bytelog) + it.off)) {
 			*found = it;
-			return off;
+			return it.off;
 		}
-		off += it.len;
-	}
 	return 0;
 }
 
@@ -172,19 +161,18 @@ static uint16_t make_unused(const struct dirw *w, uint8_t *b, uint32_t end,
 			    uint32_t off, uint32_t len)
 {
 	struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE] = { { 0, 0 } };
-	uint32_t pos = XFSJ_DIR3_HDR_SIZE, start = off, stop = off + len;
+	uint32_t start = off, stop = off + len;
+	struct xfsj_dir2_walk dw;
 	struct xfsj_dir2_item it;
-	const char *field;
 	unsigned int i;
 
 	/* The neighbours: one ending at @off, one starting at its end. */
-	while (pos < end && !xfsj_dir2_data_item(b, pos, end, w->ftype, &it,
-						 &field) && it.len) {
-		if (it.unused && pos + it.len == off)
-			start = pos;
-		if (it.unused && pos == stop)
-			stop = pos + it.len;
-		pos += it.len;
+	xfsj_dir2_walk_init(&dw, b, end, w->ftype);
+	while (xfsj_dir2_walk_next(&dw, &it)) {
+		if (it.unused && it.off + it.len == off)
+			start = it.off;
+		if (it.unused && it.off == stop)
+			stop = it.off + it.len;
 	}
 	memset(b + start, 0, stop - start);
 	xfsj_put_be16(b + start, XFSJ_DIR2_FREE_TAG);
@@ -192,10 +180,8 @@ static uint16_t make_unused(const struct dirw *w, uint8_t *b, uint32_t end,
 	xfsj_put_be16(b + stop - 2, (uint16_t)start);
 
 	/* The three largest regions, largest first. */
-	for (pos = XFSJ_DIR3_HDR_SIZE; pos < end; pos += it.len) {
-		if (xfsj_dir2_data_item(b, pos, end, w->ftype, &it, &field) ||
-		    !it.len)
-			break;
+	xfsj_dir2_walk_init(&dw, b, end, w->ftype);
+	while (xfsj_dir2_walk_next(&dw, &it)) {
 		if (!it.unused)
 			continue;
 		for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++)
@@ -203,7 +189,7 @@ static uint16_t make_unused(const struct dirw *w, uint8_t *b, uint32_t end,
 				memmove(&bf[i + 1], &bf[i],
 					(XFSJ_DIR2_BEST_FREE - 1 - i) *
 					sizeof(bf[0]));
-				bf[i].offset = (uint16_t)pos;
+				bf[i].offset = (uint16_t)it.off;
 				bf[i].length = (uint16_t)it.len;
 				break;
 			}
@@ -321,21 +307,18 @@ static int remove_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
 static int ftype_in(struct dirw *w, struct xrp_prob *pr, uint64_t db)
 {
 	struct dblock d = { 0 };
+	struct xfsj_dir2_walk dw;
 	struct xfsj_dir2_item it;
-	const char *field;
-	uint32_t end, off;
 	int err = dblock_read(w, db, &d);
 
 	if (err)
 		return err;
-	end = data_end(w, d.b);
-	for (off = XFSJ_DIR3_HDR_SIZE; end && off < end; off += it.len) {
-		if (xfsj_dir2_data_item(d.b, off, end, true, &it, &field))
-			break;
+	xfsj_dir2_walk_init(&dw, d.b, data_end(w, d.b), true);
+	while (xfsj_dir2_walk_next(&dw, &it)) {
 		if (it.unused || it.ino != pr->p.off ||
 		    it.ftype != pr->p.found)
 			continue;
-		d.b[off + 9 + it.namelen] = (uint8_t)pr->p.expected;
+		d.b[it.off + 9 + it.namelen] = (uint8_t)pr->p.expected;
 		dblock_write(&d);
 		w->changed++;
 	}

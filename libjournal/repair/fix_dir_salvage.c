@@ -304,16 +304,11 @@ static int walk_block(struct salvage *s, const uint8_t *b, uint32_t bs,
 		      bool ftype)
 {
 	uint32_t off = XFSJ_DIR3_HDR_SIZE, end = bs;
+	struct xfsj_dir2_area area;
 	int err;
 
-	if (xfsj_get_be32(b) == XFSJ_DIR3_BLOCK_MAGIC) {
-		uint32_t count = xfsj_get_be32(b + bs - 8);
-
-		if (count <= (bs - XFSJ_DIR3_HDR_SIZE - XFSJ_DIR2_BLOCK_TAIL) /
-			     XFSJ_DIR2_LEAF_ENT_SIZE)
-			end = bs - XFSJ_DIR2_BLOCK_TAIL -
-			      count * XFSJ_DIR2_LEAF_ENT_SIZE;
-	}
+	if (!xfsj_dir2_data_area(b, bs, &area))
+		end = area.end;
 	while (off < end) {
 		struct xfsj_dir2_item it, nx;
 		const char *field;
@@ -588,11 +583,7 @@ static uint64_t find_parent(struct salvage *s)
 
 bool xrp_keep_old_blocks(const struct xrp *rp)
 {
-	for (uint32_t a = 0; a < rp->ck->agcount; a++)
-		if (!rp->ck->ags[a].tree_ok[XFSJ_BT_BNO] ||
-		    !rp->ck->ags[a].tree_ok[XFSJ_BT_CNT])
-			return true;
-	return false;
+	return !xck_ags_trusted(rp->ck, XCK_TRUST_FREE);
 }
 
 void xrp_dirlist_free(struct xrp_dirlist *l)

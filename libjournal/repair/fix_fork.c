@@ -65,6 +65,7 @@
 #include "fs/bmbt.h"
 #include "fs/iget.h"
 #include "ondisk/attr_layout.h"
+#include "ondisk/bmdr.h"
 #include "ondisk/dir_block.h"
 #include "repair/repair_priv.h"
 
@@ -217,15 +218,8 @@ static int by_off(const void *pa, const void *pb)
 
 static bool rmapbt_whole(const struct xrp *rp)
 {
-	uint32_t agno;
-
-	if (!xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT))
-		return false;
-	for (agno = 0; agno < rp->ck->agcount; agno++)
-		if (!rp->ck->ags[agno].agf_ok ||
-		    !rp->ck->ags[agno].tree_ok[XFSJ_BT_RMAP])
-			return false;
-	return true;
+	return xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT) &&
+	       xck_ags_trusted(rp->ck, XCK_TRUST_RMAP);
 }
 
 /*
@@ -561,6 +555,7 @@ static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 	uint8_t fmt = whichfork ? ip->di.aformat : ip->di.format;
 	uint32_t size;
 	const uint8_t *f = xfsj_ifork(rp->fs, ip, whichfork, &size);
+	struct xfsj_bmdr root;
 	uint64_t n, i;
 	int err;
 
@@ -581,23 +576,21 @@ static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 		}
 		return 0;
 	}
-	if (fmt != XFSJ_DINODE_FMT_BTREE || size < XFSJ_BMDR_HDR_SIZE + 16)
+	if (fmt != XFSJ_DINODE_FMT_BTREE || !xfsj_bmdr_decode(f, size, &root))
 		return 0;
 	xck_vec_init(&w.leaves, sizeof(struct leaf));
 	xck_vec_init(&w.sibs, 2 * sizeof(uint64_t));
 	{
-		unsigned int level = xfsj_get_be16(f);
-		unsigned int cnt = xfsj_get_be16(f + 2);
-		unsigned int maxr = (size - XFSJ_BMDR_HDR_SIZE) / 16;
+		unsigned int level = root.level;
+		unsigned int cnt = root.numrecs;
 		size_t nwalked;
 
 		err = 0;
 		if (!level || level >= XFSJ_BTREE_MAXLEVELS)
 			goto out;
-		if (cnt > maxr)
-			cnt = maxr;
-		err = walk_ptrs(&w, f + XFSJ_BMDR_HDR_SIZE,
-				f + XFSJ_BMDR_HDR_SIZE + maxr * 8, cnt, level,
+		if (cnt > root.maxr)
+			cnt = root.maxr;
+		err = walk_ptrs(&w, root.keys, root.ptrs, cnt, level,
 				UINT64_MAX);
 		nwalked = w.leaves.n;
 		if (!err)

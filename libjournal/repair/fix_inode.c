@@ -617,17 +617,13 @@ static int free_in_btrees(struct xrp *rp, uint64_t ino)
 	uint32_t agino = xfsj_ino_agino(sb, ino);
 	struct xfsj_difree_res res;
 	struct xfsj_fault f = { 0 };
-	const struct xck_ag *ag;
 	struct xck_chunk *c;
 	uint64_t others;
 	int err;
 
 	if (agno >= rp->ck->agcount || !xck_inode_find(rp->ck, ino, &c) || !c)
 		return 0;
-	ag = &rp->ck->ags[agno];
-	if (!ag->agi_ok || !ag->tree_ok[XFSJ_BT_INO] ||
-	    (xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_FINOBT) &&
-	     !ag->tree_ok[XFSJ_BT_FINO]))
+	if (!xck_ag_trusted(rp->ck, agno, XCK_TRUST_INODES))
 		return 0;
 	if (agino < c->rec.startino ||
 	    agino >= c->rec.startino + XFSJ_INODES_PER_CHUNK ||

@@ -96,9 +96,7 @@ static int alloc_inode(struct xrp *rp, uint32_t agno, uint64_t *ino)
 	struct xfsj_buf *agibp;
 	int err;
 
-	if (!ag->agi_ok || !ag->tree_ok[XFSJ_BT_INO] ||
-	    (xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_FINOBT) &&
-	     !ag->tree_ok[XFSJ_BT_FINO]))
+	if (!xck_ag_trusted(rp->ck, agno, XCK_TRUST_INODES))
 		return 1;
 	for (size_t c = 0; c < ag->chunks.n; c++) {
 		struct xck_chunk *ch = xck_vec_at(&ag->chunks, c);

@@ -20,8 +20,10 @@
 	X(sb_suite)		\
 	X(ag_headers_suite)	\
 	X(btree_block_suite)	\
+	X(bmdr_suite)		\
 	X(inode_suite)		\
 	X(dir_sf_suite)		\
+	X(dir_data_walk_suite)	\
 	X(log_record_suite)	\
 	X(io_suite)		\
 	X(io_unix_suite)		\
@@ -30,6 +32,7 @@
 	X(io_fault_suite)	\
 	X(overlay_suite)	\
 	X(grow_suite)		\
+	X(u64set_suite)		\
 	X(progress_suite)	\
 	X(redo_suite)		\
 	X(undo_suite)		\
@@ -39,6 +42,7 @@
 	X(btree_suite)		\
 	X(alloc_suite)		\
 	X(rmap_suite)		\
+	X(rmap_merge_suite)	\
 	X(refcount_suite)	\
 	X(defer_suite)		\
 	X(iunlink_suite)		\
@@ -51,6 +55,7 @@
 	X(ialloc_suite)		\
 	X(finish_suite)		\
 	X(attr_leaf_suite)	\
+	X(attr_leaf_ent_suite)	\
 	X(attr_node_suite)	\
 	X(check_attr_suite)	\
 	X(xmi_suite)		\
@@ -61,6 +66,7 @@
 	X(repair_attr_suite)	\
 	X(repair_dir2_suite)	\
 	X(check_space_suite)	\
+	X(ag_trust_suite)	\
 	X(check_index_suite)	\
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\
