@@ -105,7 +105,8 @@ static void summary(const struct repair_args *a,
 	if (a->json) {
 		printf("{\"kind\":\"repair_summary\",\"repaired\":%s,\"found\":%" PRIu64
 		       ",\"fixes\":%" PRIu64 ",\"left\":%" PRIu64
-		       ",\"left_corrupt\":%" PRIu64 ",\"rounds\":%u"
+		       ",\"left_corrupt\":%" PRIu64 ",\"left_no_fix\":%" PRIu64
+		       ",\"rounds\":%u"
 		       ",\"fields_fixed\":%" PRIu64 ",\"inodes_cleared\":%" PRIu64
 		       ",\"entries_moved\":%" PRIu64 ",\"entries_removed\":%" PRIu64
 		       ",\"blocks_reclaimed\":%" PRIu64 ",\"btrees_rebuilt\":%" PRIu64
@@ -114,7 +115,8 @@ static void summary(const struct repair_args *a,
 		       ",\"blocks_cloned\":%" PRIu64
 		       ",\"clones_short\":%" PRIu64 "%s%s%s}\n",
 		       res->changed ? "true" : "false", res->first.problems,
-		       res->actions, res->left, res->left_corrupt, res->rounds,
+		       res->actions, res->left, res->left_corrupt,
+		       res->left_nofix, res->rounds,
 		       res->fields_fixed, res->inodes_cleared,
 		       res->entries_moved, res->entries_removed,
 		       res->blocks_reclaimed, res->btrees_rebuilt,
@@ -151,6 +153,9 @@ static void summary(const struct repair_args *a,
 	}
 	if (*sep == ',')
 		fputc(')', a->txt);
+	if (res->left_nofix)
+		fprintf(a->txt, ", %" PRIu64 " left with no fix in this "
+			"version", res->left_nofix);
 	if (res->clones_short)
 		fprintf(a->txt, ", %" PRIu64 " multiply-claimed range%s not "
 			"cloned: free space too short", res->clones_short,

@@ -111,7 +111,7 @@ static int fix_header(struct xrp *rp, struct xrp_prob *pr)
 		return err;
 	if (!xfsj_dir3_hdr_decode_any(bp->data, &h))
 		return dir_block_put(rp, bp, false);
-	if (xrp_is(pr, "dir.header") && p->field &&
+	if (xrp_names(pr, XFSJ_H_DIR_HEADER) && p->field &&
 	    (p->has & XFSJ_PF_EXPECTED)) {
 		if (!strcmp(p->field, "blkno"))
 			h.blkno = bp->daddr;
@@ -119,7 +119,7 @@ static int fix_header(struct xrp *rp, struct xrp_prob *pr)
 			h.owner = p->ino;
 		else
 			return dir_block_put(rp, bp, false);
-	} else if (xrp_is(pr, "dir.uuid")) {
+	} else if (xrp_names(pr, XFSJ_H_DIR_UUID)) {
 		memcpy(h.uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(h.uuid));
 	}
 	/* dir.crc: the block as it is; the flush stamps the CRC. */
@@ -130,8 +130,8 @@ static int fix_header(struct xrp *rp, struct xrp_prob *pr)
 	snprintf(what, sizeof(what),
 		 "directory %llu: block at offset %llu: %s rewritten",
 		 (unsigned long long)p->ino, (unsigned long long)p->off,
-		 xrp_is(pr, "dir.crc") ? "CRC" :
-		 xrp_is(pr, "dir.uuid") ? "header uuid" : p->field);
+		 xrp_names(pr, XFSJ_H_DIR_CRC) ? "CRC" :
+		 xrp_names(pr, XFSJ_H_DIR_UUID) ? "header uuid" : p->field);
 	done(rp, pr, what);
 	return 0;
 }
@@ -235,20 +235,23 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 {
 	if (pr->done || !(pr->p.has & XFSJ_PF_INO))
 		return 0;
-	if (xrp_is(pr, "dir.crc") || xrp_is(pr, "dir.header") ||
-	    xrp_is(pr, "dir.uuid"))
+	switch (pr->p.def->handler) {
+	case XFSJ_H_DIR_CRC:
+	case XFSJ_H_DIR_HEADER:
+	case XFSJ_H_DIR_UUID:
 		return (pr->p.has & XFSJ_PF_OFF) ? fix_header(rp, pr) : 0;
-	if (xrp_is(pr, "dir.size"))
+	case XFSJ_H_DIR_SIZE:
 		return fix_size(rp, pr);
-	if (xrp_is(pr, "dir.entry.ftype"))
+	case XFSJ_H_DIRENT_FTYPE:
 		return (pr->p.has & XFSJ_PF_OFF) ? fix_ftype(rp, pr) : 0;
-	if (xrp_is(pr, "dirent.ftype"))
+	case XFSJ_H_DIRENT_FTYPE_MODE:
 		return fix_dirent_ftype(rp, pr);
-	if (xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header") ||
-	    xrp_is(pr, "dir.bestfree")) {
+	case XFSJ_H_DIR_INDEX: {
 		int err = xrp_dir_rebuild(rp, pr->p.ino);
 
 		return err < 0 ? err : 0;
 	}
-	return 0;
+	default:
+		return 0;
+	}
 }

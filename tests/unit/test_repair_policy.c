@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The policy of the problem table: every row that names a fix names a
+ * handler that carries out that fix kind and has code (the one row whose
+ * fix is written elsewhere excepted, and said so), every handler is named
+ * by some row, and, row by row on small fixtures, the handler runs: the
+ * problem is found, the repair answers it, and the check after it finds
+ * neither that row nor any other.
+ */
+#include <string.h>
+
+#include "fs_fixture.h"
+#include "suites.h"
+#include "xfsj/check.h"
+#include "xfsj/repair.h"
+#include "core/layout.h"
+
+#define MB	(1ULL << 20)
+
+START_TEST(every_fixable_row_has_a_handler)
+{
+	size_t i, n = xfsj_problem_count();
+
+	ck_assert_uint_gt(n, 200);
+	for (i = 0; i < n; i++) {
+		const struct xfsj_problem_def *d = xfsj_problem_nth(i);
+
+		ck_assert_str_ne(xfsj_handler_name(d->handler), "?");
+		if (d->fix == XFSJ_FIX_NONE) {
+			ck_assert_msg(d->handler == XFSJ_H_NONE,
+				      "%s: report only, but names handler %s",
+				      d->code, xfsj_handler_name(d->handler));
+			continue;
+		}
+		ck_assert_msg(d->handler != XFSJ_H_NONE,
+			      "%s: fix %s but no handler", d->code,
+			      xfsj_fix_name(d->fix));
+		ck_assert_msg(xfsj_handler_fix(d->handler) == d->fix,
+			      "%s: fix %s, its handler %s does %s", d->code,
+			      xfsj_fix_name(d->fix),
+			      xfsj_handler_name(d->handler),
+			      xfsj_fix_name(xfsj_handler_fix(d->handler)));
+		/* names.dotdot's fix is another change's (a stub here). */
+		if (d->handler == XFSJ_H_DOTDOT)
+			ck_assert(!xfsj_handler_implemented(d->handler));
+		else
+			ck_assert_msg(xfsj_handler_implemented(d->handler),
+				      "%s: handler %s has no code", d->code,
+				      xfsj_handler_name(d->handler));
+	}
+}
+END_TEST
+
+START_TEST(every_handler_is_named)
+{
+	size_t n = xfsj_problem_count();
+
+	for (int h = 1; h < XFSJ_H__COUNT; h++) {
+		bool named = false;
+
+		ck_assert_str_ne(xfsj_handler_name((enum xfsj_handler)h), "?");
+		for (size_t i = 0; i < n && !named; i++)
+			named = xfsj_problem_nth(i)->handler ==
+				(enum xfsj_handler)h;
+		ck_assert_msg(named, "handler %s: no row names it",
+			      xfsj_handler_name((enum xfsj_handler)h));
+	}
+	ck_assert_str_eq(xfsj_handler_name(XFSJ_H__COUNT), "?");
+	ck_assert(!xfsj_handler_implemented(XFSJ_H__COUNT));
+}
+END_TEST
+
+/* ---- the handlers run ---- */
+
+struct seen {
+	char codes[64][40];
+	size_t n;
+};
+
+static void on_problem(void *arg, const struct xfsj_problem *p)
+{
+	struct seen *s = arg;
+
+	if (p->def->sev == XFSJ_SEV_INFO || s->n == 64)
+		return;
+	strncpy(s->codes[s->n], p->def->code, sizeof(s->codes[0]) - 1);
+	s->codes[s->n++][sizeof(s->codes[0]) - 1] = '\0';
+}
+
+static void check_into(struct fs_fixture *fx, struct seen *s)
+{
+	struct xfsj_check_cb cb = { .arg = s, .problem = on_problem };
+	struct xfsj_check_result res;
+
+	memset(s, 0, sizeof(*s));
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, &cb, &res), 0);
+}
+
+static bool has(const struct seen *s, const char *code)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->codes[i], code))
+			return true;
+	return false;
+}
+
+/* Set @field of the root inode to @v, CRC restamped. */
+static void poke_root(struct fs_fixture *fx, const char *field, uint64_t v)
+{
+	struct xfsj_iref ip;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	ck_assert_int_eq(xfsj_layout_put(&xfsj_dinode_layout, ip.dip, field,
+					 v), 0);
+	xfsj_dinode_finish(ip.dip, fx->sb.inodesize);
+	xfsj_buf_dirty(ip.bp);
+	fs_fixture_reopen(fx);
+}
+
+/*
+ * Row @code found after the damage (among what it brings), its handler
+ * has code, and after a repair the check finds nothing at all.
+ */
+static void answered(struct fs_fixture *fx, const char *code)
+{
+	const struct xfsj_problem_def *d = xfsj_problem_by_code(code);
+	struct xfsj_repair_result res;
+	struct seen s;
+
+	ck_assert_ptr_nonnull(d);
+	ck_assert(xfsj_handler_implemented(d->handler));
+	check_into(fx, &s);
+	ck_assert_msg(has(&s, code), "%s not found (%zu others, first %s)",
+		      code, s.n, s.n ? s.codes[0] : "-");
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	ck_assert_uint_ge(res.actions, 1);
+	check_into(fx, &s);
+	ck_assert_msg(s.n == 0, "%s: after the repair %zu left, first %s",
+		      code, s.n, s.n ? s.codes[0] : "-");
+}
+
+static const struct {
+	const char *code, *field;
+	uint64_t v;
+} root_rows[] = {
+	{ "inode.ino", "ino", 99 },
+	{ "inode.onlink", "onlink", 3 },
+	{ "inode.flags", "flags", 0x8000 },
+	{ "inode.extsize", "extsize", 16 },
+	{ "inode.cowextsize", "cowextsize", 16 },
+	{ "inode.nlink", "nlink", 7 },
+	{ "inode.nextents", "big_nextents", 5 },
+	{ "fork.nblocks", "nblocks", 3 },
+	{ "inode.magic", "magic", 0x4e4f },
+	{ "inode.version", "version", 2 },
+	{ "inode.next_orphan", "next_unlinked", 1 },
+	{ "inode.size", "size", 0 },
+};
+
+START_TEST(root_row_answered)
+{
+	struct fs_fixture fx;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	poke_root(&fx, root_rows[_i].field, root_rows[_i].v);
+	answered(&fx, root_rows[_i].code);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+Suite *repair_policy_suite(void)
+{
+	Suite *s = suite_create("repair_policy");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, every_fixable_row_has_a_handler);
+	tcase_add_test(tc, every_handler_is_named);
+	tcase_add_loop_test(tc, root_row_answered, 0,
+			    sizeof(root_rows) / sizeof(root_rows[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
