@@ -79,10 +79,6 @@ const struct xfsj_problem_def xck_inode_rows[INO__N] = {
 		"inode {ino}: {field} is {found} without large extent "
 		"counters", XFSJ_FIX_FIELD,
 		XFSJ_H_INODE_BIG_NEXTENTS, 0),
-	[INO_NBLOCKS] = R("inode.nblocks", 0x04000f,
-		"inode {ino}: {field} is {found}, its forks map {expected}",
-		XFSJ_FIX_FIELD,
-		XFSJ_H_INODE_NBLOCKS, 0),
 	[INO_FLAGS] = R("inode.flags", 0x040010,
 		"inode {ino}: {field} {xfound} holds bits not allowed here "
 		"(allowed of them: {xexpected})", XFSJ_FIX_FIELD,

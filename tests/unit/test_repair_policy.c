@@ -14,6 +14,8 @@
 #include "xfsj/check.h"
 #include "xfsj/repair.h"
 #include "core/layout.h"
+#include "fs/attr.h"
+#include "fs/defer.h"
 
 #define MB	(1ULL << 20)
 
@@ -171,6 +173,55 @@ START_TEST(root_row_answered)
 }
 END_TEST
 
+/*
+ * One rule per fact: a device node's nblocks is its attribute fork's
+ * blocks.  The inode core once had its own rule (a device holds no
+ * blocks) and the forks' walk another; the two set the field back and
+ * forth.  Now the walk alone decides, the repair keeps the count.
+ */
+START_TEST(nblocks_one_rule)
+{
+	static uint8_t v[2000];
+	/* a user attribute (namespace 0) too big for the inode */
+	struct xfsj_attr_arg a = { 0, (const uint8_t *)"big",
+				   3, v, sizeof(v), false };
+	struct xfsj_repair_result res;
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	uint64_t ino, nblocks;
+	struct seen s;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	ino = fs_fixture_make_file(&fx, 10, 5,
+				   (fx.sb.features_incompat &
+				    XFSJ_INCOMPAT_NREXT64) ?
+				   XFSJ_DIFLAG2_NREXT64 : 0, 0, &ip);
+	ip.di.mode = 020644;		/* a character device */
+	ip.di.format = XFSJ_DINODE_FMT_DEV;
+	xfsj_iput(fx.fs, &ip, false);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, true, &ip, &fx.f), 0);
+	ck_assert_int_eq(xfsj_attr_set(fx.fs, &ip, &a, XFSJ_ATTR_UPSERT,
+				       &fx.f), 0);
+	xfsj_iput(fx.fs, &ip, false);
+	ck_assert_int_eq(xfsj_defer_finish(fx.fs, &fx.f), 0);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, true, &ip, &fx.f), 0);
+	nblocks = ip.di.nblocks;
+	ck_assert_uint_ge(nblocks, 1);
+	check_into(&fx, &s);
+	for (size_t i = 0; i < s.n; i++)
+		ck_assert_msg(!strstr(s.codes[i], "nblocks"), "%s",
+			      s.codes[i]);
+	/* (named by no directory: the repair moves it to lost+found) */
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+	check_into(&fx, &s);
+	ck_assert_msg(s.n == 0, "%zu left, first %s", s.n, s.codes[0]);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, true, &ip, &fx.f), 0);
+	ck_assert_uint_eq(ip.di.nblocks, nblocks);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_policy_suite(void)
 {
 	Suite *s = suite_create("repair_policy");
@@ -181,6 +232,7 @@ Suite *repair_policy_suite(void)
 	tcase_add_test(tc, every_handler_is_named);
 	tcase_add_loop_test(tc, root_row_answered, 0,
 			    sizeof(root_rows) / sizeof(root_rows[0]));
+	tcase_add_test(tc, nblocks_one_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }
