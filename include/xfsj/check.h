@@ -110,8 +110,8 @@ enum xfsj_handler {
 	XFSJ_H_DIR_CRC,		/* a block's CRC recomputed */
 	XFSJ_H_DIR_SIZE,	/* the directory's size set */
 	XFSJ_H_DIR_INDEX,	/* leaf/free index rebuilt (dir rewritten) */
-	XFSJ_H_DIRENT_FTYPE,	/* an entry's file type set */
-	XFSJ_H_DIRENT_FTYPE_MODE, /* ... to its child's mode */
+	XFSJ_H_DIRENT_FTYPE,	/* an entry's file type set to its child's
+				 * mode's */
 	XFSJ_H_CLEAR_ENTRY,	/* one entry removed */
 	XFSJ_H_DIR_PARENTS,	/* the extra entries naming a directory
 				 * removed */

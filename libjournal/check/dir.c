@@ -74,10 +74,6 @@ const struct xfsj_problem_def xck_dir_rows[DIR__N] = {
 	  "directory inode {ino}: entry '{name}' at directory offset {off}: "
 	  "{field} is not allowed",
 		XFSJ_H_CLEAR_ENTRY, XFSJ_T_DROPS_ENTRY),
-	R(DIR_ENT_FTYPE, "dir.entry.ftype", 0x05000e, XFSJ_FIX_FIELD,
-	  "directory inode {ino}: entry '{name}' at directory offset {off}: "
-	  "file type {found} is not a file type",
-		XFSJ_H_DIRENT_FTYPE, 0),
 	R(DIR_DUP, "dir.entry.dup", 0x05000f, XFSJ_FIX_CLEAR_ENTRY,
 	  "directory inode {ino}: name '{name}' at directory offset {off} is "
 	  "there twice",

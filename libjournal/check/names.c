@@ -46,7 +46,7 @@ static const struct xfsj_problem_def rows[NM__N] = {
 		"directory",
 		"directory {ino}: the entry naming inode {off} has file type {found}, its mode says {expected}",
 		XFSJ_FIX_FIELD,
-		XFSJ_H_DIRENT_FTYPE_MODE, 0 },
+		XFSJ_H_DIRENT_FTYPE, 0 },
 	[NM_NLINK] = { "inode.nlink", 0x080003, XFSJ_SEV_XCORRUPT, "inode",
 		"inode {ino}: link count {found}, but {expected} entries name it",
 		XFSJ_FIX_NLINK,

@@ -8,10 +8,9 @@
  *   stamp a new CRC.
  * - dir.header (blkno, owner), dir.uuid: the header field set to where the
  *   block is, whose it is, the filesystem's UUID.
- * - dir.entry.ftype: the entry's file type set to the type of the inode it
- *   names, as the scan saw it; dirent.ftype (a type that is one, but not
- *   the child's): the entries of the directory naming the child with
- *   that type, in its blocks (fix_dir_block.c) or its short form
+ * - dirent.ftype (a type that is not the child's, or none at all): the
+ *   entries of the directory naming the child with that type get the
+ *   child's, in its blocks (fix_dir_block.c) or its short form
  *   (fix_dir.c).
  * - dir.size: the directory inode's size set to what its blocks say.
  *
@@ -157,44 +156,6 @@ static int fix_size(struct xrp *rp, struct xrp_prob *pr)
 	return 0;
 }
 
-/* The file type byte of the data entry at directory offset @off. */
-static int fix_ftype(struct xrp *rp, struct xrp_prob *pr)
-{
-	const struct xfsj_problem *p = &pr->p;
-	uint32_t bsize = rp->sb->blocksize << rp->sb->dirblklog;
-	uint32_t at = (uint32_t)(p->off & (bsize - 1));
-	struct xck_inode *child;
-	struct xfsj_buf *bp;
-	uint8_t namelen;
-	uint64_t cino;
-	char what[128];
-	int err;
-
-	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE))
-		return 0;
-	if (at < XFSJ_DIR3_HDR_SIZE || at + 11 > bsize)
-		return 0;
-	err = dir_block(rp, p->ino, p->off, &bp);
-	if (err || !bp)
-		return err;
-	cino = xfsj_get_be64(bp->data + at);
-	namelen = bp->data[at + 8];
-	child = xck_inode_find(rp->ck, cino, NULL);
-	if (!namelen || at + 9 + namelen + 1 > bsize || !child ||
-	    !child->ftype)
-		return dir_block_put(rp, bp, false);
-	bp->data[at + 9 + namelen] = child->ftype;
-	err = dir_block_put(rp, bp, true);
-	if (err)
-		return err;
-	snprintf(what, sizeof(what),
-		 "directory %llu: entry at offset %llu: file type set to %u",
-		 (unsigned long long)p->ino, (unsigned long long)p->off,
-		 child->ftype);
-	done(rp, pr, what);
-	return 0;
-}
-
 /* dirent.ftype: the entries naming child {off} get its mode's type. */
 static int fix_dirent_ftype(struct xrp *rp, struct xrp_prob *pr)
 {
@@ -243,8 +204,6 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 	case XFSJ_H_DIR_SIZE:
 		return fix_size(rp, pr);
 	case XFSJ_H_DIRENT_FTYPE:
-		return (pr->p.has & XFSJ_PF_OFF) ? fix_ftype(rp, pr) : 0;
-	case XFSJ_H_DIRENT_FTYPE_MODE:
 		return fix_dirent_ftype(rp, pr);
 	case XFSJ_H_DIR_INDEX: {
 		int err = xrp_dir_rebuild(rp, pr->p.ino);

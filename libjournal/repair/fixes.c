@@ -83,7 +83,6 @@ static const struct xrp_handler handlers[XFSJ_H__COUNT] = {
 	[XFSJ_H_DIR_SIZE]		= ONE(FIELD, xrp_field_dir),
 	[XFSJ_H_DIR_INDEX]		= ONE(FIELD, xrp_field_dir),
 	[XFSJ_H_DIRENT_FTYPE]		= ONE(FIELD, xrp_field_dir),
-	[XFSJ_H_DIRENT_FTYPE_MODE]	= ONE(FIELD, xrp_field_dir),
 	[XFSJ_H_CLEAR_ENTRY]		= PASS(CLEAR_ENTRY, xrp_fix_clear_entry),
 	[XFSJ_H_DIR_PARENTS]		= PASS(CLEAR_ENTRY, xrp_fix_clear_entry),
 	[XFSJ_H_DOTDOT]			= { .fix = XFSJ_FIX_FIELD, .todo = true,
