@@ -21,6 +21,8 @@
 #include "fs/bmbt.h"
 #include "fs/dir_write.h"
 #include "ondisk/dir_block.h"
+#include "ondisk/format.h"
+#include "fs/alloc.h"
 #include "fs/attr.h"
 #include "fs/defer.h"
 
@@ -167,6 +169,9 @@ static const struct {
 	{ "inode.version", "version", 2 },
 	{ "inode.next_orphan", "next_unlinked", 1 },
 	{ "inode.size", "size", 0 },
+	{ "inode.flags2", "flags2", 0x0a },
+	{ "inode.nlink_zero", "nlink", 0 },
+	{ "inode.aformat", "aformat", 7 },
 };
 
 START_TEST(root_row_answered)
@@ -295,6 +300,94 @@ START_TEST(ftype_one_rule)
 }
 END_TEST
 
+/*
+ * A file made behind the inode btree's back, named by no directory: the
+ * inobt is rebuilt, the file goes to lost+found; with a field of its
+ * core set (@field not NULL), that row's handler too.
+ */
+static const struct {
+	const char *code, *field;
+	uint64_t v;
+} file_rows[] = {
+	{ "inode.free_in_use", NULL, 0 },
+	{ "inode.disconnected", NULL, 0 },
+	{ "inode.mode", "mode", 0170644 },
+	{ "inode.format", "format", 0 },
+	{ "inode.forkoff", "forkoff", 250 },
+	{ "inode.onlink", "onlink", 9 },
+};
+
+START_TEST(file_row_answered)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	fs_fixture_make_file(&fx, 10, 5,
+			     (fx.sb.features_incompat &
+			      XFSJ_INCOMPAT_NREXT64) ?
+			     XFSJ_DIFLAG2_NREXT64 : 0, 0, &ip);
+	if (file_rows[_i].field) {
+		ck_assert_int_eq(xfsj_layout_put(&xfsj_dinode_layout, ip.dip,
+						 file_rows[_i].field,
+						 file_rows[_i].v), 0);
+		xfsj_dinode_finish(ip.dip, fx.sb.inodesize);
+		xfsj_buf_dirty(ip.bp);
+	}
+	fs_fixture_reopen(&fx);
+	answered(&fx, file_rows[_i].code);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* ---- AG headers: one field of AG 1's AGF or AGI ---- */
+
+static void agf_put(struct fs_fixture *fx, size_t off, uint32_t v)
+{
+	struct xfsj_buf *bp;
+
+	ck_assert_int_eq(xfsj_agf_read(fx->fs, 1, &bp, &fx->f), 0);
+	xfsj_put_be32(bp->data + off, v);
+	xfsj_buf_dirty(bp);
+}
+
+static void agi_put(struct fs_fixture *fx, size_t off, uint32_t v)
+{
+	struct xfsj_buf *bp;
+
+	ck_assert_int_eq(xfsj_agi_read(fx->fs, 1, &bp, &fx->f), 0);
+	xfsj_put_be32(bp->data + off, v);
+	xfsj_buf_dirty(bp);
+}
+
+static const struct {
+	const char *code;
+	bool agi;
+	size_t off;
+	uint32_t v;
+} ag_rows[] = {
+	{ "agf.counter", false, XFSJ_AGF_OFF(freeblks), 3 },
+	{ "agf.root", false, XFSJ_AGF_OFF(cnt_root), 0 },
+	{ "agi.counter", true, XFSJ_AGI_OFF(freecount), 40 },
+	{ "agi.field", true, XFSJ_AGI_OFF(seqno), 7 },
+	{ "agi.unlinked", true, XFSJ_AGI_OFF(unlinked) + 12, 5 },
+};
+
+START_TEST(ag_row_answered)
+{
+	struct fs_fixture fx;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, true);
+	if (ag_rows[_i].agi)
+		agi_put(&fx, ag_rows[_i].off, ag_rows[_i].v);
+	else
+		agf_put(&fx, ag_rows[_i].off, ag_rows[_i].v);
+	fs_fixture_reopen(&fx);
+	answered(&fx, ag_rows[_i].code);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_policy_suite(void)
 {
 	Suite *s = suite_create("repair_policy");
@@ -305,6 +398,10 @@ Suite *repair_policy_suite(void)
 	tcase_add_test(tc, every_handler_is_named);
 	tcase_add_loop_test(tc, root_row_answered, 0,
 			    sizeof(root_rows) / sizeof(root_rows[0]));
+	tcase_add_loop_test(tc, ag_row_answered, 0,
+			    sizeof(ag_rows) / sizeof(ag_rows[0]));
+	tcase_add_loop_test(tc, file_row_answered, 0,
+			    sizeof(file_rows) / sizeof(file_rows[0]));
 	tcase_add_test(tc, nblocks_one_rule);
 	tcase_add_test(tc, ftype_one_rule);
 	suite_add_tcase(s, tc);
