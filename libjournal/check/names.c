@@ -746,8 +746,11 @@ int xck_names(struct xck *ck)
 	err = unlinked_lists(ck);
 	/*
 	 * Every directory holds "." and "..": no entry at all means the
-	 * directories were not read, and nothing below can be judged.
+	 * directories were not read, and nothing below can be judged; but
+	 * for a root that is no directory (then there is none to read).
 	 */
+	if (!err && !ck->dirents.n && nm.complete)
+		(void)root_ok(&nm);
 	if (err || !ck->dirents.n)
 		goto out;
 

@@ -388,6 +388,29 @@ START_TEST(ag_row_answered)
 }
 END_TEST
 
+/*
+ * dir.root: the root turned into an empty regular file (the only
+ * directory gone) is made an empty root directory again.
+ */
+START_TEST(dir_root_made)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
+	ip.di.mode = 0100644;
+	ip.di.format = XFSJ_DINODE_FMT_EXTENTS;
+	ip.di.size = 0;
+	xfsj_iput(fx.fs, &ip, false);
+	fs_fixture_reopen(&fx);
+	answered(&fx, "dir.root");
+	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f), 0);
+	ck_assert_uint_eq(ip.di.mode & 0170000, 0040000);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_policy_suite(void)
 {
 	Suite *s = suite_create("repair_policy");
@@ -402,6 +425,7 @@ Suite *repair_policy_suite(void)
 			    sizeof(ag_rows) / sizeof(ag_rows[0]));
 	tcase_add_loop_test(tc, file_row_answered, 0,
 			    sizeof(file_rows) / sizeof(file_rows[0]));
+	tcase_add_test(tc, dir_root_made);
 	tcase_add_test(tc, nblocks_one_rule);
 	tcase_add_test(tc, ftype_one_rule);
 	suite_add_tcase(s, tc);
