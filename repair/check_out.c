@@ -263,7 +263,7 @@ void list_problems(bool json, FILE *f)
 	if (!json)
 		fprintf(f, "%-8s  %-28s  %-8s  %-18s  %-20s  %-31s  %-4s  %s\n",
 			"number", "code", "severity", "structure", "fix",
-			"handler", "code", "message");
+			"handler", "impl", "message");
 	for (i = 0; i < n; i++) {
 		const struct xfsj_problem_def *d = xfsj_problem_nth(i);
 

@@ -59,24 +59,9 @@ void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a)
 
 enum xfsj_repair_stage xrp_stage_of(const struct xfsj_problem_def *d)
 {
-	/* A tree or the free space is rebuilt in the AG stage, whoever
-	 * found it wrong (inode.used_free: an inode phase row). */
-	if (d->fix == XFSJ_FIX_REBUILD_BTREE || d->fix == XFSJ_FIX_FREE_SPACE)
-		return XFSJ_RS_AG;
-	if (d->fix == XFSJ_FIX_COUNTERS)
-		return XFSJ_RS_COUNTERS;
-	switch (d->num >> 16) {
-	case 0x01:
-		return XFSJ_RS_SB;
-	case 0x02:
-	case 0x03:
-	case 0x07:
-		return XFSJ_RS_AG;
-	case 0x09:
-		return XFSJ_RS_COUNTERS;
-	default:
-		return XFSJ_RS_INODES;
-	}
+	const struct xrp_handler *x = xrp_handler_of(d->handler);
+
+	return x ? x->stage : XFSJ_RS_INODES;
 }
 
 const char *xfsj_repair_stage_name(enum xfsj_repair_stage s)
@@ -271,9 +256,10 @@ static int apply_kind(struct xrp *rp, enum xfsj_fix fix)
 	int err;
 
 	xrp_for_each(rp, pr, fix) {
-		const struct xrp_handler *x = xrp_handler_of(pr->p.def->handler);
+		enum xfsj_handler ph = pr->p.def->handler;
+		const struct xrp_handler *x = xrp_handler_of(ph);
 
-		if (!x || !x->one || !xfsj_handler_implemented(pr->p.def->handler))
+		if (!x || !x->one || !xfsj_handler_implemented(ph))
 			continue;
 		err = x->one(rp, pr);
 		if (err)

@@ -55,11 +55,11 @@ struct xrp {
 
 /*
  * A row of the handler table (fixes.c): the code a problem row's handler
- * (xfsj_problem_def.handler) names.  The stage a problem is fixed in
- * follows from its row (xrp_stage_of), so one handler may run in several
- * stages.
+ * (xfsj_problem_def.handler) names, and the stage of a round that runs
+ * it: a problem is fixed in its handler's stage (xrp_stage_of).
  */
 struct xrp_handler {
+	enum xfsj_repair_stage stage;	/* the stage it runs in */
 	enum xfsj_fix fix;	/* the kind it carries out */
 	bool todo;		/* named, not written yet: never called */
 	/*
