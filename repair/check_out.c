@@ -12,6 +12,7 @@
 
 #include "xfsj/check.h"
 #include "xfsj/fs.h"
+#include "xfsj/repair.h"
 #include "repair.h"
 
 struct out {
@@ -296,15 +297,20 @@ void list_problems(bool json, FILE *f)
 	size_t i, n = xfsj_problem_count();
 
 	if (!json)
-		fprintf(f, "%-8s  %-28s  %-8s  %-20s  %-20s  %s\n", "number",
-			"code", "severity", "structure", "fix", "message");
+		fprintf(f, "%-8s  %-28s  %-8s  %-18s  %-20s  %-31s  %-4s  %s\n",
+			"number", "code", "severity", "structure", "fix",
+			"handler", "impl", "message");
 	for (i = 0; i < n; i++) {
 		const struct xfsj_problem_def *d = xfsj_problem_nth(i);
 
 		if (!json) {
-			fprintf(f, "0x%06" PRIx32 "  %-28s  %-8s  %-20s  %-20s  %s\n",
+			fprintf(f, "0x%06" PRIx32 "  %-28s  %-8s  %-18s  %-20s  %-31s  %-4s  %s\n",
 				d->num, d->code, xfsj_sev_name(d->sev),
-				d->structure, xfsj_fix_name(d->fix), d->msg);
+				d->structure, xfsj_fix_name(d->fix),
+				xfsj_handler_name(d->handler),
+				d->fix == XFSJ_FIX_NONE ? "-" :
+				xfsj_handler_implemented(d->handler) ? "yes" :
+				"no", d->msg);
 			continue;
 		}
 		fprintf(f, "{\"kind\":\"problem_def\",\"num\":\"0x%06" PRIx32 "\",\"code\":", d->num);
@@ -312,8 +318,11 @@ void list_problems(bool json, FILE *f)
 		fprintf(f, ",\"severity\":\"%s\",\"structure\":",
 			xfsj_sev_name(d->sev));
 		json_str(f, d->structure, strlen(d->structure));
-		fprintf(f, ",\"fix\":\"%s\",\"message\":",
-			xfsj_fix_name(d->fix));
+		fprintf(f, ",\"fix\":\"%s\",\"handler\":\"%s\","
+			"\"implemented\":%s,\"message\":",
+			xfsj_fix_name(d->fix), xfsj_handler_name(d->handler),
+			xfsj_handler_implemented(d->handler) ? "true" :
+			"false");
 		json_str(f, d->msg, strlen(d->msg));
 		fputs("}\n", f);
 	}

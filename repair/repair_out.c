@@ -329,9 +329,11 @@ static void summary(const struct repair_args *a,
 	if (a->json) {
 		printf("{\"kind\":\"repair_summary\",\"repaired\":%s,\"found\":%" PRIu64
 		       ",\"fixes\":%" PRIu64 ",\"left\":%" PRIu64
-		       ",\"left_corrupt\":%" PRIu64 ",\"rounds\":%u",
+		       ",\"left_corrupt\":%" PRIu64 ",\"left_no_fix\":%" PRIu64
+		       ",\"rounds\":%u",
 		       res->changed ? "true" : "false", found,
-		       fixes, res->left, res->left_corrupt, res->rounds);
+		       fixes, res->left, res->left_corrupt, res->left_nofix,
+		       res->rounds);
 		for (i = 0; i < CAT__N; i++)
 			printf(",\"%s\":%" PRIu64, cats[i].json, by_cat[i]);
 		printf(",\"pages_written\":%" PRIu64 ",\"clones_short\":%" PRIu64,
@@ -355,6 +357,9 @@ static void summary(const struct repair_args *a,
 	}
 	if (*sep == ',')
 		fputc(')', a->txt);
+	if (res->left_nofix)
+		fprintf(a->txt, ", %" PRIu64 " left with no fix in this "
+			"version", res->left_nofix);
 	if (res->clones_short)
 		fprintf(a->txt, ", %" PRIu64 " multiply-claimed range%s not "
 			"cloned: free space too short", res->clones_short,

@@ -55,6 +55,122 @@ enum xfsj_fix {
 };
 
 /*
+ * The repair's handler of a row: what exactly its fix does.  The check
+ * only names it; the repair maps each to its code through one table
+ * (repair/fixes.c), as the kernel's online fsck gives each metadata type
+ * its repair function, and says which have no code yet
+ * (xfsj_handler_implemented).  Several rows may share a handler; every
+ * handler carries out exactly one fix kind (xfsj_handler_fix).
+ */
+enum xfsj_handler {
+	XFSJ_H_NONE,		/* report only */
+	/* superblocks */
+	XFSJ_H_SB_SECONDARY,	/* primary rewritten from the secondaries */
+	XFSJ_H_SB_COPIES,	/* secondaries rewritten from the primary */
+	XFSJ_H_SB_QUOTINO,	/* a quota inode pointer cleared */
+	XFSJ_H_SB_NEEDSREPAIR,	/* the needs-repair flag cleared */
+	/* AG headers and btrees */
+	XFSJ_H_AG_HEADERS,	/* AGF, AGI, AGFL rebuilt from the scan */
+	XFSJ_H_AGF_COUNTER,	/* an AGF count set to the scan's */
+	XFSJ_H_AGI_COUNTER,	/* an AGI count set to the scan's */
+	XFSJ_H_AG_BTREES,	/* the AG's btrees rebuilt from the scan */
+	XFSJ_H_FREE_LEAKED,	/* leaked blocks given back (same rebuild) */
+	/* inode cores */
+	XFSJ_H_CLEAR_INODE,	/* the inode freed */
+	XFSJ_H_INODE_HEADER,	/* magic/version/CRC mended, else freed */
+	XFSJ_H_INODE_FORMAT,	/* size set to fit the format, else freed */
+	XFSJ_H_INODE_META,	/* a metadata inode no entry names freed */
+	XFSJ_H_SYMLINK_CRC,	/* remote target CRC mended, else freed */
+	XFSJ_H_INODE_INO,
+	XFSJ_H_INODE_UUID,
+	XFSJ_H_INODE_NEXTENTS,	/* to a bound the core allows */
+	XFSJ_H_FORK_NEXTENTS,	/* to the records the fork walk found */
+	XFSJ_H_INODE_BIG_NEXTENTS,
+	XFSJ_H_INODE_NBLOCKS,
+	XFSJ_H_INODE_FLAGS,
+	XFSJ_H_INODE_FLAGS2,
+	XFSJ_H_INODE_SIZE,
+	XFSJ_H_INODE_EXTSIZE,
+	XFSJ_H_INODE_COWEXTSIZE,
+	XFSJ_H_INODE_ONLINK,
+	XFSJ_H_INODE_NSEC,
+	XFSJ_H_INODE_TIME,
+	XFSJ_H_INODE_REFLINK,
+	XFSJ_H_NLINK,		/* link count set to the check's count */
+	XFSJ_H_NLINK_ZERO,	/* link count set to the entries naming it */
+	/* forks */
+	XFSJ_H_FORK_MAP,	/* a fork's mapping rebuilt */
+	XFSJ_H_FORK_TRIM,	/* a fork's bad mappings dropped */
+	XFSJ_H_ATTR_FORK_CLEAR,	/* an attribute fork of a bad format cut */
+	XFSJ_H_CROSSLINK,	/* blocks claimed twice: trimmed or cloned */
+	/* directories */
+	XFSJ_H_SALVAGE_DIR,	/* rebuilt from the entries that survive */
+	XFSJ_H_DIR_HEADER,	/* a block header's blkno/owner set */
+	XFSJ_H_DIR_UUID,	/* a block header's uuid set */
+	XFSJ_H_DIR_CRC,		/* a block's CRC recomputed */
+	XFSJ_H_DIR_SIZE,	/* the directory's size set */
+	XFSJ_H_DIR_INDEX,	/* leaf/free index rebuilt (dir rewritten) */
+	XFSJ_H_DIRENT_FTYPE,	/* an entry's file type set to its child's
+				 * mode's */
+	XFSJ_H_CLEAR_ENTRY,	/* one entry removed */
+	XFSJ_H_DIR_PARENTS,	/* the extra entries naming a directory
+				 * removed */
+	XFSJ_H_DOTDOT,		/* a child's ".." set to its parent */
+	XFSJ_H_DIR_ROOT,	/* the root directory made again */
+	XFSJ_H_RECONNECT,	/* an orphan linked into lost+found */
+	/* attributes and parent pointers */
+	XFSJ_H_SALVAGE_ATTR,	/* rebuilt from the attributes that survive */
+	XFSJ_H_ATTR_FIELD,	/* a header field: the same rebuild */
+	XFSJ_H_PPTR_ADD,	/* the missing parent pointer added */
+	XFSJ_H_PPTR_REMOVE,	/* a pointer no entry matches removed */
+	XFSJ_H_PPTR_GEN,	/* a pointer given the parent's generation */
+	XFSJ_H_PPTR_BAD_PARENT,	/* a pointer to no inode removed (the
+				 * entry's own is added back from it) */
+	/* unlinked lists */
+	XFSJ_H_UNLINKED_NEXT,	/* an inode's next_unlinked cleared */
+	XFSJ_H_UNLINKED_TAKE_OFF, /* a linked inode taken off its list */
+	XFSJ_H_UNLINKED_CUT,	/* a list cut before a bad inode */
+	XFSJ_H_UNLINKED_FREE,	/* the lists' inodes freed, as a mount */
+	/* summary counters */
+	XFSJ_H_COUNTERS,
+	XFSJ_H__COUNT
+};
+
+/*
+ * Properties of a row's problem that the repair's decisions read (a
+ * mask of these in xfsj_problem_def.traits).
+ */
+enum {
+	/* An AGI unlinked bucket: the inode btrees are not in doubt. */
+	XFSJ_T_UNLINKED_HEAD	= 1 << 0,
+	/* An inobt finding that still leaves every record read. */
+	XFSJ_T_INOBT_READ	= 1 << 1,
+	/* A block claimed twice: both claims are known. */
+	XFSJ_T_CROSSLINK	= 1 << 2,
+	/* The inode btrees disagree with an inode's core: rebuilt. */
+	XFSJ_T_INO_TREES	= 1 << 3,
+	/* ... and the inode is written as a free one after that. */
+	XFSJ_T_WRITE_FREE	= 1 << 4,
+	/* The AG's free space btrees are in doubt. */
+	XFSJ_T_DOUBTS_FREE	= 1 << 5,
+	/* A directory salvage leaves the entry out. */
+	XFSJ_T_DROPS_ENTRY	= 1 << 6,
+	/* The entry is named by its child and its name's hash. */
+	XFSJ_T_BY_CHILD		= 1 << 7,
+	/* Only a directory's index (bests, free blocks, bestfree). */
+	XFSJ_T_DIR_INDEX	= 1 << 8,
+	/* A fork's mappings are in doubt (its block count aside). */
+	XFSJ_T_FORK_MAP		= 1 << 9,
+	/* A mapping names blocks that are not the inode's. */
+	XFSJ_T_FOREIGN_BLOCKS	= 1 << 10,
+	/* A count the scan made: safe for preen. */
+	XFSJ_T_COUNTER		= 1 << 11,
+	/* A bound broken when its AG's counter is: the counter's fix
+	 * answers it. */
+	XFSJ_T_COUNTER_BOUND	= 1 << 12,
+};
+
+/*
  * A row of the problem table.  @msg is a template: {ag} {agbno} {ino}
  * {fsbno} {off} {field} {expected} {found} {name} {count} are replaced by
  * the problem's typed fields (absent ones print as "?").
@@ -66,6 +182,8 @@ struct xfsj_problem_def {
 	const char *structure;	/* "superblock", "AGF", "inode", ... */
 	const char *msg;
 	enum xfsj_fix fix;
+	enum xfsj_handler handler; /* what the fix does (the repair's) */
+	unsigned int traits;	/* XFSJ_T_* */
 };
 
 /* Which typed fields of a problem are set. */
@@ -215,6 +333,7 @@ const struct xfsj_problem_def *xfsj_problem_nth(size_t i);
 const struct xfsj_problem_def *xfsj_problem_by_code(const char *code);
 const char *xfsj_sev_name(enum xfsj_sev s);
 const char *xfsj_fix_name(enum xfsj_fix f);
+const char *xfsj_handler_name(enum xfsj_handler h);
 const char *xfsj_check_phase_name(enum xfsj_check_phase p);
 
 /*

@@ -105,6 +105,8 @@ struct xfsj_repair_result {
 	uint64_t left;			/* problems the final check found
 					 * (all severities but INFO) */
 	uint64_t left_corrupt;		/* ... of them corrupt or xcorrupt */
+	uint64_t left_nofix;		/* ... of them whose row names no fix
+					 * this version has code for */
 	/* Summary. */
 	uint64_t fields_fixed;
 	uint64_t inodes_cleared;
@@ -146,10 +148,13 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
  */
 uint64_t xfsj_check_weight(const struct xfsj_check_result *r);
 
-/* May preen apply this fix? */
-bool xfsj_fix_preen_safe(enum xfsj_fix fix);
-/* Does this version apply this fix (is there code for it)? */
-bool xfsj_fix_implemented(enum xfsj_fix fix);
+/* May preen fix the problems of row @d (a count the scan made, the
+ * unlinked lists, leaked blocks, the counters)? */
+bool xfsj_row_preen_safe(const struct xfsj_problem_def *d);
+/* Does this version have code for handler @h (xfsj/check.h)? */
+bool xfsj_handler_implemented(enum xfsj_handler h);
+/* The fix kind handler @h carries out. */
+enum xfsj_fix xfsj_handler_fix(enum xfsj_handler h);
 const char *xfsj_repair_stage_name(enum xfsj_repair_stage s);
 
 /*

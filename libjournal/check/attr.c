@@ -24,159 +24,205 @@
 #include "fs/attr.h"
 #include "core/layout.h"
 
-#define ROW(code, num, sev, st, msg, fix) { code, num, XFSJ_SEV_##sev, st, \
-					    msg, XFSJ_FIX_##fix }
+#define ROW(code, num, sev, st, msg, fix, ...) \
+	{ code, num, XFSJ_SEV_##sev, st, msg, XFSJ_FIX_##fix, __VA_ARGS__ }
 
 const struct xfsj_problem_def xck_attr_rows[AT__N] = {
 	[AT_FORMAT] = ROW("attr.format", 0x060001, CORRUPT, "inode",
 		"inode {ino}: attribute fork format {found} is not local, "
-		"extents or btree", SALVAGE_ATTR),
+		"extents or btree", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_SF_SMALL] = ROW("attr.sf.small", 0x060101, CORRUPT,
 		"attr short form", "inode {ino}: {field} {found} is smaller "
-		"than the short-form header ({expected} bytes)", SALVAGE_ATTR),
+		"than the short-form header ({expected} bytes)", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_SF_TOTSIZE_BIG] = ROW("attr.sf.totsize_big", 0x060102, CORRUPT,
 		"attr short form", "inode {ino}: {field} {found} is larger "
-		"than the attribute fork ({expected} bytes)", SALVAGE_ATTR),
+		"than the attribute fork ({expected} bytes)", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_SF_COUNT] = ROW("attr.sf.count", 0x060103, CORRUPT,
 		"attr short form", "inode {ino}: {field} {found}, but "
-		"{expected} entries fit in totsize", FIELD),
+		"{expected} entries fit in totsize", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_SF_TOTSIZE] = ROW("attr.sf.totsize", 0x060104, CORRUPT,
 		"attr short form", "inode {ino}: {field} {found}, but the "
-		"entries end at {expected}", FIELD),
+		"entries end at {expected}", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_SF_NAMELEN] = ROW("attr.sf.namelen", 0x060105, CORRUPT,
 		"attr short form", "inode {ino}: {field} is 0: the entries "
-		"from {off} on cannot be found", SALVAGE_ATTR),
+		"from {off} on cannot be found", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_SF_PAST_END] = ROW("attr.sf.past_end", 0x060106, CORRUPT,
 		"attr short form", "inode {ino}: attribute {field} ends at "
-		"byte {found}, past totsize {expected}", SALVAGE_ATTR),
+		"byte {found}, past totsize {expected}", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_FLAGS] = ROW("attr.flags", 0x060201, CORRUPT, "attribute",
 		"inode {ino}: attribute {name} ({field}) has unknown flags "
-		"{xfound}", SALVAGE_ATTR),
+		"{xfound}", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_NAMESPACE] = ROW("attr.namespace", 0x060202, CORRUPT,
 		"attribute", "inode {ino}: attribute {name} ({field}) is in "
-		"several namespaces ({xfound})", SALVAGE_ATTR),
+		"several namespaces ({xfound})", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_INCOMPLETE] = ROW("attr.incomplete", 0x060203, CORRUPT,
 		"attribute", "inode {ino}: attribute {name} ({field}) is "
 		"INCOMPLETE: a set or removal that never finished",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_NAMELEN] = ROW("attr.namelen", 0x060204, CORRUPT, "attribute",
 		"inode {ino}: attribute {field} has an empty name",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_NAME] = ROW("attr.name", 0x060205, CORRUPT, "attribute",
 		"inode {ino}: attribute {name} ({field}) has a byte its "
 		"namespace forbids in its name (NUL; '/' in a parent pointer)",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_DUP] = ROW("attr.duplicate", 0x060206, CORRUPT, "attribute",
 		"inode {ino}: attribute {name} ({field}) is there twice in "
-		"its namespace", SALVAGE_ATTR),
+		"its namespace", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_PPTR_NOFEAT] = ROW("attr.pptr.nofeature", 0x060207, CORRUPT,
 		"parent pointer", "inode {ino}: parent pointer {name} "
 		"({field}) on a filesystem without parent pointers",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_PPTR_VALUE] = ROW("attr.pptr.value", 0x060208, CORRUPT,
 		"parent pointer", "inode {ino}: parent pointer {name} "
 		"({field}) has a {found}-byte value, expected {expected}",
-		PPTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_PPTR_PARENT] = ROW("attr.pptr.parent", 0x060209, CORRUPT,
 		"parent pointer", "inode {ino}: parent pointer {name} "
 		"({field}) names parent inode {found}, not an inode number",
-		PPTR),
+		PPTR,
+		XFSJ_H_PPTR_BAD_PARENT, 0),
 	[AT_PPTR_REMOTE] = ROW("attr.pptr.remote", 0x06020a, CORRUPT,
 		"parent pointer", "inode {ino}: parent pointer {name} "
-		"({field}) keeps its value in remote blocks", PPTR),
+		"({field}) keeps its value in remote blocks", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_BLK_MISSING] = ROW("attr.blk.missing", 0x060301, CORRUPT,
 		"attr fork", "inode {ino}: attribute fork block {off} is not "
-		"mapped ({field})", SALVAGE_ATTR),
+		"mapped ({field})", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_BLK_CRC] = ROW("attr.blk.crc", 0x060302, CORRUPT, "attr block",
 		"inode {ino}: attr block {off} (fsbno {fsbno}): bad CRC",
-		FIELD),
+		FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_BLK_MAGIC] = ROW("attr.blk.magic", 0x060303, CORRUPT,
 		"attr block", "inode {ino}: attr block {off} (fsbno {fsbno}): "
-		"{field} {xfound}, expected {xexpected}", SALVAGE_ATTR),
+		"{field} {xfound}, expected {xexpected}", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_BLK_UUID] = ROW("attr.blk.uuid", 0x060304, CORRUPT, "attr block",
 		"inode {ino}: attr block {off} (fsbno {fsbno}): {field} is "
-		"not the filesystem's", FIELD),
+		"not the filesystem's", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_BLK_OWNER] = ROW("attr.blk.owner", 0x060305, CORRUPT,
 		"attr block", "inode {ino}: attr block {off} (fsbno {fsbno}): "
-		"{field} {found}, expected {expected}", FIELD),
+		"{field} {found}, expected {expected}", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_BLK_BLKNO] = ROW("attr.blk.blkno", 0x060306, CORRUPT,
 		"attr block", "inode {ino}: attr block {off} (fsbno {fsbno}): "
-		"{field} {found}, expected {expected}", FIELD),
+		"{field} {found}, expected {expected}", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_BLK_SIBLING] = ROW("attr.blk.sibling", 0x060307, CORRUPT,
 		"attr block", "inode {ino}: attr block {off}: {field} "
-		"{found}, expected {expected}", FIELD),
+		"{found}, expected {expected}", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_BLK_SHARED] = ROW("attr.blk.shared", 0x060308, CORRUPT,
 		"attr fork", "inode {ino}: attr fork block {off} is used "
-		"twice (again by {field})", SALVAGE_ATTR),
+		"twice (again by {field})", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_BLK_PAD] = ROW("attr.blk.pad", 0x060309, CORRUPT, "attr block",
 		"inode {ino}: attr block {off}: {field} is {xfound}, not 0",
-		FIELD),
+		FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_LEAF_COUNT] = ROW("attr.leaf.count", 0x060401, CORRUPT,
 		"attr leaf", "inode {ino}: attr block {off}: {field} {found}, "
-		"expected 1 to {expected}", SALVAGE_ATTR),
+		"expected 1 to {expected}", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_LEAF_EMPTY] = ROW("attr.leaf.empty", 0x060402, INFO,
 		"attr leaf", "inode {ino}: attr block 0 is an empty leaf (a "
-		"crash between a fork conversion and its set)", SALVAGE_ATTR),
+		"crash between a fork conversion and its set)", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_LEAF_FIRSTUSED] = ROW("attr.leaf.firstused", 0x060403, CORRUPT,
 		"attr leaf", "inode {ino}: attr block {off}: {field} {found}, "
-		"expected {expected}", FIELD),
+		"expected {expected}", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_LEAF_USED] = ROW("attr.leaf.usedbytes", 0x060404, CORRUPT,
 		"attr leaf", "inode {ino}: attr block {off}: {field} {found}, "
-		"the entries use {expected}", FIELD),
+		"the entries use {expected}", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_LEAF_FREEMAP] = ROW("attr.leaf.freemap", 0x060405, CORRUPT,
 		"attr leaf", "inode {ino}: attr block {off}: {field} {found} "
-		"is past the block end or not a multiple of 4", FIELD),
+		"is past the block end or not a multiple of 4", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_LEAF_FREEMAP_USED] = ROW("attr.leaf.freemap_used", 0x060406,
 		CORRUPT, "attr leaf", "inode {ino}: attr block {off}: {field} "
-		"marks bytes in use (or free twice) as free", FIELD),
+		"marks bytes in use (or free twice) as free", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_LEAF_NAMEIDX] = ROW("attr.leaf.nameidx", 0x060407, CORRUPT,
 		"attr leaf", "inode {ino}: attr block {off}: {field} {found} "
 		"is outside the names area ({expected} to the block end)",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_LEAF_HASHORDER] = ROW("attr.leaf.hashorder", 0x060408, CORRUPT,
 		"attr leaf", "inode {ino}: attribute {name} ({field}): hash "
 		"{xfound} is below the one before ({xexpected})",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_LEAF_HASHVAL] = ROW("attr.leaf.hashval", 0x060409, CORRUPT,
 		"attr leaf", "inode {ino}: attribute {name} ({field}): hash "
-		"{xfound}, the name hashes to {xexpected}", SALVAGE_ATTR),
+		"{xfound}, the name hashes to {xexpected}", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_LEAF_NAME_PAST] = ROW("attr.leaf.name_past", 0x06040a, CORRUPT,
 		"attr leaf", "inode {ino}: attribute {field} ends at byte "
-		"{found}, past the block end ({expected})", SALVAGE_ATTR),
+		"{found}, past the block end ({expected})", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_LEAF_OVERLAP] = ROW("attr.leaf.overlap", 0x06040b, CORRUPT,
 		"attr leaf", "inode {ino}: attribute {name} ({field}) shares "
-		"bytes with another entry", SALVAGE_ATTR),
+		"bytes with another entry", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_RMT_VALUEBLK] = ROW("attr.rmt.valueblk", 0x060501, CORRUPT,
 		"attr remote value", "inode {ino}: attribute {name} "
-		"({field}): remote value at block 0", SALVAGE_ATTR),
+		"({field}): remote value at block 0", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_RMT_VALUELEN] = ROW("attr.rmt.valuelen", 0x060502, CORRUPT,
 		"attr remote value", "inode {ino}: attribute {name} "
 		"({field}): value of {found} bytes, at most {expected}",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_RMT_MISSING] = ROW("attr.rmt.missing", 0x060503, CORRUPT,
 		"attr remote value", "inode {ino}: attribute {name} "
 		"({field}): remote value block {off} is not mapped",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_RMT_HEADER] = ROW("attr.rmt.header", 0x060504, CORRUPT,
 		"attr remote value", "inode {ino}: attribute {name}: remote "
 		"value block {off} (fsbno {fsbno}): {field} is wrong",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_NODE_COUNT] = ROW("attr.node.count", 0x060601, CORRUPT,
 		"attr node", "inode {ino}: attr block {off}: {field} {found}, "
-		"expected 1 to {expected}", SALVAGE_ATTR),
+		"expected 1 to {expected}", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_NODE_LEVEL] = ROW("attr.node.level", 0x060602, CORRUPT,
 		"attr node", "inode {ino}: attr block {off}: {field} {found}, "
-		"expected {expected}", SALVAGE_ATTR),
+		"expected {expected}", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_NODE_HASHORDER] = ROW("attr.node.hashorder", 0x060603, CORRUPT,
 		"attr node", "inode {ino}: attr block {off}: {field} {xfound} "
-		"is below the one before ({xexpected})", SALVAGE_ATTR),
+		"is below the one before ({xexpected})", SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 	[AT_NODE_HASHVAL] = ROW("attr.node.hashval", 0x060604, CORRUPT,
 		"attr node", "inode {ino}: attr block {off}: {field} "
-		"{xfound}, the child's last hash is {xexpected}", FIELD),
+		"{xfound}, the child's last hash is {xexpected}", FIELD,
+		XFSJ_H_ATTR_FIELD, 0),
 	[AT_NODE_BEFORE] = ROW("attr.node.before", 0x060605, CORRUPT,
 		"attr node", "inode {ino}: attr block {off}: {field} {found} "
 		"is block 0, a block seen before or no attr block",
-		SALVAGE_ATTR),
+		SALVAGE_ATTR,
+		XFSJ_H_SALVAGE_ATTR, 0),
 };
 const struct xck_table xck_attr_table = { xck_attr_rows, AT__N };
 

@@ -19,7 +19,8 @@ enum { CNT_SB, CNT__N };
 static const struct xfsj_problem_def rows[CNT__N] = {
 	[CNT_SB] = { "sb.counter", 0x090001, XFSJ_SEV_XCORRUPT, "superblock",
 		"superblock: {field} is {found}, counted {expected}",
-		XFSJ_FIX_COUNTERS },
+		XFSJ_FIX_COUNTERS,
+		XFSJ_H_COUNTERS, XFSJ_T_COUNTER },
 };
 const struct xck_table xck_counters_table = { rows, CNT__N };
 

@@ -18,90 +18,114 @@
 #include "fs/bmbt.h"
 #include "ondisk/meta.h"
 
-#define R(id, code, num, fix, msg) \
-	[id] = { code, num, XFSJ_SEV_CORRUPT, "directory", msg, fix }
+#define R(id, code, num, fix, msg, ...) \
+	[id] = { code, num, XFSJ_SEV_CORRUPT, "directory", msg, fix, \
+		 __VA_ARGS__ }
 
 const struct xfsj_problem_def xck_dir_rows[DIR__N] = {
 	R(DIR_SF, "dir.sf", 0x050001, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: short-form {field} is wrong at byte {off} "
-	  "(found {found})"),
+	  "(found {found})",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_SF_SIZE, "dir.sf.size", 0x050002, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: short-form size {found} does not fit its "
-	  "fork of {expected} bytes"),
+	  "fork of {expected} bytes",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_NOBLOCKS, "dir.noblocks", 0x050003, XFSJ_FIX_SALVAGE_DIR,
-	  "directory inode {ino}: no directory block is mapped"),
+	  "directory inode {ino}: no directory block is mapped",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_UNMAPPED, "dir.unmapped", 0x050004, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: directory block at offset {off} is only "
-	  "partly mapped"),
+	  "partly mapped",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_MAGIC, "dir.magic", 0x050005, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: block at directory offset {off}: magic "
-	  "{xfound}, expected {xexpected}"),
+	  "{xfound}, expected {xexpected}",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_CRC, "dir.crc", 0x050006, XFSJ_FIX_FIELD,
 	  "directory inode {ino}: block at directory offset {off}: CRC "
-	  "{xfound} does not match its contents ({xexpected})"),
+	  "{xfound} does not match its contents ({xexpected})",
+		XFSJ_H_DIR_CRC, 0),
 	R(DIR_HDR, "dir.header", 0x050007, XFSJ_FIX_FIELD,
 	  "directory inode {ino}: block at directory offset {off}: header "
-	  "{field} is {found}, expected {expected}"),
+	  "{field} is {found}, expected {expected}",
+		XFSJ_H_DIR_HEADER, 0),
 	R(DIR_UUID, "dir.uuid", 0x050008, XFSJ_FIX_FIELD,
 	  "directory inode {ino}: block at directory offset {off}: header "
-	  "uuid is not the filesystem's"),
+	  "uuid is not the filesystem's",
+		XFSJ_H_DIR_UUID, 0),
 	R(DIR_BESTFREE, "dir.bestfree", 0x050009, XFSJ_FIX_FIELD,
 	  "directory inode {ino}: block at directory offset {off}: {field} "
-	  "is {found}, expected {expected}"),
+	  "is {found}, expected {expected}",
+		XFSJ_H_DIR_INDEX, XFSJ_T_DIR_INDEX),
 	R(DIR_UNUSED, "dir.unused", 0x05000a, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: unused region at directory offset {off}: "
-	  "{field} is {found}"),
+	  "{field} is {found}",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_ENTRY, "dir.entry", 0x05000b, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: entry at directory offset {off}: {field} "
-	  "is {found}"),
+	  "is {found}",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_ENT_INO, "dir.entry.ino", 0x05000c, XFSJ_FIX_CLEAR_ENTRY,
 	  "directory inode {ino}: entry '{name}' at directory offset {off} "
-	  "names invalid inode number {found}"),
+	  "names invalid inode number {found}",
+		XFSJ_H_CLEAR_ENTRY, XFSJ_T_DROPS_ENTRY),
 	R(DIR_ENT_NAME, "dir.entry.name", 0x05000d, XFSJ_FIX_CLEAR_ENTRY,
 	  "directory inode {ino}: entry '{name}' at directory offset {off}: "
-	  "{field} is not allowed"),
-	R(DIR_ENT_FTYPE, "dir.entry.ftype", 0x05000e, XFSJ_FIX_FIELD,
-	  "directory inode {ino}: entry '{name}' at directory offset {off}: "
-	  "file type {found} is not a file type"),
+	  "{field} is not allowed",
+		XFSJ_H_CLEAR_ENTRY, XFSJ_T_DROPS_ENTRY),
 	R(DIR_DUP, "dir.entry.dup", 0x05000f, XFSJ_FIX_CLEAR_ENTRY,
 	  "directory inode {ino}: name '{name}' at directory offset {off} is "
-	  "there twice"),
+	  "there twice",
+		XFSJ_H_CLEAR_ENTRY, XFSJ_T_DROPS_ENTRY),
 	R(DIR_DOT, "dir.dot", 0x050010, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: the '.' entry: {field} is {found}, "
-	  "expected {expected}"),
+	  "expected {expected}",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_DOTDOT, "dir.dotdot", 0x050011, XFSJ_FIX_SALVAGE_DIR,
-	  "directory inode {ino}: the '..' entry: {field} is {found}"),
+	  "directory inode {ino}: the '..' entry: {field} is {found}",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_LEAF_FIELD, "dir.leaf.header", 0x050012, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: leaf block at directory offset {off}: "
-	  "{field} is {found}, expected {expected}"),
+	  "{field} is {found}, expected {expected}",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_LEAF_ORDER, "dir.leaf.order", 0x050013, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: leaf block at directory offset {off}: hash "
-	  "of entry {count} is {xfound}, below its predecessor's"),
+	  "of entry {count} is {xfound}, below its predecessor's",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_LEAF_MISSING, "dir.leaf.missing", 0x050014,
 	  XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: entry '{name}' at directory offset {off} "
-	  "has no leaf entry"),
+	  "has no leaf entry",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_LEAF_DANGLING, "dir.leaf.dangling", 0x050015,
 	  XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: a leaf entry with hash {xfound} points at "
-	  "directory offset {off}, where no entry has that hash"),
+	  "directory offset {off}, where no entry has that hash",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_BESTS, "dir.bests", 0x050016, XFSJ_FIX_FIELD,
 	  "directory inode {ino}: {field} for data block {count} is {found}, "
-	  "expected {expected}"),
+	  "expected {expected}",
+		XFSJ_H_DIR_INDEX, XFSJ_T_DIR_INDEX),
 	R(DIR_NODE, "dir.node", 0x050017, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: node block at directory offset {off}: "
-	  "{field} is {found}, expected {expected}"),
+	  "{field} is {found}, expected {expected}",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_FREE_HDR, "dir.free.header", 0x050018, XFSJ_FIX_FIELD,
 	  "directory inode {ino}: free index block at directory offset "
-	  "{off}: {field} is {found}, expected {expected}"),
+	  "{off}: {field} is {found}, expected {expected}",
+		XFSJ_H_DIR_INDEX, XFSJ_T_DIR_INDEX),
 	R(DIR_SIZE, "dir.size", 0x050019, XFSJ_FIX_FIELD,
-	  "directory inode {ino}: size {found}, expected {expected}"),
+	  "directory inode {ino}: size {found}, expected {expected}",
+		XFSJ_H_DIR_SIZE, 0),
 	R(DIR_STRAY, "dir.stray", 0x05001a, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: block at directory offset {off} is not "
-	  "part of the directory's {field}"),
+	  "part of the directory's {field}",
+		XFSJ_H_SALVAGE_DIR, 0),
 	R(DIR_SF_OFFSET, "dir.sf.offset", 0x05001b, XFSJ_FIX_SALVAGE_DIR,
 	  "directory inode {ino}: short-form {field}: {expected}, found "
-	  "{found}"),
+	  "{found}",
+		XFSJ_H_SALVAGE_DIR, 0),
 };
 const struct xck_table xck_dir_table = { xck_dir_rows, DIR__N };
 

@@ -71,13 +71,8 @@ static int entry_item(struct data_walk *w, const struct xfsj_dir2_item *it)
 			.off = doff(w, it->off), .field = "a '/' or NUL",
 			.name = (const char *)it->name,
 			.namelen = it->namelen });
-	if (it->ftype >= XFSJ_FT__MAX)
-		xck_report(d->ck, &(struct xfsj_problem){
-			.def = &xck_dir_rows[DIR_ENT_FTYPE],
-			.has = XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND,
-			.ino = d->ic->ino, .off = doff(w, it->off),
-			.found = it->ftype, .name = (const char *)it->name,
-			.namelen = it->namelen });
+	/* A file type that is none is the names check's (dirent.ftype):
+	 * one rule, the child's mode, decides every entry's type. */
 	return xck_dir_add_dent(d, it->ino, it->name, it->namelen, it->ftype,
 				xfsj_dir2_dataptr(d->dirblkbytelog, w->db,
 						  it->off));

@@ -24,7 +24,6 @@ enum {
 	DIR_ENTRY,		/* a data entry's layout */
 	DIR_ENT_INO,
 	DIR_ENT_NAME,
-	DIR_ENT_FTYPE,
 	DIR_DUP,
 	DIR_DOT,
 	DIR_DOTDOT,

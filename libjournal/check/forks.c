@@ -60,77 +60,96 @@ enum {
 	FORK__N
 };
 
-#define R(code, num, msg, fix) \
-	{ code, num, XFSJ_SEV_CORRUPT, "inode fork", msg, fix }
+#define R(code, num, msg, fix, ...) \
+	{ code, num, XFSJ_SEV_CORRUPT, "inode fork", msg, fix, __VA_ARGS__ }
 
 static const struct xfsj_problem_def rows[FORK__N] = {
 	[FORK_REC_LEN] = R("fork.ext_len", 0x040101,
 		"inode {ino}: {field} fork mapping at offset {off} has "
-		"length 0", XFSJ_FIX_CLEAR_FORK),
+		"length 0", XFSJ_FIX_CLEAR_FORK,
+		XFSJ_H_FORK_TRIM, XFSJ_T_FORK_MAP),
 	[FORK_REC_OFF] = R("fork.ext_offset", 0x040102,
 		"inode {ino}: {field} fork mapping at offset {off} of "
 		"{found} blocks ends past the largest file offset",
-		XFSJ_FIX_CLEAR_FORK),
+		XFSJ_FIX_CLEAR_FORK,
+		XFSJ_H_FORK_TRIM, XFSJ_T_FORK_MAP),
 	[FORK_REC_ORDER] = R("fork.ext_order", 0x040103,
 		"inode {ino}: {field} fork mapping at offset {off} overlaps "
 		"or precedes the one before (which ends at {expected})",
-		XFSJ_FIX_CLEAR_FORK),
+		XFSJ_FIX_CLEAR_FORK,
+		XFSJ_H_FORK_TRIM, XFSJ_T_FORK_MAP),
 	[FORK_REC_BLOCK] = R("fork.ext_block", 0x040104,
 		"inode {ino}: {field} fork mapping at offset {off} names "
 		"blocks {fsbno}+{found}, outside an AG or over its headers",
-		XFSJ_FIX_CLEAR_FORK),
+		XFSJ_FIX_CLEAR_FORK,
+		XFSJ_H_FORK_TRIM, XFSJ_T_FORK_MAP),
 	[FORK_REC_UNWRITTEN] = R("fork.ext_unwritten", 0x040105,
 		"inode {ino}: {field} fork mapping at offset {off} is "
 		"unwritten, which only a regular file's data may be",
-		XFSJ_FIX_CLEAR_FORK),
+		XFSJ_FIX_CLEAR_FORK,
+		XFSJ_H_FORK_TRIM, XFSJ_T_FORK_MAP),
 	[FORK_ROOT] = R("fork.bmbt_root", 0x040106,
 		"inode {ino}: bmbt root of the {field} fork: {found} is not "
-		"possible (at most {expected})", XFSJ_FIX_REBUILD_BMBT),
+		"possible (at most {expected})", XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_PTR] = R("fork.bmbt_ptr", 0x040107,
 		"inode {ino}: {field} fork bmbt pointer {fsbno} leads outside "
-		"an AG or into its headers", XFSJ_FIX_REBUILD_BMBT),
+		"an AG or into its headers", XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_BLK_MAGIC] = R("fork.bmbt_magic", 0x040108,
 		"inode {ino}: {field} fork bmbt block {fsbno}: magic "
-		"{xfound}, expected {xexpected}", XFSJ_FIX_REBUILD_BMBT),
+		"{xfound}, expected {xexpected}", XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_BLK_CRC] = R("fork.bmbt_crc", 0x040109,
 		"inode {ino}: {field} fork bmbt block {fsbno}: CRC {xfound} "
 		"does not match the contents ({xexpected})",
-		XFSJ_FIX_REBUILD_BMBT),
+		XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_BLK_HDR] = R("fork.bmbt_header", 0x04010a,
 		"inode {ino}: bmbt block {fsbno}: {field} is {found}, "
-		"expected {expected}", XFSJ_FIX_REBUILD_BMBT),
+		"expected {expected}", XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_BLK_SIB] = R("fork.bmbt_sibling", 0x04010b,
 		"inode {ino}: bmbt block {fsbno}: {field} is {found}, "
-		"expected {expected}", XFSJ_FIX_REBUILD_BMBT),
+		"expected {expected}", XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_BLK_KEY] = R("fork.bmbt_key", 0x04010c,
 		"inode {ino}: bmbt block {fsbno}: {field} {found}, expected "
-		"{expected}", XFSJ_FIX_REBUILD_BMBT),
+		"{expected}", XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_BLK_DUP] = R("fork.bmbt_dup", 0x04010d,
 		"inode {ino}: {field} fork bmbt block {fsbno} is reached "
-		"twice", XFSJ_FIX_REBUILD_BMBT),
+		"twice", XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_NEXTENTS] = R("fork.nextents", 0x04010e,
 		"inode {ino}: {field} is {found}, the fork maps {expected} "
-		"extents", XFSJ_FIX_FIELD),
+		"extents", XFSJ_FIX_FIELD,
+		XFSJ_H_FORK_NEXTENTS, XFSJ_T_FORK_MAP),
 	[FORK_NBLOCKS] = R("fork.nblocks", 0x04010f,
 		"inode {ino}: nblocks is {found}, the forks and their bmbt "
-		"blocks take {expected}", XFSJ_FIX_FIELD),
+		"blocks take {expected}", XFSJ_FIX_FIELD,
+		XFSJ_H_INODE_NBLOCKS, 0),
 	[FORK_TOO_FEW] = R("fork.btree_too_few", 0x040110,
 		"inode {ino}: {field} fork is a btree of {found} mappings, "
 		"which fit in the inode (a btree holds at least {expected})",
-		XFSJ_FIX_REBUILD_BMBT),
+		XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP),
 	[FORK_REFLINK] = R("fork.reflink_flag", 0x040111,
 		"inode {ino}: data at offset {off} (block {fsbno}) is shared "
-		"but the inode has no reflink flag", XFSJ_FIX_FIELD),
+		"but the inode has no reflink flag", XFSJ_FIX_FIELD,
+		XFSJ_H_INODE_REFLINK, XFSJ_T_FORK_MAP),
 	[FORK_REC_FREE] = R("fork.ext_free", 0x040112,
 		"inode {ino}: {field} fork mapping at offset {off} names "
 		"blocks {fsbno}+{found} that both free space btrees hold as "
 		"free and the rmapbt (if any) has no record of for the inode",
-		XFSJ_FIX_REBUILD_BMBT),
+		XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP | XFSJ_T_FOREIGN_BLOCKS),
 	[FORK_REC_META] = R("fork.ext_meta", 0x040113,
 		"inode {ino}: {field} fork mapping at offset {off} names "
 		"blocks {fsbno}+{found} that the rmapbt and the scan both give "
 		"to filesystem metadata",
-		XFSJ_FIX_REBUILD_BMBT),
+		XFSJ_FIX_REBUILD_BMBT,
+		XFSJ_H_FORK_MAP, XFSJ_T_FORK_MAP | XFSJ_T_FOREIGN_BLOCKS),
 };
 #undef R
 const struct xck_table xck_fork_table = { rows, FORK__N };

@@ -345,9 +345,11 @@ static void check_size(struct xck *ck, const struct xck_icheck *ic)
 		if (di->size)
 			xck_ino_report(ck, INO_SIZE, ic->ino, "size", 0,
 				       di->size);
-		if (di->nblocks)
-			xck_ino_report(ck, INO_NBLOCKS, ic->ino, "nblocks", 0,
-				       di->nblocks);
+		/*
+		 * Their nblocks is their attribute fork's blocks: one rule,
+		 * the forks' walk (fork.nblocks), decides it for every
+		 * file.
+		 */
 		break;
 	}
 }

@@ -16,7 +16,8 @@
 static const struct xfsj_problem_def log_rows[] = {
 	{ "log.unreplayable", 0x0a0001, XFSJ_SEV_CORRUPT, "log",
 	  "the log cannot be replayed: {field} is wrong (at byte {off})",
-	  XFSJ_FIX_NONE },
+	  XFSJ_FIX_NONE,
+		XFSJ_H_NONE, 0 },
 };
 static const struct xck_table log_table = { log_rows, 1 };
 
@@ -94,6 +95,73 @@ const char *xfsj_fix_name(enum xfsj_fix f)
 	};
 
 	return (unsigned)f < XFSJ_FIX__COUNT && names[f] ? names[f] : "?";
+}
+
+const char *xfsj_handler_name(enum xfsj_handler h)
+{
+	static const char *const names[XFSJ_H__COUNT] = {
+		[XFSJ_H_NONE] = "none",
+		[XFSJ_H_SB_SECONDARY] = "sb_from_secondary",
+		[XFSJ_H_SB_COPIES] = "sb_copies_from_primary",
+		[XFSJ_H_SB_QUOTINO] = "sb_clear_quota_inode",
+		[XFSJ_H_SB_NEEDSREPAIR] = "sb_clear_needsrepair",
+		[XFSJ_H_AG_HEADERS] = "ag_headers_rebuild",
+		[XFSJ_H_AGF_COUNTER] = "agf_counter_set",
+		[XFSJ_H_AGI_COUNTER] = "agi_counter_set",
+		[XFSJ_H_AG_BTREES] = "ag_btrees_rebuild",
+		[XFSJ_H_FREE_LEAKED] = "ag_free_leaked",
+		[XFSJ_H_CLEAR_INODE] = "inode_clear",
+		[XFSJ_H_INODE_HEADER] = "inode_header_mend_or_clear",
+		[XFSJ_H_INODE_FORMAT] = "inode_size_for_format_or_clear",
+		[XFSJ_H_INODE_META] = "inode_meta_clear_unless_named",
+		[XFSJ_H_SYMLINK_CRC] = "symlink_crc_mend_or_clear",
+		[XFSJ_H_INODE_INO] = "inode_ino_set",
+		[XFSJ_H_INODE_UUID] = "inode_uuid_set",
+		[XFSJ_H_INODE_NEXTENTS] = "inode_nextents_set",
+		[XFSJ_H_FORK_NEXTENTS] = "inode_nextents_from_walk",
+		[XFSJ_H_INODE_BIG_NEXTENTS] = "inode_big_nextents_fix",
+		[XFSJ_H_INODE_NBLOCKS] = "inode_nblocks_set",
+		[XFSJ_H_INODE_FLAGS] = "inode_flags_clear_bits",
+		[XFSJ_H_INODE_FLAGS2] = "inode_flags2_clear_bits",
+		[XFSJ_H_INODE_SIZE] = "inode_size_set",
+		[XFSJ_H_INODE_EXTSIZE] = "inode_extsize_clear",
+		[XFSJ_H_INODE_COWEXTSIZE] = "inode_cowextsize_clear",
+		[XFSJ_H_INODE_ONLINK] = "inode_onlink_clear",
+		[XFSJ_H_INODE_NSEC] = "inode_nsec_set",
+		[XFSJ_H_INODE_TIME] = "inode_time_set",
+		[XFSJ_H_INODE_REFLINK] = "inode_reflink_flag_set",
+		[XFSJ_H_NLINK] = "inode_nlink_set",
+		[XFSJ_H_NLINK_ZERO] = "inode_nlink_from_entries",
+		[XFSJ_H_FORK_MAP] = "fork_map_rebuild",
+		[XFSJ_H_FORK_TRIM] = "fork_map_trim",
+		[XFSJ_H_ATTR_FORK_CLEAR] = "attr_fork_clear",
+		[XFSJ_H_CROSSLINK] = "crosslink_trim_or_clone",
+		[XFSJ_H_SALVAGE_DIR] = "dir_salvage",
+		[XFSJ_H_DIR_HEADER] = "dir_block_header_set",
+		[XFSJ_H_DIR_UUID] = "dir_block_uuid_set",
+		[XFSJ_H_DIR_CRC] = "dir_block_crc_set",
+		[XFSJ_H_DIR_SIZE] = "dir_size_set",
+		[XFSJ_H_DIR_INDEX] = "dir_index_rebuild",
+		[XFSJ_H_DIRENT_FTYPE] = "dirent_ftype_from_mode",
+		[XFSJ_H_CLEAR_ENTRY] = "dirent_clear",
+		[XFSJ_H_DIR_PARENTS] = "dir_extra_parents_clear",
+		[XFSJ_H_DOTDOT] = "dir_dotdot_set",
+		[XFSJ_H_DIR_ROOT] = "dir_root_make",
+		[XFSJ_H_RECONNECT] = "reconnect_lost_found",
+		[XFSJ_H_SALVAGE_ATTR] = "attr_salvage",
+		[XFSJ_H_ATTR_FIELD] = "attr_header_by_salvage",
+		[XFSJ_H_PPTR_ADD] = "pptr_add",
+		[XFSJ_H_PPTR_REMOVE] = "pptr_remove",
+		[XFSJ_H_PPTR_GEN] = "pptr_gen_set",
+		[XFSJ_H_PPTR_BAD_PARENT] = "pptr_bad_parent_remove",
+		[XFSJ_H_UNLINKED_NEXT] = "unlinked_next_clear",
+		[XFSJ_H_UNLINKED_TAKE_OFF] = "unlinked_take_off",
+		[XFSJ_H_UNLINKED_CUT] = "unlinked_list_cut",
+		[XFSJ_H_UNLINKED_FREE] = "unlinked_free",
+		[XFSJ_H_COUNTERS] = "sb_counters_set",
+	};
+
+	return (unsigned)h < XFSJ_H__COUNT && names[h] ? names[h] : "?";
 }
 
 const char *xfsj_check_phase_name(enum xfsj_check_phase p)

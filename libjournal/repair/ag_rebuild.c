@@ -47,7 +47,7 @@ static bool mine(const struct xrp *rp, const struct xrp_prob *pr)
 
 static bool unlinked_row(const struct xrp_prob *pr)
 {
-	return xrp_is(pr, "agi.unlinked") || xrp_is(pr, "agi.unlinked_hash");
+	return xrp_has(pr, XFSJ_T_UNLINKED_HEAD);
 }
 
 /*
@@ -58,9 +58,7 @@ static bool unlinked_row(const struct xrp_prob *pr)
  */
 static bool inobt_records_read(const struct xrp_prob *pr)
 {
-	return xrp_is(pr, "inobt.freecount") || xrp_is(pr, "inobt.count") ||
-	       xrp_is(pr, "inobt.holes") || xrp_is(pr, "btree.leftsib") ||
-	       xrp_is(pr, "btree.rightsib");
+	return xrp_has(pr, XFSJ_T_INOBT_READ);
 }
 
 /*
@@ -107,7 +105,7 @@ static bool claims_trusted(const struct xrp *rp)
 		enum xfsj_fix f = pr->p.def->fix;
 
 		if (pr->done || pr->p.def->sev == XFSJ_SEV_INFO ||
-		    xrp_is(pr, "space.multiply_claimed"))
+		    xrp_has(pr, XFSJ_T_CROSSLINK))
 			continue;
 		if (f == XFSJ_FIX_CLEAR_INODE || f == XFSJ_FIX_CLEAR_FORK ||
 		    f == XFSJ_FIX_REBUILD_BMBT)
@@ -139,8 +137,7 @@ static void agwant_of(const struct xrp *rp, uint32_t agno,
 		    (p->has & XFSJ_PF_COUNT))
 			w->leaked += p->count;
 		if (is_tree(p, "inobt") || is_tree(p, "finobt") ||
-		    xrp_is(pr, "inode.used_free") ||
-		    xrp_is(pr, "inode.free_in_use"))
+		    xrp_has(pr, XFSJ_T_INO_TREES))
 			w->ino = true;
 		if (strcmp(p->def->structure, "AGI") == 0) {
 			w->agi = true;
@@ -514,7 +511,7 @@ static int rebuild_ag(struct xrp *rp, uint32_t agno, const struct agwant *w)
 		goto out;
 	/* An inode the rebuilt inobt now calls free is written as one. */
 	for (size_t i = 0; !err && i < rp->nprobs; i++)
-		if (xrp_is(&rp->probs[i], "inode.used_free") &&
+		if (xrp_has(&rp->probs[i], XFSJ_T_WRITE_FREE) &&
 		    (rp->probs[i].p.has & XFSJ_PF_INO) &&
 		    xfsj_ino_agno(rp->sb, rp->probs[i].p.ino) == agno)
 			err = xrp_inode_make_free(rp, rp->probs[i].p.ino);

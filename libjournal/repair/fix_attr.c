@@ -49,8 +49,7 @@ static bool map_doubted(const struct xrp *rp, uint64_t ino)
 		const struct xfsj_problem *p = &rp->probs[i].p;
 
 		if ((p->has & XFSJ_PF_INO) && p->ino == ino &&
-		    !strncmp(p->def->code, "fork.", 5) &&
-		    strcmp(p->def->code, "fork.nblocks"))
+		    (p->def->traits & XFSJ_T_FORK_MAP))
 			return true;
 	}
 	return false;
@@ -133,7 +132,7 @@ static bool answered(const struct xrp_prob *pr, uint64_t ino)
 	if (!(pr->p.has & XFSJ_PF_INO) || pr->p.ino != ino)
 		return false;
 	return d->fix == XFSJ_FIX_SALVAGE_ATTR ||
-	       (d->fix == XFSJ_FIX_FIELD && !strncmp(d->structure, "attr ", 5));
+	       d->handler == XFSJ_H_ATTR_FIELD;
 }
 
 static int salvage_one(struct xrp *rp, struct xrp_prob *pr)

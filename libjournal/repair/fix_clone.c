@@ -77,9 +77,7 @@ static bool free_space_sound(const struct xrp *rp, uint32_t agno)
 		const struct xrp_prob *pr = &rp->probs[i];
 
 		if ((pr->p.has & XFSJ_PF_AG) && pr->p.agno == agno &&
-		    (xrp_is(pr, "space.free_and_used") ||
-		     xrp_is(pr, "space.free_twice") ||
-		     xrp_is(pr, "space.one_free_tree")))
+		    xrp_has(pr, XFSJ_T_DOUBTS_FREE))
 			return false;
 	}
 	return true;

@@ -210,8 +210,7 @@ static int clear_sf_entry(struct xrp *rp, struct xrp_prob *pr,
 /* Entry problems the salvage answers by leaving the entry out. */
 static bool salvage_drops(const struct xrp_prob *pr)
 {
-	return xrp_is(pr, "dirent.target") || xrp_is(pr, "dir.entry.name") ||
-	       xrp_is(pr, "dir.entry.dup") || xrp_is(pr, "dir.entry.ino");
+	return xrp_has(pr, XFSJ_T_DROPS_ENTRY);
 }
 
 /* The entry left in place: the directory rebuilt without it. */
@@ -220,7 +219,7 @@ static int rebuild_for(struct xrp *rp, struct xrp_prob *pr)
 	uint64_t dir = pr->p.ino;
 	int err;
 
-	if (!salvage_drops(pr) && !xrp_is(pr, "dir.parents"))
+	if (!salvage_drops(pr) && !xrp_names(pr, XFSJ_H_DIR_PARENTS))
 		return 0;
 	err = xrp_dir_rebuild(rp, dir);
 	if (err <= 0)
@@ -239,7 +238,7 @@ static int rebuild_for(struct xrp *rp, struct xrp_prob *pr)
 
 bool xrp_by_child(const struct xrp_prob *pr)
 {
-	return xrp_is(pr, "dirent.target") || xrp_is(pr, "dir.parents");
+	return xrp_has(pr, XFSJ_T_BY_CHILD);
 }
 
 /* Remove the entry @pr names (by place and name, or by child and hash)
@@ -307,7 +306,7 @@ int xrp_fix_clear_entry(struct xrp *rp)
 	xrp_for_each(rp, pr, XFSJ_FIX_CLEAR_ENTRY) {
 		if (pr->done || !(pr->p.has & XFSJ_PF_INO))
 			continue;
-		if (xrp_is(pr, "dir.parents"))
+		if (xrp_names(pr, XFSJ_H_DIR_PARENTS))
 			err = clear_extra_parents(rp, pr);
 		else
 			err = clear_in(rp, pr, pr->p.ino);

@@ -126,7 +126,7 @@ static int find_named(struct salvage *s)
 	size_t n = 0;
 
 	for (size_t i = 0; i < rp->nprobs; i++)
-		n += xrp_is(&rp->probs[i], "dir.parents");
+		n += xrp_names(&rp->probs[i], XFSJ_H_DIR_PARENTS);
 	if (!n)
 		return 0;
 	s->named = calloc(n, sizeof(*s->named));
@@ -135,7 +135,7 @@ static int find_named(struct salvage *s)
 	for (size_t i = 0; i < rp->nprobs; i++) {
 		const struct xfsj_problem *p = &rp->probs[i].p;
 
-		if (xrp_is(&rp->probs[i], "dir.parents") &&
+		if (xrp_names(&rp->probs[i], XFSJ_H_DIR_PARENTS) &&
 		    (p->has & (XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND)) ==
 		    (XFSJ_PF_INO | XFSJ_PF_OFF | XFSJ_PF_FOUND))
 			s->named[s->nnamed++] = &rp->probs[i];
@@ -656,8 +656,7 @@ static bool rebuilt_away(const struct xrp_prob *pr, uint64_t dir)
 	if (!(pr->p.has & XFSJ_PF_INO) || pr->p.ino != dir)
 		return false;
 	return pr->p.def->fix == XFSJ_FIX_SALVAGE_DIR ||
-	       xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header") ||
-	       xrp_is(pr, "dir.bestfree");
+	       xrp_has(pr, XFSJ_T_DIR_INDEX);
 }
 
 int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)

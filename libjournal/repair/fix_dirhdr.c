@@ -8,10 +8,9 @@
  *   stamp a new CRC.
  * - dir.header (blkno, owner), dir.uuid: the header field set to where the
  *   block is, whose it is, the filesystem's UUID.
- * - dir.entry.ftype: the entry's file type set to the type of the inode it
- *   names, as the scan saw it; dirent.ftype (a type that is one, but not
- *   the child's): the entries of the directory naming the child with
- *   that type, in its blocks (fix_dir_block.c) or its short form
+ * - dirent.ftype (a type that is not the child's, or none at all): the
+ *   entries of the directory naming the child with that type get the
+ *   child's, in its blocks (fix_dir_block.c) or its short form
  *   (fix_dir.c).
  * - dir.size: the directory inode's size set to what its blocks say.
  *
@@ -122,7 +121,7 @@ static int fix_header(struct xrp *rp, struct xrp_prob *pr)
 		return err;
 	if (!xfsj_dir3_hdr_decode_any(bp->data, &h))
 		return dir_block_put(rp, bp, false);
-	if (xrp_is(pr, "dir.header") && p->field &&
+	if (xrp_names(pr, XFSJ_H_DIR_HEADER) && p->field &&
 	    (p->has & XFSJ_PF_EXPECTED)) {
 		if (!strcmp(p->field, "blkno"))
 			h.blkno = bp->daddr;
@@ -130,7 +129,7 @@ static int fix_header(struct xrp *rp, struct xrp_prob *pr)
 			h.owner = p->ino;
 		else
 			return dir_block_put(rp, bp, false);
-	} else if (xrp_is(pr, "dir.uuid")) {
+	} else if (xrp_names(pr, XFSJ_H_DIR_UUID)) {
 		memcpy(h.uuid, xfsj_meta_fs_uuid(rp->sb), sizeof(h.uuid));
 	}
 	/* dir.crc: the block as it is; the flush stamps the CRC. */
@@ -141,8 +140,8 @@ static int fix_header(struct xrp *rp, struct xrp_prob *pr)
 	snprintf(what, sizeof(what),
 		 "directory %llu: block at offset %llu: %s rewritten",
 		 (unsigned long long)p->ino, (unsigned long long)p->off,
-		 xrp_is(pr, "dir.crc") ? "CRC" :
-		 xrp_is(pr, "dir.uuid") ? "header uuid" : p->field);
+		 xrp_names(pr, XFSJ_H_DIR_CRC) ? "CRC" :
+		 xrp_names(pr, XFSJ_H_DIR_UUID) ? "header uuid" : p->field);
 	done(rp, pr, what);
 	return 0;
 }
@@ -164,44 +163,6 @@ static int fix_size(struct xrp *rp, struct xrp_prob *pr)
 	xfsj_iput(rp->fs, &ip, true);
 	snprintf(what, sizeof(what), "set the size of directory %llu to %llu",
 		 (unsigned long long)p->ino, (unsigned long long)p->expected);
-	done(rp, pr, what);
-	return 0;
-}
-
-/* The file type byte of the data entry at directory offset @off. */
-static int fix_ftype(struct xrp *rp, struct xrp_prob *pr)
-{
-	const struct xfsj_problem *p = &pr->p;
-	uint32_t bsize = rp->sb->blocksize << rp->sb->dirblklog;
-	uint32_t at = (uint32_t)(p->off & (bsize - 1));
-	struct xck_inode *child;
-	struct xfsj_buf *bp;
-	uint8_t namelen;
-	uint64_t cino;
-	char what[128];
-	int err;
-
-	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE))
-		return 0;
-	if (at < XFSJ_DIR3_HDR_SIZE || at + 11 > bsize)
-		return 0;
-	err = dir_block(rp, p->ino, p->off, &bp);
-	if (err || !bp)
-		return err;
-	cino = xfsj_get_be64(bp->data + at);
-	namelen = bp->data[at + 8];
-	child = xck_inode_find(rp->ck, cino, NULL);
-	if (!namelen || at + 9 + namelen + 1 > bsize || !child ||
-	    !child->ftype)
-		return dir_block_put(rp, bp, false);
-	bp->data[at + 9 + namelen] = child->ftype;
-	err = dir_block_put(rp, bp, true);
-	if (err)
-		return err;
-	snprintf(what, sizeof(what),
-		 "directory %llu: entry at offset %llu: file type set to %u",
-		 (unsigned long long)p->ino, (unsigned long long)p->off,
-		 child->ftype);
 	done(rp, pr, what);
 	return 0;
 }
@@ -246,22 +207,21 @@ int xrp_field_dir(struct xrp *rp, struct xrp_prob *pr)
 {
 	if (pr->done || !(pr->p.has & XFSJ_PF_INO))
 		return 0;
-	if (xrp_is(pr, "dir.crc") || xrp_is(pr, "dir.header") ||
-	    xrp_is(pr, "dir.uuid"))
+	switch (pr->p.def->handler) {
+	case XFSJ_H_DIR_CRC:
+	case XFSJ_H_DIR_HEADER:
+	case XFSJ_H_DIR_UUID:
 		return (pr->p.has & XFSJ_PF_OFF) ? fix_header(rp, pr) : 0;
-	if (xrp_is(pr, "dir.size"))
+	case XFSJ_H_DIR_SIZE:
 		return fix_size(rp, pr);
-	if (xrp_is(pr, "dir.entry.ftype"))
-		return (pr->p.has & XFSJ_PF_OFF) ? fix_ftype(rp, pr) : 0;
-	if (xrp_is(pr, "dirent.ftype"))
+	case XFSJ_H_DIRENT_FTYPE:
 		return fix_dirent_ftype(rp, pr);
-	if (xrp_is(pr, "names.dotdot"))
-		return xrp_fix_dotdot(rp, pr);
-	if (xrp_is(pr, "dir.bests") || xrp_is(pr, "dir.free.header") ||
-	    xrp_is(pr, "dir.bestfree")) {
+	case XFSJ_H_DIR_INDEX: {
 		int err = xrp_dir_rebuild(rp, pr->p.ino);
 
 		return err < 0 ? err : 0;
 	}
-	return 0;
+	default:
+		return 0;
+	}
 }

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * FIX_FIELD: set one field to the value the check expected.  Which
- * structure holds the field decides how it is reached, through a table
- * with a row per structure; the AG headers' rows live here, the others in
- * the file of their structure.
+ * FIX_FIELD of the AG headers' counts: set one field to the value the
+ * check expected (the other structures' field fixes live in the files of
+ * their structures; the handler table, fixes.c, picks one by the row).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +25,7 @@ int xrp_ag_header_buf(struct xrp *rp, uint32_t agno, unsigned int sect,
 int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr)
 {
 	const struct xfsj_problem *p = &pr->p;
-	bool agf = strcmp(p->def->structure, "AGF") == 0;
+	bool agf = xrp_names(pr, XFSJ_H_AGF_COUNTER);
 	const struct xfsj_layout *l = agf ? &xfsj_agf_layout :
 					    &xfsj_agi_layout;
 	struct xfsj_buf *bp;
@@ -48,39 +47,5 @@ int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr)
 	xrp_action(rp, &(struct xfsj_repair_action){
 		.fix = XFSJ_FIX_FIELD, .problem = p, .has = XFSJ_PF_AG,
 		.agno = p->agno, .what = what });
-	return 0;
-}
-
-static const struct xrp_field_ops structures[] = {
-	{ "inode", xrp_field_inode },
-	{ "inode fork", xrp_field_inode },
-	{ "superblock", xrp_field_sb },
-	{ "AGF", xrp_field_ag },
-	{ "AGI", xrp_field_ag },
-	{ "directory", xrp_field_dir },
-	{ "attr short form", xrp_field_attr },
-	{ "attr block", xrp_field_attr },
-	{ "attr leaf", xrp_field_attr },
-	{ "attr node", xrp_field_attr },
-};
-
-int xrp_fix_field(struct xrp *rp)
-{
-	struct xrp_prob *pr;
-	size_t i;
-	int err;
-
-	xrp_for_each(rp, pr, XFSJ_FIX_FIELD) {
-		for (i = 0; i < sizeof(structures) / sizeof(structures[0]);
-		     i++) {
-			if (strcmp(structures[i].structure,
-				   pr->p.def->structure))
-				continue;
-			err = structures[i].fix(rp, pr);
-			if (err)
-				return err;
-			break;
-		}
-	}
 	return 0;
 }

@@ -1129,7 +1129,7 @@ static int prob_fork(const struct xrp_prob *pr)
 
 static bool is_fork_code(const struct xrp_prob *pr)
 {
-	return !strncmp(pr->p.def->code, "fork.", 5);
+	return xrp_has(pr, XFSJ_T_FORK_MAP);
 }
 
 /* A fork problem: a job for the fork it names, or each btree fork. */
@@ -1148,8 +1148,7 @@ static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
 
 		if (!j)
 			return -XFSJ_E_NOMEM;
-		if ((xrp_is(pr, "fork.ext_free") ||
-		     xrp_is(pr, "fork.ext_meta")) &&
+		if (xrp_has(pr, XFSJ_T_FOREIGN_BLOCKS) &&
 		    (pr->p.has & XFSJ_PF_FSBNO) && mpush(rp, &j->drops, &d))
 			return -XFSJ_E_NOMEM;
 		return 0;
@@ -1428,14 +1427,14 @@ static int apply(struct xrp *rp, enum xfsj_fix fix)
 
 	xck_vec_init(&js, sizeof(struct job));
 	xrp_for_each(rp, pr, fix)
-		if (xrp_is(pr, "space.multiply_claimed") && !pr->done)
+		if (xrp_has(pr, XFSJ_T_CROSSLINK) && !pr->done)
 			rp->res->clones_short = 0;	/* counted again */
 	xrp_for_each(rp, pr, fix) {
 		if (pr->done)
 			continue;
-		if (xrp_is(pr, "space.multiply_claimed"))
+		if (xrp_has(pr, XFSJ_T_CROSSLINK))
 			err = add_multi_prob(rp, &js, pr);
-		else if (xrp_is(pr, "inode.aformat") &&
+		else if (xrp_names(pr, XFSJ_H_ATTR_FORK_CLEAR) &&
 			 (pr->p.has & XFSJ_PF_INO))
 			err = clear_attr_fork(rp, pr);
 		else if ((pr->p.has & XFSJ_PF_INO) && is_fork_code(pr))
@@ -1449,7 +1448,7 @@ static int apply(struct xrp *rp, enum xfsj_fix fix)
 		struct xrp_prob *q;
 
 		for (q = rp->probs; q < rp->probs + rp->nprobs; q++)
-			if (xrp_is(q, "fork.reflink_flag") &&
+			if (xrp_names(q, XFSJ_H_INODE_REFLINK) &&
 			    q->p.ino == j->ino)
 				j->reflink_prob = true;
 		pr = first_prob(rp, fix, j);
@@ -1462,7 +1461,7 @@ static int apply(struct xrp *rp, enum xfsj_fix fix)
 	/* The ranges answered: the next round's check says what is left. */
 	if (js.n)
 		xrp_for_each(rp, pr, fix)
-			if (xrp_is(pr, "space.multiply_claimed"))
+			if (xrp_has(pr, XFSJ_T_CROSSLINK))
 				pr->done = true;
 out:
 	jobs_free(rp, &js);

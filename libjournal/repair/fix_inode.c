@@ -279,9 +279,8 @@ static bool fix_uuid(struct xrp *rp, const struct xfsj_problem *p,
 static bool fix_count(struct xrp *rp, const struct xfsj_problem *p,
 		      struct xfsj_iref *ip, char *what, size_t len)
 {
-	bool walked = !strcmp(p->def->code, "fork.nextents");
-	bool attr = strcmp(p->def->code, "inode.nextents") && p->field &&
-		    strstr(p->field, "anextents");
+	bool walked = p->def->handler == XFSJ_H_FORK_NEXTENTS;
+	bool attr = p->field && strstr(p->field, "anextents");
 	uint64_t v = walked ? p->expected :
 			      count_too_big(rp, ip, attr, p->expected);
 
@@ -327,7 +326,7 @@ static bool fix_nblocks(struct xrp *rp, const struct xfsj_problem *p,
 static bool fix_flags(struct xrp *rp, const struct xfsj_problem *p,
 		      struct xfsj_iref *ip, char *what, size_t len)
 {
-	bool two = !strcmp(p->def->code, "inode.flags2");
+	bool two = p->def->handler == XFSJ_H_INODE_FLAGS2;
 
 	(void)rp;
 	if (two)
@@ -356,7 +355,7 @@ static bool fix_size(struct xrp *rp, const struct xfsj_problem *p,
 static bool fix_hint(struct xrp *rp, const struct xfsj_problem *p,
 		     struct xfsj_iref *ip, char *what, size_t len)
 {
-	bool cow = !strcmp(p->def->code, "inode.cowextsize");
+	bool cow = p->def->handler == XFSJ_H_INODE_COWEXTSIZE;
 
 	(void)rp;
 	if (cow) {
@@ -390,7 +389,7 @@ static bool fix_time(struct xrp *rp, const struct xfsj_problem *p,
 	(void)rp;
 	if (!t)
 		return false;
-	if (!strcmp(p->def->code, "inode.nsec")) {
+	if (p->def->handler == XFSJ_H_INODE_NSEC) {
 		*t = (*t & ~NSEC_MASK) | (p->expected & NSEC_MASK);
 		snprintf(what, len, "set the %s nanoseconds to %llu",
 			 p->field, (unsigned long long)p->expected);
@@ -412,26 +411,24 @@ static bool fix_reflink(struct xrp *rp, const struct xfsj_problem *p,
 }
 
 static const struct {
-	const char *code;
+	enum xfsj_handler h;
 	field_fix fix;
 } field_fixes[] = {
-	{ "inode.ino", fix_ino },
-	{ "inode.uuid", fix_uuid },
-	{ "inode.nextents", fix_count },
-	{ "inode.anextents", fix_count },
-	{ "fork.nextents", fix_count },
-	{ "inode.big_nextents", fix_big },
-	{ "inode.nblocks", fix_nblocks },
-	{ "fork.nblocks", fix_nblocks },
-	{ "inode.flags", fix_flags },
-	{ "inode.flags2", fix_flags },
-	{ "inode.size", fix_size },
-	{ "inode.extsize", fix_hint },
-	{ "inode.cowextsize", fix_hint },
-	{ "inode.onlink", fix_onlink },
-	{ "inode.nsec", fix_time },
-	{ "inode.time", fix_time },
-	{ "fork.reflink_flag", fix_reflink },
+	{ XFSJ_H_INODE_INO, fix_ino },
+	{ XFSJ_H_INODE_UUID, fix_uuid },
+	{ XFSJ_H_INODE_NEXTENTS, fix_count },
+	{ XFSJ_H_FORK_NEXTENTS, fix_count },
+	{ XFSJ_H_INODE_BIG_NEXTENTS, fix_big },
+	{ XFSJ_H_INODE_NBLOCKS, fix_nblocks },
+	{ XFSJ_H_INODE_FLAGS, fix_flags },
+	{ XFSJ_H_INODE_FLAGS2, fix_flags },
+	{ XFSJ_H_INODE_SIZE, fix_size },
+	{ XFSJ_H_INODE_EXTSIZE, fix_hint },
+	{ XFSJ_H_INODE_COWEXTSIZE, fix_hint },
+	{ XFSJ_H_INODE_ONLINK, fix_onlink },
+	{ XFSJ_H_INODE_NSEC, fix_time },
+	{ XFSJ_H_INODE_TIME, fix_time },
+	{ XFSJ_H_INODE_REFLINK, fix_reflink },
 };
 
 int xrp_field_inode(struct xrp *rp, struct xrp_prob *pr)
@@ -444,7 +441,7 @@ int xrp_field_inode(struct xrp *rp, struct xrp_prob *pr)
 	if (!(pr->p.has & XFSJ_PF_INO))
 		return 0;
 	for (i = 0; i < sizeof(field_fixes) / sizeof(field_fixes[0]); i++)
-		if (xrp_is(pr, field_fixes[i].code))
+		if (xrp_names(pr, field_fixes[i].h))
 			break;
 	if (i == sizeof(field_fixes) / sizeof(field_fixes[0]))
 		return 0;
@@ -478,7 +475,7 @@ int xrp_fix_nlink(struct xrp *rp)
 			continue;
 		/* The entries that name it (inode.nlink_zero carries 1,
 		 * "at least one", not a count). */
-		want = xrp_is(pr, "inode.nlink") ? pr->p.expected : st->refs;
+		want = xrp_names(pr, XFSJ_H_NLINK) ? pr->p.expected : st->refs;
 		if (!want)
 			continue;	/* named by nothing: lost+found */
 		err = xrp_iget(rp, pr->p.ino, &ip);
@@ -568,7 +565,8 @@ static int size_rescue(struct xrp *rp, struct xrp_prob *pr,
 	uint64_t old = ip->di.size, v;
 	uint32_t dsize;
 
-	if (!xrp_is(pr, "inode.format") || (type != S_IFDIR && type != S_IFLNK))
+	if (!xrp_names(pr, XFSJ_H_INODE_FORMAT) ||
+	    (type != S_IFDIR && type != S_IFLNK))
 		return 0;
 	xfsj_ifork(rp->fs, ip, XFSJ_DATA_FORK, &dsize);
 	if (format_fits(&ip->di, dsize)) {
@@ -597,7 +595,7 @@ static bool named_meta(struct xrp *rp, const struct xrp_prob *pr)
 {
 	const struct xck_inode *st;
 
-	if (!xrp_is(pr, "inode.meta"))
+	if (!xrp_names(pr, XFSJ_H_INODE_META))
 		return false;
 	st = xck_inode_find(rp->ck, pr->p.ino, NULL);
 	return st && (st->refs || (st->flags & XCK_I_INDIR));
@@ -650,23 +648,13 @@ static int free_in_btrees(struct xrp *rp, uint64_t ino)
 static int header_rescue(struct xrp *rp, struct xrp_prob *pr,
 			 struct xfsj_iref *ip)
 {
-	static const struct {
-		const char *code, *what;
-	} rescues[] = {
-		{ "inode.magic", "magic put back" },
-		{ "inode.version", "version 3 put back" },
-		{ "inode.crc", "CRC recomputed" },
-	};
 	uint32_t isz = rp->sb->inodesize;
-	const char *what = NULL;
+	const char *what = "magic, version and CRC put back";
 	struct xfsj_vctx c;
 	uint8_t *tmp;
 	int bad;
 
-	for (size_t i = 0; i < sizeof(rescues) / sizeof(rescues[0]); i++)
-		if (xrp_is(pr, rescues[i].code))
-			what = rescues[i].what;
-	if (!what)
+	if (!xrp_names(pr, XFSJ_H_INODE_HEADER))
 		return 0;
 	tmp = malloc(isz);
 	if (!tmp)
@@ -699,7 +687,7 @@ static bool other_problem(struct xrp *rp, const struct xrp_prob *pr)
 		if (o != pr && !o->done && (o->p.has & XFSJ_PF_INO) &&
 		    o->p.ino == pr->p.ino &&
 		    xrp_stage_of(o->p.def) == rp->stage &&
-		    strcmp(o->p.def->code, pr->p.def->code))
+		    o->p.def != pr->p.def)
 			return true;
 	return false;
 }
@@ -719,7 +707,7 @@ static int symlink_crc_rescue(struct xrp *rp, struct xrp_prob *pr,
 	size_t n, i, fixed = 0;
 	int err = 0;
 
-	if (!xrp_is(pr, "symlink.crc") || other_problem(rp, pr) ||
+	if (!xrp_names(pr, XFSJ_H_SYMLINK_CRC) || other_problem(rp, pr) ||
 	    (ip->di.mode & S_IFMT) != S_IFLNK ||
 	    ip->di.format != XFSJ_DINODE_FMT_EXTENTS)
 		return 0;

@@ -10,11 +10,6 @@
  * - pptr.gen: the child's pointers to that directory get its generation.
  * - attr.pptr.parent: the child's pointers naming that impossible parent
  *   are removed (the one its entry asks for is pptr.missing's to add).
- * - attr.pptr.value, attr.pptr.remote: a pointer whose value is not the
- *   12 bytes of a parent handle, or is kept in remote blocks, names no
- *   parent to look for: the child's attribute fork is rewritten from
- *   what survives (fix_attr.c, which leaves such pointers out), and the
- *   pointer its entry asks for is pptr.missing's to add.
  *
  * In a round that rebuilds directories the entries the check compared
  * against are not the ones now on disk: the fix waits for the next round.
@@ -249,7 +244,7 @@ static int add_all_missing(struct xrp *rp)
 	int err = 0;
 
 	xrp_for_each(rp, pr, XFSJ_FIX_PPTR)
-		n += xrp_is(pr, "pptr.missing") && !pr->done;
+		n += xrp_names(pr, XFSJ_H_PPTR_ADD) && !pr->done;
 	if (!n)
 		return 0;
 	v = malloc(n * sizeof(*v));
@@ -257,7 +252,7 @@ static int add_all_missing(struct xrp *rp)
 		return -XFSJ_E_NOMEM;
 	k = 0;
 	xrp_for_each(rp, pr, XFSJ_FIX_PPTR)
-		if (xrp_is(pr, "pptr.missing") && !pr->done)
+		if (xrp_names(pr, XFSJ_H_PPTR_ADD) && !pr->done)
 			v[k++] = pr;
 	qsort(v, n, sizeof(*v), by_dir);
 	for (k = 0; k < n && !err; k++) {
@@ -300,14 +295,7 @@ int xrp_fix_pptr(struct xrp *rp)
 		char what[128];
 		int err;
 
-		if (xrp_is(pr, "attr.pptr.value") ||
-		    xrp_is(pr, "attr.pptr.remote")) {
-			err = xrp_field_attr(rp, pr);
-			if (err)
-				return err;
-			continue;
-		}
-		if (xrp_is(pr, "attr.pptr.parent") &&
+		if (xrp_names(pr, XFSJ_H_PPTR_BAD_PARENT) &&
 		    (pr->p.has & bad) == bad) {
 			err = fix_existing(rp, pr, pr->p.found, true, false, 0,
 					   &done);
@@ -323,10 +311,10 @@ int xrp_fix_pptr(struct xrp *rp)
 		}
 		if ((pr->p.has & need) != need)
 			continue;
-		if (xrp_is(pr, "pptr.extra"))
+		if (xrp_names(pr, XFSJ_H_PPTR_REMOVE))
 			err = fix_existing(rp, pr, pr->p.off, false, false, 0,
 					   &done);
-		else if (xrp_is(pr, "pptr.gen") &&
+		else if (xrp_names(pr, XFSJ_H_PPTR_GEN) &&
 			 (pr->p.has & XFSJ_PF_EXPECTED))
 			err = fix_existing(rp, pr, pr->p.off, true, true,
 					   (uint32_t)pr->p.expected, &done);
@@ -340,7 +328,7 @@ int xrp_fix_pptr(struct xrp *rp)
 			 "inode %llu: parent pointer to directory %llu %s",
 			 (unsigned long long)pr->p.ino,
 			 (unsigned long long)pr->p.off,
-			 xrp_is(pr, "pptr.extra") ? "removed" :
+			 xrp_names(pr, XFSJ_H_PPTR_REMOVE) ? "removed" :
 			 "given the directory's generation");
 report:
 		report(rp, pr, done, what);

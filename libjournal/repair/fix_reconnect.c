@@ -274,8 +274,7 @@ static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
 
 		if (!(pr->p.has & XFSJ_PF_INO) || ino == lpf ||
 		    ino == rp->sb->rootino ||
-		    (!xrp_is(pr, "inode.disconnected") &&
-		     !xrp_is(pr, "dir.loop")))
+		    !xrp_names(pr, XFSJ_H_RECONNECT))
 			continue;
 		st = xck_inode_find(rp->ck, ino, NULL);
 		if (!st || !(st->flags & XCK_I_INUSE) ||

@@ -50,7 +50,7 @@ int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr)
 	char what[96];
 	int err;
 
-	if (!xrp_is(pr, "sb.primary.quotino") || !p->field)
+	if (!xrp_names(pr, XFSJ_H_SB_QUOTINO) || !p->field)
 		return 0;
 	if (!strcmp(p->field, "uquotino"))
 		clear = QF_USER;

@@ -211,7 +211,7 @@ static bool frees_safe(const struct xrp *rp)
 		const struct xfsj_problem_def *d = pr->p.def;
 
 		if (d->sev == XFSJ_SEV_INFO || pr->done ||
-		    !strcmp(d->code, "agi.unlinked_pending") ||
+		    d->handler == XFSJ_H_UNLINKED_FREE ||
 		    xrp_stage_of(d) == XFSJ_RS_COUNTERS)
 			continue;
 		return false;
@@ -231,7 +231,7 @@ static int free_pending(struct xrp *rp, bool any)
 	int err;
 
 	xrp_for_each(rp, pr, XFSJ_FIX_UNLINKED)
-		any |= !pr->done && xrp_is(pr, "agi.unlinked_pending");
+		any |= !pr->done && xrp_names(pr, XFSJ_H_UNLINKED_FREE);
 	if (!any || !frees_safe(rp))
 		return 0;
 	err = xfsj_iunlink_process(rp->fs, &st, &f);
@@ -240,7 +240,7 @@ static int free_pending(struct xrp *rp, bool any)
 	if (err || !st.inodes)
 		return 0;
 	xrp_for_each(rp, pr, XFSJ_FIX_UNLINKED)
-		if (xrp_is(pr, "agi.unlinked_pending"))
+		if (xrp_names(pr, XFSJ_H_UNLINKED_FREE))
 			pr->done = true;
 	xrp_action(rp, &(struct xfsj_repair_action){
 		.fix = XFSJ_FIX_UNLINKED, .has = XFSJ_PF_COUNT,
@@ -259,14 +259,13 @@ int xrp_fix_unlinked(struct xrp *rp)
 	xrp_for_each(rp, pr, XFSJ_FIX_UNLINKED) {
 		if (pr->done)
 			continue;
-		if (xrp_is(pr, "inode.next_unlinked") ||
-		    xrp_is(pr, "inode.next_orphan"))
+		if (xrp_names(pr, XFSJ_H_UNLINKED_NEXT))
 			err = (pr->p.has & XFSJ_PF_INO) ?
 			      clear_pointer(rp, pr, pr->p.ino) : 0;
-		else if (xrp_is(pr, "inode.unlinked_nlink"))
+		else if (xrp_names(pr, XFSJ_H_UNLINKED_TAKE_OFF))
 			err = (pr->p.has & XFSJ_PF_INO) ?
 			      take_off(rp, pr, pr->p.ino) : 0;
-		else if (xrp_is(pr, "agi.unlinked_list"))
+		else if (xrp_names(pr, XFSJ_H_UNLINKED_CUT))
 			err = cut_list(rp, pr, &sound);
 		if (err)
 			return err;

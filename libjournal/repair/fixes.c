@@ -1,60 +1,157 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The fix table: one row per kind of fix the problem table names, in the
- * order a round applies them (fields before rebuilds, rebuilds before the
- * counters they change).  A row without @apply is a fix this version does
- * not make yet: its problems are left for the final check to report.
+ * The handler table: the code of every handler a row of the problem table
+ * names (xfsj_problem_def.handler), and the order in which a round's
+ * stage applies the fix kinds.
+ *
+ * A handler carries out one fix kind in one stage of a round (the stage
+ * of every problem naming it: xrp_stage_of).  It is either a pass (@pass: given
+ * every problem of its kind this stage, called once however many of its
+ * rows were reported; handlers that share the code share the pass) or a
+ * fix of one problem (@one: called for each problem naming it, in the
+ * order the check reported them).  A handler marked @todo is named by its
+ * row but not written yet: its problems are left for the final check to
+ * report.
  */
 #include "repair/repair_priv.h"
 
-/* FIX_AG_HEADER names the secondary superblocks too (superblock stage). */
-static int ag_header(struct xrp *rp)
+/* sb.primary.needsrepair: the flag is cleared before the first check
+ * (xrp_clear_needsrepair); a problem left names a flag that came back. */
+static int needsrepair_one(struct xrp *rp, struct xrp_prob *pr)
 {
-	if (rp->stage == XFSJ_RS_SB)
-		return xrp_fix_sb_copies(rp);
-	return xrp_fix_ag_headers(rp);
+	int err = xrp_clear_needsrepair(rp);
+
+	if (!err)
+		pr->done = true;
+	return err;
 }
 
-static const struct xrp_fix_ops fixes[XFSJ_FIX__COUNT] = {
-	[XFSJ_FIX_NONE]		= { XFSJ_FIX_NONE, false, NULL },
-	[XFSJ_FIX_SB_FROM_SECONDARY] = { XFSJ_FIX_SB_FROM_SECONDARY, false,
-					 xrp_fix_sb_secondary },
-	[XFSJ_FIX_FIELD]	= { XFSJ_FIX_FIELD, false, xrp_fix_field },
-	[XFSJ_FIX_CLEAR_INODE]	= { XFSJ_FIX_CLEAR_INODE, false,
-				    xrp_fix_clear_inode },
-	[XFSJ_FIX_CLEAR_FORK]	= { XFSJ_FIX_CLEAR_FORK, false,
-				    xrp_fix_clear_fork },
-	[XFSJ_FIX_REBUILD_BMBT]	= { XFSJ_FIX_REBUILD_BMBT, false,
-				    xrp_fix_rebuild_bmbt },
-	[XFSJ_FIX_SALVAGE_DIR]	= { XFSJ_FIX_SALVAGE_DIR, false,
-				    xrp_fix_salvage_dir },
-	[XFSJ_FIX_CLEAR_ENTRY]	= { XFSJ_FIX_CLEAR_ENTRY, false,
-				    xrp_fix_clear_entry },
-	[XFSJ_FIX_SALVAGE_ATTR]	= { XFSJ_FIX_SALVAGE_ATTR, false,
-				    xrp_fix_salvage_attr },
-	[XFSJ_FIX_NLINK]	= { XFSJ_FIX_NLINK, false, xrp_fix_nlink },
-	[XFSJ_FIX_RECONNECT]	= { XFSJ_FIX_RECONNECT, false,
-				    xrp_fix_reconnect },
-	[XFSJ_FIX_PPTR]		= { XFSJ_FIX_PPTR, false, xrp_fix_pptr },
-	[XFSJ_FIX_UNLINKED]	= { XFSJ_FIX_UNLINKED, true, xrp_fix_unlinked },
-	[XFSJ_FIX_AG_HEADER]	= { XFSJ_FIX_AG_HEADER, false, ag_header },
-	[XFSJ_FIX_REBUILD_BTREE] = { XFSJ_FIX_REBUILD_BTREE, false,
-				     xrp_fix_rebuild_btrees },
-	[XFSJ_FIX_FREE_SPACE]	= { XFSJ_FIX_FREE_SPACE, true, xrp_fix_free_space },
-	[XFSJ_FIX_COUNTERS]	= { XFSJ_FIX_COUNTERS, true, xrp_fix_counters },
+#define PASS(st, kind, fn) \
+	{ .stage = XFSJ_RS_##st, .fix = XFSJ_FIX_##kind, .pass = fn }
+#define ONE(st, kind, fn) \
+	{ .stage = XFSJ_RS_##st, .fix = XFSJ_FIX_##kind, .one = fn }
+
+static const struct xrp_handler handlers[XFSJ_H__COUNT] = {
+	[XFSJ_H_NONE] = { .stage = XFSJ_RS_INODES, .fix = XFSJ_FIX_NONE },
+	[XFSJ_H_SB_SECONDARY] =
+		PASS(SB, SB_FROM_SECONDARY, xrp_fix_sb_secondary),
+	[XFSJ_H_SB_COPIES] = PASS(SB, AG_HEADER, xrp_fix_sb_copies),
+	[XFSJ_H_SB_QUOTINO] = ONE(SB, FIELD, xrp_field_sb),
+	[XFSJ_H_SB_NEEDSREPAIR] = ONE(SB, FIELD, needsrepair_one),
+	[XFSJ_H_AG_HEADERS] = PASS(AG, AG_HEADER, xrp_fix_ag_headers),
+	[XFSJ_H_AGF_COUNTER] = ONE(AG, FIELD, xrp_field_ag),
+	[XFSJ_H_AGI_COUNTER] = ONE(AG, FIELD, xrp_field_ag),
+	[XFSJ_H_AG_BTREES] = PASS(AG, REBUILD_BTREE, xrp_fix_rebuild_btrees),
+	[XFSJ_H_FREE_LEAKED] = PASS(AG, FREE_SPACE, xrp_fix_free_space),
+	[XFSJ_H_CLEAR_INODE] = PASS(INODES, CLEAR_INODE, xrp_fix_clear_inode),
+	[XFSJ_H_INODE_HEADER] = PASS(INODES, CLEAR_INODE, xrp_fix_clear_inode),
+	[XFSJ_H_INODE_FORMAT] = PASS(INODES, CLEAR_INODE, xrp_fix_clear_inode),
+	[XFSJ_H_INODE_META] = PASS(INODES, CLEAR_INODE, xrp_fix_clear_inode),
+	[XFSJ_H_SYMLINK_CRC] = PASS(INODES, CLEAR_INODE, xrp_fix_clear_inode),
+	[XFSJ_H_INODE_INO] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_UUID] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_NEXTENTS] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_FORK_NEXTENTS] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_BIG_NEXTENTS] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_NBLOCKS] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_FLAGS] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_FLAGS2] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_SIZE] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_EXTSIZE] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_COWEXTSIZE] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_ONLINK] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_NSEC] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_TIME] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_INODE_REFLINK] = ONE(INODES, FIELD, xrp_field_inode),
+	[XFSJ_H_NLINK] = PASS(INODES, NLINK, xrp_fix_nlink),
+	[XFSJ_H_NLINK_ZERO] = PASS(INODES, NLINK, xrp_fix_nlink),
+	[XFSJ_H_FORK_MAP] = PASS(INODES, REBUILD_BMBT, xrp_fix_rebuild_bmbt),
+	[XFSJ_H_FORK_TRIM] = PASS(INODES, CLEAR_FORK, xrp_fix_clear_fork),
+	[XFSJ_H_ATTR_FORK_CLEAR] = PASS(INODES, CLEAR_FORK, xrp_fix_clear_fork),
+	[XFSJ_H_CROSSLINK] = PASS(AG, CLEAR_FORK, xrp_fix_clear_fork),
+	[XFSJ_H_SALVAGE_DIR] = PASS(INODES, SALVAGE_DIR, xrp_fix_salvage_dir),
+	[XFSJ_H_DIR_HEADER] = ONE(INODES, FIELD, xrp_field_dir),
+	[XFSJ_H_DIR_UUID] = ONE(INODES, FIELD, xrp_field_dir),
+	[XFSJ_H_DIR_CRC] = ONE(INODES, FIELD, xrp_field_dir),
+	[XFSJ_H_DIR_SIZE] = ONE(INODES, FIELD, xrp_field_dir),
+	[XFSJ_H_DIR_INDEX] = ONE(INODES, FIELD, xrp_field_dir),
+	[XFSJ_H_DIRENT_FTYPE] = ONE(INODES, FIELD, xrp_field_dir),
+	[XFSJ_H_CLEAR_ENTRY] = PASS(INODES, CLEAR_ENTRY, xrp_fix_clear_entry),
+	[XFSJ_H_DIR_PARENTS] = PASS(INODES, CLEAR_ENTRY, xrp_fix_clear_entry),
+	[XFSJ_H_DOTDOT] = ONE(INODES, FIELD, xrp_fix_dotdot),
+	[XFSJ_H_DIR_ROOT] = PASS(INODES, RECONNECT, xrp_fix_dir_root),
+	[XFSJ_H_RECONNECT] = PASS(INODES, RECONNECT, xrp_fix_reconnect),
+	[XFSJ_H_SALVAGE_ATTR] =
+		PASS(INODES, SALVAGE_ATTR, xrp_fix_salvage_attr),
+	[XFSJ_H_ATTR_FIELD] = ONE(INODES, FIELD, xrp_field_attr),
+	[XFSJ_H_PPTR_ADD] = PASS(INODES, PPTR, xrp_fix_pptr),
+	[XFSJ_H_PPTR_REMOVE] = PASS(INODES, PPTR, xrp_fix_pptr),
+	[XFSJ_H_PPTR_GEN] = PASS(INODES, PPTR, xrp_fix_pptr),
+	[XFSJ_H_PPTR_BAD_PARENT] = PASS(INODES, PPTR, xrp_fix_pptr),
+	[XFSJ_H_UNLINKED_NEXT] = PASS(INODES, UNLINKED, xrp_fix_unlinked),
+	[XFSJ_H_UNLINKED_TAKE_OFF] = PASS(INODES, UNLINKED, xrp_fix_unlinked),
+	[XFSJ_H_UNLINKED_CUT] = PASS(INODES, UNLINKED, xrp_fix_unlinked),
+	[XFSJ_H_UNLINKED_FREE] = PASS(INODES, UNLINKED, xrp_fix_unlinked),
+	[XFSJ_H_COUNTERS] = PASS(COUNTERS, COUNTERS, xrp_fix_counters),
 };
 
-const struct xrp_fix_ops *xrp_fix_ops(enum xfsj_fix fix)
+/*
+ * The order a stage applies the kinds in: fields before rebuilds, inodes
+ * cleared before the forks and directories that name them, names before
+ * links, leaks and lists, the counters last.
+ */
+static const enum xfsj_fix order[] = {
+	XFSJ_FIX_FIELD,
+	XFSJ_FIX_SB_FROM_SECONDARY,
+	XFSJ_FIX_AG_HEADER,
+	XFSJ_FIX_REBUILD_BTREE,
+	XFSJ_FIX_REBUILD_BMBT,
+	XFSJ_FIX_CLEAR_INODE,
+	XFSJ_FIX_CLEAR_FORK,
+	XFSJ_FIX_SALVAGE_DIR,
+	XFSJ_FIX_CLEAR_ENTRY,
+	XFSJ_FIX_SALVAGE_ATTR,
+	XFSJ_FIX_NLINK,
+	XFSJ_FIX_RECONNECT,
+	XFSJ_FIX_PPTR,
+	XFSJ_FIX_FREE_SPACE,
+	XFSJ_FIX_COUNTERS,
+	XFSJ_FIX_UNLINKED,
+};
+
+/* The kinds preen applies without a person. */
+static bool preen_kind(enum xfsj_fix fix)
 {
-	return fix < XFSJ_FIX__COUNT ? &fixes[fix] : NULL;
+	return fix == XFSJ_FIX_UNLINKED || fix == XFSJ_FIX_FREE_SPACE ||
+	       fix == XFSJ_FIX_COUNTERS;
 }
 
-bool xfsj_fix_preen_safe(enum xfsj_fix fix)
+const struct xrp_handler *xrp_handler_of(enum xfsj_handler h)
 {
-	return fix < XFSJ_FIX__COUNT && fixes[fix].preen;
+	return (unsigned)h < XFSJ_H__COUNT ? &handlers[h] : NULL;
 }
 
-bool xfsj_fix_implemented(enum xfsj_fix fix)
+size_t xrp_fix_order(const enum xfsj_fix **kinds)
 {
-	return fix < XFSJ_FIX__COUNT && fixes[fix].apply;
+	*kinds = order;
+	return sizeof(order) / sizeof(order[0]);
+}
+
+bool xfsj_row_preen_safe(const struct xfsj_problem_def *d)
+{
+	return preen_kind(d->fix) || (d->traits & XFSJ_T_COUNTER);
+}
+
+bool xfsj_handler_implemented(enum xfsj_handler h)
+{
+	const struct xrp_handler *x = xrp_handler_of(h);
+
+	return x && !x->todo && (x->pass || x->one);
+}
+
+enum xfsj_fix xfsj_handler_fix(enum xfsj_handler h)
+{
+	const struct xrp_handler *x = xrp_handler_of(h);
+
+	return x ? x->fix : XFSJ_FIX_NONE;
 }

@@ -57,31 +57,11 @@ void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a)
 		rp->cb->action(rp->cb->arg, a);
 }
 
-bool xrp_is(const struct xrp_prob *pr, const char *code)
-{
-	return strcmp(pr->p.def->code, code) == 0;
-}
-
 enum xfsj_repair_stage xrp_stage_of(const struct xfsj_problem_def *d)
 {
-	/* A tree or the free space is rebuilt in the AG stage, whoever
-	 * found it wrong (inode.used_free: an inode phase row). */
-	if (d->fix == XFSJ_FIX_REBUILD_BTREE || d->fix == XFSJ_FIX_FREE_SPACE)
-		return XFSJ_RS_AG;
-	if (d->fix == XFSJ_FIX_COUNTERS)
-		return XFSJ_RS_COUNTERS;
-	switch (d->num >> 16) {
-	case 0x01:
-		return XFSJ_RS_SB;
-	case 0x02:
-	case 0x03:
-	case 0x07:
-		return XFSJ_RS_AG;
-	case 0x09:
-		return XFSJ_RS_COUNTERS;
-	default:
-		return XFSJ_RS_INODES;
-	}
+	const struct xrp_handler *x = xrp_handler_of(d->handler);
+
+	return x ? x->stage : XFSJ_RS_INODES;
 }
 
 const char *xfsj_repair_stage_name(enum xfsj_repair_stage s)
@@ -136,7 +116,7 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 	pr->p = *p;
 	/* inode.used_free is fixed by rebuilding its AG's inode btrees. */
 	if (!(p->has & XFSJ_PF_AG) && (p->has & XFSJ_PF_INO) &&
-	    strcmp(p->def->code, "inode.used_free") == 0) {
+	    (p->def->traits & XFSJ_T_INO_TREES)) {
 		pr->p.has |= XFSJ_PF_AG;
 		pr->p.agno = xfsj_ino_agno(rp->sb, p->ino);
 	}
@@ -177,29 +157,14 @@ static int check_round(struct xrp *rp)
 	return xck_run(rp->fs, &co, &ccb, &rp->ckres, &rp->ck);
 }
 
-/*
- * May preen fix the problems of row @d?  The kinds the fix table marks
- * safe, and the counters a field fix sets (AGF, AGI: counted by the scan).
- */
-static bool preen_safe(const struct xfsj_problem_def *d)
-{
-	size_t n = strlen(d->code);
-
-	if (xfsj_fix_preen_safe(d->fix))
-		return true;
-	return d->fix == XFSJ_FIX_FIELD && n > 8 &&
-	       strcmp(d->code + n - 8, ".counter") == 0;
-}
-
 /* Is problem @pr one the repair should act on? */
 static bool wants_fix(const struct xrp *rp, const struct xrp_prob *pr)
 {
-	const struct xrp_fix_ops *ops = xrp_fix_ops(pr->p.def->fix);
-
-	if (rp->o->preen && !preen_safe(pr->p.def))
+	if (rp->o->preen && !xfsj_row_preen_safe(pr->p.def))
 		return false;
 	return pr->p.def->sev != XFSJ_SEV_INFO &&
-	       pr->p.def->fix != XFSJ_FIX_NONE && ops && ops->apply;
+	       pr->p.def->fix != XFSJ_FIX_NONE &&
+	       xfsj_handler_implemented(pr->p.def->handler);
 }
 
 /*
@@ -232,10 +197,10 @@ static bool implied_by_counters(const struct xrp *rp,
 {
 	size_t i;
 
-	if (!xrp_is(pr, "agf.bound"))
+	if (!xrp_has(pr, XFSJ_T_COUNTER_BOUND))
 		return false;
 	for (i = 0; i < rp->nprobs; i++)
-		if (xrp_is(&rp->probs[i], "agf.counter") &&
+		if (xrp_names(&rp->probs[i], XFSJ_H_AGF_COUNTER) &&
 		    rp->probs[i].p.agno == pr->p.agno)
 			return true;
 	return false;
@@ -256,30 +221,79 @@ static const struct xfsj_problem_def *preen_refusal(const struct xrp *rp)
 			continue;
 		if (d->fix == XFSJ_FIX_NONE && d->sev == XFSJ_SEV_WARN)
 			continue;
-		if (!preen_safe(d) && !implied_by_counters(rp, &rp->probs[i]))
+		if (!xfsj_row_preen_safe(d) &&
+		    !implied_by_counters(rp, &rp->probs[i]))
 			return d;
 	}
 	return NULL;
 }
 
+/* Has this stage a problem of kind @fix whose handler has code? */
+static bool stage_has(const struct xrp *rp, enum xfsj_fix fix,
+		      enum xfsj_handler only)
+{
+	for (size_t i = 0; i < rp->nprobs; i++) {
+		const struct xfsj_problem_def *d = rp->probs[i].p.def;
+
+		if (d->fix == fix && xrp_stage_of(d) == rp->stage &&
+		    (only == XFSJ_H__COUNT || d->handler == only) &&
+		    xfsj_handler_implemented(d->handler))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The handlers of kind @fix: first each problem's own (@one, in the order
+ * reported), then each pass once.
+ */
+static int apply_kind(struct xrp *rp, enum xfsj_fix fix)
+{
+	int (*called[XFSJ_H__COUNT])(struct xrp *rp);
+	size_t ncalled = 0, i;
+	struct xrp_prob *pr;
+	enum xfsj_handler h;
+	int err;
+
+	xrp_for_each(rp, pr, fix) {
+		enum xfsj_handler ph = pr->p.def->handler;
+		const struct xrp_handler *x = xrp_handler_of(ph);
+
+		if (!x || !x->one || !xfsj_handler_implemented(ph))
+			continue;
+		err = x->one(rp, pr);
+		if (err)
+			return err;
+	}
+	for (h = 0; h < XFSJ_H__COUNT && !rp->recheck; h++) {
+		const struct xrp_handler *x = xrp_handler_of(h);
+
+		if (x->fix != fix || !x->pass || x->todo ||
+		    !stage_has(rp, fix, h))
+			continue;
+		for (i = 0; i < ncalled && called[i] != x->pass; i++)
+			;
+		if (i < ncalled)
+			continue;
+		called[ncalled++] = x->pass;
+		err = x->pass(rp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int apply_stage(struct xrp *rp)
 {
-	enum xfsj_fix fix;
+	const enum xfsj_fix *order;
+	size_t n = xrp_fix_order(&order), k;
 	int err;
 
 	rp->recheck = false;
-	for (fix = 0; fix < XFSJ_FIX__COUNT && !rp->recheck; fix++) {
-		const struct xrp_fix_ops *ops = xrp_fix_ops(fix);
-		struct xrp_prob *pr;
-		bool any = false;
-
-		if (!ops || !ops->apply)
+	for (k = 0; k < n && !rp->recheck; k++) {
+		if (!stage_has(rp, order[k], XFSJ_H__COUNT))
 			continue;
-		xrp_for_each(rp, pr, fix)
-			any = true;
-		if (!any)
-			continue;
-		err = ops->apply(rp);
+		err = apply_kind(rp, order[k]);
 		if (err)
 			return err;
 	}
@@ -308,6 +322,7 @@ static void count_left(struct xrp *rp)
 
 	r->left = 0;
 	r->left_corrupt = 0;
+	r->left_nofix = 0;
 	for (i = 0; i < rp->nprobs; i++) {
 		const struct xfsj_problem_def *d = rp->probs[i].p.def;
 
@@ -316,6 +331,9 @@ static void count_left(struct xrp *rp)
 		r->left++;
 		if (d->sev == XFSJ_SEV_CORRUPT || d->sev == XFSJ_SEV_XCORRUPT)
 			r->left_corrupt++;
+		if (d->fix == XFSJ_FIX_NONE ||
+		    !xfsj_handler_implemented(d->handler))
+			r->left_nofix++;
 		if (rp->cb->left)
 			rp->cb->left(rp->cb->arg, &rp->probs[i].p);
 	}

@@ -54,23 +54,42 @@ struct xrp {
 };
 
 /*
- * A row of the fix table (fixes.c): one kind of fix.  The stage a
- * problem is fixed in follows from its row's phase (xrp_stage_of), so one
- * kind (FIX_FIELD) may be applied in several stages: @apply is called
- * once per round whose stage has problems of its kind.
+ * A row of the handler table (fixes.c): the code a problem row's handler
+ * (xfsj_problem_def.handler) names, and the stage of a round that runs
+ * it: a problem is fixed in its handler's stage (xrp_stage_of).
  */
-struct xrp_fix_ops {
-	enum xfsj_fix fix;
-	bool preen;		/* safe without a person */
+struct xrp_handler {
+	enum xfsj_repair_stage stage;	/* the stage it runs in */
+	enum xfsj_fix fix;	/* the kind it carries out */
+	bool todo;		/* named, not written yet: never called */
 	/*
-	 * Fix every problem of this round's stage whose row names this fix
-	 * (xrp_for_each); NULL: not written yet.  Returns 0, or a negative
-	 * XFSJ_E_* that ends the repair (nothing is committed).
+	 * Either: fix every problem of this round's stage whose row has
+	 * kind @fix (xrp_for_each), called once per stage however many of
+	 * the handlers sharing it were named; or: fix the one problem @pr.
+	 * Return 0, or a negative XFSJ_E_* that ends the repair (nothing is
+	 * committed).
 	 */
-	int (*apply)(struct xrp *rp);
+	int (*pass)(struct xrp *rp);
+	int (*one)(struct xrp *rp, struct xrp_prob *pr);
 };
 
-const struct xrp_fix_ops *xrp_fix_ops(enum xfsj_fix fix);
+/* The handler @h names, or NULL. */
+const struct xrp_handler *xrp_handler_of(enum xfsj_handler h);
+/* The fix kinds in the order a stage applies them (@*kinds). */
+size_t xrp_fix_order(const enum xfsj_fix **kinds);
+
+/* Does problem @pr's row have trait @t (XFSJ_T_*)? */
+static inline bool xrp_has(const struct xrp_prob *pr, unsigned int t)
+{
+	return (pr->p.def->traits & t) != 0;
+}
+
+/* Does problem @pr's row name handler @h? */
+static inline bool xrp_names(const struct xrp_prob *pr,
+			     enum xfsj_handler h)
+{
+	return pr->p.def->handler == h;
+}
 
 /* The stage that fixes the problems of row @d. */
 enum xfsj_repair_stage xrp_stage_of(const struct xfsj_problem_def *d);
@@ -99,9 +118,6 @@ void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a);
 	for ((pr) = (rp)->probs; (pr) < (rp)->probs + (rp)->nprobs; (pr)++) \
 		if ((pr)->p.def->fix == (fixkind) &&			\
 		    xrp_stage_of((pr)->p.def) == (rp)->stage)
-
-/* Does problem @pr's row have code @code? */
-bool xrp_is(const struct xrp_prob *pr, const char *code);
 
 /* The buffer of AG @agno's header sector @sect (1 AGF, 2 AGI, 3 AGFL),
  * read as it is (not verified). */
@@ -147,20 +163,12 @@ int xrp_fix_ag_headers(struct xrp *rp);
 /* FIX_REBUILD_BTREE and FIX_FREE_SPACE: the same rebuild (ag_rebuild.c). */
 int xrp_fix_rebuild_btrees(struct xrp *rp);
 int xrp_fix_free_space(struct xrp *rp);
-/* fix_field.c: FIX_FIELD, through the table of structures below. */
-int xrp_fix_field(struct xrp *rp);
 
 /*
- * FIX_FIELD of one structure: set the field problem @pr names (a row of
- * fix_field.c's table, found by the problem's structure).  Returns 0
- * (fixed, or left alone when the right value is not known), or a
- * negative XFSJ_E_*.
+ * FIX_FIELD of one problem: set the field @pr names (its row's handler
+ * says which).  Returns 0 (fixed, or left alone when the right value is
+ * not known), or a negative XFSJ_E_*.
  */
-struct xrp_field_ops {
-	const char *structure;		/* xfsj_problem_def.structure */
-	int (*fix)(struct xrp *rp, struct xrp_prob *pr);
-};
-
 /* Field fixers of the structures (one file each). */
 int xrp_field_sb(struct xrp *rp, struct xrp_prob *pr);	/* fix_sb.c */
 int xrp_field_ag(struct xrp *rp, struct xrp_prob *pr);	/* fix_field.c */
@@ -243,6 +251,8 @@ int xrp_attr_collect(struct xrp *rp, struct xfsj_iref *ip,
 void xrp_attrlist_free(struct xrp_attrlist *l);
 /* fix_reconnect.c: FIX_RECONNECT, to lost+found. */
 int xrp_fix_reconnect(struct xrp *rp);
+/* fix_root.c: dir.root, the root directory made again. */
+int xrp_fix_dir_root(struct xrp *rp);
 /* fix_pptr.c: FIX_PPTR, parent pointers matched to the entries. */
 int xrp_fix_pptr(struct xrp *rp);
 

@@ -71,6 +71,7 @@
 	X(check_agbt_suite)	\
 	X(check_inodes_suite)	\
 	X(repair_inode_suite)	\
+	X(repair_policy_suite)	\
 	X(repair_fork_suite)	\
 	X(check_headers_suite)	\
 	X(repair_ag_suite)	\

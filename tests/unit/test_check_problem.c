@@ -17,7 +17,7 @@ static const struct xfsj_problem_def def_all = {
 	"ag {ag} agbno {agbno} ino {ino} fsbno {fsbno} off {off} "
 	"field {field} expected {expected} found {found} "
 	"xexpected {xexpected} xfound {xfound} count {count} name {name}",
-	XFSJ_FIX_FIELD,
+	XFSJ_FIX_FIELD, XFSJ_H_INODE_SIZE, 0,
 };
 
 static const struct xfsj_problem p_all = {
@@ -78,7 +78,7 @@ START_TEST(test_name_escaped)
 {
 	static const struct xfsj_problem_def d = {
 		"test.name", 0x7f0002, XFSJ_SEV_WARN, "test", "<{name}>",
-		XFSJ_FIX_NONE,
+		XFSJ_FIX_NONE, XFSJ_H_NONE, 0,
 	};
 	/* A NUL, control bytes, a backslash, DEL and high bytes. */
 	static const char name[] = { 'a', '\0', '\n', '\\', 0x7f, (char)0xff,
@@ -109,7 +109,7 @@ START_TEST(test_literal_braces)
 {
 	static const struct xfsj_problem_def d = {
 		"test.braces", 0x7f0003, XFSJ_SEV_INFO, "test",
-		"{bogus} {} {ag}} {{ag} open {ag", XFSJ_FIX_NONE,
+		"{bogus} {} {ag}} {{ag} open {ag", XFSJ_FIX_NONE, XFSJ_H_NONE, 0,
 	};
 	struct xfsj_problem p = { .def = &d, .has = XFSJ_PF_AG, .agno = 1 };
 	static const char want[] = "{bogus} {} 1} {{ag} open {ag";
