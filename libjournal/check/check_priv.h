@@ -93,6 +93,12 @@ struct xck_chunk {
 	bool guessed;		/* from the rmapbt: free mask from the modes */
 };
 
+static inline bool xck_chunk_in_hole(const struct xck_chunk *c,
+				     unsigned int k)
+{
+	return c->rec.holemask & (1U << (k / XFSJ_INODES_PER_HOLEMASK_BIT));
+}
+
 /* ---- one AG ---- */
 struct xck_ag {
 	uint32_t agno;
@@ -278,6 +284,31 @@ int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
 /* The mapping of @fileoff in the fork, or NULL (a hole). */
 const struct xfsj_bmbt_irec *xck_fork_lookup(const struct xck_icheck *ic,
 					     int whichfork, uint64_t fileoff);
+
+/* ---- the inode phase's look-ahead (prefetch.c) ---- */
+struct xck_pf {
+	size_t chunks;			/* chunks [0, chunks) hinted */
+	size_t forks;			/* chunks whose fork blocks were */
+	struct xfsj_buf_ra *ra;		/* one chunk's fork blocks */
+	size_t n, cap;
+};
+
+/* Before chunk @at of @ag is scanned: hint what the next ones need. */
+void xck_pf_advance(struct xck *ck, struct xck_ag *ag, struct xck_pf *pf,
+		    size_t at);
+/* Hint the mapped blocks of a fork the check is about to read. */
+void xck_pf_fork(struct xck *ck, const struct xck_icheck *ic, int whichfork);
+void xck_pf_free(struct xck_pf *pf);
+
+/* inodes.c: does chunk @c lie inside @ag, past its headers? */
+bool xck_chunk_inside(const struct xck *ck, const struct xck_ag *ag,
+		      const struct xck_chunk *c);
+/*
+ * The filesystem blocks of chunk @c not wholly in its holes, as buffers
+ * (@ra: room for XFSJ_INODES_PER_CHUNK); 0 for a chunk outside @ag.
+ */
+size_t xck_chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
+			const struct xck_chunk *c, struct xfsj_buf_ra *ra);
 
 /* ---- the phases ---- */
 int xck_sb(struct xck *ck);
