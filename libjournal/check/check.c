@@ -61,6 +61,10 @@ void xck_report(struct xck *ck, const struct xfsj_problem *p)
 {
 	enum xfsj_sev s = p->def->sev;
 
+	if (ck->job) {
+		xck_job_report(ck, p);
+		return;
+	}
 	ck->res->by_sev[s]++;
 	if (s != XFSJ_SEV_INFO)
 		ck->res->problems++;
@@ -71,7 +75,7 @@ void xck_report(struct xck *ck, const struct xfsj_problem *p)
 void xck_progress(struct xck *ck, enum xfsj_check_phase ph, uint64_t done,
 		  uint64_t total)
 {
-	if (ck->cb && ck->cb->progress)
+	if (!ck->job && ck->cb && ck->cb->progress)
 		ck->cb->progress(ck->cb->arg, ph, done, total);
 }
 
@@ -95,6 +99,8 @@ int xck_claim(struct xck *ck, uint32_t agno, uint32_t agbno, uint32_t len,
 
 	if (agno >= ck->agcount)
 		return 0;
+	if (ck->job)
+		return xck_job_claim(ck, agno, &r);
 	return xck_vec_push(ck, &ck->ags[agno].claims, &r);
 }
 
@@ -257,6 +263,8 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	ck->res = res;
 	if (o && o->cache_bytes)
 		xfsj_fs_set_cache_bound(fs, o->cache_bytes);
+	if (o)
+		ck->threads = o->threads;
 	xck_vec_init(&ck->dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&ck->pptrs, sizeof(struct xck_pptr));
 
@@ -280,7 +288,17 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 
 	for (p = 0; p < sizeof(ag_phases) / sizeof(ag_phases[0]); p++) {
 		ck->ag_ph = ag_phases[p].ph;
-		for (agno = 0; agno < ck->agcount; agno++) {
+		agno = 0;
+		if (ag_phases[p].fn == xck_inodes && ck->threads > 1 &&
+		    ck->agcount > 1) {
+			err = xck_inodes_parallel(ck, ck->threads);
+			if (err < 0)
+				goto out;
+			/* 1: no thread to be had; the loop below scans. */
+			agno = err ? 0 : ck->agcount;
+			err = 0;
+		}
+		for (; agno < ck->agcount; agno++) {
 			ck->ag_at = agno;
 			xck_progress_in_ag(ck, 0, 1);
 			err = ag_phases[p].fn(ck, &ck->ags[agno]);

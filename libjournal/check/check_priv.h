@@ -16,6 +16,10 @@
  *               pointers against directory entries
  *   counters.c  the superblock's summary counters
  *
+ * prefetch.c hints ahead of the inode phase what it will read, in disk
+ * order; parallel.c runs the inode phase of several AGs at once with the
+ * results of one thread (xfsj_check_opts.threads).
+ *
  * A phase reports what it finds through xck_report() and keeps going; it
  * returns nonzero only when the check cannot go on (out of memory, an I/O
  * error on the device, an unsupported feature).
@@ -28,6 +32,7 @@
 #ifndef XFSJ_CHECK_PRIV_H
 #define XFSJ_CHECK_PRIV_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -216,6 +221,15 @@ struct xck {
 	uint8_t bmbt_claims;
 	/* sb.c: the primary's geometry is wrong; no later phase runs. */
 	bool stop;
+	/* parallel.c: threads of the inode phase (0, 1: none) */
+	unsigned int threads;
+	/*
+	 * parallel.c: in a worker's copy of the check, the job that keeps
+	 * its reports and claims for the hand-over (NULL otherwise)...
+	 */
+	struct xck_job *job;
+	/* ... and, while workers run, the lock of the index builds. */
+	pthread_mutex_t *ix_lock;
 };
 
 enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };
@@ -309,6 +323,14 @@ bool xck_chunk_inside(const struct xck *ck, const struct xck_ag *ag,
  */
 size_t xck_chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
 			const struct xck_chunk *c, struct xfsj_buf_ra *ra);
+
+/* ---- parallel.c: the inode phase of every AG on @threads threads ---- */
+/* 0, a negative XFSJ_E_*, or 1 when no thread could be started. */
+int xck_inodes_parallel(struct xck *ck, unsigned int threads);
+/* In a worker: keep a problem, a claim (on AG @agno) for the hand-over. */
+void xck_job_report(struct xck *ck, const struct xfsj_problem *p);
+int xck_job_claim(struct xck *ck, uint32_t agno,
+		  const struct xfsj_rmap_rec *r);
 
 /* ---- the phases ---- */
 int xck_sb(struct xck *ck);
