@@ -203,10 +203,15 @@ static void init_ag(struct xck *ck, struct xck_ag *ag, uint32_t agno)
 	xck_vec_init(&ag->fino, sizeof(struct xfsj_inobt_rec));
 }
 
-/* The per-AG phases, run for every AG before the next phase starts. */
+/*
+ * The per-AG phases, run for every AG before the next phase starts;
+ * @parallel: the phase looks at its own AG's tables only and may run on
+ * threads (parallel.c).
+ */
 struct ag_phase {
 	enum xfsj_check_phase ph;
 	int (*fn)(struct xck *ck, struct xck_ag *ag);
+	bool parallel;
 };
 
 static int run_ag_headers(struct xck *ck, struct xck_ag *ag)
@@ -217,9 +222,10 @@ static int run_ag_headers(struct xck *ck, struct xck_ag *ag)
 }
 
 static const struct ag_phase ag_phases[] = {
-	{ XFSJ_CK_AG, run_ag_headers },
-	{ XFSJ_CK_INODES, xck_inodes },
-	{ XFSJ_CK_SPACE, xck_space },
+	{ XFSJ_CK_AG, run_ag_headers, true },
+	{ XFSJ_CK_INODES, xck_inodes, true },
+	/* Adds up the totals of every AG, in AG order. */
+	{ XFSJ_CK_SPACE, xck_space, false },
 };
 
 /* Free what a check kept (xck_run with @keep). */
@@ -289,9 +295,10 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	for (p = 0; p < sizeof(ag_phases) / sizeof(ag_phases[0]); p++) {
 		ck->ag_ph = ag_phases[p].ph;
 		agno = 0;
-		if (ag_phases[p].fn == xck_inodes && ck->threads > 1 &&
+		if (ag_phases[p].parallel && ck->threads > 1 &&
 		    ck->agcount > 1) {
-			err = xck_inodes_parallel(ck, ck->threads);
+			err = xck_ag_phase_parallel(ck, ag_phases[p].fn,
+						    ck->threads);
 			if (err < 0)
 				goto out;
 			/* 1: no thread to be had; the loop below scans. */

@@ -17,8 +17,8 @@
  *   counters.c  the superblock's summary counters
  *
  * prefetch.c hints ahead of the inode phase what it will read, in disk
- * order; parallel.c runs the inode phase of several AGs at once with the
- * results of one thread (xfsj_check_opts.threads).
+ * order; parallel.c runs the AG and inode phases of several AGs at once
+ * with the results of one thread (xfsj_check_opts.threads).
  *
  * A phase reports what it finds through xck_report() and keeps going; it
  * returns nonzero only when the check cannot go on (out of memory, an I/O
@@ -221,7 +221,7 @@ struct xck {
 	uint8_t bmbt_claims;
 	/* sb.c: the primary's geometry is wrong; no later phase runs. */
 	bool stop;
-	/* parallel.c: threads of the inode phase (0, 1: none) */
+	/* parallel.c: threads of the AG and inode phases (0, 1: none) */
 	unsigned int threads;
 	/*
 	 * parallel.c: in a worker's copy of the check, the job that keeps
@@ -324,9 +324,11 @@ bool xck_chunk_inside(const struct xck *ck, const struct xck_ag *ag,
 size_t xck_chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
 			const struct xck_chunk *c, struct xfsj_buf_ra *ra);
 
-/* ---- parallel.c: the inode phase of every AG on @threads threads ---- */
+/* ---- parallel.c: a per-AG phase @fn over every AG on @threads ---- */
 /* 0, a negative XFSJ_E_*, or 1 when no thread could be started. */
-int xck_inodes_parallel(struct xck *ck, unsigned int threads);
+int xck_ag_phase_parallel(struct xck *ck,
+			  int (*fn)(struct xck *ck, struct xck_ag *ag),
+			  unsigned int threads);
 /* In a worker: keep a problem, a claim (on AG @agno) for the hand-over. */
 void xck_job_report(struct xck *ck, const struct xfsj_problem *p);
 int xck_job_claim(struct xck *ck, uint32_t agno,

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The inode phase on several threads, one AG at a time each, with the
- * same results as one thread (xfsj_check_opts.threads).
+ * The per-AG phases that look at one AG only (the AG headers and btrees,
+ * the inodes) on several threads, one AG at a time each, with the same
+ * results as one thread (xfsj_check_opts.threads).
  *
- * A worker checks AG a's inodes (xck_inodes) through its own copy of the
+ * A worker runs the phase on AG a (the AG's headers and btrees, which
+ * fill its own tables; its inodes, xck_inodes) through its own copy of the
  * check: its own filesystem handle over the same overlay (its own buffer
  * cache, a share of the bound), its own counters, and a job that keeps
  * what a sequential scan would have handed over to the shared state at
  * once: the problems (copied, names and all), the claims on any AG's
- * blocks, the directory entries and parent pointers.  The AG's own inode
- * states are its own: no other AG's scan touches them.  The main thread
+ * blocks, the directory entries and parent pointers.  The AG's own
+ * tables and inode states are its own: no other AG's run touches them.  The main thread
  * takes the jobs in AG order as they finish and hands over what each
  * kept, as the sequential scan would have: reports in the same order,
  * claims appended to each AG's list in the same order, the entries after
@@ -48,6 +50,7 @@ struct xck_job {
 
 struct pool {
 	struct xck *ck;
+	int (*fn)(struct xck *ck, struct xck_ag *ag);	/* the phase */
 	struct xck_job *jobs;
 	uint32_t next;			/* the next AG to take */
 	bool stop;			/* an AG failed: take no more */
@@ -117,7 +120,7 @@ static size_t vec_bytes(const struct xck_vec *v)
 	return v->cap * v->esz;
 }
 
-/* One AG's inode phase in the worker's copy @wk of the check. */
+/* The phase on one AG in the worker's copy @wk of the check. */
 static void run_job(struct pool *pl, struct xck *wk, uint32_t agno)
 {
 	struct xck_job *job = &pl->jobs[agno];
@@ -130,7 +133,7 @@ static void run_job(struct pool *pl, struct xck *wk, uint32_t agno)
 	xck_vec_init(&job->probs, sizeof(struct xfsj_problem));
 	xck_vec_init(&wk->dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&wk->pptrs, sizeof(struct xck_pptr));
-	err = xck_inodes(wk, &wk->ags[agno]);
+	err = pl->fn(wk, &wk->ags[agno]);
 	xfsj_fs_release_kept(wk->fs);
 	job->dirents = wk->dirents;
 	job->pptrs = wk->pptrs;
@@ -226,13 +229,16 @@ static int hand_over(struct xck *ck, struct xck_job *job)
 	return err;
 }
 
-int xck_inodes_parallel(struct xck *ck, unsigned int threads)
+int xck_ag_phase_parallel(struct xck *ck,
+			  int (*fn)(struct xck *ck, struct xck_ag *ag),
+			  unsigned int threads)
 {
 	struct xfsj_cache_stats st;
 	pthread_mutex_t ix_lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_t *tid;
 	struct pool pl = {
 		.ck = ck,
+		.fn = fn,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
 	};
