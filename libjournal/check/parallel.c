@@ -204,11 +204,19 @@ static int hand_over(struct xck *ck, struct xck_job *job)
 
 	for (size_t i = 0; i < job->probs.n; i++)
 		xck_report(ck, xck_vec_at(&job->probs, i));
+	/*
+	 * A worker may be building an AG's index of metadata claims from
+	 * that AG's claims meanwhile (ag_index.c, under the same lock):
+	 * the list must not move under it.  (What is appended here, claims
+	 * of inodes, is not indexed there.)
+	 */
+	pthread_mutex_lock(ck->ix_lock);
 	for (size_t i = 0; i < job->claims.n && !err; i++) {
 		const struct job_claim *c = xck_vec_at(&job->claims, i);
 
 		err = xck_vec_push(ck, &ck->ags[c->agno].claims, &c->r);
 	}
+	pthread_mutex_unlock(ck->ix_lock);
 	if (!err)
 		err = append(ck, &ck->dirents, &job->dirents);
 	if (!err)
