@@ -264,9 +264,12 @@ static enum check_outcome check_end(struct out *o, int err,
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
-				  uint64_t cache_bytes, FILE *txt)
+				  uint64_t cache_bytes, unsigned int threads,
+				  FILE *txt)
 {
-	const struct xfsj_check_opts copts = { .cache_bytes = cache_bytes };
+	const struct xfsj_check_opts copts = {
+		.cache_bytes = cache_bytes, .threads = threads,
+	};
 	struct out o = {
 		.dev = dev, .json = json, .pl = PROGRESS_LINE(progress), .txt = txt,
 		.grp = { .verbose = verbose },

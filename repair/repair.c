@@ -64,6 +64,7 @@ struct opts {
 	bool log_stuck;		/* the log was left unreplayed: corrupt, or
 				 * work this version cannot finish */
 	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
+	unsigned int threads;	/* --threads of -n's check; 0: the CPUs */
 	const char *output;	/* -O: write the run into this copy */
 	const char *output_log;	/* --output-log (default PATH.log) */
 	bool force;		/* -f: with -O, overwrite a non-empty file */
@@ -146,6 +147,8 @@ static void usage(FILE *out)
 "  --compat      exit with xfs_repair's codes (below)\n"
 "  -e            with --compat: exit 4 when something was fixed, as\n"
 "                xfs_repair -e\n"
+"  --threads N   -n: check N AGs at a time, their btrees and inodes\n"
+"                (default: one per CPU); the output is the same for any N\n"
 "  -f, -P, -t SECS, -o ag_stride=N|bhash=N|ihash=N|force_geometry|noquota\n"
 "                accepted for scripts written for xfs_repair; no effect\n"
 "  -L            accepted and explained: xfsj replays the log, it never\n"
@@ -840,7 +843,9 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 				o->device, (unsigned long long)r.pages);
 		ret = check_replayed(o->device, keep, r.dirty ?
 			xfsj_lsn(r.ht.cycle, r.ht.head_blk) : 0, o->json,
-			o->verbose, run.progress, o->cache_bytes, txt);
+			o->verbose, run.progress, o->cache_bytes, o->threads ?
+			o->threads : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN),
+			txt);
 		xfsj_replay_free(keep);
 		if (ret == CHECK_CLEAN)
 			return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
@@ -975,7 +980,7 @@ static int run(int argc, char **argv, struct opts *o)
 
 	enum {
 		OPT_LIST_PROBLEMS = 256, OPT_PROGRESS, OPT_COMPAT,
-		OPT_REPLAY_ONLY, OPT_FORCE,
+		OPT_REPLAY_ONLY, OPT_FORCE, OPT_THREADS,
 	};
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'U' },
@@ -991,6 +996,7 @@ static int run(int argc, char **argv, struct opts *o)
 		{ "output-log", required_argument, NULL, OPT_OUTPUT_LOG },
 		{ "salvage", no_argument, NULL, OPT_SALVAGE },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -1010,6 +1016,16 @@ static int run(int argc, char **argv, struct opts *o)
 		case OPT_OUTPUT_LOG: o->output_log = optarg; break;
 		case OPT_SALVAGE: o->salvage = true; break;
 		case OPT_FORCE: o->force_worse = true; break;
+		case OPT_THREADS:
+			mib = strtoull(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || !mib ||
+			    mib > 1024) {
+				fprintf(stderr, "xfsj-repair: --threads %s: not a number from 1 to 1024\n",
+					optarg);
+				return EXIT_ERROR;
+			}
+			o->threads = (unsigned int)mib;
+			break;
 		case 'm':
 			mib = strtoull(optarg, &end, 10);
 			if (*optarg < '0' || *optarg > '9' || *end || !mib ||

@@ -42,12 +42,13 @@ void progress_end(struct progress_line *pl);
  * group_out.c says; JSON Lines with @json, each problem as found, then a
  * summary object), progress on stderr when
  * @progress, other words on @txt.  @cache_bytes bounds the buffer cache
- * (0: the library's default).
+ * (0: the library's default); @threads check the AGs' inodes.
  */
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
-				  uint64_t cache_bytes, FILE *txt);
+				  uint64_t cache_bytes, unsigned int threads,
+				  FILE *txt);
 
 /* --list-problems: the problem table, one row a line (JSON Lines). */
 void list_problems(bool json, FILE *f);

@@ -258,6 +258,14 @@ struct xfsj_check_opts {
 	 * primary before anything else can be read (the log, the AGs).
 	 */
 	bool sb_only;
+	/*
+	 * Threads of the inode phase, one AG at a time each (0 or 1: the
+	 * caller's thread only).  The results are the same for any number
+	 * but the peak of the tables' bytes.  Only for a handle whose
+	 * buffers hold no change the overlay has not (each thread reads
+	 * the overlay through its own handle).
+	 */
+	unsigned int threads;
 };
 
 /*

@@ -148,6 +148,16 @@ struct xfsj_buf_ra {
 };
 int xfsj_buf_readahead(struct xfsj_fs *fs, const struct xfsj_buf_ra *v,
 		       size_t n);
+/*
+ * A lighter hint: the device starts reading the buffers of @v not cached
+ * (sorted by address, near ones as one request) in the background, into
+ * the kernel's page cache; nothing is read or held here, and the reads
+ * that follow wait on no disk.  For addresses known well ahead of use
+ * (the fork blocks of the inodes coming next).  0 or -XFSJ_E_NOMEM (a
+ * caller may ignore it).
+ */
+int xfsj_buf_prefetch(struct xfsj_fs *fs, const struct xfsj_buf_ra *v,
+		      size_t n);
 
 struct xfsj_cache_stats {
 	uint64_t hits;		/* lookups found in the cache */

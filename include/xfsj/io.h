@@ -45,6 +45,13 @@ struct xfsj_io_ops {
 	 */
 	int (*next_data)(struct xfsj_io *io, uint64_t off, uint64_t *start,
 			 uint64_t *end);
+	/*
+	 * Optional (NULL: no hints): the @len bytes at @off will be read
+	 * soon; start reading them without waiting (into the kernel's page
+	 * cache: nothing is held by the process).  A hint only: errors
+	 * show on the read itself.
+	 */
+	void (*advise)(struct xfsj_io *io, uint64_t off, uint64_t len);
 };
 
 struct xfsj_io {
@@ -136,6 +143,8 @@ int xfsj_io_zero(struct xfsj_io *io, uint64_t off, uint64_t len);
 int xfsj_io_discard(struct xfsj_io *io, uint64_t off, uint64_t len);
 int xfsj_io_extend(struct xfsj_io *io, uint64_t size);
 int xfsj_io_sync(struct xfsj_io *io);
+/* A read-soon hint for [@off, @off + @len) (io->ops->advise), if any. */
+void xfsj_io_advise(struct xfsj_io *io, uint64_t off, uint64_t len);
 void xfsj_io_close(struct xfsj_io *io);
 
 #endif

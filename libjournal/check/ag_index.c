@@ -34,6 +34,9 @@ enum {
 	IX_RMAP_META	= 1 << 3,
 };
 
+static int ensure(struct xck *ck, struct xck_ag *ag, unsigned int bit,
+		  int (*build)(struct xck *, struct xck_ag *));
+
 static bool is_meta(uint64_t owner)
 {
 	return owner >> 63;
@@ -56,7 +59,6 @@ static int build_cnt(struct xck *ck, struct xck_ag *ag)
 	int err;
 
 	xck_vec_init(&ag->ix_cnt, sizeof(struct xck_span));
-	ag->index_built |= IX_CNT;
 	ck->res->work[XFSJ_WK_LOOKUPS] += ag->cnt_free.n;
 	for (i = 0; i < ag->cnt_free.n; i++) {
 		const struct xfsj_alloc_rec *a = xck_vec_at(&ag->cnt_free, i);
@@ -87,11 +89,9 @@ int xck_ix_cnt_holds(struct xck *ck, struct xck_ag *ag, uint32_t s,
 	int err;
 
 	ck->res->work[XFSJ_WK_LOOKUPS]++;
-	if (!(ag->index_built & IX_CNT)) {
-		err = build_cnt(ck, ag);
-		if (err)
-			return err;
-	}
+	err = ensure(ck, ag, IX_CNT, build_cnt);
+	if (err)
+		return err;
 	sp = ag->ix_cnt.v;
 	hi = ag->ix_cnt.n;
 	/* The first span starting past s. */
@@ -118,17 +118,21 @@ static int owned_cmp(const void *a, const void *b)
 }
 
 /* The records of @src (all, or only metadata owners) into @ix. */
-static int build_owned(struct xck *ck, struct xck_ag *ag, unsigned int bit,
-		       struct xck_vec *ix, const struct xck_vec *src,
-		       bool meta_only)
+static int build_owned(struct xck *ck, struct xck_vec *ix,
+		       const struct xck_vec *src, bool meta_only)
 {
 	struct xck_owned *o;
 	size_t i;
 	int err;
 
 	xck_vec_init(ix, sizeof(struct xck_owned));
-	ag->index_built |= bit;
-	ck->res->work[XFSJ_WK_LOOKUPS] += src->n;
+	/*
+	 * The claims of metadata are all made before the inode phase asks
+	 * (inode claims, which the scan adds meanwhile, are left out): only
+	 * those count, so the count is the same whenever it is built.
+	 */
+	if (!meta_only)
+		ck->res->work[XFSJ_WK_LOOKUPS] += src->n;
 	for (i = 0; i < src->n; i++) {
 		const struct xfsj_rmap_rec *r = xck_vec_at(src, i);
 		struct xck_owned x = {
@@ -138,6 +142,8 @@ static int build_owned(struct xck *ck, struct xck_ag *ag, unsigned int bit,
 
 		if (meta_only && !is_meta(r->owner))
 			continue;
+		if (meta_only)
+			ck->res->work[XFSJ_WK_LOOKUPS]++;
 		err = xck_vec_push(ck, ix, &x);
 		if (err)
 			return err;
@@ -170,18 +176,73 @@ static bool owned_over(const struct xck_vec *ix, uint64_t owner, uint32_t s,
 	return lo && o[lo - 1].owner == owner && o[lo - 1].maxend > s;
 }
 
+static int build_rmap_owner(struct xck *ck, struct xck_ag *ag)
+{
+	return build_owned(ck, &ag->ix_rmap_owner, &ag->rmaps, false);
+}
+
+static int build_meta_claims(struct xck *ck, struct xck_ag *ag)
+{
+	return build_owned(ck, &ag->ix_meta_claims, &ag->claims, true);
+}
+
+static int build_rmap_meta(struct xck *ck, struct xck_ag *ag)
+{
+	uint32_t *nx, at;
+	size_t i;
+	int err;
+
+	xck_vec_init(&ag->ix_rmap_meta, sizeof(uint32_t));
+	ck->res->work[XFSJ_WK_LOOKUPS] += ag->rmaps.n;
+	/* One more than the records: the end's own entry. */
+	for (i = 0; i <= ag->rmaps.n; i++) {
+		at = (uint32_t)ag->rmaps.n;
+		err = xck_vec_push(ck, &ag->ix_rmap_meta, &at);
+		if (err)
+			return err;
+	}
+	nx = ag->ix_rmap_meta.v;
+	for (i = ag->rmaps.n; i-- > 0;) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(&ag->rmaps, i);
+
+		nx[i] = is_meta(r->owner) ? (uint32_t)i : nx[i + 1];
+	}
+	return 0;
+}
+
+/*
+ * Build index @bit of @ag with @build unless it is built.  While the
+ * inode phase runs on several threads (parallel.c), one builds it under
+ * the check's lock and the others find it built; the bit is set once
+ * the index is whole (or its build failed, so that it is freed).
+ */
+static int ensure(struct xck *ck, struct xck_ag *ag, unsigned int bit,
+		  int (*build)(struct xck *, struct xck_ag *))
+{
+	int err = 0;
+
+	if (__atomic_load_n(&ag->index_built, __ATOMIC_ACQUIRE) & bit)
+		return 0;
+	if (ck->ix_lock)
+		pthread_mutex_lock(ck->ix_lock);
+	if (!(ag->index_built & bit)) {
+		err = build(ck, ag);
+		__atomic_fetch_or(&ag->index_built, bit, __ATOMIC_RELEASE);
+	}
+	if (ck->ix_lock)
+		pthread_mutex_unlock(ck->ix_lock);
+	return err;
+}
+
 int xck_ix_rmap_owner_over(struct xck *ck, struct xck_ag *ag, uint64_t owner,
 			   uint32_t s, uint32_t e)
 {
 	int err;
 
 	ck->res->work[XFSJ_WK_LOOKUPS]++;
-	if (!(ag->index_built & IX_RMAP_OWNER)) {
-		err = build_owned(ck, ag, IX_RMAP_OWNER, &ag->ix_rmap_owner,
-				  &ag->rmaps, false);
-		if (err)
-			return err;
-	}
+	err = ensure(ck, ag, IX_RMAP_OWNER, build_rmap_owner);
+	if (err)
+		return err;
 	return owned_over(&ag->ix_rmap_owner, owner, s, e);
 }
 
@@ -193,12 +254,9 @@ int xck_ix_meta_claim_over(struct xck *ck, struct xck_ag *ag, uint64_t owner,
 	ck->res->work[XFSJ_WK_LOOKUPS]++;
 	if (!is_meta(owner))
 		return 0;
-	if (!(ag->index_built & IX_META_CLAIMS)) {
-		err = build_owned(ck, ag, IX_META_CLAIMS, &ag->ix_meta_claims,
-				  &ag->claims, true);
-		if (err)
-			return err;
-	}
+	err = ensure(ck, ag, IX_META_CLAIMS, build_meta_claims);
+	if (err)
+		return err;
 	return owned_over(&ag->ix_meta_claims, owner, s, e);
 }
 
@@ -207,29 +265,10 @@ int xck_ix_meta_claim_over(struct xck *ck, struct xck_ag *ag, uint64_t owner,
 int xck_ix_rmap_next_meta(struct xck *ck, struct xck_ag *ag,
 			  const uint32_t **next)
 {
-	uint32_t *nx, at;
-	size_t i;
-	int err;
+	int err = ensure(ck, ag, IX_RMAP_META, build_rmap_meta);
 
-	if (!(ag->index_built & IX_RMAP_META)) {
-		xck_vec_init(&ag->ix_rmap_meta, sizeof(uint32_t));
-		ag->index_built |= IX_RMAP_META;
-		ck->res->work[XFSJ_WK_LOOKUPS] += ag->rmaps.n;
-		/* One more than the records: the end's own entry. */
-		for (i = 0; i <= ag->rmaps.n; i++) {
-			at = (uint32_t)ag->rmaps.n;
-			err = xck_vec_push(ck, &ag->ix_rmap_meta, &at);
-			if (err)
-				return err;
-		}
-		nx = ag->ix_rmap_meta.v;
-		for (i = ag->rmaps.n; i-- > 0;) {
-			const struct xfsj_rmap_rec *r =
-				xck_vec_at(&ag->rmaps, i);
-
-			nx[i] = is_meta(r->owner) ? (uint32_t)i : nx[i + 1];
-		}
-	}
+	if (err)
+		return err;
 	*next = ag->ix_rmap_meta.v;
 	return 0;
 }

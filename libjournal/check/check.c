@@ -63,6 +63,11 @@ uint64_t xck_report(struct xck *ck, const struct xfsj_problem *p)
 	enum xfsj_sev s = p->def->sev;
 
 	q.id = ck->next_id++;
+	if (ck->job) {
+		/* A worker's number is its job's own: hand_over renumbers. */
+		xck_job_report(ck, &q);
+		return q.id;
+	}
 	ck->res->by_sev[s]++;
 	if (s != XFSJ_SEV_INFO)
 		ck->res->problems++;
@@ -74,7 +79,7 @@ uint64_t xck_report(struct xck *ck, const struct xfsj_problem *p)
 void xck_progress(struct xck *ck, enum xfsj_check_phase ph, uint64_t done,
 		  uint64_t total)
 {
-	if (ck->cb && ck->cb->progress)
+	if (!ck->job && ck->cb && ck->cb->progress)
 		ck->cb->progress(ck->cb->arg, ph, done, total);
 }
 
@@ -98,6 +103,8 @@ int xck_claim(struct xck *ck, uint32_t agno, uint32_t agbno, uint32_t len,
 
 	if (agno >= ck->agcount)
 		return 0;
+	if (ck->job)
+		return xck_job_claim(ck, agno, &r);
 	return xck_vec_push(ck, &ck->ags[agno].claims, &r);
 }
 
@@ -200,10 +207,15 @@ static void init_ag(struct xck *ck, struct xck_ag *ag, uint32_t agno)
 	xck_vec_init(&ag->fino, sizeof(struct xfsj_inobt_rec));
 }
 
-/* The per-AG phases, run for every AG before the next phase starts. */
+/*
+ * The per-AG phases, run for every AG before the next phase starts;
+ * @parallel: the phase looks at its own AG's tables only and may run on
+ * threads (parallel.c).
+ */
 struct ag_phase {
 	enum xfsj_check_phase ph;
 	int (*fn)(struct xck *ck, struct xck_ag *ag);
+	bool parallel;
 };
 
 static int run_ag_headers(struct xck *ck, struct xck_ag *ag)
@@ -214,9 +226,10 @@ static int run_ag_headers(struct xck *ck, struct xck_ag *ag)
 }
 
 static const struct ag_phase ag_phases[] = {
-	{ XFSJ_CK_AG, run_ag_headers },
-	{ XFSJ_CK_INODES, xck_inodes },
-	{ XFSJ_CK_SPACE, xck_space },
+	{ XFSJ_CK_AG, run_ag_headers, true },
+	{ XFSJ_CK_INODES, xck_inodes, true },
+	/* Adds up the totals of every AG, in AG order. */
+	{ XFSJ_CK_SPACE, xck_space, false },
 };
 
 /* Free what a check kept (xck_run with @keep). */
@@ -261,6 +274,8 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	ck->res = res;
 	if (o && o->cache_bytes)
 		xfsj_fs_set_cache_bound(fs, o->cache_bytes);
+	if (o)
+		ck->threads = o->threads;
 	xck_vec_init(&ck->dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&ck->pptrs, sizeof(struct xck_pptr));
 	xck_vec_init(&ck->lossy, sizeof(struct xck_lossy));
@@ -285,7 +300,18 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 
 	for (p = 0; p < sizeof(ag_phases) / sizeof(ag_phases[0]); p++) {
 		ck->ag_ph = ag_phases[p].ph;
-		for (agno = 0; agno < ck->agcount; agno++) {
+		agno = 0;
+		if (ag_phases[p].parallel && ck->threads > 1 &&
+		    ck->agcount > 1) {
+			err = xck_ag_phase_parallel(ck, ag_phases[p].fn,
+						    ck->threads);
+			if (err < 0)
+				goto out;
+			/* 1: no thread to be had; the loop below scans. */
+			agno = err ? 0 : ck->agcount;
+			err = 0;
+		}
+		for (; agno < ck->agcount; agno++) {
 			ck->ag_at = agno;
 			xck_progress_in_ag(ck, 0, 1);
 			err = ag_phases[p].fn(ck, &ck->ags[agno]);

@@ -16,6 +16,10 @@
  *               pointers against directory entries
  *   counters.c  the superblock's summary counters
  *
+ * prefetch.c hints ahead of the inode phase what it will read, in disk
+ * order; parallel.c runs the AG and inode phases of several AGs at once
+ * with the results of one thread (xfsj_check_opts.threads).
+ *
  * A phase reports what it finds through xck_report() and keeps going; it
  * returns nonzero only when the check cannot go on (out of memory, an I/O
  * error on the device, an unsupported feature).
@@ -28,6 +32,7 @@
 #ifndef XFSJ_CHECK_PRIV_H
 #define XFSJ_CHECK_PRIV_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +98,12 @@ struct xck_chunk {
 	struct xck_inode *ino;	/* XFSJ_INODES_PER_CHUNK, or NULL */
 	bool guessed;		/* from the rmapbt: free mask from the modes */
 };
+
+static inline bool xck_chunk_in_hole(const struct xck_chunk *c,
+				     unsigned int k)
+{
+	return c->rec.holemask & (1U << (k / XFSJ_INODES_PER_HOLEMASK_BIT));
+}
 
 /* ---- one AG ---- */
 struct xck_ag {
@@ -223,6 +234,15 @@ struct xck {
 	uint8_t bmbt_claims;
 	/* sb.c: the primary's geometry is wrong; no later phase runs. */
 	bool stop;
+	/* parallel.c: threads of the AG and inode phases (0, 1: none) */
+	unsigned int threads;
+	/*
+	 * parallel.c: in a worker's copy of the check, the job that keeps
+	 * its reports and claims for the hand-over (NULL otherwise)...
+	 */
+	struct xck_job *job;
+	/* ... and, while workers run, the lock of the index builds. */
+	pthread_mutex_t *ix_lock;
 };
 
 enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };
@@ -292,6 +312,41 @@ int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
 /* The mapping of @fileoff in the fork, or NULL (a hole). */
 const struct xfsj_bmbt_irec *xck_fork_lookup(const struct xck_icheck *ic,
 					     int whichfork, uint64_t fileoff);
+
+/* ---- the inode phase's look-ahead (prefetch.c) ---- */
+struct xck_pf {
+	size_t chunks;			/* chunks [0, chunks) hinted */
+	size_t forks;			/* chunks whose fork blocks were */
+	struct xfsj_buf_ra *ra;		/* one chunk's fork blocks */
+	size_t n, cap;
+};
+
+/* Before chunk @at of @ag is scanned: hint what the next ones need. */
+void xck_pf_advance(struct xck *ck, struct xck_ag *ag, struct xck_pf *pf,
+		    size_t at);
+/* Hint the mapped blocks of a fork the check is about to read. */
+void xck_pf_fork(struct xck *ck, const struct xck_icheck *ic, int whichfork);
+void xck_pf_free(struct xck_pf *pf);
+
+/* inodes.c: does chunk @c lie inside @ag, past its headers? */
+bool xck_chunk_inside(const struct xck *ck, const struct xck_ag *ag,
+		      const struct xck_chunk *c);
+/*
+ * The filesystem blocks of chunk @c not wholly in its holes, as buffers
+ * (@ra: room for XFSJ_INODES_PER_CHUNK); 0 for a chunk outside @ag.
+ */
+size_t xck_chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
+			const struct xck_chunk *c, struct xfsj_buf_ra *ra);
+
+/* ---- parallel.c: a per-AG phase @fn over every AG on @threads ---- */
+/* 0, a negative XFSJ_E_*, or 1 when no thread could be started. */
+int xck_ag_phase_parallel(struct xck *ck,
+			  int (*fn)(struct xck *ck, struct xck_ag *ag),
+			  unsigned int threads);
+/* In a worker: keep a problem, a claim (on AG @agno) for the hand-over. */
+void xck_job_report(struct xck *ck, const struct xfsj_problem *p);
+int xck_job_claim(struct xck *ck, uint32_t agno,
+		  const struct xfsj_rmap_rec *r);
 
 /* ---- the phases ---- */
 int xck_sb(struct xck *ck);

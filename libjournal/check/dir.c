@@ -423,7 +423,8 @@ static void leaf_vs_data(struct xck_dctx *d)
 	}
 }
 
-static const struct xck_dctx *name_ctx;
+/* qsort has no argument for the names: one per thread (parallel.c). */
+static _Thread_local const struct xck_dctx *name_ctx;
 
 static int dent_name_cmp(const void *a, const void *b)
 {
@@ -445,7 +446,6 @@ static void find_dups(struct xck_dctx *d)
 {
 	const struct xck_dent *e;
 
-	/* qsort has no argument for the names: the check is one thread. */
 	name_ctx = d;
 	xck_vec_sort(&d->dents, dent_name_cmp);
 	name_ctx = NULL;

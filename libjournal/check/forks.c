@@ -444,6 +444,34 @@ static int walk_block(struct fwalk *w, uint64_t fsb, unsigned int level,
 		      uint64_t key);
 
 /*
+ * The children of a bmbt block, hinted to the device before the walk
+ * reads them one by one (those of the root in the inode were, by the
+ * look-ahead of prefetch.c).
+ */
+static void hint_children(struct fwalk *w, const uint8_t *ptrs,
+			  unsigned int n)
+{
+	const struct xfsj_sb *sb = w->ck->sb;
+	struct xfsj_buf_ra ra[64];
+	unsigned int i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t p = xfsj_get_be64(ptrs + (size_t)i * PTR_SIZE);
+
+		if (!ext_ok(w->ck, p, 1))
+			continue;
+		ra[m].daddr = xfsj_fsb_daddr(sb, p);
+		ra[m++].len = sb->blocksize;
+		if (m == 64) {
+			(void)xfsj_buf_prefetch(w->ck->fs, ra, m);
+			m = 0;
+		}
+	}
+	if (m > 1)
+		(void)xfsj_buf_prefetch(w->ck->fs, ra, m);
+}
+
+/*
  * The pointers of a node (the root or a block): @keys and @ptrs point at
  * @n entries; children are at @level - 1.
  */
@@ -454,6 +482,8 @@ static int walk_ptrs(struct fwalk *w, uint64_t fsb, const uint8_t *keys,
 	unsigned int i;
 	int err;
 
+	if (fsb)
+		hint_children(w, ptrs, n);
 	for (i = 0; i < n; i++) {
 		uint64_t k = xfsj_get_be64(keys + (size_t)i * KEY_SIZE);
 		uint64_t p = xfsj_get_be64(ptrs + (size_t)i * PTR_SIZE);

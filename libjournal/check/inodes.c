@@ -183,11 +183,6 @@ static void mask_report(struct xck *ck, int row, uint32_t agno,
 		.agno = agno, .ino = ino, .field = "mode", .found = mode });
 }
 
-static bool in_hole(const struct xck_chunk *c, unsigned int k)
-{
-	return c->rec.holemask & (1U << (k / XFSJ_INODES_PER_HOLEMASK_BIT));
-}
-
 /*
  * Mark agino @agino of this AG as on an unlinked list; false when no
  * chunk holds it.
@@ -211,6 +206,11 @@ static int check_content(struct xck *ck, struct xck_icheck *ic)
 {
 	int err = xck_forks(ck, ic);
 
+	if (!err && (ic->st->ftype == XFSJ_FT_DIR ||
+		     ic->st->ftype == XFSJ_FT_SYMLINK))
+		xck_pf_fork(ck, ic, XFSJ_DATA_FORK);
+	if (!err && ic->di.forkoff)
+		xck_pf_fork(ck, ic, XFSJ_ATTR_FORK);
 	if (!err && ic->st->ftype == XFSJ_FT_DIR)
 		err = xck_dir(ck, ic);
 	if (!err && ic->st->ftype == XFSJ_FT_SYMLINK)
@@ -284,19 +284,20 @@ static int check_slot(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 	return check_content(ck, &ic);
 }
 
-/* The blocks of chunk @c not wholly in its holes, as read-ahead hints. */
-static size_t chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
-			   const struct xck_chunk *c, struct xfsj_buf_ra *ra)
+size_t xck_chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
+			const struct xck_chunk *c, struct xfsj_buf_ra *ra)
 {
 	const struct xfsj_sb *sb = ck->sb;
 	uint32_t last = XFSJ_NULLAGBLOCK;
 	size_t n = 0;
 	unsigned int k;
 
+	if (!xck_chunk_inside(ck, ag, c))
+		return 0;
 	for (k = 0; k < XFSJ_INODES_PER_CHUNK; k++) {
 		uint32_t agbno = (c->rec.startino + k) >> sb->inopblog;
 
-		if (in_hole(c, k) || agbno == last)
+		if (xck_chunk_in_hole(c, k) || agbno == last)
 			continue;
 		last = agbno;
 		ra[n].daddr = xfsj_agb_to_daddr(sb, ag->agno, agbno);
@@ -306,30 +307,14 @@ static size_t chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
 	return n;
 }
 
-static bool chunk_inside(const struct xck *ck, const struct xck_ag *ag,
-			 const struct xck_chunk *c)
+bool xck_chunk_inside(const struct xck *ck, const struct xck_ag *ag,
+		      const struct xck_chunk *c)
 {
 	uint64_t first = c->rec.startino >> ck->sb->inopblog;
 	uint64_t last = ((uint64_t)c->rec.startino + XFSJ_INODES_PER_CHUNK -
 			 1) >> ck->sb->inopblog;
 
 	return first > 0 && last < ag->agblocks;
-}
-
-static void readahead_chunk(struct xck *ck, struct xck_ag *ag, size_t i)
-{
-	struct xfsj_buf_ra ra[XFSJ_INODES_PER_CHUNK];
-	struct xck_chunk *c;
-	size_t n;
-
-	if (i >= ag->chunks.n)
-		return;
-	c = xck_vec_at(&ag->chunks, i);
-	if (!chunk_inside(ck, ag, c))
-		return;
-	n = chunk_blocks(ck, ag, c, ra);
-	/* Only a hint: a failure shows again on the read itself. */
-	(void)xfsj_buf_readahead(ck->fs, ra, n);
 }
 
 static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
@@ -341,7 +326,7 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 	unsigned int k;
 	int err = 0;
 
-	if (!chunk_inside(ck, ag, c)) {
+	if (!xck_chunk_inside(ck, ag, c)) {
 		xck_report(ck, &(struct xfsj_problem){
 			.def = &xck_inode_rows[INO_CHUNK_RANGE],
 			.has = XFSJ_PF_AG | XFSJ_PF_FOUND, .agno = ag->agno,
@@ -353,7 +338,7 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 		uint32_t agbno = agino >> sb->inopblog;
 		size_t slot = agino & (sb->inopblock - 1);
 
-		if (in_hole(c, k))
+		if (xck_chunk_in_hole(c, k))
 			continue;
 		ck->res->work[XFSJ_WK_INODES]++;
 		if (agbno != cur) {
@@ -413,6 +398,7 @@ static void check_unlinked(struct xck *ck, struct xck_ag *ag,
 int xck_inodes(struct xck *ck, struct xck_ag *ag)
 {
 	struct xck_vec linked;	/* inodes with a successor, by number */
+	struct xck_pf pf = { 0 };
 	size_t i;
 	unsigned int k;
 	int err;
@@ -433,17 +419,17 @@ int xck_inodes(struct xck *ck, struct xck_ag *ag)
 			(void)mark_unlinked(ck, ag, ag->agi.unlinked[k]);
 
 	xck_vec_init(&linked, sizeof(uint64_t));
-	readahead_chunk(ck, ag, 0);
 	for (i = 0, err = 0; i < ag->chunks.n && !err; i++) {
 		struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
 
-		readahead_chunk(ck, ag, i + 1);
+		xck_pf_advance(ck, ag, &pf, i);
 		if (i % 64 == 0)
 			xck_progress_in_ag(ck, i, ag->chunks.n);
 		err = scan_chunk(ck, ag, c, &linked);
 		/* The inode blocks are claimed with the inobt (agbtree.c). */
 		xck_release_buffers(ck);
 	}
+	xck_pf_free(&pf);
 	if (!err)
 		check_unlinked(ck, ag, &linked);
 	xck_vec_free(ck, &linked);

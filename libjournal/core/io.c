@@ -36,6 +36,15 @@ int xfsj_io_sync(struct xfsj_io *io)
 	return io->ops->sync ? io->ops->sync(io) : 0;
 }
 
+void xfsj_io_advise(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	if (!io->ops->advise || !len || off >= io->size)
+		return;
+	if (len > io->size - off)
+		len = io->size - off;
+	io->ops->advise(io, off, len);
+}
+
 void xfsj_io_close(struct xfsj_io *io)
 {
 	if (!io)

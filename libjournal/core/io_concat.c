@@ -101,6 +101,21 @@ static int discard_piece(struct xfsj_io *dev, uint8_t *buf, size_t len,
 	return dev ? xfsj_io_discard(dev, off, len) : 0;
 }
 
+static int advise_piece(struct xfsj_io *dev, uint8_t *buf, size_t len,
+			uint64_t off, void *arg)
+{
+	(void)buf;
+	(void)arg;
+	if (dev)
+		xfsj_io_advise(dev, off, len);
+	return 0;
+}
+
+static void cat_advise(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	(void)split(io, NULL, (size_t)len, off, advise_piece, NULL);
+}
+
 static int cat_pread(struct xfsj_io *io, void *buf, size_t len, uint64_t off)
 {
 	return split(io, buf, len, off, read_piece, NULL);
@@ -144,6 +159,7 @@ static const struct xfsj_io_ops concat_ops = {
 	.discard = cat_discard,
 	.sync = cat_sync,
 	.close = cat_close,
+	.advise = cat_advise,
 };
 
 int xfsj_io_concat(struct xfsj_io *a, struct xfsj_io *b, uint64_t b_off,

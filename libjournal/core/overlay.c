@@ -143,6 +143,22 @@ static int get_page(struct xfsj_overlay *ov, uint64_t index, struct page **out)
 	return 0;
 }
 
+/*
+ * Bytes from @off (inside page @index) to the end of @len that no page of
+ * the overlay holds, in one piece: the device serves them with one read.
+ */
+static size_t device_run(struct xfsj_overlay *ov, uint64_t index,
+			 size_t in, size_t len)
+{
+	size_t n = XFSJ_OVL_PAGE - in;
+
+	if (!ov->used)
+		return len;
+	while (n < len && !find(ov, ++index))
+		n += XFSJ_OVL_PAGE;
+	return n < len ? n : len;
+}
+
 int xfsj_overlay_read(struct xfsj_overlay *ov, void *buf, size_t len,
 		      uint64_t off)
 {
@@ -160,6 +176,7 @@ int xfsj_overlay_read(struct xfsj_overlay *ov, void *buf, size_t len,
 		if (p) {
 			memcpy(dst, p->data + in, n);
 		} else {
+			n = device_run(ov, index, in, len);
 			err = xfsj_pread(ov->io, dst, n, off);
 			if (err)
 				return err;
@@ -169,6 +186,11 @@ int xfsj_overlay_read(struct xfsj_overlay *ov, void *buf, size_t len,
 		len -= n;
 	}
 	return 0;
+}
+
+void xfsj_overlay_advise(struct xfsj_overlay *ov, uint64_t off, uint64_t len)
+{
+	xfsj_io_advise(ov->io, off, len);
 }
 
 int xfsj_overlay_write(struct xfsj_overlay *ov, const void *buf, size_t len,
@@ -260,6 +282,11 @@ static int ovio_pread(struct xfsj_io *io, void *buf, size_t len, uint64_t off)
 	return xfsj_overlay_read(io->priv, buf, len, off);
 }
 
+static void ovio_advise(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	xfsj_overlay_advise(io->priv, off, len);
+}
+
 static int ovio_pwrite(struct xfsj_io *io, const void *buf, size_t len,
 		       uint64_t off)
 {
@@ -308,6 +335,7 @@ static const struct xfsj_io_ops overlay_io_ops = {
 	.discard = ovio_discard,
 	.sync = ovio_sync,
 	.close = ovio_close,
+	.advise = ovio_advise,
 };
 
 int xfsj_overlay_io(struct xfsj_overlay *ov, struct xfsj_io **out)

@@ -26,6 +26,8 @@ void xfsj_overlay_free(struct xfsj_overlay *ov);
 /* Read @len bytes at byte offset @off, overlay first, device below. */
 int xfsj_overlay_read(struct xfsj_overlay *ov, void *buf, size_t len,
 		      uint64_t off);
+/* A read-soon hint to the device below (xfsj_io_advise). */
+void xfsj_overlay_advise(struct xfsj_overlay *ov, uint64_t off, uint64_t len);
 /* Write into the overlay only. */
 int xfsj_overlay_write(struct xfsj_overlay *ov, const void *buf, size_t len,
 		       uint64_t off);

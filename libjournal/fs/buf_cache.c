@@ -20,6 +20,8 @@
 #define BUF_LEN_MAX	(64U << 20)
 /* Readahead reads adjacent buffers with one read of at most this. */
 #define RA_RUN_MAX	(1U << 20)
+/* A hole up to this many bytes between two hinted runs is read too. */
+#define RA_GAP_MAX	(16U << 10)
 
 /* A doubly linked list through a sentinel; an unlisted link points home. */
 struct dlink {
@@ -375,6 +377,55 @@ static bool ra_adjacent(const struct xfsj_buf_ra *a,
 	return b->daddr == a->daddr + (a->len >> 9) && !(a->len & 511);
 }
 
+/*
+ * Hint the device to read what sorted @v names, in ascending order:
+ * entries closer than RA_GAP_MAX to the run before join it (one request
+ * serves both), each run at most RA_RUN_MAX bytes.  The reads go on in
+ * the background while the caller works or reads the first of them.
+ */
+static void ra_advise(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
+		      size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i = j) {
+		uint64_t start = v[i].daddr << 9, end = start + v[i].len;
+
+		for (j = i + 1; j < n; j++) {
+			uint64_t s = v[j].daddr << 9, e = s + v[j].len;
+
+			if (s > end + RA_GAP_MAX || e - start > RA_RUN_MAX)
+				break;
+			if (e > end)
+				end = e;
+		}
+		xfsj_overlay_advise(c->ov, start, end - start);
+	}
+}
+
+int xfsj_bcache_prefetch(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
+			 size_t n)
+{
+	struct xfsj_buf_ra *pick;
+	size_t i, m = 0;
+
+	if (!n)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*pick))
+		return -XFSJ_E_NOMEM;
+	pick = malloc(n * sizeof(*pick));
+	if (!pick)
+		return -XFSJ_E_NOMEM;
+	for (i = 0; i < n; i++)
+		if (v[i].len && v[i].len <= RA_RUN_MAX &&
+		    v[i].daddr < (UINT64_MAX >> 9) && !lookup(c, v[i].daddr))
+			pick[m++] = v[i];
+	qsort(pick, m, sizeof(*pick), ra_cmp);
+	ra_advise(c, pick, m);
+	free(pick);
+	return 0;
+}
+
 /* Add the buffers of @v, read as one run into @run (NULL: one buffer). */
 static int ra_run(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 		  size_t n, uint8_t *run)
@@ -450,6 +501,9 @@ int xfsj_bcache_readahead(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 		return -XFSJ_E_NOMEM;
 	ra_pick(c, v, n, c->bound - pinned, pick, &m);
 	qsort(pick, m, sizeof(*pick), ra_cmp);
+	/* All in flight first, then read in order. */
+	if (m > 1)
+		ra_advise(c, pick, m);
 	for (i = 0; i < m && !err; i = j) {
 		size_t len = pick[i].len;
 

@@ -53,6 +53,9 @@ void xfsj_bcache_release_kept(struct xfsj_bcache *c);
 
 int xfsj_bcache_readahead(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 			  size_t n);
+/* xfsj_buf_prefetch: the device is told, nothing is read here. */
+int xfsj_bcache_prefetch(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
+			 size_t n);
 
 /*
  * Call @write on every dirty buffer, oldest first, and mark it clean when

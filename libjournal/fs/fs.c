@@ -184,6 +184,12 @@ int xfsj_buf_readahead(struct xfsj_fs *fs, const struct xfsj_buf_ra *v,
 	return xfsj_bcache_readahead(fs->cache, v, n);
 }
 
+int xfsj_buf_prefetch(struct xfsj_fs *fs, const struct xfsj_buf_ra *v,
+		      size_t n)
+{
+	return xfsj_bcache_prefetch(fs->cache, v, n);
+}
+
 void xfsj_fs_cache_stats(const struct xfsj_fs *fs,
 			 struct xfsj_cache_stats *st)
 {

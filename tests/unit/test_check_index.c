@@ -108,6 +108,7 @@ START_TEST(index_lookups_match_walks)
 {
 	struct tix *t = malloc(sizeof(*t));
 	unsigned int q, hits[3] = { 0 };
+	uint64_t meta = 0;
 
 	ck_assert_ptr_nonnull(t);
 	setup(t, 42 + (uint64_t)_i);
@@ -134,10 +135,18 @@ START_TEST(index_lookups_match_walks)
 		ck_assert_uint_gt(hits[q], 100);
 		ck_assert_uint_lt(hits[q], 19900);
 	}
-	/* Three lookups per query, and each table read once to build. */
+	/*
+	 * Three lookups per query, and each table read once to build (of
+	 * the claims, the metadata ones only: the count must not depend on
+	 * the inode claims made before the index is first asked for).
+	 */
+	for (size_t i = 0; i < t->ag.claims.n; i++) {
+		const struct xfsj_rmap_rec *r = xck_vec_at(&t->ag.claims, i);
+
+		meta += r->owner >> 63;
+	}
 	ck_assert_uint_eq(t->res.work[XFSJ_WK_LOOKUPS],
-			  3 * 20000 + t->ag.cnt_free.n + t->ag.rmaps.n +
-			  t->ag.claims.n);
+			  3 * 20000 + t->ag.cnt_free.n + t->ag.rmaps.n + meta);
 	xck_ag_index_free(&t->ck, &t->ag);
 	xck_vec_free(&t->ck, &t->ag.cnt_free);
 	xck_vec_free(&t->ck, &t->ag.rmaps);

@@ -4,8 +4,9 @@
  * filesystem checks clean; a core damaged one field at a time (with a
  * good CRC, as xfs_db's fuzz -d leaves it) is reported under the rule it
  * breaks; the inobt's free mask against the cores; fork records and the
- * block count against the mappings.
+ * block count against the mappings; the same results on threads.
  */
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -280,6 +281,95 @@ START_TEST(symlinks)
 }
 END_TEST
 
+/* Every problem of a run as its formatted message, in order. */
+struct msgs {
+	char line[32][160];
+	unsigned int n;
+};
+
+static void on_msg(void *arg, const struct xfsj_problem *p)
+{
+	struct msgs *m = arg;
+	char msg[128];
+
+	xfsj_problem_format(p, msg, sizeof(msg));
+	if (m->n < 32)
+		snprintf(m->line[m->n++], sizeof(m->line[0]), "%s: %s",
+			 p->def->code, msg);
+}
+
+static void run_threads(struct fs_fixture *fx, unsigned int threads,
+			struct msgs *m, struct xfsj_check_result *res)
+{
+	const struct xfsj_check_opts o = { .threads = threads };
+	struct xfsj_check_cb cb = { .arg = m, .problem = on_msg };
+
+	memset(m, 0, sizeof(*m));
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_check(fx->fs, &o, &cb, res), 0);
+}
+
+/* AG @agno's AGF: a 32-bit field @off set to @v, the CRC restamped or not. */
+static void poke_agf(struct fs_fixture *fx, uint32_t agno, size_t off,
+		     uint32_t v, bool crc)
+{
+	uint8_t sect[4096];
+	uint64_t at = (uint64_t)agno * fx->sb.agblocks * fx->sb.blocksize +
+		      fx->sb.sectsize;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_overlay_read(fx->ov, sect, fx->sb.sectsize, at),
+			 0);
+	xfsj_put_be32(sect + off, v);
+	if (crc)
+		xfsj_cksum_update(sect, fx->sb.sectsize, XFSJ_AGF_CRC_OFF);
+	ck_assert_int_eq(xfsj_overlay_write(fx->ov, sect, fx->sb.sectsize,
+					    at), 0);
+}
+
+/*
+ * The AG and inode phases on threads (parallel.c) report what one thread
+ * does, in the same order, and count the same: AG headers of two AGs,
+ * problems of inodes, a fork mapped into another AG (a claim handed
+ * over), the space and names phases after.
+ */
+START_TEST(threads_same_result)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	struct xfsj_check_result r1, rn;
+	struct msgs m1, mn;
+	uint64_t ino, fsb;
+	struct put p;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 4, true, false);
+	ino = fs_fixture_make_file(&fx, 5, 7, 0, 0, &ip);
+	fsb = fs_fixture_alloc(&fx, 2, 4);
+	fs_fixture_map(&fx, ino, 0, 10, fsb, 4, false);
+	p = (struct put){ XFSJ_DI_OFF(nblocks), 8, 5 };
+	edit_inode(&fx, ino, put_field, &p, true);
+	p = (struct put){ XFSJ_DI_OFF(gen), 4, 12345 };
+	edit_inode(&fx, fx.sb.rootino + 9, put_field, &p, false);
+	poke_agf(&fx, 1, XFSJ_AGF_OFF(freeblks), 3, true);
+	poke_agf(&fx, 3, XFSJ_AGF_OFF(longest), 5, false);
+	run_threads(&fx, 1, &m1, &r1);
+	ck_assert_uint_ge(m1.n, 5);
+	for (unsigned int t = 2; t <= 5; t++) {
+		run_threads(&fx, t, &mn, &rn);
+		ck_assert_uint_eq(mn.n, m1.n);
+		for (unsigned int i = 0; i < m1.n; i++)
+			ck_assert_str_eq(mn.line[i], m1.line[i]);
+		ck_assert_uint_eq(rn.problems, r1.problems);
+		ck_assert_uint_eq(rn.inodes, r1.inodes);
+		ck_assert_uint_eq(rn.extents, r1.extents);
+		ck_assert_uint_eq(rn.dirs, r1.dirs);
+		ck_assert_mem_eq(rn.by_sev, r1.by_sev, sizeof(r1.by_sev));
+		ck_assert_mem_eq(rn.work, r1.work, sizeof(r1.work));
+	}
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *check_inodes_suite(void)
 {
 	Suite *s = suite_create("check_inodes");
@@ -291,6 +381,7 @@ Suite *check_inodes_suite(void)
 	tcase_add_test(tc, bad_crc_and_magic);
 	tcase_add_test(tc, file_forks);
 	tcase_add_test(tc, symlinks);
+	tcase_add_test(tc, threads_same_result);
 	suite_add_tcase(s, tc);
 	return s;
 }

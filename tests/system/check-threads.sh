@@ -1,0 +1,92 @@
+#!/bin/bash
+# The check's threads (issue 22): `xfsj-repair -n --threads N` gives the
+# same output for every N.  A filesystem of 8 AGs, 16,000 files in 16
+# directories that `xfsj-mkfs -p` spreads over the AGs (no kernel), is
+# checked clean, then damaged with xfs_db 6.13 in six AGs: inode cores
+# (link count, extent size hint, fork offset, a free mode), directory
+# entries (file type, tag, a name length that runs over its neighbours:
+# problems that carry names, leaf entries left dangling, unreachable
+# files, parent pointers).  For --threads 1, 2, 3 and 8 (and 2 with a
+# 1 MiB buffer cache):
+#   - the same exit code, 0 clean and 1 damaged;
+#   - the problem lines byte for byte, in the same order, and the
+#     summary but for "state_bytes" (the peak of the tables' bytes,
+#     the one figure that depends on the threads), with --json;
+#   - the text output byte for byte without it;
+# and the damaged image's problems name inodes of at least five AGs.
+# Runtime: a few seconds.
+source "$(dirname "$0")/lib/common.sh"
+need_root
+oracle_613
+REPAIR=$BUILD/xfsj-repair
+DB=$XFSPROGS613/xfs_db
+img=$T_DIR/fs.img
+
+: > "$T_DIR/empty"
+awk -v e="$T_DIR/empty" 'BEGIN {
+	print "/dev/null"; print "0 0"; print "d--755 0 0"
+	for (i = 0; i < 16000; i++) {
+		if (i % 1000 == 0) {
+			if (i) print "$"
+			printf "d%d d--755 0 0\n", i / 1000
+		}
+		printf "f%d ---644 0 0 %s\n", i, e
+	}
+	print "$"; print "$" }' > "$T_DIR/proto"
+truncate -s 2g "$img"
+check "xfsj-mkfs -p: 16,000 files over 8 AGs" \
+	"$MKFS" -q -d agcount=8 -p "$T_DIR/proto" "$img"
+
+# strip JSON: the lines without the summary's peak of the tables' bytes
+strip() { sed 's/"state_bytes":[0-9]*,//' "$1"; }
+
+# same_runs WHAT RC: every thread count gives run 1's output and exit RC
+same_runs() {
+	local what=$1 rc=$2 n args
+	for n in 1 2 3 8 2m; do
+		args="--threads ${n%m}"
+		[ "$n" = 2m ] && args="$args -m 1"
+		# shellcheck disable=SC2086
+		"$REPAIR" -n --json $args "$img" > "$T_DIR/$what-$n.json" \
+			2> /dev/null
+		check "$what: --threads $args: exit $rc" [ $? = "$rc" ]
+		# shellcheck disable=SC2086
+		"$REPAIR" -n $args "$img" > "$T_DIR/$what-$n.txt" 2> /dev/null
+		[ "$n" = 1 ] && continue
+		check "$what: --json output of $args is that of --threads 1" \
+			cmp -s <(strip "$T_DIR/$what-1.json") \
+			<(strip "$T_DIR/$what-$n.json")
+		check "$what: text output of $args is that of --threads 1" \
+			cmp -s "$T_DIR/$what-1.txt" "$T_DIR/$what-$n.txt"
+	done
+}
+
+same_runs clean 0
+check "clean: no problem" \
+	grep -q '"kind":"check_summary","checked":true,"problems":0,' \
+	"$T_DIR/clean-1.json"
+
+"$DB" -x -c "path /d1/f1005" -c "write core.nlinkv2 5" \
+	-c "path /d2/f2005" -c "write core.extsize 7" \
+	-c "path /d3/f3007" -c "write core.forkoff 200" \
+	-c "path /d6/f6005" -c "write core.mode 0" \
+	-c "path /d5" -c "dblock 0" -c "write -d du[3].filetype 7" \
+	-c "write -d du[4].namelen 200" \
+	-c "path /d4" -c "dblock 0" -c "write -d du[6].tag 8" \
+	"$img" > "$T_DIR/db.out" 2>&1
+check "xfs_db 6.13 damaged the image" [ $? = 0 ]
+same_runs damaged 1
+n=$(grep -c '"kind":"problem"' "$T_DIR/damaged-1.json")
+check "damaged: $n problems (at least 30)" [ "$n" -ge 30 ]
+check "damaged: problems with names among them" \
+	grep -q '"kind":"problem".*"name":' "$T_DIR/damaged-1.json"
+# agno of an inode: its number past the AG's inode bits (agblklog + inopblog)
+bits=$("$DB" -r -c "sb 0" -c "print agblklog inopblog" "$img" |
+	awk '{ s += $3 } END { print s }')
+ags=$(sed -n 's/.*"kind":"problem".*"ino":\([0-9]*\).*/\1/p' \
+	"$T_DIR/damaged-1.json" | awk -v b="$bits" '{
+		print int($1 / 2 ^ b) }' | sort -u | wc -l)
+check "damaged: the problems name inodes of $ags AGs (at least 5)" \
+	[ "$ags" -ge 5 ]
+echo "$T_PASS passed, $T_FAIL failed"
+[ "$T_FAIL" = 0 ]
