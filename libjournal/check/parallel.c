@@ -210,8 +210,15 @@ static int hand_over(struct xck *ck, struct xck_job *job)
 	uint64_t base = ck->next_id;
 	int err = 0;
 
-	for (size_t i = 0; i < job->probs.n; i++)
-		xck_report(ck, xck_vec_at(&job->probs, i));
+	for (size_t i = 0; i < job->probs.n; i++) {
+		struct xfsj_problem p = *(struct xfsj_problem *)
+			xck_vec_at(&job->probs, i);
+
+		/* A cause the job found is one of its own problems. */
+		if (p.has & XFSJ_PF_CAUSE)
+			p.cause += base;
+		xck_report(ck, &p);
+	}
 	/*
 	 * A worker may be building an AG's index of metadata claims from
 	 * that AG's claims meanwhile (ag_index.c, under the same lock):

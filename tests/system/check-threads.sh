@@ -2,7 +2,9 @@
 # The check's threads (issue 22): `xfsj-repair -n --threads N` gives the
 # same output for every N.  A filesystem of 8 AGs, 16,000 files in 16
 # directories that `xfsj-mkfs -p` spreads over the AGs (no kernel), is
-# checked clean, then damaged with xfs_db 6.13 in six AGs: inode cores
+# checked clean, then damaged with xfs_db 6.13 in seven AGs (a directory
+# block of /d12 made unreadable: its children's problems name it as cause,
+# numbered the same whatever the thread count): inode cores
 # (link count, extent size hint, fork offset, a free mode), directory
 # entries (file type, tag, a name length that runs over its neighbours:
 # problems that carry names, leaf entries left dangling, unreachable
@@ -73,11 +75,14 @@ check "clean: no problem" \
 	-c "path /d5" -c "dblock 0" -c "write -d du[3].filetype 7" \
 	-c "write -d du[4].namelen 200" \
 	-c "path /d4" -c "dblock 0" -c "write -d du[6].tag 8" \
+	-c "path /d12" -c "dblock 0" -c "write -d dhdr.hdr.magic 0" \
 	"$img" > "$T_DIR/db.out" 2>&1
 check "xfs_db 6.13 damaged the image" [ $? = 0 ]
 same_runs damaged 1
 n=$(grep -c '"kind":"problem"' "$T_DIR/damaged-1.json")
 check "damaged: $n problems (at least 30)" [ "$n" -ge 30 ]
+check "damaged: consequences name their cause (ids renumbered in AG order)" \
+	grep -q '"kind":"problem".*"cause":[1-9]' "$T_DIR/damaged-1.json"
 check "damaged: problems with names among them" \
 	grep -q '"kind":"problem".*"name":' "$T_DIR/damaged-1.json"
 # agno of an inode: its number past the AG's inode bits (agblklog + inopblog)
