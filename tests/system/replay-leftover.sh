@@ -35,7 +35,9 @@
 # (logbsize=256k), and xfsj-mkfs --small (256 MiB, the smallest log);
 # "bs1k" (mkfs.xfs -b size=1024) by hand.  SEED=s (default: from the
 # clock; printed) orders the records tried and seeds the workload;
-# UNDONE_TRIES=n (default 12) records tried per image.  Long runs: a loop
+# UNDONE_TRIES=n (default 12) records tried per image; UNDONE_IMAGES=n
+# (default 4) crash images made (seeds SEED, SEED+7919, ...) until one
+# has a record whose loss leaves work undone.  Long runs: a loop
 # over seeds with LEFTOVER_PROFILES="defaults bigbuf small bs1k".
 # XFSJ_KEEP=1 keeps the damaged image of a failed case.  The time is
 # printed: 80 s with the defaults on the 2-core machine while another
@@ -52,6 +54,7 @@ ORACLE=$XFSPROGS613/xfs_repair
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 PROFILES=${LEFTOVER_PROFILES:-defaults bigbuf small}
 TRIES=${UNDONE_TRIES:-12}
+IMAGES=${UNDONE_IMAGES:-4}
 TORN=10
 MNT=$T_DIR/mnt
 echo "# replay-leftover: seed $SEED, profiles $PROFILES"
@@ -295,21 +298,21 @@ need_split() {
 	return 1
 }
 
-undone_case() {
-	local prof=$1 name=$prof-undone img=$T_DIR/undone.img try blocks tr
-	local fail0=$T_FAIL u=""
-	profile "$prof"
-	if ! CRASH_MKFS=$P_MKFS CRASH_NEED=need_split CRASH_SEED=$SEED \
+# undone_try PROF SEED: one crash image, its records tried; sets u, try,
+# blocks (u empty: none left work undone)
+undone_try() {
+	local prof=$1 seed=$2 img=$T_DIR/undone.img tr
+	u=""
+	try=0
+	if ! CRASH_MKFS=$P_MKFS CRASH_NEED=need_split CRASH_SEED=$seed \
 		CRASH_CHAINS=1 CRASH_HOLD=6 CRASH_FREEZE=1 \
 		make_crash_image "$T_DIR/crash.img" "$P_SIZE" "$P_MKOPTS" "$P_MOPTS" 3; then
-		not_ok "$name: crash image"
-		return
+		return 1
 	fi
 	# The checkpoints that end intents of earlier ones, in a seeded order.
 	done_trans "$T_DIR/crash.img" |
-		awk -v s="$SEED" 'BEGIN { srand(s) } { print rand() "\t" $0 }' |
+		awk -v s="$seed" 'BEGIN { srand(s) } { print rand() "\t" $0 }' |
 		sort | cut -f2 | head -n "$TRIES" > "$T_DIR/tries"
-	try=0
 	while read -r tr; do
 		try=$((try + 1))
 		cp --sparse=always "$T_DIR/crash.img" "$img"
@@ -321,12 +324,30 @@ undone_case() {
 		fi
 	done < "$T_DIR/tries"
 	rm -f "$T_DIR/crash.img"
+	[ -n "$u" ] || rm -f "$img"
+	return 0
+}
+
+undone_case() {
+	local prof=$1 name=$prof-undone img=$T_DIR/undone.img try blocks u
+	local fail0=$T_FAIL image tries=0
+	profile "$prof"
+	# A crash image whose records all fail to leave work undone (too
+	# few intents ended in a later checkpoint) is replaced by another
+	# one of the next seed, up to UNDONE_IMAGES images.
+	for image in $(seq 0 $((IMAGES - 1))); do
+		if ! undone_try "$prof" $((SEED + image * 7919)); then
+			not_ok "$name: crash image"
+			return
+		fi
+		tries=$((tries + try))
+		[ -n "$u" ] && break
+	done
 	if [ -z "$u" ]; then
-		not_ok "$name: none of $try damaged records left work the salvage could not finish"
-		rm -f "$img"
+		not_ok "$name: none of $tries damaged records in $IMAGES crash images left work the salvage could not finish"
 		return
 	fi
-	ok "$name: records $blocks zeroed (try $try): the salvage leaves the log's work undone ($u)"
+	ok "$name: records $blocks zeroed (image $((image + 1)), try $try): the salvage leaves the log's work undone ($u)"
 	echo "# $name: found: $(codes "$T_DIR/n.json" | tr '\n' ' ')"
 	check "$name: the check reports the held files' unlinked inodes left for the repair" \
 		grep -q '"code":"agi.unlinked_pending"' "$T_DIR/n.json"
