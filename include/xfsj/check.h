@@ -83,8 +83,7 @@ enum xfsj_handler {
 	XFSJ_H_SYMLINK_CRC,	/* remote target CRC mended, else freed */
 	XFSJ_H_INODE_INO,
 	XFSJ_H_INODE_UUID,
-	XFSJ_H_INODE_NEXTENTS,	/* to a bound the core allows */
-	XFSJ_H_FORK_NEXTENTS,	/* to the records the fork walk found */
+	XFSJ_H_FORK_NEXTENTS,	/* to the mappings the fork holds */
 	XFSJ_H_INODE_BIG_NEXTENTS,
 	XFSJ_H_INODE_NBLOCKS,
 	XFSJ_H_INODE_FLAGS,
