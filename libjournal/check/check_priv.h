@@ -210,6 +210,13 @@ struct xck_lossy {
 	uint64_t id;		/* the problem's xfsj_problem.id */
 };
 
+/* A directory holding the entry of a lossy one (causes.c's index). */
+struct xck_lossy_holder {
+	uint64_t holder;
+	uint64_t dir;		/* the lossy directory */
+	uint64_t id;		/* its xck_lossy.id */
+};
+
 /* ---- the check ---- */
 struct xck {
 	struct xfsj_fs *fs;
@@ -224,6 +231,9 @@ struct xck {
 	struct xck_vec dirents;		/* struct xck_dirent */
 	struct xck_vec pptrs;		/* struct xck_pptr */
 	struct xck_vec lossy;		/* struct xck_lossy */
+	struct xck_vec holders;		/* struct xck_lossy_holder, made
+					 * by causes.c when first asked */
+	bool holders_made;
 	uint64_t next_id;		/* the next problem's number */
 	uint64_t state_bytes;		/* the tables' bytes now */
 	/* Totals the per-AG phases add up for counters.c. */
