@@ -347,6 +347,14 @@ bool xck_chunk_inside(const struct xck *ck, const struct xck_ag *ag,
  */
 size_t xck_chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
 			const struct xck_chunk *c, struct xfsj_buf_ra *ra);
+/*
+ * Each inode of chunk @c not in its holes, in order, each block read once
+ * for the slots it holds: @fn(@arg, k, the slot's bytes).  Stops at the
+ * first error (a read's or @fn's) and returns it.
+ */
+typedef int (*xck_slot_fn)(void *arg, unsigned int k, const uint8_t *dip);
+int xck_chunk_each(struct xck *ck, const struct xck_ag *ag,
+		   const struct xck_chunk *c, xck_slot_fn fn, void *arg);
 
 /* ---- parallel.c: a per-AG phase @fn over every AG on @threads ---- */
 /* 0, a negative XFSJ_E_*, or 1 when no thread could be started. */
