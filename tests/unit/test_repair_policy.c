@@ -77,6 +77,42 @@ START_TEST(every_handler_is_named)
 }
 END_TEST
 
+/*
+ * The AG stage reads the traits, not the structure column: every row the
+ * stage answers has the trait of its structure, and no other row has it.
+ */
+START_TEST(ag_rows_carry_their_tree)
+{
+	static const struct {
+		const char *structure;
+		unsigned int trait;
+	} t[] = {
+		{ "AGI", XFSJ_T_AGI_HEADER },
+		{ "inobt", XFSJ_T_INOBT },
+		{ "finobt", XFSJ_T_FINOBT },
+		{ "refcountbt", XFSJ_T_REFC_BTREE },
+	};
+	size_t i, k, n = xfsj_problem_count(), marked = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct xfsj_problem_def *d = xfsj_problem_nth(i);
+		bool ag = d->fix == XFSJ_FIX_AG_HEADER ||
+			  d->fix == XFSJ_FIX_REBUILD_BTREE ||
+			  d->fix == XFSJ_FIX_FREE_SPACE;
+
+		for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+			bool want = ag && !strcmp(d->structure, t[k].structure);
+
+			ck_assert_msg(want == !!(d->traits & t[k].trait),
+				      "%s: trait of %s %s", d->code,
+				      t[k].structure, want ? "missing" : "extra");
+			marked += want;
+		}
+	}
+	ck_assert_uint_ge(marked, 20);
+}
+END_TEST
+
 /* ---- the handlers run ---- */
 
 struct seen {
@@ -435,6 +471,47 @@ START_TEST(entry_target_disjoint)
 END_TEST
 
 /*
+ * One mapping record of the named file's data fork (of two: offsets 0
+ * and 10, two blocks each) made wrong: the row found, the fork trimmed
+ * of it, and the check finds nothing after.
+ */
+static const struct {
+	const char *code;
+	unsigned int rec;
+	struct xfsj_bmbt_irec m;	/* startblock ~0: keep the record's */
+} fork_recs[] = {
+	{ "fork.ext_len", 0, { 0, ~0ULL, 0, false } },
+	{ "fork.ext_offset", 1, { XFSJ_MAX_FILEOFF, ~0ULL, 2, false } },
+	{ "fork.ext_order", 1, { 1, ~0ULL, 2, false } },
+	{ "fork.ext_block", 1, { 10, 7ULL << 40, 2, false } },
+};
+
+START_TEST(fork_row_answered)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	struct xfsj_bmbt_irec m = fork_recs[_i].m, old;
+	uint64_t ino[2];
+	uint8_t *rec;
+
+	two_named_files(&fx, ino);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino[0], true, &ip, &fx.f), 0);
+	ck_assert_uint_eq(xfsj_dinode_nextents(&ip.di), 2);
+	rec = ip.dip + XFSJ_DINODE_CORE_SIZE +
+	      fork_recs[_i].rec * XFSJ_BMBT_REC_SIZE;
+	xfsj_bmbt_rec_decode(rec, &old);
+	if (m.startblock == ~0ULL)
+		m.startblock = old.startblock;
+	xfsj_bmbt_rec_encode(&m, rec);
+	xfsj_dinode_finish(ip.dip, fx.sb.inodesize);
+	xfsj_buf_dirty(ip.bp);
+	fs_fixture_reopen(&fx);
+	answered(&fx, fork_recs[_i].code);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
  * A file made behind the inode btree's back, named by no directory: the
  * inobt is rebuilt, the file goes to lost+found; with a field of its
  * core set (@field not NULL), that row's handler too.
@@ -505,6 +582,17 @@ static const struct {
 	{ "agi.counter", true, XFSJ_AGI_OFF(freecount), 40 },
 	{ "agi.field", true, XFSJ_AGI_OFF(seqno), 7 },
 	{ "agi.unlinked", true, XFSJ_AGI_OFF(unlinked) + 12, 5 },
+	{ "agf.magic", false, XFSJ_AGF_OFF(magicnum), 0x12345678 },
+	{ "agf.field", false, XFSJ_AGF_OFF(seqno), 7 },
+	{ "agf.level", false, XFSJ_AGF_OFF(bno_level), 0 },
+	{ "agf.flist", false, XFSJ_AGF_OFF(flcount), 200 },
+	{ "agf.bound", false, XFSJ_AGF_OFF(longest), 0x7fffffff },
+	{ "agf.uuid", false, XFSJ_AGF_OFF(uuid), 0xdeadbeef },
+	{ "agi.magic", true, XFSJ_AGI_OFF(magicnum), 0x12345678 },
+	{ "agi.level", true, XFSJ_AGI_OFF(level), 0 },
+	{ "agi.root", true, XFSJ_AGI_OFF(root), 0 },
+	{ "agi.uuid", true, XFSJ_AGI_OFF(uuid), 0xdeadbeef },
+	{ "agi.bound", true, XFSJ_AGI_OFF(count), 0x7fffffc0 },
 };
 
 START_TEST(ag_row_answered)
@@ -553,6 +641,7 @@ Suite *repair_policy_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, every_fixable_row_has_a_handler);
 	tcase_add_test(tc, every_handler_is_named);
+	tcase_add_test(tc, ag_rows_carry_their_tree);
 	tcase_add_loop_test(tc, root_row_answered, 0,
 			    sizeof(root_rows) / sizeof(root_rows[0]));
 	tcase_add_loop_test(tc, ag_row_answered, 0,
@@ -562,6 +651,8 @@ Suite *repair_policy_suite(void)
 	tcase_add_test(tc, dir_root_made);
 	tcase_add_test(tc, nblocks_one_rule);
 	tcase_add_test(tc, entry_target_disjoint);
+	tcase_add_loop_test(tc, fork_row_answered, 0,
+			    sizeof(fork_recs) / sizeof(fork_recs[0]));
 	tcase_add_loop_test(tc, nextents_one_rule, 0,
 			    sizeof(counts) / sizeof(counts[0]));
 	tcase_add_test(tc, ftype_one_rule);
