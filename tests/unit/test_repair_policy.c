@@ -200,6 +200,7 @@ static const struct {
 	{ "inode.magic", "magic", 0x4e4f },
 	{ "inode.version", "version", 2 },
 	{ "inode.next_orphan", "next_unlinked", 1 },
+	{ "inode.next_unlinked", "next_unlinked", 0x0fffffc0 },
 	{ "inode.size", "size", 0 },
 	{ "inode.flags2", "flags2", 0x0a },
 	{ "inode.nlink_zero", "nlink", 0 },
