@@ -148,6 +148,13 @@ static bool has(const struct seen *s, const char *code)
 	return false;
 }
 
+/* @ip's core bytes changed by hand: its CRC restamped, its buffer dirty. */
+static void core_changed(struct fs_fixture *fx, struct xfsj_iref *ip)
+{
+	xfsj_dinode_finish(ip->dip, fx->sb.inodesize);
+	xfsj_buf_dirty(ip->bp);
+}
+
 /* Set @field of the root inode to @v, CRC restamped. */
 static void poke_root(struct fs_fixture *fx, const char *field, uint64_t v)
 {
@@ -157,8 +164,7 @@ static void poke_root(struct fs_fixture *fx, const char *field, uint64_t v)
 			 0);
 	ck_assert_int_eq(xfsj_layout_put(&xfsj_dinode_layout, ip.dip, field,
 					 v), 0);
-	xfsj_dinode_finish(ip.dip, fx->sb.inodesize);
-	xfsj_buf_dirty(ip.bp);
+	core_changed(fx, &ip);
 	fs_fixture_reopen(fx);
 }
 
@@ -504,8 +510,7 @@ START_TEST(fork_row_answered)
 	if (m.startblock == ~0ULL)
 		m.startblock = old.startblock;
 	xfsj_bmbt_rec_encode(&m, rec);
-	xfsj_dinode_finish(ip.dip, fx.sb.inodesize);
-	xfsj_buf_dirty(ip.bp);
+	core_changed(&fx, &ip);
 	fs_fixture_reopen(&fx);
 	answered(&fx, fork_recs[_i].code);
 	fs_fixture_free(&fx);
@@ -543,8 +548,7 @@ START_TEST(file_row_answered)
 		ck_assert_int_eq(xfsj_layout_put(&xfsj_dinode_layout, ip.dip,
 						 file_rows[_i].field,
 						 file_rows[_i].v), 0);
-		xfsj_dinode_finish(ip.dip, fx.sb.inodesize);
-		xfsj_buf_dirty(ip.bp);
+		core_changed(&fx, &ip);
 	}
 	fs_fixture_reopen(&fx);
 	answered(&fx, file_rows[_i].code);
