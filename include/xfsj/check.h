@@ -83,8 +83,7 @@ enum xfsj_handler {
 	XFSJ_H_SYMLINK_CRC,	/* remote target CRC mended, else freed */
 	XFSJ_H_INODE_INO,
 	XFSJ_H_INODE_UUID,
-	XFSJ_H_INODE_NEXTENTS,	/* to a bound the core allows */
-	XFSJ_H_FORK_NEXTENTS,	/* to the records the fork walk found */
+	XFSJ_H_FORK_NEXTENTS,	/* to the mappings the fork holds */
 	XFSJ_H_INODE_BIG_NEXTENTS,
 	XFSJ_H_INODE_NBLOCKS,
 	XFSJ_H_INODE_FLAGS,
@@ -168,6 +167,13 @@ enum {
 	/* A bound broken when its AG's counter is: the counter's fix
 	 * answers it. */
 	XFSJ_T_COUNTER_BOUND	= 1 << 12,
+	/* The rows of a structure the AG stage rebuilds (the structure
+	 * column is for people: the repair reads these): the AGI's own
+	 * header, the inobt's, finobt's and refcount btree's records. */
+	XFSJ_T_AGI_HEADER	= 1 << 13,
+	XFSJ_T_INOBT		= 1 << 14,
+	XFSJ_T_FINOBT		= 1 << 15,
+	XFSJ_T_REFC_BTREE	= 1 << 16,
 };
 
 /*

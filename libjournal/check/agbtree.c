@@ -117,37 +117,40 @@ static const struct xfsj_problem_def rows[AGBT__N] = {
 	[INOBT_ALIGN] = { "inobt.align", 0x030016, XFSJ_SEV_CORRUPT,
 		"inobt", REC ": start inode {found} is not aligned to an inode "
 		"chunk", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_INOBT },
 	[INOBT_RANGE] = { "inobt.range", 0x030017, XFSJ_SEV_CORRUPT,
 		"inobt", REC ": inodes from {found} are not all inodes of the "
 		"AG", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_INOBT },
 	[INOBT_FREECOUNT] = { "inobt.freecount", 0x030018,
 		XFSJ_SEV_CORRUPT, "inobt", REC ": freecount {found}, the free "
 		"mask says {expected}", REBUILD,
-		XFSJ_H_AG_BTREES, XFSJ_T_INOBT_READ },
+		XFSJ_H_AG_BTREES, XFSJ_T_INOBT_READ |
+		XFSJ_T_INOBT },
 	[INOBT_COUNT] = { "inobt.count", 0x030019, XFSJ_SEV_CORRUPT, "inobt",
 		REC ": count {found}, the holemask says {expected}", REBUILD,
-		XFSJ_H_AG_BTREES, XFSJ_T_INOBT_READ },
+		XFSJ_H_AG_BTREES, XFSJ_T_INOBT_READ |
+		XFSJ_T_INOBT },
 	[INOBT_HOLES] = { "inobt.holes", 0x03001a, XFSJ_SEV_CORRUPT, "inobt",
 		REC ": holemask {xexpected} has inodes not marked free "
 		"(free {xfound})", REBUILD,
-		XFSJ_H_AG_BTREES, XFSJ_T_INOBT_READ },
+		XFSJ_H_AG_BTREES, XFSJ_T_INOBT_READ |
+		XFSJ_T_INOBT },
 	[FINOBT_NOFREE] = { "finobt.nofree", 0x03001b, XFSJ_SEV_CORRUPT,
 		"finobt", REC ": chunk {found} has no free inode", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_FINOBT },
 	[FINOBT_DIFFERS] = { "finobt.differs", 0x03001c, XFSJ_SEV_XCORRUPT,
 		"finobt", REC ": chunk {found} differs from the inobt's "
 		"record", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_FINOBT },
 	[FINOBT_UNKNOWN] = { "finobt.unknown", 0x03001d, XFSJ_SEV_XCORRUPT,
 		"finobt", REC ": chunk {found} is not in the inobt",
 		REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_FINOBT },
 	[FINOBT_MISSING] = { "finobt.missing", 0x03001e, XFSJ_SEV_XCORRUPT,
 		"finobt", "{field} of AG {ag}: inobt chunk {found} has free "
 		"inodes but no finobt record", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_FINOBT },
 	[RMAPBT_FLAGS] = { "rmapbt.flags", 0x03001f, XFSJ_SEV_CORRUPT,
 		"rmapbt", REC ": offset {xfound} has bits no rmap record may "
 		"have", REBUILD,
@@ -175,19 +178,19 @@ static const struct xfsj_problem_def rows[AGBT__N] = {
 	[REFCBT_COUNT] = { "refcountbt.count", 0x030025, XFSJ_SEV_CORRUPT,
 		"refcountbt", REC ": shared extent with refcount {found}, "
 		"at least 2 expected", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_REFC_BTREE },
 	[REFCBT_COW] = { "refcountbt.cow", 0x030026, XFSJ_SEV_CORRUPT,
 		"refcountbt", REC ": CoW staging extent with refcount "
 		"{found}, expected 1", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_REFC_BTREE },
 	[REFCBT_MERGE] = { "refcountbt.merge", 0x030027, XFSJ_SEV_CORRUPT,
 		"refcountbt", REC ": starting at {found}, should be merged "
 		"with the record before", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_REFC_BTREE },
 	[INOBT_MISSING] = { "inobt.missing", 0x030028, XFSJ_SEV_XCORRUPT,
 		"inobt", "{field} of AG {ag}: chunk {found}, inode chunk "
 		"blocks in the rmapbt, is not in the inobt", REBUILD,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_INOBT },
 };
 const struct xck_table xck_agbt_table = { rows, AGBT__N };
 

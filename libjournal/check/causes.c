@@ -96,14 +96,26 @@ static bool pptr_to_lossy(const struct xck *ck, uint64_t ino, uint64_t *id)
 	return false;
 }
 
+static int holder_cmp(const void *a, const void *b)
+{
+	const struct xck_lossy_holder *x = a, *y = b;
+
+	if (x->holder != y->holder)
+		return x->holder < y->holder ? -1 : 1;
+	return x->dir < y->dir ? -1 : x->dir > y->dir;
+}
+
 /*
- * Is directory @ino the one holding the entry of a lossy directory (whose
- * ".." naming @ino was lost)?  ck->dirents sorted by child.
+ * The index of the directories holding the entry of a lossy directory,
+ * by holder (the lowest lossy directory first), made once when first
+ * asked: the names pass asks after the scan, with ck->dirents sorted by
+ * child.  (Out of memory, the index stays short: fewer causes tied.)
  */
-static bool holds_lossy(const struct xck *ck, uint64_t ino, uint64_t *id)
+static void make_holders(struct xck *ck)
 {
 	size_t k, i;
 
+	ck->holders_made = true;
 	for (k = 0; k < ck->lossy.n; k++) {
 		const struct xck_lossy *l = xck_vec_at(&ck->lossy, k);
 
@@ -112,16 +124,42 @@ static bool holds_lossy(const struct xck *ck, uint64_t ino, uint64_t *id)
 		for (; i < ck->dirents.n; i++) {
 			const struct xck_dirent *e = xck_vec_at(&ck->dirents,
 								i);
+			struct xck_lossy_holder h = {
+				.holder = e->dir, .dir = l->dir, .id = l->id,
+			};
 
 			if (e->child != l->dir)
 				break;
-			if (e->dir == ino && e->dir != e->child) {
-				*id = l->id;
-				return true;
-			}
+			if (e->dir != e->child &&
+			    xck_vec_push(ck, &ck->holders, &h))
+				goto sort;
 		}
 	}
-	return false;
+sort:
+	xck_vec_sort(&ck->holders, holder_cmp);
+}
+
+/*
+ * Is directory @ino the one holding the entry of a lossy directory (whose
+ * ".." naming @ino was lost)?  A search of the index: the first one
+ * found by holder is the lowest lossy directory.
+ */
+static bool holds_lossy(struct xck *ck, uint64_t ino, uint64_t *id)
+{
+	const struct xck_lossy_holder *h;
+	size_t i;
+
+	if (!ck->holders_made)
+		make_holders(ck);
+	i = lower_bound(&ck->holders,
+			offsetof(struct xck_lossy_holder, holder), ino);
+	if (i == ck->holders.n)
+		return false;
+	h = xck_vec_at(&ck->holders, i);
+	if (h->holder != ino)
+		return false;
+	*id = h->id;
+	return true;
 }
 
 struct xfsj_problem *xck_cause(struct xck *ck, enum xck_conseq kind,

@@ -249,6 +249,7 @@ void xck_free(struct xck *ck)
 	xck_vec_free(ck, &ck->dirents);
 	xck_vec_free(ck, &ck->pptrs);
 	xck_vec_free(ck, &ck->lossy);
+	xck_vec_free(ck, &ck->holders);
 	free(ck);
 }
 
@@ -279,6 +280,7 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	xck_vec_init(&ck->dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&ck->pptrs, sizeof(struct xck_pptr));
 	xck_vec_init(&ck->lossy, sizeof(struct xck_lossy));
+	xck_vec_init(&ck->holders, sizeof(struct xck_lossy_holder));
 
 	xck_progress(ck, XFSJ_CK_SB, 0, 1);
 	err = xck_sb(ck);

@@ -210,6 +210,13 @@ struct xck_lossy {
 	uint64_t id;		/* the problem's xfsj_problem.id */
 };
 
+/* A directory holding the entry of a lossy one (causes.c's index). */
+struct xck_lossy_holder {
+	uint64_t holder;
+	uint64_t dir;		/* the lossy directory */
+	uint64_t id;		/* its xck_lossy.id */
+};
+
 /* ---- the check ---- */
 struct xck {
 	struct xfsj_fs *fs;
@@ -224,6 +231,9 @@ struct xck {
 	struct xck_vec dirents;		/* struct xck_dirent */
 	struct xck_vec pptrs;		/* struct xck_pptr */
 	struct xck_vec lossy;		/* struct xck_lossy */
+	struct xck_vec holders;		/* struct xck_lossy_holder, made
+					 * by causes.c when first asked */
+	bool holders_made;
 	uint64_t next_id;		/* the next problem's number */
 	uint64_t state_bytes;		/* the tables' bytes now */
 	/* Totals the per-AG phases add up for counters.c. */
@@ -337,6 +347,14 @@ bool xck_chunk_inside(const struct xck *ck, const struct xck_ag *ag,
  */
 size_t xck_chunk_blocks(const struct xck *ck, const struct xck_ag *ag,
 			const struct xck_chunk *c, struct xfsj_buf_ra *ra);
+/*
+ * Each inode of chunk @c not in its holes, in order, each block read once
+ * for the slots it holds: @fn(@arg, k, the slot's bytes).  Stops at the
+ * first error (a read's or @fn's) and returns it.
+ */
+typedef int (*xck_slot_fn)(void *arg, unsigned int k, const uint8_t *dip);
+int xck_chunk_each(struct xck *ck, const struct xck_ag *ag,
+		   const struct xck_chunk *c, xck_slot_fn fn, void *arg);
 
 /* ---- parallel.c: a per-AG phase @fn over every AG on @threads ---- */
 /* 0, a negative XFSJ_E_*, or 1 when no thread could be started. */

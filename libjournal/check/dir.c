@@ -66,6 +66,13 @@ const struct xfsj_problem_def xck_dir_rows[DIR__N] = {
 	  "directory inode {ino}: entry at directory offset {off}: {field} "
 	  "is {found}",
 		XFSJ_H_SALVAGE_DIR, 0),
+	/*
+	 * An entry naming a number no inode can have (outside the AGs, over
+	 * the headers, bits past the geometry).  Not names.c's dirent.target
+	 * (a valid number whose inode is not in use): the two are disjoint,
+	 * both decided by xck_ino_valid, and an entry of this row never
+	 * reaches the name tables (unit test entry_target_disjoint).
+	 */
 	R(DIR_ENT_INO, "dir.entry.ino", 0x05000c, XFSJ_FIX_CLEAR_ENTRY,
 	  "directory inode {ino}: entry '{name}' at directory offset {off} "
 	  "names invalid inode number {found}",

@@ -17,7 +17,7 @@ struct data_walk {
 	uint64_t db;
 	const uint8_t *b;
 	struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE];
-	uint16_t top[XFSJ_DIR2_BEST_FREE];	/* largest regions seen */
+	struct xfsj_dir2_bestfree top[XFSJ_DIR2_BEST_FREE]; /* largest seen */
 	unsigned int matched;			/* bf entries found */
 	bool lastfree;
 };
@@ -46,14 +46,7 @@ static void unused_item(struct data_walk *w, const struct xfsj_dir2_item *it)
 			w->matched |= 1U << i;
 			break;
 		}
-	for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++)
-		if (len > w->top[i]) {
-			memmove(&w->top[i + 1], &w->top[i],
-				(XFSJ_DIR2_BEST_FREE - 1 - i) *
-				sizeof(w->top[0]));
-			w->top[i] = len;
-			break;
-		}
+	xfsj_dir2_bestfree_add(w->top, it->off, len);
 }
 
 static int entry_item(struct data_walk *w, const struct xfsj_dir2_item *it)
@@ -91,9 +84,9 @@ static void check_bestfree(struct data_walk *w)
 	for (unsigned int i = 0; i < XFSJ_DIR2_BEST_FREE; i++) {
 		const struct xfsj_dir2_bestfree *f = &w->bf[i];
 
-		if (f->length != w->top[i])
+		if (f->length != w->top[i].length)
 			xck_dir_report(w->d, DIR_BESTFREE, has, doff(w, 0),
-				       fl[i], w->top[i], f->length);
+				       fl[i], w->top[i].length, f->length);
 		else if (f->length && !(w->matched & 1U << i))
 			xck_dir_report(w->d, DIR_BESTFREE, XFSJ_PF_OFF |
 				       XFSJ_PF_FOUND, doff(w, 0), fo[i], 0,

@@ -680,17 +680,54 @@ static int walk_extents(struct fwalk *w, uint64_t nrecs)
 	uint64_t i, room = w->ic->forksize[w->whichfork] / XFSJ_BMBT_REC_SIZE;
 	int err;
 
-	/* icore.c reported a count the fork cannot hold. */
-	if (nrecs > room) {
+	/* (walk_fork counted what it holds: never more than its room) */
+	if (nrecs > room)
 		nrecs = room;
-		w->damaged = true;
-	}
 	for (i = 0; i < nrecs; i++) {
 		err = check_rec(w, p + i * XFSJ_BMBT_REC_SIZE);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/* fork.nextents: the count the core holds is not @holds. */
+static void report_count(struct xck *ck, const struct xck_icheck *ic,
+			 int whichfork, uint64_t holds)
+{
+	const struct xfsj_dinode *di = &ic->di;
+
+	xck_report(ck, &(struct xfsj_problem){
+		.def = &rows[FORK_NEXTENTS],
+		.has = XFSJ_PF_INO | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
+		.ino = ic->ino,
+		.field = whichfork ? "anextents" : "nextents",
+		.expected = holds,
+		.found = whichfork ? xfsj_dinode_anextents(di)
+				   : xfsj_dinode_nextents(di) });
+}
+
+/*
+ * The mappings an extents fork holds: of the records the core counts
+ * (at most the fork's room), those before a run of records of length 0
+ * (no mapping has that length) that reaches the end.  A record of
+ * length 0 among sound ones is that record's fault (fork.ext_len).
+ */
+static uint64_t extents_held(const struct xck_icheck *ic, int whichfork,
+			     uint64_t want)
+{
+	uint64_t n = ic->forksize[whichfork] / XFSJ_BMBT_REC_SIZE;
+	struct xfsj_bmbt_irec m;
+
+	if (n > want)
+		n = want;
+	for (; n; n--) {
+		xfsj_bmbt_rec_decode(ic->fork[whichfork] +
+				     (n - 1) * XFSJ_BMBT_REC_SIZE, &m);
+		if (m.blockcount)
+			break;
+	}
+	return n;
 }
 
 /* Walk one fork; *@blocks gets what it takes; false if not whole. */
@@ -707,16 +744,32 @@ static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
 	};
 	int err;
 
+	/*
+	 * One rule for an extent count (its only row, fork.nextents): the
+	 * number of mappings the fork holds.  None in a device or local
+	 * fork or a missing attribute fork; an extents fork's are counted
+	 * before the walk (the count may exceed its room), a btree fork's
+	 * by the walk.  (A format no fork has is the format's row.)
+	 */
 	*blocks = 0;
 	*whole = true;
 	if (whichfork && !di->forkoff)
-		return 0;
-	if (fmt == XFSJ_DINODE_FMT_EXTENTS)
-		err = walk_extents(&w, want);
-	else if (fmt == XFSJ_DINODE_FMT_BTREE)
+		fmt = XFSJ_DINODE_FMT_DEV;
+	if (fmt == XFSJ_DINODE_FMT_EXTENTS) {
+		uint64_t held = extents_held(ic, whichfork, want);
+
+		if (held != want)
+			report_count(ck, ic, whichfork, held);
+		err = walk_extents(&w, held);
+		want = held;
+	} else if (fmt == XFSJ_DINODE_FMT_BTREE) {
 		err = walk_btree(&w);
-	else
+	} else {
+		if ((fmt == XFSJ_DINODE_FMT_DEV ||
+		     fmt == XFSJ_DINODE_FMT_LOCAL) && want)
+			report_count(ck, ic, whichfork, 0);
 		return 0;
+	}
 	xfsj_u64set_free(&w.seen);
 	if (err) {
 		free(w.map);
@@ -729,12 +782,7 @@ static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
 	*blocks = w.blocks;
 	*whole = !w.damaged;
 	if (!w.damaged && w.recs != want)
-		xck_report(ck, &(struct xfsj_problem){
-			.def = &rows[FORK_NEXTENTS],
-			.has = XFSJ_PF_INO | XFSJ_PF_EXPECTED | XFSJ_PF_FOUND,
-			.ino = ic->ino,
-			.field = whichfork ? "anextents" : "nextents",
-			.expected = w.recs, .found = want });
+		report_count(ck, ic, whichfork, w.recs);
 	/*
 	 * Mappings that fit in the inode are kept there: the kernel turns
 	 * a btree fork back into a list when they fit, and xfs_repair

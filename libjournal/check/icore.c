@@ -32,10 +32,6 @@ enum {
 };
 
 #define NSEC_PER_SEC		1000000000U
-#define MAX_DATA_EXTENTS	((1ULL << 31) - 1)
-#define MAX_ATTR_EXTENTS	((1ULL << 15) - 1)
-#define MAX_DATA_EXTENTS64	((1ULL << 48) - 1)
-#define MAX_ATTR_EXTENTS64	((1ULL << 32) - 1)
 #define DEV_FORKOFF		1	/* a dev_t rounded up to 8 bytes */
 
 static bool has_incompat(const struct xck *ck, uint32_t bit)
@@ -110,14 +106,12 @@ static bool format_ok(const struct xfsj_dinode *di, uint32_t dsize)
 	}
 }
 
-/* Fork offset, attribute format and the extent counts. */
+/* Fork offset and the formats (the extent counts: forks.c). */
 static bool check_forks(struct xck *ck, struct xck_icheck *ic)
 {
 	const struct xfsj_dinode *di = &ic->di;
 	uint32_t lit = ck->sb->inodesize - XFSJ_DINODE_CORE_SIZE;
 	bool big = di->flags2 & XFSJ_DIFLAG2_NREXT64;
-	uint64_t next = xfsj_dinode_nextents(di);
-	uint64_t anext = xfsj_dinode_anextents(di);
 	uint32_t dsize, asize;
 	bool ok = true;
 
@@ -145,32 +139,7 @@ static bool check_forks(struct xck *ck, struct xck_icheck *ic)
 			       di->big_nextents);
 		ok = false;
 	}
-	switch (di->format) {
-	case XFSJ_DINODE_FMT_DEV:
-	case XFSJ_DINODE_FMT_LOCAL:
-		if (next) {
-			xck_ino_report(ck, INO_NEXTENTS, ic->ino, "nextents",
-				       0, next);
-			ok = false;
-		}
-		break;
-	case XFSJ_DINODE_FMT_EXTENTS:
-		if (next > dsize / XFSJ_BMBT_REC_SIZE) {
-			xck_ino_report(ck, INO_NEXTENTS, ic->ino, "nextents",
-				       dsize / XFSJ_BMBT_REC_SIZE, next);
-			ok = false;
-		}
-		break;
-	case XFSJ_DINODE_FMT_BTREE:
-		if (next > (big ? MAX_DATA_EXTENTS64 : MAX_DATA_EXTENTS)) {
-			xck_ino_report(ck, INO_NEXTENTS, ic->ino, "nextents",
-				       big ? MAX_DATA_EXTENTS64
-					   : MAX_DATA_EXTENTS, next);
-			ok = false;
-		}
-		break;
-	}
-
+	/* (The extent counts: one rule, the forks' walk's.) */
 	if (!di->forkoff) {
 		/*
 		 * No attr fork: the kernel's verifier also takes 0 (a core
@@ -182,41 +151,11 @@ static bool check_forks(struct xck *ck, struct xck_icheck *ic)
 				       XFSJ_DINODE_FMT_EXTENTS, di->aformat);
 			ok = false;
 		}
-		if (anext) {
-			xck_ino_report(ck, INO_ANEXTENTS, ic->ino,
-				       big ? "big_anextents" : "anextents", 0,
-				       anext);
-			ok = false;
-		}
 		return ok;
 	}
-	switch (di->aformat) {
-	case XFSJ_DINODE_FMT_LOCAL:
-		if (anext) {
-			xck_ino_report(ck, INO_ANEXTENTS, ic->ino,
-				       big ? "big_anextents" : "anextents", 0,
-				       anext);
-			ok = false;
-		}
-		break;
-	case XFSJ_DINODE_FMT_EXTENTS:
-		if (anext > asize / XFSJ_BMBT_REC_SIZE) {
-			xck_ino_report(ck, INO_ANEXTENTS, ic->ino,
-				       big ? "big_anextents" : "anextents",
-				       asize / XFSJ_BMBT_REC_SIZE, anext);
-			ok = false;
-		}
-		break;
-	case XFSJ_DINODE_FMT_BTREE:
-		if (anext > (big ? MAX_ATTR_EXTENTS64 : MAX_ATTR_EXTENTS)) {
-			xck_ino_report(ck, INO_ANEXTENTS, ic->ino,
-				       big ? "big_anextents" : "anextents",
-				       big ? MAX_ATTR_EXTENTS64
-					   : MAX_ATTR_EXTENTS, anext);
-			ok = false;
-		}
-		break;
-	default:
+	if (di->aformat != XFSJ_DINODE_FMT_LOCAL &&
+	    di->aformat != XFSJ_DINODE_FMT_EXTENTS &&
+	    di->aformat != XFSJ_DINODE_FMT_BTREE) {
 		xck_ino_report(ck, INO_AFORMAT, ic->ino, "aformat",
 			       XFSJ_DINODE_FMT_LOCAL, di->aformat);
 		ok = false;

@@ -67,14 +67,6 @@ const struct xfsj_problem_def xck_inode_rows[INO__N] = {
 		"inode {ino}: attribute fork format {found} is not allowed",
 		XFSJ_FIX_CLEAR_FORK,
 		XFSJ_H_ATTR_FORK_CLEAR, 0),
-	[INO_NEXTENTS] = R("inode.nextents", 0x04000c,
-		"inode {ino}: {field} is {found}, expected {expected}",
-		XFSJ_FIX_FIELD,
-		XFSJ_H_INODE_NEXTENTS, 0),
-	[INO_ANEXTENTS] = R("inode.anextents", 0x04000d,
-		"inode {ino}: {field} is {found}, expected {expected}",
-		XFSJ_FIX_FIELD,
-		XFSJ_H_INODE_NEXTENTS, 0),
 	[INO_BIGNEXT] = R("inode.big_nextents", 0x04000e,
 		"inode {ino}: {field} is {found} without large extent "
 		"counters", XFSJ_FIX_FIELD,
@@ -317,8 +309,8 @@ bool xck_chunk_inside(const struct xck *ck, const struct xck_ag *ag,
 	return first > 0 && last < ag->agblocks;
 }
 
-static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
-		      struct xck_vec *linked)
+int xck_chunk_each(struct xck *ck, const struct xck_ag *ag,
+		   const struct xck_chunk *c, xck_slot_fn fn, void *arg)
 {
 	const struct xfsj_sb *sb = ck->sb;
 	struct xfsj_buf *bp = NULL;
@@ -326,13 +318,6 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 	unsigned int k;
 	int err = 0;
 
-	if (!xck_chunk_inside(ck, ag, c)) {
-		xck_report(ck, &(struct xfsj_problem){
-			.def = &xck_inode_rows[INO_CHUNK_RANGE],
-			.has = XFSJ_PF_AG | XFSJ_PF_FOUND, .agno = ag->agno,
-			.found = c->rec.startino });
-		return 0;
-	}
 	for (k = 0; k < XFSJ_INODES_PER_CHUNK && !err; k++) {
 		uint32_t agino = c->rec.startino + k;
 		uint32_t agbno = agino >> sb->inopblog;
@@ -340,7 +325,6 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 
 		if (xck_chunk_in_hole(c, k))
 			continue;
-		ck->res->work[XFSJ_WK_INODES]++;
 		if (agbno != cur) {
 			xfsj_buf_rele(ck->fs, bp);
 			bp = NULL;
@@ -351,11 +335,40 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
 				break;
 			cur = agbno;
 		}
-		err = check_slot(ck, ag, c, k,
-				 bp->data + slot * sb->inodesize, linked);
+		err = fn(arg, k, bp->data + slot * sb->inodesize);
 	}
 	xfsj_buf_rele(ck->fs, bp);
 	return err;
+}
+
+struct scan {
+	struct xck *ck;
+	struct xck_ag *ag;
+	struct xck_chunk *c;
+	struct xck_vec *linked;
+};
+
+static int scan_slot(void *arg, unsigned int k, const uint8_t *dip)
+{
+	struct scan *s = arg;
+
+	s->ck->res->work[XFSJ_WK_INODES]++;
+	return check_slot(s->ck, s->ag, s->c, k, dip, s->linked);
+}
+
+static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
+		      struct xck_vec *linked)
+{
+	struct scan s = { ck, ag, c, linked };
+
+	if (!xck_chunk_inside(ck, ag, c)) {
+		xck_report(ck, &(struct xfsj_problem){
+			.def = &xck_inode_rows[INO_CHUNK_RANGE],
+			.has = XFSJ_PF_AG | XFSJ_PF_FOUND, .agno = ag->agno,
+			.found = c->rec.startino });
+		return 0;
+	}
+	return xck_chunk_each(ck, ag, c, scan_slot, &s);
 }
 
 /*

@@ -37,6 +37,8 @@ enum {
 };
 
 static const struct xfsj_problem_def rows[NM__N] = {
+	/* A valid number whose inode is free or in no chunk; an invalid
+	 * number is dir.c's dir.entry.ino (disjoint: xck_ino_valid). */
 	[NM_ENTRY_FREE] = { "dirent.target", 0x080001, XFSJ_SEV_XCORRUPT,
 		"directory",
 		"directory {ino}: an entry (name hash {xfound}) names inode {expected}, which is {field}",

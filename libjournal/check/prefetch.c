@@ -186,40 +186,31 @@ static int hint_inode(struct xck_pf *pf, const struct xck *ck,
 	return err;
 }
 
+struct hint {
+	struct xck_pf *pf;
+	const struct xck *ck;
+};
+
+static int hint_slot(void *arg, unsigned int k, const uint8_t *dip)
+{
+	struct hint *h = arg;
+
+	(void)k;
+	return hint_inode(h->pf, h->ck, dip);
+}
+
 /* Read chunk @c into the buffer cache and hint its inodes' fork blocks. */
 static void hint_chunk_forks(struct xck *ck, struct xck_ag *ag,
 			     struct xck_pf *pf, const struct xck_chunk *c)
 {
-	const struct xfsj_sb *sb = ck->sb;
 	struct xfsj_buf_ra blk[XFSJ_INODES_PER_CHUNK];
 	size_t nb = xck_chunk_blocks(ck, ag, c, blk);
-	struct xfsj_buf *bp = NULL;
-	uint32_t cur = XFSJ_NULLAGBLOCK;
-	int err = 0;
+	struct hint h = { pf, ck };
 
 	if (!nb || xfsj_buf_readahead(ck->fs, blk, nb))
 		return;
 	pf->n = 0;
-	for (unsigned int k = 0; k < XFSJ_INODES_PER_CHUNK && !err; k++) {
-		uint32_t agino = c->rec.startino + k;
-		uint32_t agbno = agino >> sb->inopblog;
-
-		if (xck_chunk_in_hole(c, k))
-			continue;
-		if (agbno != cur) {
-			xfsj_buf_rele(ck->fs, bp);
-			bp = NULL;
-			err = xfsj_buf_read_ref(ck->fs,
-				xfsj_agb_to_daddr(sb, ag->agno, agbno),
-				sb->blocksize, &bp);
-			if (err)
-				break;
-			cur = agbno;
-		}
-		err = hint_inode(pf, ck, bp->data + (size_t)(agino &
-				 (sb->inopblock - 1)) * sb->inodesize);
-	}
-	xfsj_buf_rele(ck->fs, bp);
+	(void)xck_chunk_each(ck, ag, c, hint_slot, &h);
 	(void)xfsj_buf_prefetch(ck->fs, pf->ra, pf->n);
 }
 

@@ -117,7 +117,6 @@ const char *xfsj_handler_name(enum xfsj_handler h)
 		[XFSJ_H_SYMLINK_CRC] = "symlink_crc_mend_or_clear",
 		[XFSJ_H_INODE_INO] = "inode_ino_set",
 		[XFSJ_H_INODE_UUID] = "inode_uuid_set",
-		[XFSJ_H_INODE_NEXTENTS] = "inode_nextents_set",
 		[XFSJ_H_FORK_NEXTENTS] = "inode_nextents_from_walk",
 		[XFSJ_H_INODE_BIG_NEXTENTS] = "inode_big_nextents_fix",
 		[XFSJ_H_INODE_NBLOCKS] = "inode_nblocks_set",

@@ -88,13 +88,13 @@ static const struct xfsj_problem_def rows[SP__N] = {
 		"refcountbt",
 		"AG {ag} blocks {agbno}+{count}: the refcountbt says {found} owners, the files share them {expected} times",
 		XFSJ_FIX_REBUILD_BTREE,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_REFC_BTREE },
 	/* The kernel frees these at mount; xfs_repair -n reports them. */
 	[SP_COW_LEFTOVER] = { "refcountbt.cow_leftover", 0x070009,
 		XFSJ_SEV_WARN, "refcountbt",
 		"AG {ag} blocks {agbno}+{count}: leftover CoW staging extent",
 		XFSJ_FIX_FREE_SPACE,
-		XFSJ_H_FREE_LEAKED, 0 },
+		XFSJ_H_FREE_LEAKED, XFSJ_T_REFC_BTREE },
 	[SP_AGF_COUNTER] = { "agf.counter", 0x07000a, XFSJ_SEV_XCORRUPT, "AGF",
 		"AGF of AG {ag}: {field} is {found}, counted {expected}",
 		XFSJ_FIX_FIELD,
@@ -106,7 +106,7 @@ static const struct xfsj_problem_def rows[SP__N] = {
 	[SP_FINOBT] = { "finobt.mismatch", 0x07000c, XFSJ_SEV_XCORRUPT,
 		"finobt", "AG {ag} inode chunk at inode {ino}: {field}",
 		XFSJ_FIX_REBUILD_BTREE,
-		XFSJ_H_AG_BTREES, 0 },
+		XFSJ_H_AG_BTREES, XFSJ_T_FINOBT },
 };
 const struct xck_table xck_space_table = { rows, SP__N };
 

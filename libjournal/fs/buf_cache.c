@@ -403,24 +403,54 @@ static void ra_advise(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 	}
 }
 
+/* Which entries of @v a request takes into @pick (*@m of them). */
+typedef void (*ra_choose)(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
+			  size_t n, uint64_t room, struct xfsj_buf_ra *pick,
+			  size_t *m);
+
+/*
+ * The one run of both requests: the entries of @v @choose takes, sorted
+ * by address, into *@pick (the caller frees it), *@m of them.
+ */
+static int ra_sorted(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
+		     size_t n, ra_choose choose, uint64_t room,
+		     struct xfsj_buf_ra **pick, size_t *m)
+{
+	if (n > SIZE_MAX / sizeof(**pick))
+		return -XFSJ_E_NOMEM;
+	*pick = malloc(n * sizeof(**pick));
+	if (!*pick)
+		return -XFSJ_E_NOMEM;
+	choose(c, v, n, room, *pick, m);
+	qsort(*pick, *m, sizeof(**pick), ra_cmp);
+	return 0;
+}
+
+/* A prefetch: what is not cached yet and one request can read. */
+static void pf_choose(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
+		      size_t n, uint64_t room, struct xfsj_buf_ra *pick,
+		      size_t *m)
+{
+	(void)room;
+	*m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].len && v[i].len <= RA_RUN_MAX &&
+		    v[i].daddr < (UINT64_MAX >> 9) && !lookup(c, v[i].daddr))
+			pick[(*m)++] = v[i];
+}
+
 int xfsj_bcache_prefetch(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 			 size_t n)
 {
 	struct xfsj_buf_ra *pick;
-	size_t i, m = 0;
+	size_t m;
+	int err;
 
 	if (!n)
 		return 0;
-	if (n > SIZE_MAX / sizeof(*pick))
-		return -XFSJ_E_NOMEM;
-	pick = malloc(n * sizeof(*pick));
-	if (!pick)
-		return -XFSJ_E_NOMEM;
-	for (i = 0; i < n; i++)
-		if (v[i].len && v[i].len <= RA_RUN_MAX &&
-		    v[i].daddr < (UINT64_MAX >> 9) && !lookup(c, v[i].daddr))
-			pick[m++] = v[i];
-	qsort(pick, m, sizeof(*pick), ra_cmp);
+	err = ra_sorted(c, v, n, pf_choose, 0, &pick, &m);
+	if (err)
+		return err;
 	ra_advise(c, pick, m);
 	free(pick);
 	return 0;
@@ -490,17 +520,13 @@ int xfsj_bcache_readahead(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 	uint8_t *run = NULL;
 	struct xfsj_buf_ra *pick;
 	size_t m, i, j;
-	int err = 0;
+	int err;
 
 	if (!n || pinned >= c->bound)
 		return 0;
-	if (n > SIZE_MAX / sizeof(*pick))
-		return -XFSJ_E_NOMEM;
-	pick = malloc(n * sizeof(*pick));
-	if (!pick)
-		return -XFSJ_E_NOMEM;
-	ra_pick(c, v, n, c->bound - pinned, pick, &m);
-	qsort(pick, m, sizeof(*pick), ra_cmp);
+	err = ra_sorted(c, v, n, ra_pick, c->bound - pinned, &pick, &m);
+	if (err)
+		return err;
 	/* All in flight first, then read in order. */
 	if (m > 1)
 		ra_advise(c, pick, m);

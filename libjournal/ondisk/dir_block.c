@@ -87,6 +87,28 @@ void xfsj_dir3_bestfree_get(const uint8_t *b,
 	}
 }
 
+void xfsj_dir3_bestfree_put(uint8_t *b,
+			    const struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE])
+{
+	for (unsigned int i = 0; i < XFSJ_DIR2_BEST_FREE; i++) {
+		xfsj_put_be16(b + 48 + 4 * i, bf[i].offset);
+		xfsj_put_be16(b + 50 + 4 * i, bf[i].length);
+	}
+}
+
+void xfsj_dir2_bestfree_add(struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE],
+			    uint32_t off, uint32_t len)
+{
+	for (unsigned int i = 0; i < XFSJ_DIR2_BEST_FREE; i++)
+		if (len > bf[i].length) {
+			memmove(&bf[i + 1], &bf[i],
+				(XFSJ_DIR2_BEST_FREE - 1 - i) * sizeof(bf[0]));
+			bf[i].offset = (uint16_t)off;
+			bf[i].length = (uint16_t)len;
+			return;
+		}
+}
+
 unsigned int xfsj_dir2_data_entsize(unsigned int namelen, bool ftype)
 {
 	/* inumber, namelen, name, [ftype], tag; 8-byte aligned */

@@ -103,6 +103,15 @@ struct xfsj_dir2_bestfree {
 
 void xfsj_dir3_bestfree_get(const uint8_t *b,
 			    struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE]);
+void xfsj_dir3_bestfree_put(uint8_t *b,
+			    const struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE]);
+/*
+ * The bestfree rule, the one copy: @bf (zeroed to start) holds the three
+ * largest unused regions seen, largest first, an equal one after those
+ * before it; add the region of @len bytes at @off.
+ */
+void xfsj_dir2_bestfree_add(struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE],
+			    uint32_t off, uint32_t len);
 
 /* One item of a data area: an entry or an unused region. */
 struct xfsj_dir2_item {

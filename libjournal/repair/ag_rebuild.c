@@ -28,10 +28,15 @@
 #include "fs/alloc.h"
 #include "repair/ag_rebuild.h"
 
-static bool is_tree(const struct xfsj_problem *p, const char *name)
+/*
+ * A problem of the tree @trait marks, or one of the generic AG btree rows
+ * (btree.*) naming the tree @name in its field.
+ */
+static bool is_tree(const struct xfsj_problem *p, unsigned int trait,
+		    const char *name)
 {
-	return (p->field && strcmp(p->field, name) == 0) ||
-	       strcmp(p->def->structure, name) == 0;
+	return (p->def->traits & trait) ||
+	       (p->field && strcmp(p->field, name) == 0);
 }
 
 static bool mine(const struct xrp *rp, const struct xrp_prob *pr)
@@ -80,7 +85,8 @@ static bool chunks_complete(const struct xrp *rp)
 			const struct xrp_prob *pr = &rp->probs[i];
 
 			if ((pr->p.has & XFSJ_PF_AG) && pr->p.agno == agno &&
-			    is_tree(&pr->p, "inobt") && !inobt_records_read(pr))
+			    is_tree(&pr->p, XFSJ_T_INOBT, "inobt") &&
+			    !inobt_records_read(pr))
 				return false;
 		}
 		for (size_t i = 0; i < ag->chunks.n; i++)
@@ -136,15 +142,16 @@ static void agwant_of(const struct xrp *rp, uint32_t agno,
 		if (p->def->fix == XFSJ_FIX_FREE_SPACE &&
 		    (p->has & XFSJ_PF_COUNT))
 			w->leaked += p->count;
-		if (is_tree(p, "inobt") || is_tree(p, "finobt") ||
+		if (is_tree(p, XFSJ_T_INOBT, "inobt") ||
+		    is_tree(p, XFSJ_T_FINOBT, "finobt") ||
 		    xrp_has(pr, XFSJ_T_INO_TREES))
 			w->ino = true;
-		if (strcmp(p->def->structure, "AGI") == 0) {
+		if (xrp_has(pr, XFSJ_T_AGI_HEADER)) {
 			w->agi = true;
 			if (!unlinked_row(pr))
 				w->ino = true;
 		}
-		if (is_tree(p, "refcountbt") ||
+		if (is_tree(p, XFSJ_T_REFC_BTREE, "refcountbt") ||
 		    (p->field && strstr(p->field, "refcount")))
 			w->refc = true;
 	}

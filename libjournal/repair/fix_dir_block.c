@@ -23,7 +23,6 @@
 #include "ondisk/dir_block.h"
 #include "repair/repair_priv.h"
 
-#define BESTFREE_OFF	48
 #define LEAF_HDR_COUNT	56
 #define LEAF_HDR_STALE	58
 
@@ -164,7 +163,6 @@ static uint16_t make_unused(const struct dirw *w, uint8_t *b, uint32_t end,
 	uint32_t start = off, stop = off + len;
 	struct xfsj_dir2_walk dw;
 	struct xfsj_dir2_item it;
-	unsigned int i;
 
 	/* The neighbours: one ending at @off, one starting at its end. */
 	xfsj_dir2_walk_init(&dw, b, end, w->ftype);
@@ -181,23 +179,10 @@ static uint16_t make_unused(const struct dirw *w, uint8_t *b, uint32_t end,
 
 	/* The three largest regions, largest first. */
 	xfsj_dir2_walk_init(&dw, b, end, w->ftype);
-	while (xfsj_dir2_walk_next(&dw, &it)) {
-		if (!it.unused)
-			continue;
-		for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++)
-			if (it.len > bf[i].length) {
-				memmove(&bf[i + 1], &bf[i],
-					(XFSJ_DIR2_BEST_FREE - 1 - i) *
-					sizeof(bf[0]));
-				bf[i].offset = (uint16_t)it.off;
-				bf[i].length = (uint16_t)it.len;
-				break;
-			}
-	}
-	for (i = 0; i < XFSJ_DIR2_BEST_FREE; i++) {
-		xfsj_put_be16(b + BESTFREE_OFF + 4 * i, bf[i].offset);
-		xfsj_put_be16(b + BESTFREE_OFF + 4 * i + 2, bf[i].length);
-	}
+	while (xfsj_dir2_walk_next(&dw, &it))
+		if (it.unused)
+			xfsj_dir2_bestfree_add(bf, it.off, it.len);
+	xfsj_dir3_bestfree_put(b, bf);
 	return bf[0].length;
 }
 

@@ -42,7 +42,6 @@
 #define NSEC_MASK	0xffffffffULL
 #define DF_EXTSIZE	0x0800	/* XFS_DIFLAG_EXTSIZE */
 #define DF_EXTSZINHERIT	0x1000	/* XFS_DIFLAG_EXTSZINHERIT */
-#define BMBT_LEN_MASK	((1ULL << 21) - 1)
 
 int xrp_iget(struct xrp *rp, uint64_t ino, struct xfsj_iref *ip)
 {
@@ -74,44 +73,6 @@ void xrp_ino_action(struct xrp *rp, struct xrp_prob *pr, enum xfsj_fix fix,
 	xrp_action(rp, &(struct xfsj_repair_action){
 		.fix = fix, .problem = pr ? &pr->p : NULL,
 		.has = XFSJ_PF_INO, .ino = ino, .what = what });
-}
-
-/* ---- extent counts ---- */
-
-/*
- * The records an extents fork really holds: those before the first one of
- * length 0 (no mapping has that length), at most @max.
- */
-static uint64_t count_records(struct xrp *rp, struct xfsj_iref *ip,
-			      bool attr, uint64_t max)
-{
-	uint32_t size;
-	const uint8_t *fork = xfsj_ifork(rp->fs, ip, attr, &size);
-	uint64_t n;
-
-	if (max > size / XFSJ_BMBT_REC_SIZE)
-		max = size / XFSJ_BMBT_REC_SIZE;
-	for (n = 0; n < max; n++)
-		if (!(xfsj_get_be64(fork + n * XFSJ_BMBT_REC_SIZE + 8) &
-		      BMBT_LEN_MASK))
-			break;
-	return n;
-}
-
-/*
- * inode.nextents, inode.anextents: over what the fork can hold.  An
- * extents fork is recounted; a btree fork's count becomes 0, which the
- * next round's walk of the bmbt corrects (fork.nextents); a fork of
- * another format holds no extents.
- */
-static uint64_t count_too_big(struct xrp *rp, struct xfsj_iref *ip,
-			      bool attr, uint64_t expected)
-{
-	uint8_t fmt = attr ? ip->di.aformat : ip->di.format;
-
-	if ((attr && !ip->di.forkoff) || fmt != XFSJ_DINODE_FMT_EXTENTS)
-		return 0;
-	return count_records(rp, ip, attr, expected);
 }
 
 /* ---- sizes ---- */
@@ -274,19 +235,16 @@ static bool fix_uuid(struct xrp *rp, const struct xfsj_problem *p,
 	return true;
 }
 
-/* inode.nextents, inode.anextents (over what the fork holds), and
- * fork.nextents (the walk's count). */
+/* fork.nextents: the mappings the fork holds (the check counted them). */
 static bool fix_count(struct xrp *rp, const struct xfsj_problem *p,
 		      struct xfsj_iref *ip, char *what, size_t len)
 {
-	bool walked = p->def->handler == XFSJ_H_FORK_NEXTENTS;
 	bool attr = p->field && strstr(p->field, "anextents");
-	uint64_t v = walked ? p->expected :
-			      count_too_big(rp, ip, attr, p->expected);
 
-	xfsj_dinode_set_nextents(&ip->di, attr, v);
+	(void)rp;
+	xfsj_dinode_set_nextents(&ip->di, attr, p->expected);
 	snprintf(what, len, "set %s to %llu", attr ? "anextents" : "nextents",
-		 (unsigned long long)v);
+		 (unsigned long long)p->expected);
 	return true;
 }
 
@@ -416,7 +374,6 @@ static const struct {
 } field_fixes[] = {
 	{ XFSJ_H_INODE_INO, fix_ino },
 	{ XFSJ_H_INODE_UUID, fix_uuid },
-	{ XFSJ_H_INODE_NEXTENTS, fix_count },
 	{ XFSJ_H_FORK_NEXTENTS, fix_count },
 	{ XFSJ_H_INODE_BIG_NEXTENTS, fix_big },
 	{ XFSJ_H_INODE_NBLOCKS, fix_nblocks },

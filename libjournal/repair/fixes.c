@@ -50,7 +50,6 @@ static const struct xrp_handler handlers[XFSJ_H__COUNT] = {
 	[XFSJ_H_SYMLINK_CRC] = PASS(INODES, CLEAR_INODE, xrp_fix_clear_inode),
 	[XFSJ_H_INODE_INO] = ONE(INODES, FIELD, xrp_field_inode),
 	[XFSJ_H_INODE_UUID] = ONE(INODES, FIELD, xrp_field_inode),
-	[XFSJ_H_INODE_NEXTENTS] = ONE(INODES, FIELD, xrp_field_inode),
 	[XFSJ_H_FORK_NEXTENTS] = ONE(INODES, FIELD, xrp_field_inode),
 	[XFSJ_H_INODE_BIG_NEXTENTS] = ONE(INODES, FIELD, xrp_field_inode),
 	[XFSJ_H_INODE_NBLOCKS] = ONE(INODES, FIELD, xrp_field_inode),

@@ -63,6 +63,7 @@ static void env_make(struct env *e)
 		e->ck.ags[a].agblocks = xfsj_fs_ag_blocks(e->fx.fs, a);
 	xck_vec_init(&e->ck.dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&e->ck.lossy, sizeof(struct xck_lossy));
+	xck_vec_init(&e->ck.holders, sizeof(struct xck_lossy_holder));
 	e->bs = e->ck.sb->blocksize;
 	e->ino = e->ck.sb->rootino;
 	e->fsb = fs_fixture_alloc(&e->fx, 0, 1);
@@ -76,6 +77,7 @@ static void env_free(struct env *e)
 {
 	xck_vec_free(&e->ck, &e->ck.dirents);
 	xck_vec_free(&e->ck, &e->ck.lossy);
+	xck_vec_free(&e->ck, &e->ck.holders);
 	free(e->ck.ags);
 	fs_fixture_free(&e->fx);
 }

@@ -127,7 +127,7 @@ static const struct {
 	{ { XFSJ_DI_OFF(aformat), 1, 7 }, "inode.aformat" },
 	{ { XFSJ_DI_OFF(onlink), 2, 3 }, "inode.onlink" },
 	/* the attr fork's count with large extent counters */
-	{ { XFSJ_DI_OFF(nextents), 4, 5 }, "inode.nextents|inode.anextents" },
+	{ { XFSJ_DI_OFF(nextents), 4, 5 }, "fork.nextents" },
 	{ { XFSJ_DI_OFF(size), 8, 0 }, "inode.size" },
 	{ { XFSJ_DI_OFF(flags), 2, 0x8000 }, "inode.flags" },
 	{ { XFSJ_DI_OFF(flags2), 8, 0x0a }, "inode.flags2" },

@@ -107,6 +107,7 @@ static void setup_feat(struct tcheck *t, bool pptr)
 	xck_vec_init(&t->ck.dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&t->ck.pptrs, sizeof(struct xck_pptr));
 	xck_vec_init(&t->ck.lossy, sizeof(struct xck_lossy));
+	xck_vec_init(&t->ck.holders, sizeof(struct xck_lossy_holder));
 
 	ag->agno = 0;
 	ag->agblocks = xfsj_fs_ag_blocks(t->fx.fs, 0);
@@ -189,7 +190,7 @@ static void teardown(struct tcheck *t)
 		struct xck_vec *const tab[] = {
 			&ag->claims, &ag->rmaps, &ag->bno_free, &ag->cnt_free,
 			&ag->refcs, &ag->chunks, &ag->fino, &t->ck.dirents,
-			&t->ck.pptrs, &t->ck.lossy,
+			&t->ck.pptrs, &t->ck.lossy, &t->ck.holders,
 		};
 
 		for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)

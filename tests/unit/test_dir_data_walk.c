@@ -192,6 +192,33 @@ START_TEST(hostile_items)
 }
 END_TEST
 
+/* The bestfree rule: three largest, largest first, a tie after; put
+ * and get agree on the header's table. */
+START_TEST(bestfree_rule)
+{
+	struct xfsj_dir2_bestfree bf[XFSJ_DIR2_BEST_FREE] = { { 0, 0 } };
+	struct xfsj_dir2_bestfree back[XFSJ_DIR2_BEST_FREE];
+	static const uint32_t r[][2] = {
+		{ 64, 16 }, { 96, 40 }, { 200, 8 }, { 300, 40 }, { 400, 24 },
+	};
+	uint8_t b[64] = { 0 };
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		xfsj_dir2_bestfree_add(bf, r[i][0], r[i][1]);
+	ck_assert_uint_eq(bf[0].offset, 96);
+	ck_assert_uint_eq(bf[0].length, 40);
+	ck_assert_uint_eq(bf[1].offset, 300);
+	ck_assert_uint_eq(bf[1].length, 40);
+	ck_assert_uint_eq(bf[2].offset, 400);
+	ck_assert_uint_eq(bf[2].length, 24);
+	xfsj_dir3_bestfree_put(b, bf);
+	ck_assert_uint_eq(b[48], 0);
+	ck_assert_uint_eq(b[49], 96);
+	xfsj_dir3_bestfree_get(b, back);
+	ck_assert_mem_eq(back, bf, sizeof(bf));
+}
+END_TEST
+
 Suite *dir_data_walk_suite(void)
 {
 	Suite *s = suite_create("dir_data_walk");
@@ -201,6 +228,7 @@ Suite *dir_data_walk_suite(void)
 	tcase_add_test(tc, single_block_area);
 	tcase_add_test(tc, not_a_data_block);
 	tcase_add_test(tc, hostile_items);
+	tcase_add_test(tc, bestfree_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

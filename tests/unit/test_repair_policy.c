@@ -77,6 +77,42 @@ START_TEST(every_handler_is_named)
 }
 END_TEST
 
+/*
+ * The AG stage reads the traits, not the structure column: every row the
+ * stage answers has the trait of its structure, and no other row has it.
+ */
+START_TEST(ag_rows_carry_their_tree)
+{
+	static const struct {
+		const char *structure;
+		unsigned int trait;
+	} t[] = {
+		{ "AGI", XFSJ_T_AGI_HEADER },
+		{ "inobt", XFSJ_T_INOBT },
+		{ "finobt", XFSJ_T_FINOBT },
+		{ "refcountbt", XFSJ_T_REFC_BTREE },
+	};
+	size_t i, k, n = xfsj_problem_count(), marked = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct xfsj_problem_def *d = xfsj_problem_nth(i);
+		bool ag = d->fix == XFSJ_FIX_AG_HEADER ||
+			  d->fix == XFSJ_FIX_REBUILD_BTREE ||
+			  d->fix == XFSJ_FIX_FREE_SPACE;
+
+		for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+			bool want = ag && !strcmp(d->structure, t[k].structure);
+
+			ck_assert_msg(want == !!(d->traits & t[k].trait),
+				      "%s: trait of %s %s", d->code,
+				      t[k].structure, want ? "missing" : "extra");
+			marked += want;
+		}
+	}
+	ck_assert_uint_ge(marked, 20);
+}
+END_TEST
+
 /* ---- the handlers run ---- */
 
 struct seen {
@@ -112,6 +148,13 @@ static bool has(const struct seen *s, const char *code)
 	return false;
 }
 
+/* @ip's core bytes changed by hand: its CRC restamped, its buffer dirty. */
+static void core_changed(struct fs_fixture *fx, struct xfsj_iref *ip)
+{
+	xfsj_dinode_finish(ip->dip, fx->sb.inodesize);
+	xfsj_buf_dirty(ip->bp);
+}
+
 /* Set @field of the root inode to @v, CRC restamped. */
 static void poke_root(struct fs_fixture *fx, const char *field, uint64_t v)
 {
@@ -121,8 +164,7 @@ static void poke_root(struct fs_fixture *fx, const char *field, uint64_t v)
 			 0);
 	ck_assert_int_eq(xfsj_layout_put(&xfsj_dinode_layout, ip.dip, field,
 					 v), 0);
-	xfsj_dinode_finish(ip.dip, fx->sb.inodesize);
-	xfsj_buf_dirty(ip.bp);
+	core_changed(fx, &ip);
 	fs_fixture_reopen(fx);
 }
 
@@ -159,11 +201,12 @@ static const struct {
 	{ "inode.extsize", "extsize", 16 },
 	{ "inode.cowextsize", "cowextsize", 16 },
 	{ "inode.nlink", "nlink", 7 },
-	{ "inode.nextents", "big_nextents", 5 },
+	{ "fork.nextents", "big_nextents", 5 },
 	{ "fork.nblocks", "nblocks", 3 },
 	{ "inode.magic", "magic", 0x4e4f },
 	{ "inode.version", "version", 2 },
 	{ "inode.next_orphan", "next_unlinked", 1 },
+	{ "inode.next_unlinked", "next_unlinked", 0x0fffffc0 },
 	{ "inode.size", "size", 0 },
 	{ "inode.flags2", "flags2", 0x0a },
 	{ "inode.nlink_zero", "nlink", 0 },
@@ -297,6 +340,184 @@ START_TEST(ftype_one_rule)
 END_TEST
 
 /*
+ * A regular file of two mappings and a character device, both named by
+ * the root, settled by a repair so that the check finds nothing: the
+ * numbers in @ino (file, device).
+ */
+static void two_named_files(struct fs_fixture *fx, uint64_t ino[2])
+{
+	struct xfsj_dirent d[2];
+	struct xfsj_repair_result res;
+	struct xfsj_iref ip;
+	uint64_t fsb;
+	struct seen s;
+
+	fs_fixture_make(fx, 64 * MB, 4096, 2, true, false);
+	ino[0] = fs_fixture_make_file(fx, 10, 1, 0, 0, &ip);
+	ino[1] = fs_fixture_make_file(fx, 11, 1, 0, 0, &ip);
+	ip.di.mode = 020644;
+	ip.di.format = XFSJ_DINODE_FMT_DEV;
+	xfsj_iput(fx->fs, &ip, false);
+	fsb = fs_fixture_alloc(fx, 0, 4);
+	fs_fixture_map(fx, ino[0], XFSJ_DATA_FORK, 0, fsb, 2, false);
+	fs_fixture_map(fx, ino[0], XFSJ_DATA_FORK, 10, fsb + 2, 2, false);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino[0], true, &ip, &fx->f), 0);
+	ip.di.size = 12ULL * fx->sb.blocksize;
+	xfsj_iput(fx->fs, &ip, false);
+	d[0] = (struct xfsj_dirent){ "file", 4, XFSJ_FT_REG, ino[0] };
+	d[1] = (struct xfsj_dirent){ "dev", 3, XFSJ_FT_CHRDEV, ino[1] };
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino,
+					fx->sb.rootino, d, 2, false, &fx->f),
+			 0);
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	check_into(fx, &s);
+	ck_assert_msg(s.n == 0, "%zu rows, first %s", s.n, s.codes[0]);
+}
+
+/*
+ * One rule per fact: an extent count is the number of mappings its fork
+ * holds (fork.nextents), also when the core's count is one the fork's
+ * format cannot hold (there was a second row, inode.nextents, with its
+ * own rule for that).  Each wrong count: one row, one fix setting what
+ * the fork holds, and the check finds nothing more.
+ */
+static const struct {
+	int which;		/* 0 the file, 1 the device */
+	bool attr;
+	uint64_t count, holds;
+} counts[] = {
+	{ 0, false, 100, 2 },	/* over an extents fork's room */
+	{ 0, false, 3, 2 },	/* within it, more than it maps */
+	{ 1, false, 3, 0 },	/* a device fork */
+	{ 0, true, 2, 0 },	/* no attribute fork */
+};
+
+START_TEST(nextents_one_rule)
+{
+	struct xfsj_repair_result res;
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	uint64_t ino[2];
+	struct seen s;
+
+	two_named_files(&fx, ino);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino[counts[_i].which], true, &ip,
+				   &fx.f), 0);
+	xfsj_dinode_set_nextents(&ip.di, counts[_i].attr, counts[_i].count);
+	xfsj_iput(fx.fs, &ip, false);
+	check_into(&fx, &s);
+	ck_assert_msg(s.n == 1 && has(&s, "fork.nextents"), "%zu rows, %s",
+		      s.n, s.n ? s.codes[0] : "-");
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(res.actions, 1);
+	check_into(&fx, &s);
+	ck_assert_msg(s.n == 0, "%zu left, first %s", s.n, s.codes[0]);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino[counts[_i].which], true, &ip,
+				   &fx.f), 0);
+	ck_assert_uint_eq(counts[_i].attr ? xfsj_dinode_anextents(&ip.di)
+					  : xfsj_dinode_nextents(&ip.di),
+			  counts[_i].holds);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/* The inode numbers the target rows name, and how many of each. */
+struct targets {
+	uint64_t bad[8], freed[8];
+	size_t nbad, nfreed, other;
+};
+
+static void on_target(void *arg, const struct xfsj_problem *p)
+{
+	struct targets *t = arg;
+
+	if (!strcmp(p->def->code, "dir.entry.ino") && t->nbad < 8)
+		t->bad[t->nbad++] = p->found;
+	else if (!strcmp(p->def->code, "dirent.target") && t->nfreed < 8)
+		t->freed[t->nfreed++] = p->expected;
+	else if (p->def->sev != XFSJ_SEV_INFO)
+		t->other++;
+}
+
+/*
+ * dir.entry.ino (a number no inode can have) and dirent.target (a valid
+ * number whose inode is not in use) are two facts, decided apart by one
+ * predicate: a directory naming one of each reports each once, and no
+ * entry both.
+ */
+START_TEST(entry_target_disjoint)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	struct xfsj_dirent d[3];
+	struct targets t = { 0 };
+	struct xfsj_check_cb cb = { .arg = &t, .problem = on_target };
+	struct xfsj_check_result res;
+	uint64_t file, invalid, unused;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	file = fs_fixture_make_file(&fx, 10, 1, 0, 0, &ip);
+	/* AG 5 of a 2-AG filesystem; a slot of the root's chunk never used */
+	invalid = xfsj_agino_to_ino(&fx.sb, 5, 200);
+	unused = fx.sb.rootino + 20;
+	d[0] = (struct xfsj_dirent){ "file", 4, XFSJ_FT_REG, file };
+	d[1] = (struct xfsj_dirent){ "invalid", 7, XFSJ_FT_REG, invalid };
+	d[2] = (struct xfsj_dirent){ "unused", 6, XFSJ_FT_REG, unused };
+	ck_assert_int_eq(xfsj_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
+					d, 3, false, &fx.f), 0);
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_check(fx.fs, NULL, &cb, &res), 0);
+	ck_assert_uint_eq(t.nbad, 1);
+	ck_assert_uint_eq(t.bad[0], invalid);
+	ck_assert_uint_eq(t.nfreed, 1);
+	ck_assert_uint_eq(t.freed[0], unused);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * One mapping record of the named file's data fork (of two: offsets 0
+ * and 10, two blocks each) made wrong: the row found, the fork trimmed
+ * of it, and the check finds nothing after.
+ */
+static const struct {
+	const char *code;
+	unsigned int rec;
+	struct xfsj_bmbt_irec m;	/* startblock ~0: keep the record's */
+} fork_recs[] = {
+	{ "fork.ext_len", 0, { 0, ~0ULL, 0, false } },
+	{ "fork.ext_offset", 1, { XFSJ_MAX_FILEOFF, ~0ULL, 2, false } },
+	{ "fork.ext_order", 1, { 1, ~0ULL, 2, false } },
+	{ "fork.ext_block", 1, { 10, 7ULL << 40, 2, false } },
+};
+
+START_TEST(fork_row_answered)
+{
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	struct xfsj_bmbt_irec m = fork_recs[_i].m, old;
+	uint64_t ino[2];
+	uint8_t *rec;
+
+	two_named_files(&fx, ino);
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino[0], true, &ip, &fx.f), 0);
+	ck_assert_uint_eq(xfsj_dinode_nextents(&ip.di), 2);
+	rec = ip.dip + XFSJ_DINODE_CORE_SIZE +
+	      fork_recs[_i].rec * XFSJ_BMBT_REC_SIZE;
+	xfsj_bmbt_rec_decode(rec, &old);
+	if (m.startblock == ~0ULL)
+		m.startblock = old.startblock;
+	xfsj_bmbt_rec_encode(&m, rec);
+	core_changed(&fx, &ip);
+	fs_fixture_reopen(&fx);
+	answered(&fx, fork_recs[_i].code);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
  * A file made behind the inode btree's back, named by no directory: the
  * inobt is rebuilt, the file goes to lost+found; with a field of its
  * core set (@field not NULL), that row's handler too.
@@ -327,8 +548,7 @@ START_TEST(file_row_answered)
 		ck_assert_int_eq(xfsj_layout_put(&xfsj_dinode_layout, ip.dip,
 						 file_rows[_i].field,
 						 file_rows[_i].v), 0);
-		xfsj_dinode_finish(ip.dip, fx.sb.inodesize);
-		xfsj_buf_dirty(ip.bp);
+		core_changed(&fx, &ip);
 	}
 	fs_fixture_reopen(&fx);
 	answered(&fx, file_rows[_i].code);
@@ -367,6 +587,17 @@ static const struct {
 	{ "agi.counter", true, XFSJ_AGI_OFF(freecount), 40 },
 	{ "agi.field", true, XFSJ_AGI_OFF(seqno), 7 },
 	{ "agi.unlinked", true, XFSJ_AGI_OFF(unlinked) + 12, 5 },
+	{ "agf.magic", false, XFSJ_AGF_OFF(magicnum), 0x12345678 },
+	{ "agf.field", false, XFSJ_AGF_OFF(seqno), 7 },
+	{ "agf.level", false, XFSJ_AGF_OFF(bno_level), 0 },
+	{ "agf.flist", false, XFSJ_AGF_OFF(flcount), 200 },
+	{ "agf.bound", false, XFSJ_AGF_OFF(longest), 0x7fffffff },
+	{ "agf.uuid", false, XFSJ_AGF_OFF(uuid), 0xdeadbeef },
+	{ "agi.magic", true, XFSJ_AGI_OFF(magicnum), 0x12345678 },
+	{ "agi.level", true, XFSJ_AGI_OFF(level), 0 },
+	{ "agi.root", true, XFSJ_AGI_OFF(root), 0 },
+	{ "agi.uuid", true, XFSJ_AGI_OFF(uuid), 0xdeadbeef },
+	{ "agi.bound", true, XFSJ_AGI_OFF(count), 0x7fffffc0 },
 };
 
 START_TEST(ag_row_answered)
@@ -415,6 +646,7 @@ Suite *repair_policy_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, every_fixable_row_has_a_handler);
 	tcase_add_test(tc, every_handler_is_named);
+	tcase_add_test(tc, ag_rows_carry_their_tree);
 	tcase_add_loop_test(tc, root_row_answered, 0,
 			    sizeof(root_rows) / sizeof(root_rows[0]));
 	tcase_add_loop_test(tc, ag_row_answered, 0,
@@ -423,6 +655,11 @@ Suite *repair_policy_suite(void)
 			    sizeof(file_rows) / sizeof(file_rows[0]));
 	tcase_add_test(tc, dir_root_made);
 	tcase_add_test(tc, nblocks_one_rule);
+	tcase_add_test(tc, entry_target_disjoint);
+	tcase_add_loop_test(tc, fork_row_answered, 0,
+			    sizeof(fork_recs) / sizeof(fork_recs[0]));
+	tcase_add_loop_test(tc, nextents_one_rule, 0,
+			    sizeof(counts) / sizeof(counts[0]));
 	tcase_add_test(tc, ftype_one_rule);
 	suite_add_tcase(s, tc);
 	return s;
