@@ -145,6 +145,7 @@ repair_bench() {
 declare -A PER_INODE
 [ "${REPAIR_BENCH:-1}" = 1 ] &&
 	echo "# repair: shape inodes, xfsj wall_s cpu_s rss_mib, xfs the same, ratios wall mem cpu, whole+local checks"
+[ "${CHECK_BENCH:-1}" = 1 ] &&
 printf '%-10s %9s %-6s %8s %8s %8s %7s %7s %6s %6s\n' shape inodes tool \
 	wall_s cpu_s rss_mib B/inode us/inode t_ratio m_ratio
 for shape in $SHAPES; do
