@@ -22,6 +22,20 @@
 #   SIZES="100000 1000000"   inodes of each image; BIG=1 adds 10000000
 #   THREADS=n (the workload's threads, default 2)
 #   MAKE_ONLY=1: make (or find) the images, print their paths, stop
+#   REPAIR_BENCH=0: the check only (default 1: the repair too, below)
+#   CHECK_BENCH=0: the repair only (default 1: the check too)
+#
+# The repair (on by default, REPAIR_BENCH=0 leaves it out): for each shape
+# and size, one damaged copy of the image (in this run's temp dir, removed
+# after): AG 1's AGF freeblks fuzzed (xfs_db 6.13 "fuzz -d freeblks add")
+# and the second data block of a directory zeroed (the first directory
+# found, two levels from the root, with one: lost entries, files moved to
+# lost+found).  Two copies of it, `xfsj-repair` on one and `xfs_repair`
+# (6.13, -f) on the other, each from a cold page cache; then both are
+# checked by `xfs_repair -n` (not timed): a line "FAILED ..." and exit 1
+# when one is not clean.  The lines "repair" give wall and CPU time, peak
+# RSS, the ratios ours / theirs (wall, memory, CPU) and the whole and
+# local checks our repair ran (its JSON summary).
 # Output: stdout only.
 source "$(dirname "$0")/../tests/system/lib/common.sh"
 need_root
@@ -67,13 +81,81 @@ shape_image() {
 	echo "$img"
 }
 
+DB=$XFSPROGS613/xfs_db
+FAILED=0
+
+# dir_victim IMG: "PATH FSBLOCK" of the second data block of a directory,
+# the first with one among the root's first subdirectories and theirs
+dir_victim() {
+	local img=$1 d sub blk
+	# shellcheck disable=SC2016
+	local list='$3 == "directory" && $6 != "." && $6 != ".." { print $6 }'
+	for d in $("$DB" -r -c "ls /" "$img" | awk "$list" | head -6); do
+		for sub in "/$d" $("$DB" -r -c "ls /$d" "$img" | awk "$list" |
+				    head -3 | sed "s|^|/$d/|"); do
+			blk=$("$DB" -r -c "path $sub" -c bmap "$img" | awk '
+				/^data offset [1-9][0-9]* startblock/ { print $5; exit }')
+			[ -n "$blk" ] && { echo "$sub $blk"; return 0; }
+		done
+	done
+	return 1
+}
+
+# repair_bench SHAPE N IMG: the repair of the same damage by both tools
+repair_bench() {
+	local shape=$1 n=$2 img=$3 base=$T_DIR/damaged.img v bs
+	local xns xkib xrc xcpu tns tkib trc tcpu full local_n
+	cp --sparse=always "$img" "$base" || return 1
+	"$DB" -x -c 'agf 1' -c 'fuzz -d freeblks add' "$base" > /dev/null
+	v=$(dir_victim "$base") || { echo "FAILED $shape $n: no directory to damage"; return 1; }
+	bs=$("$DB" -r -c 'sb 0' -c 'p blocksize' "$base" | awk '{ print $3 }')
+	dd if=/dev/zero of="$base" bs="$bs" seek="${v#* }" count=1 conv=notrunc \
+		status=none
+	echo "# repair $shape $n: AGF 1 freeblks fuzzed, ${v% *} block ${v#* } zeroed"
+	cp --sparse=always "$base" "$T_DIR/ours.img"
+	cp --sparse=always "$base" "$T_DIR/theirs.img"
+	rm -f "$base"
+	cold
+	read -r xns xkib xrc xcpu < <(run_one "$T_DIR/ours.json" "$REPAIR" \
+		--json "$T_DIR/ours.img")
+	cold
+	read -r tns tkib trc tcpu < <(run_one "$T_DIR/theirs.out" \
+		"$XFSPROGS613/xfs_repair" -f "$T_DIR/theirs.img")
+	full=$(grep -o '"full_checks":[0-9]*' "$T_DIR/ours.json" | head -1 | cut -d: -f2)
+	local_n=$(grep -o '"local_checks":[0-9]*' "$T_DIR/ours.json" | head -1 | cut -d: -f2)
+	[ "$xrc" = 1 ] || echo "# repair $shape $n: xfsj-repair exit $xrc"
+	[ "$trc" = 0 ] || echo "# repair $shape $n: xfs_repair exit $trc"
+	for side in ours theirs; do
+		if ! "$XFSPROGS613/xfs_repair" -n -f "$T_DIR/$side.img" \
+			> /dev/null 2>&1; then
+			echo "FAILED repair $shape $n: $side not clean for xfs_repair -n"
+			FAILED=1
+		fi
+	done
+	rm -f "$T_DIR/ours.img" "$T_DIR/theirs.img"
+	awk -v s="$shape" -v n="$n" -v xns="$xns" -v tns="$tns" -v xk="$xkib" \
+	    -v tk="$tkib" -v xc="$xcpu" -v tc="$tcpu" -v f="${full:-?}" \
+	    -v l="${local_n:-?}" 'BEGIN {
+		printf "repair %-10s %9d xfsj %7.2f %6.2f %7.1f   xfs %7.2f %6.2f %7.1f   %5.2f %5.2f %5.2f  %s+%s\n",
+			s, n, xns / 1e9, xc / 1e3, xk / 1024, tns / 1e9,
+			tc / 1e3, tk / 1024, xns / tns, xk / tk,
+			tc ? xc / tc : 0, f, l }'
+}
+
 declare -A PER_INODE
+[ "${REPAIR_BENCH:-1}" = 1 ] &&
+	echo "# repair: shape inodes, xfsj wall_s cpu_s rss_mib, xfs the same, ratios wall mem cpu, whole+local checks"
+[ "${CHECK_BENCH:-1}" = 1 ] &&
 printf '%-10s %9s %-6s %8s %8s %8s %7s %7s %6s %6s\n' shape inodes tool \
 	wall_s cpu_s rss_mib B/inode us/inode t_ratio m_ratio
 for shape in $SHAPES; do
 	for n in $SIZES; do
 		img=$(shape_image "$shape" "$n") || { echo "bench/scale: no image"; exit 1; }
 		[ "${MAKE_ONLY:-0}" = 1 ] && { echo "$img"; continue; }
+		if [ "${REPAIR_BENCH:-1}" = 1 ]; then
+			repair_bench "$shape" "$n" "$img" || FAILED=1
+		fi
+		[ "${CHECK_BENCH:-1}" = 1 ] || continue
 		cold
 		read -r xns xkib xrc xcpu < <(run_one "$T_DIR/ours" "$REPAIR" -n "$img")
 		cold
@@ -101,6 +183,7 @@ for shape in $SHAPES; do
 		[ "${CLEAN_CACHE:-0}" = 1 ] && rm -f "$img"
 	done
 	[ "${MAKE_ONLY:-0}" = 1 ] && continue
+	[ "${CHECK_BENCH:-1}" = 1 ] || continue
 	for tool in xfsj xfs; do
 		awk -v s="$shape" -v t=$tool -v a="${PER_INODE[$shape-$tool-first]}" \
 		    -v b="${PER_INODE[$shape-$tool-last]}" 'BEGIN {
@@ -109,3 +192,4 @@ for shape in $SHAPES; do
 	done
 done
 cat "$T_DIR/notes" 2>/dev/null >&2
+exit $FAILED

@@ -204,15 +204,16 @@ static const char *const work_names[XFSJ_WK__N] = {
 	[XFSJ_WK_COUNTERS] = "counters",
 };
 
-/* ,"work":{"name":count,...} */
-static void print_work(const struct xfsj_check_result *r)
+void print_work(const uint64_t *work, unsigned int full, unsigned int local)
 {
 	int i;
 
 	printf(",\"work\":{");
 	for (i = 0; i < XFSJ_WK__N; i++)
 		printf("%s\"%s\":%" PRIu64, i ? "," : "", work_names[i],
-		       r->work[i]);
+		       work[i]);
+	if (full || local)
+		printf(",\"full_checks\":%u,\"local_checks\":%u", full, local);
 	printf("}");
 }
 
@@ -251,7 +252,7 @@ static enum check_outcome check_end(struct out *o, int err,
 		       r->problems, r->by_sev[XFSJ_SEV_CORRUPT],
 		       r->by_sev[XFSJ_SEV_XCORRUPT], r->by_sev[XFSJ_SEV_WARN],
 		       r->inodes, r->extents, r->peak_state_bytes);
-		print_work(r);
+		print_work(r->work, 0, 0);
 		printf("}\n");
 	} else
 		fprintf(txt, "%s: checked %" PRIu64 " inodes, %" PRIu64

@@ -14,6 +14,13 @@
 
 enum check_outcome { CHECK_CLEAN, CHECK_PROBLEMS, CHECK_FAILED };
 
+/*
+ * check_out.c: the JSON summary's ,"work":{...} of the work counters
+ * @work (enum xfsj_check_work), with the whole and local checks a repair
+ * ran when either is not 0.
+ */
+void print_work(const uint64_t *work, unsigned int full, unsigned int local);
+
 /* Milliseconds of the monotonic clock. */
 uint64_t now_ms(void);
 

@@ -338,6 +338,9 @@ static void summary(const struct repair_args *a,
 			printf(",\"%s\":%" PRIu64, cats[i].json, by_cat[i]);
 		printf(",\"pages_written\":%" PRIu64 ",\"clones_short\":%" PRIu64,
 		       pages, res->clones_short);
+		printf(",\"full_checks\":%u,\"local_checks\":%u",
+		       res->full_checks, res->local_checks);
+		print_work(res->work, res->full_checks, res->local_checks);
 		if (res->preen_refused)
 			printf(",\"preen_refused\":\"%s\"",
 			       res->preen_refused->code);

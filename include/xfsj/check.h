@@ -229,6 +229,14 @@ struct xfsj_problem {
 	 */
 	uint64_t id;
 	uint64_t cause;
+	/*
+	 * Where the check was when it found it (set by the check): its
+	 * phase (enum xfsj_check_phase) and, in the per-AG phases, the AG
+	 * it was checking.  A repair that checks some AGs again replaces
+	 * what was found there and keeps the rest.
+	 */
+	unsigned int phase;
+	uint32_t scan_ag;
 };
 
 /* Progress phases, in the order they run. */

@@ -101,6 +101,14 @@ struct xfsj_repair_result {
 	struct xfsj_check_result first;	/* the first check */
 	struct xfsj_check_result last;	/* the final check */
 	unsigned int rounds;
+	/*
+	 * The checks it ran: whole ones (the first, the verdict, and any a
+	 * round needed), and local ones (after a round that changed a few
+	 * AGs: those AGs scanned again, the cross-checks whole), and the
+	 * work of all of them added up (enum xfsj_check_work).
+	 */
+	unsigned int full_checks, local_checks;
+	uint64_t work[XFSJ_WK__N];
 	uint64_t actions;		/* fixes applied */
 	uint64_t left;			/* problems the final check found
 					 * (all severities but INFO) */

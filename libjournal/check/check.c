@@ -63,6 +63,9 @@ uint64_t xck_report(struct xck *ck, const struct xfsj_problem *p)
 	enum xfsj_sev s = p->def->sev;
 
 	q.id = ck->next_id++;
+	q.phase = ck->phase;
+	q.scan_ag = ck->phase == XFSJ_CK_AG || ck->phase == XFSJ_CK_INODES ||
+		    ck->phase == XFSJ_CK_SPACE ? ck->ag_at : 0;
 	if (ck->job) {
 		/* A worker's number is its job's own: hand_over renumbers. */
 		xck_job_report(ck, &q);
@@ -169,7 +172,7 @@ struct xck_inode *xck_inode_find(struct xck *ck, uint64_t ino,
 	return &c->ino[agino - c->rec.startino];
 }
 
-static void free_ag(struct xck *ck, struct xck_ag *ag)
+void xck_ag_free(struct xck *ck, struct xck_ag *ag)
 {
 	size_t i;
 
@@ -193,7 +196,7 @@ static void free_ag(struct xck *ck, struct xck_ag *ag)
 	free(ag->agfl);
 }
 
-static void init_ag(struct xck *ck, struct xck_ag *ag, uint32_t agno)
+void xck_ag_init(struct xck *ck, struct xck_ag *ag, uint32_t agno)
 {
 	memset(ag, 0, sizeof(*ag));
 	ag->agno = agno;
@@ -218,7 +221,7 @@ struct ag_phase {
 	bool parallel;
 };
 
-static int run_ag_headers(struct xck *ck, struct xck_ag *ag)
+int xck_ag_phase(struct xck *ck, struct xck_ag *ag)
 {
 	int err = xck_ag_headers(ck, ag);
 
@@ -226,7 +229,7 @@ static int run_ag_headers(struct xck *ck, struct xck_ag *ag)
 }
 
 static const struct ag_phase ag_phases[] = {
-	{ XFSJ_CK_AG, run_ag_headers, true },
+	{ XFSJ_CK_AG, xck_ag_phase, true },
 	{ XFSJ_CK_INODES, xck_inodes, true },
 	/* Adds up the totals of every AG, in AG order. */
 	{ XFSJ_CK_SPACE, xck_space, false },
@@ -244,7 +247,7 @@ void xck_free(struct xck *ck)
 	memset(&scratch, 0, sizeof(scratch));
 	ck->res = &scratch;
 	for (agno = 0; ck->ags && agno < ck->agcount; agno++)
-		free_ag(ck, &ck->ags[agno]);
+		xck_ag_free(ck, &ck->ags[agno]);
 	free(ck->ags);
 	xck_vec_free(ck, &ck->dirents);
 	xck_vec_free(ck, &ck->pptrs);
@@ -298,10 +301,11 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	ck->agcount = ck->sb->agcount;
 	xck_account(ck, (int64_t)ck->agcount * sizeof(*ck->ags));
 	for (agno = 0; agno < ck->agcount; agno++)
-		init_ag(ck, &ck->ags[agno], agno);
+		xck_ag_init(ck, &ck->ags[agno], agno);
 
 	for (p = 0; p < sizeof(ag_phases) / sizeof(ag_phases[0]); p++) {
 		ck->ag_ph = ag_phases[p].ph;
+		ck->phase = ck->ag_ph;
 		agno = 0;
 		if (ag_phases[p].parallel && ck->threads > 1 &&
 		    ck->agcount > 1) {
@@ -327,11 +331,13 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 			     (uint64_t)ck->agcount * XFSJ_CK_AG_STEPS);
 	}
 
+	ck->phase = XFSJ_CK_NAMES;
 	xck_progress(ck, XFSJ_CK_NAMES, 0, 1);
 	err = xck_names(ck);
 	if (err)
 		goto out;
 	xck_progress(ck, XFSJ_CK_NAMES, 1, 1);
+	ck->phase = XFSJ_CK_COUNTERS;
 	xck_progress(ck, XFSJ_CK_COUNTERS, 0, 1);
 	err = xck_counters(ck);
 	if (err)

@@ -226,6 +226,7 @@ struct xck {
 	struct xfsj_check_result *res;
 	struct xck_ag *ags;
 	uint32_t agcount;
+	enum xfsj_check_phase phase;	/* the phase running (reports) */
 	enum xfsj_check_phase ag_ph;	/* the AG phase running, */
 	uint32_t ag_at;			/* on this AG */
 	struct xck_vec dirents;		/* struct xck_dirent */
@@ -268,6 +269,24 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	    const struct xfsj_check_cb *cb, struct xfsj_check_result *res,
 	    struct xck **keep);
 void xck_free(struct xck *ck);
+/*
+ * Check again, in the state @ck a check kept, what a change of the
+ * filesystem may have changed: the AGs marked in @redo (agcount entries)
+ * whole (headers, btrees, inodes), and the superblocks, the space of
+ * every AG, the names and the counters (recheck.c).  The problems of the
+ * AG and inode phases of the other AGs are not reported again (the caller
+ * keeps them: xfsj_problem.phase and scan_ag).  Returns 0, 1 when the
+ * superblocks stop the check (only a whole check may tell more), or a
+ * negative XFSJ_E_*; but for 0, @ck is unusable (still freed by
+ * xck_free).
+ */
+int xck_rerun(struct xck *ck, const bool *redo,
+	      const struct xfsj_check_cb *cb, struct xfsj_check_result *res);
+/* check.c: an AG's tables set up empty, and freed */
+void xck_ag_init(struct xck *ck, struct xck_ag *ag, uint32_t agno);
+void xck_ag_free(struct xck *ck, struct xck_ag *ag);
+/* check.c: the AG phase of one AG (headers, then btrees) */
+int xck_ag_phase(struct xck *ck, struct xck_ag *ag);
 
 /* ---- reporting ---- */
 /* Report @p (its number set: the one returned). */

@@ -138,6 +138,7 @@ static void run_job(struct pool *pl, struct xck *wk, uint32_t agno)
 	xck_vec_init(&wk->pptrs, sizeof(struct xck_pptr));
 	xck_vec_init(&wk->lossy, sizeof(struct xck_lossy));
 	wk->next_id = 0;	/* the job's problems numbered from 0 */
+	wk->ag_at = agno;	/* (their xfsj_problem.scan_ag) */
 	err = pl->fn(wk, &wk->ags[agno]);
 	xfsj_fs_release_kept(wk->fs);
 	job->dirents = wk->dirents;

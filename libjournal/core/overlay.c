@@ -13,6 +13,8 @@
 struct page {
 	uint64_t index;		/* device offset / XFSJ_OVL_PAGE; UINT64_MAX = empty */
 	uint8_t *data;
+	uint32_t epoch;		/* the epoch of its last write */
+	uint8_t sectors;	/* 512-byte sectors written in that epoch */
 };
 
 struct xfsj_overlay {
@@ -20,6 +22,7 @@ struct xfsj_overlay {
 	struct page *tab;
 	size_t cap;		/* power of two */
 	size_t used;
+	uint32_t epoch;		/* the writes' epoch now */
 };
 
 static size_t slot_of(uint64_t index, size_t cap)
@@ -138,6 +141,8 @@ static int get_page(struct xfsj_overlay *ov, uint64_t index, struct page **out)
 		s = (s + 1) & (ov->cap - 1);
 	ov->tab[s].index = index;
 	ov->tab[s].data = data;
+	ov->tab[s].epoch = ov->epoch;
+	ov->tab[s].sectors = 0;
 	ov->used++;
 	*out = &ov->tab[s];
 	return 0;
@@ -193,6 +198,20 @@ void xfsj_overlay_advise(struct xfsj_overlay *ov, uint64_t off, uint64_t len)
 	xfsj_io_advise(ov->io, off, len);
 }
 
+/* Bytes [in, in + n) of page @p were written in the current epoch. */
+static void mark_written(const struct xfsj_overlay *ov, struct page *p,
+			 size_t in, size_t n)
+{
+	unsigned int first = (unsigned int)(in / XFSJ_OVL_SECTOR);
+	unsigned int last = (unsigned int)((in + n - 1) / XFSJ_OVL_SECTOR);
+
+	if (p->epoch != ov->epoch) {
+		p->epoch = ov->epoch;
+		p->sectors = 0;
+	}
+	p->sectors |= (uint8_t)(((1U << (last + 1)) - 1) & ~((1U << first) - 1));
+}
+
 int xfsj_overlay_write(struct xfsj_overlay *ov, const void *buf, size_t len,
 		       uint64_t off)
 {
@@ -210,6 +229,7 @@ int xfsj_overlay_write(struct xfsj_overlay *ov, const void *buf, size_t len,
 		if (err)
 			return err;
 		memcpy(p->data + in, src, n);
+		mark_written(ov, p, in, n);
 		src += n;
 		off += n;
 		len -= n;
@@ -257,6 +277,27 @@ int xfsj_overlay_drain(struct xfsj_overlay *ov, xfsj_page_fn fn, void *arg)
 		ov->tab[i].index = UINT64_MAX;
 	}
 	ov->used = 0;
+	return 0;
+}
+
+uint32_t xfsj_overlay_new_epoch(struct xfsj_overlay *ov)
+{
+	return ++ov->epoch;
+}
+
+int xfsj_overlay_each_written(struct xfsj_overlay *ov, uint32_t epoch,
+			      xfsj_written_fn fn, void *arg)
+{
+	for (size_t i = 0; i < ov->cap; i++) {
+		const struct page *p = &ov->tab[i];
+		int err;
+
+		if (p->index == UINT64_MAX || p->epoch < epoch || !p->sectors)
+			continue;
+		err = fn(arg, p->index * XFSJ_OVL_PAGE, p->sectors);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "xfsj/io.h"
 
 #define XFSJ_OVL_PAGE	4096U
+#define XFSJ_OVL_SECTOR	512U	/* what a page's written mask counts */
 
 struct xfsj_overlay;
 
@@ -43,6 +44,20 @@ int xfsj_overlay_each_dirty(struct xfsj_overlay *ov, xfsj_page_fn fn,
  */
 int xfsj_overlay_drain(struct xfsj_overlay *ov, xfsj_page_fn fn, void *arg);
 uint64_t xfsj_overlay_dirty_pages(const struct xfsj_overlay *ov);
+
+/*
+ * Epochs of writes, for a caller that must know what a step of its own
+ * wrote (the repair's re-check of what a round changed): each write is
+ * stamped with the epoch current at the time.  _new_epoch starts the
+ * next one and returns its number; _each_written hands @fn every page
+ * written in epoch @epoch or later (in no order), with the mask of its
+ * 512-byte sectors (bit i: bytes [512 i, 512 (i + 1))) written in the
+ * page's last epoch; @fn's nonzero return stops the walk and is returned.
+ */
+typedef int (*xfsj_written_fn)(void *arg, uint64_t off, unsigned int sectors);
+uint32_t xfsj_overlay_new_epoch(struct xfsj_overlay *ov);
+int xfsj_overlay_each_written(struct xfsj_overlay *ov, uint32_t epoch,
+			      xfsj_written_fn fn, void *arg);
 /* Size in bytes of the device below. */
 uint64_t xfsj_overlay_dev_size(const struct xfsj_overlay *ov);
 /* The device below (the one given to xfsj_overlay_create). */

@@ -5,12 +5,20 @@
  * order of the fix table, flush, and check again; stop when a check finds
  * nothing more to fix, when a round changes nothing, or after the round
  * limit.  The last check is the verdict: its problems are the ones left.
+ *
+ * Only the first check and the verdict need to be whole.  After a round
+ * that wrote in some AGs, the next check is a local one (check/recheck.c):
+ * the AGs the round wrote in, and those of the inodes owning the blocks it
+ * wrote, scanned again, the cross-checks (space, names, counters) whole;
+ * the problems the other AGs' scans found are kept.  When a local check
+ * leaves nothing to fix, a whole one gives the verdict.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/grow.h"
+#include "core/overlay.h"
 #include "repair/repair_priv.h"
 
 #define ROUNDS_DEFAULT	8
@@ -141,7 +149,65 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 		rp->cb->progress(rp->cb->arg, ph, done, total);
 }
 
-static int check_round(struct xrp *rp)
+/* The work of this round's check, added to the repair's. */
+static void add_work(struct xrp *rp, bool local)
+{
+	size_t i;
+
+	for (i = 0; i < XFSJ_WK__N; i++)
+		rp->res->work[i] += rp->ckres.work[i];
+	if (local)
+		rp->res->local_checks++;
+	else
+		rp->res->full_checks++;
+}
+
+/*
+ * Before a local check: the problems it will not find again (those of the
+ * AG and inode phases of the AGs it keeps) stay, as a whole check would
+ * have found them.
+ */
+static void keep_unchanged(struct xrp *rp)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rp->nprobs; i++) {
+		struct xrp_prob *pr = &rp->probs[i];
+
+		if ((pr->p.phase == XFSJ_CK_AG ||
+		     pr->p.phase == XFSJ_CK_INODES) &&
+		    pr->p.scan_ag < rp->sb->agcount &&
+		    !rp->redo[pr->p.scan_ag]) {
+			pr->done = false;
+			rp->probs[n++] = *pr;
+			continue;
+		}
+		free((char *)pr->p.name);
+	}
+	rp->nprobs = n;
+}
+
+/* The order of a whole check: by phase, per-AG phases by AG, then found. */
+static int prob_order(const void *a, const void *b)
+{
+	const struct xfsj_problem *x = &((const struct xrp_prob *)a)->p;
+	const struct xfsj_problem *y = &((const struct xrp_prob *)b)->p;
+	bool per_ag = x->phase == XFSJ_CK_AG || x->phase == XFSJ_CK_INODES ||
+		      x->phase == XFSJ_CK_SPACE;
+
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	if (per_ag && x->scan_ag != y->scan_ag)
+		return x->scan_ag < y->scan_ag ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * This round's check: a whole one, or with @local the AGs rp->redo marks
+ * scanned again in the state the last check kept (and the cross-checks
+ * whole); a local check that cannot run falls back to a whole one.
+ */
+static int check_round(struct xrp *rp, bool local)
 {
 	const struct xfsj_check_opts co = { .cache_bytes = rp->o->cache_bytes,
 					    .sb_only = rp->o->sb_only };
@@ -150,11 +216,192 @@ static int check_round(struct xrp *rp)
 		.problem = on_problem,
 		.progress = on_progress,
 	};
+	int err;
 
+	if (local && rp->ck) {
+		keep_unchanged(rp);
+		err = xck_rerun(rp->ck, rp->redo, &ccb, &rp->ckres);
+		if (!err) {
+			if (rp->nprobs > 1)
+				qsort(rp->probs, rp->nprobs,
+				      sizeof(*rp->probs), prob_order);
+			add_work(rp, true);
+			return 0;
+		}
+	}
 	xck_free(rp->ck);
 	rp->ck = NULL;
 	free_probs(rp);
-	return xck_run(rp->fs, &co, &ccb, &rp->ckres, &rp->ck);
+	err = xck_run(rp->fs, &co, &ccb, &rp->ckres, &rp->ck);
+	add_work(rp, false);
+	return err;
+}
+
+/* ---- what a round changed: the scope of the next check ---- */
+
+struct written {
+	struct xrp *rp;
+	uint64_t *blk;		/* agno << 32 | agbno, of blocks written */
+	size_t n, cap;
+	bool whole;		/* something only a whole check sees */
+};
+
+static int on_written(void *arg, uint64_t off, unsigned int sectors)
+{
+	struct written *w = arg;
+	const struct xfsj_sb *sb = w->rp->sb;
+	uint64_t agbytes = (uint64_t)sb->agblocks * sb->blocksize;
+	unsigned int i;
+
+	for (i = 0; i < XFSJ_OVL_PAGE / XFSJ_OVL_SECTOR; i++) {
+		uint64_t at = off + (uint64_t)i * XFSJ_OVL_SECTOR, in;
+		uint32_t agno, agbno;
+
+		if (!(sectors >> i & 1))
+			continue;
+		agno = (uint32_t)(at / agbytes);
+		in = at % agbytes;
+		if (agno >= sb->agcount) {
+			w->whole = true;	/* not in an AG */
+			return 0;
+		}
+		if (in < sb->sectsize)
+			continue;	/* a superblock: always checked */
+		if (in < 4ULL * sb->sectsize) {
+			w->rp->redo[agno] = true;	/* AGF, AGI, AGFL */
+			continue;
+		}
+		agbno = (uint32_t)(in / sb->blocksize);
+		if (w->n && w->blk[w->n - 1] == ((uint64_t)agno << 32 | agbno))
+			continue;
+		if (xfsj_grow(&w->blk, &w->cap, w->n, 1, sizeof(*w->blk), 64))
+			return -XFSJ_E_NOMEM;
+		w->blk[w->n++] = (uint64_t)agno << 32 | agbno;
+	}
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first of the sorted @n @v at or above @key. */
+static size_t lower_bound(const uint64_t *v, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Mark the AGs that own the blocks written (@w, sorted): by the last
+ * check's claims, an inode's block marks the inode's AG, metadata its own
+ * AG; a block nobody claimed (taken from the free space, whose btrees
+ * changed with it) marks its AG.
+ */
+static int mark_owners(struct xrp *rp, struct written *w)
+{
+	uint8_t *seen = calloc(w->n ? w->n : 1, 1);
+	const struct xck_ag *ag;
+	size_t i, k;
+
+	if (!seen)
+		return -XFSJ_E_NOMEM;
+	for (i = 0; i < w->n; i = k) {
+		uint32_t agno = (uint32_t)(w->blk[i] >> 32);
+		const struct xfsj_rmap_rec *r;
+		size_t c;
+
+		for (k = i; k < w->n && w->blk[k] >> 32 == agno; k++)
+			;
+		ag = &rp->ck->ags[agno];
+		r = ag->claims.v;
+		for (c = 0; c < ag->claims.n; c++) {
+			uint64_t base = (uint64_t)agno << 32;
+			uint64_t end = base + r[c].startblock + r[c].blockcount;
+			size_t j = lower_bound(w->blk + i, k - i,
+					       base + r[c].startblock) + i;
+
+			for (; j < k && w->blk[j] < end; j++) {
+				seen[j] = 1;
+				if (r[c].owner >> 63)
+					rp->redo[agno] = true;
+				else
+					rp->redo[xfsj_ino_agno(rp->sb,
+						r[c].owner) % rp->sb->agcount] =
+						true;
+			}
+		}
+		for (c = i; c < k; c++)
+			if (!seen[c])
+				rp->redo[agno] = true;
+	}
+	free(seen);
+	return 0;
+}
+
+/*
+ * Is more to be done after this round's stage: a problem of a later stage
+ * to fix, or the round cut short (rp->recheck)?  If not, the next check is
+ * most likely the verdict, and a whole one.
+ */
+static bool wants_fix(const struct xrp *rp, const struct xrp_prob *pr);
+
+static bool more_to_do(const struct xrp *rp)
+{
+	size_t i;
+
+	if (rp->recheck)
+		return true;
+	for (i = 0; i < rp->nprobs; i++)
+		if (wants_fix(rp, &rp->probs[i]) &&
+		    xrp_stage_of(rp->probs[i].p.def) > rp->stage)
+			return true;
+	return false;
+}
+
+/*
+ * Can the next check be a local one, after a round that wrote since
+ * @epoch?  rp->redo gets the AGs it scans again; false when the round
+ * fixed superblocks or wrote in every AG (a whole check is no dearer).
+ */
+static bool local_scope(struct xrp *rp, uint32_t epoch)
+{
+	struct written w = { .rp = rp };
+	uint32_t agno, marked = 0;
+	int err;
+
+	if (!rp->ck || rp->stage == XFSJ_RS_SB)
+		return false;
+	if (!rp->redo) {
+		rp->redo = calloc(rp->sb->agcount, sizeof(*rp->redo));
+		if (!rp->redo)
+			return false;
+	}
+	memset(rp->redo, 0, rp->sb->agcount * sizeof(*rp->redo));
+	err = xfsj_overlay_each_written(xfsj_fs_overlay(rp->fs), epoch,
+					on_written, &w);
+	if (!err && !w.whole && w.n) {
+		qsort(w.blk, w.n, sizeof(*w.blk), u64_cmp);
+		err = mark_owners(rp, &w);
+	}
+	free(w.blk);
+	if (err || w.whole)
+		return false;
+	for (agno = 0; agno < rp->sb->agcount; agno++)
+		marked += rp->redo[agno];
+	return marked < rp->sb->agcount;
 }
 
 /* Is problem @pr one the repair should act on? */
@@ -356,7 +603,9 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 			   ROUNDS_DEFAULT;
 	unsigned int counted = 0;
 	size_t fewest = SIZE_MAX;
+	bool local = false, verdict = false;
 	uint64_t before;
+	uint32_t epoch;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -367,7 +616,7 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 	for (rp.round = 1;; rp.round++) {
 		bool stuck[XFSJ_RS__COUNT] = { false };
 
-		err = check_round(&rp);
+		err = check_round(&rp, local);
 		if (rp.round == 1)
 			res->first = rp.ckres;
 		res->last = rp.ckres;
@@ -376,6 +625,8 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 			res->fault = rp.ckres.fault;
 			break;
 		}
+		if (verdict)
+			break;		/* the whole check after the last round */
 		if (rp.round == 1 && rp.o->preen) {
 			res->preen_refused = preen_refusal(&rp);
 			if (res->preen_refused)
@@ -390,11 +641,18 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 			fewest = rp.nprobs;
 		else
 			counted++;
-		if (counted >= max || rp.round > ROUNDS_CAP * max)
+		if (counted >= max || rp.round > ROUNDS_CAP * max) {
+			/* The verdict is a whole check's. */
+			verdict = local;
+			local = false;
+			if (verdict)
+				continue;
 			break;
+		}
 		/* A stage that changes nothing leaves the scan valid for the
 		 * next one. */
 		before = res->actions;
+		epoch = xfsj_overlay_new_epoch(xfsj_fs_overlay(rp.fs));
 		while ((rp.stage = next_stage(&rp, stuck)) != XFSJ_RS__COUNT) {
 			if (rp.cb->round)
 				rp.cb->round(rp.cb->arg, rp.round, rp.stage);
@@ -412,8 +670,18 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 					       0, 0);
 			break;
 		}
-		if (rp.stage == XFSJ_RS__COUNT)
-			break;		/* nothing more this version can do */
+		if (rp.stage == XFSJ_RS__COUNT) {
+			/*
+			 * Nothing more this version can do: after a local
+			 * check, a whole one gives the verdict (and may find
+			 * more to do).
+			 */
+			if (!local)
+				break;
+			local = false;
+			continue;
+		}
+		local = more_to_do(&rp) && local_scope(&rp, epoch);
 	}
 	if (!err) {
 		count_left(&rp);
@@ -425,5 +693,6 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 	free_probs(&rp);
 	free(rp.probs);
 	free(rp.suspects);
+	free(rp.redo);
 	return err;
 }

@@ -48,6 +48,12 @@ struct xrp {
 	 * fix kind and the next one checks again.
 	 */
 	bool recheck;
+	/*
+	 * The AGs the next check scans again when it is a local one
+	 * (recheck.c; agcount entries): those the round wrote in, and those
+	 * of the inodes owning the blocks it wrote (repair.c).
+	 */
+	bool *redo;
 	/* The inodes a problem (not INFO) named in any round so far. */
 	uint64_t *suspects;
 	size_t nsuspects, capsuspects;

@@ -10,7 +10,13 @@
 #     damages) exits 4, prints the gate's line, and the copy's bytes are
 #     unchanged (its checksum);
 #   - the same with --force exits 4 and the copy's bytes change;
-#   - without the hook the repair exits 1 and both checkers are clean.
+#   - without the hook the repair exits 1 and both checkers are clean,
+#     after at most 2 whole checks (the repair's JSON summary:
+#     full_checks);
+#   - with the first data block of /d zeroed as well (its 200 entries
+#     lost, the files moved to lost+found), the rounds after the first
+#     check are local ones (local_checks >= 1), still at most 2 whole
+#     checks, both checkers clean after.
 export LC_ALL=C
 source "$(dirname "$0")/lib/common.sh"
 need_root
@@ -55,12 +61,42 @@ rc=$?
 check "--force commits it anyway (exit $rc)" test $rc = 4
 check "--force changed the image's bytes" test "$(sum "$IMG")" != "$before"
 
+# summary_field JSON NAME: the repair_summary's number NAME
+summary_field() {
+	grep '"kind":"repair_summary"' <<<"$1" | grep -o "\"$2\":[0-9]*" |
+		head -1 | cut -d: -f2
+}
+
 cp --sparse=always "$BASE" "$IMG"
-"$REPAIR" "$IMG" >/dev/null 2>&1
+out=$("$REPAIR" --json "$IMG" 2>/dev/null)
 rc=$?
 check "without the hook the repair fixes the counter (exit $rc)" test $rc = 1
+full=$(summary_field "$out" full_checks)
+check "one fuzzed AGF counter costs at most 2 whole checks (ran ${full:-?})" \
+	test "${full:-9}" -ge 1 -a "${full:-9}" -le 2
 "$REPAIR" -n "$IMG" >/dev/null 2>&1
 check "xfsj-repair -n is clean after it" test $? = 0
 "$XFSPROGS613/xfs_repair" -n "$IMG" >/dev/null 2>&1
 check "xfs_repair -n is clean after it" test $? = 0
+
+cp --sparse=always "$BASE" "$IMG"
+dblk=$("$DB" -r -c 'path /d' -c 'bmap' "$IMG" | awk -F'[ ,]+' '/^data offset 0 startblock/ { print $5; exit }')
+bsize=$("$DB" -r -c 'sb 0' -c 'p blocksize' "$IMG" | awk '{ print $3 }')
+check "found /d's first data block (block ${dblk:-?})" test -n "$dblk"
+if [ -n "$dblk" ]; then
+	dd if=/dev/zero of="$IMG" bs="$bsize" seek="$dblk" count=1 \
+		conv=notrunc status=none
+	out=$("$REPAIR" --json "$IMG" 2>/dev/null)
+	rc=$?
+	full=$(summary_field "$out" full_checks)
+	local_n=$(summary_field "$out" local_checks)
+	check "a zeroed directory block and the counter repaired (exit $rc)" \
+		test $rc = 1
+	check "its later rounds are local checks (${local_n:-?} local, ${full:-?} whole)" \
+		test "${local_n:-0}" -ge 1 -a "${full:-9}" -le 2
+	"$REPAIR" -n "$IMG" >/dev/null 2>&1
+	check "xfsj-repair -n is clean after it" test $? = 0
+	"$XFSPROGS613/xfs_repair" -n "$IMG" >/dev/null 2>&1
+	check "xfs_repair -n is clean after it" test $? = 0
+fi
 t_done || exit 1

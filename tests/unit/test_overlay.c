@@ -376,6 +376,78 @@ START_TEST(backend_serves_mkfs)
 }
 END_TEST
 
+struct written_seen {
+	uint64_t off[8];
+	unsigned int sectors[8];
+	int n;
+};
+
+static int on_written(void *arg, uint64_t off, unsigned int sectors)
+{
+	struct written_seen *w = arg;
+
+	ck_assert_int_lt(w->n, 8);
+	w->off[w->n] = off;
+	w->sectors[w->n] = sectors;
+	w->n++;
+	return 0;
+}
+
+/* The mask the walk gave page @off, or -1 when it gave none. */
+static int mask_of(const struct written_seen *w, uint64_t off)
+{
+	for (int i = 0; i < w->n; i++)
+		if (w->off[i] == off)
+			return (int)w->sectors[i];
+	return -1;
+}
+
+START_TEST(write_epochs)
+{
+	struct xfsj_io *io = patterned(10 * PG);
+	struct xfsj_overlay *ov;
+	struct written_seen w = { .n = 0 };
+	uint8_t buf[2 * PG] = { 0 };
+	uint32_t e1, e2;
+
+	ck_assert_int_eq(xfsj_overlay_create(io, &ov), 0);
+	/* Before any epoch: page 0. */
+	ck_assert_int_eq(xfsj_overlay_write(ov, buf, 512, 0), 0);
+	e1 = xfsj_overlay_new_epoch(ov);
+	/* Sectors 1 of page 2, 6-7 of page 3 and 0 of page 4 (one write
+	 * across pages), the second half of sector 3 of page 5. */
+	ck_assert_int_eq(xfsj_overlay_write(ov, buf, 512, 2 * PG + 512), 0);
+	ck_assert_int_eq(xfsj_overlay_write(ov, buf, 1024 + 100,
+					    3 * PG + 6 * 512), 0);
+	ck_assert_int_eq(xfsj_overlay_write(ov, buf, 256,
+					    5 * PG + 3 * 512 + 256), 0);
+	ck_assert_int_eq(xfsj_overlay_each_written(ov, e1, on_written, &w), 0);
+	ck_assert_int_eq(w.n, 4);
+	ck_assert_int_eq(mask_of(&w, 0), -1);
+	ck_assert_int_eq(mask_of(&w, 2 * PG), 0x02);
+	ck_assert_int_eq(mask_of(&w, 3 * PG), 0xc0);
+	ck_assert_int_eq(mask_of(&w, 4 * PG), 0x01);
+	ck_assert_int_eq(mask_of(&w, 5 * PG), 0x08);
+
+	/* The next epoch: only what it wrote, its mask its own. */
+	e2 = xfsj_overlay_new_epoch(ov);
+	ck_assert_uint_gt(e2, e1);
+	ck_assert_int_eq(xfsj_overlay_write(ov, buf, 512, 2 * PG + 7 * 512), 0);
+	ck_assert_int_eq(xfsj_overlay_write(ov, buf, 512, 0), 0);
+	w.n = 0;
+	ck_assert_int_eq(xfsj_overlay_each_written(ov, e2, on_written, &w), 0);
+	ck_assert_int_eq(w.n, 2);
+	ck_assert_int_eq(mask_of(&w, 2 * PG), 0x80);
+	ck_assert_int_eq(mask_of(&w, 0), 0x01);
+	/* From the first epoch on: the pages of both. */
+	w.n = 0;
+	ck_assert_int_eq(xfsj_overlay_each_written(ov, e1, on_written, &w), 0);
+	ck_assert_int_eq(w.n, 5);
+	xfsj_overlay_free(ov);
+	xfsj_io_close(io);
+}
+END_TEST
+
 Suite *overlay_suite(void)
 {
 	Suite *s = suite_create("overlay");
@@ -386,6 +458,7 @@ Suite *overlay_suite(void)
 	tcase_add_test(tc, bounds_and_short_last_page);
 	tcase_add_test(tc, many_pages);
 	tcase_add_test(tc, device_errors);
+	tcase_add_test(tc, write_epochs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("backend");
 	tcase_add_test(tc, backend_basics);
