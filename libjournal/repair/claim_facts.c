@@ -300,40 +300,43 @@ static bool refcount_shared(const struct xck_ag *ag, uint64_t s, uint64_t e)
 	return pos >= e;
 }
 
+void xrp_claim_fill(struct xrp *rp, const struct xck_ag *ag,
+		    const struct xfsj_rmap_rec *c, uint64_t s, uint64_t e,
+		    struct xrp_claim *x)
+{
+	bool ino = xrp_owner_inode(c->owner);
+
+	*x = (struct xrp_claim){
+		.owner = c->owner, .offset = c->offset,
+		.ftype = ino ? xrp_ino_ftype(rp, c->owner) : 0,
+		.refcount = xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK) &&
+			    refcount_shared(ag, s, e),
+		.sound = ino && !xrp_ino_suspect(rp, c->owner),
+	};
+	if (xrp_rmapbt_whole(rp))
+		rmap_facts(ag, c, s, e, x);
+	x->layout = in_layout(rp, ag->agno, c, s, e);
+	x->header = xrp_claim_header(rp, ag->agno,
+				     c->startblock > s ? c->startblock :
+				     (uint32_t)s, c->owner, c->offset,
+				     x->ftype);
+}
+
 int xrp_claims_gather(struct xrp *rp, const struct xck_ag *ag, uint64_t s,
 		      uint64_t e, struct xrp_claim *f,
 		      const struct xfsj_rmap_rec **rec, size_t max,
 		      size_t *n)
 {
-	bool rmapbt = xrp_rmapbt_whole(rp);
-	bool shared = xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK) &&
-		      refcount_shared(ag, s, e);
-
 	*n = 0;
 	for (size_t i = 0; i < ag->claims.n; i++) {
 		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
-		struct xrp_claim *x;
-		bool ino = xrp_owner_inode(c->owner);
 
 		if (!xrp_claim_over(c, s, e))
 			continue;
 		if (*n == max)
 			return 1;
-		x = &f[*n];
-		rec[(*n)++] = c;
-		*x = (struct xrp_claim){
-			.owner = c->owner, .offset = c->offset,
-			.ftype = ino ? xrp_ino_ftype(rp, c->owner) : 0,
-			.refcount = shared,
-			.sound = ino && !xrp_ino_suspect(rp, c->owner),
-		};
-		if (rmapbt)
-			rmap_facts(ag, c, s, e, x);
-		x->layout = in_layout(rp, ag->agno, c, s, e);
-		x->header = xrp_claim_header(rp, ag->agno,
-					     c->startblock > s ? c->startblock :
-					     (uint32_t)s, c->owner, c->offset,
-					     x->ftype);
+		rec[*n] = c;
+		xrp_claim_fill(rp, ag, c, s, e, &f[(*n)++]);
 	}
 	return 0;
 }

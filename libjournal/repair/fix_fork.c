@@ -17,7 +17,8 @@
  *   just its length is put back there; records of length 0, past the
  *   largest offset, outside an AG or over its headers, still out of
  *   offset order (of two that overlap, the one the next record agrees
- *   with stays), or over blocks another owner claims are dropped; a bmbt
+ *   with stays), or over blocks the evidence model (evidence.h) gives
+ *   to another claim are dropped; a bmbt
  *   of any height is walked past its damage (a block that is not a bmbt
  *   block of the inode at its level is left, the blocks its siblings'
  *   links name at each level are read too, and a block with an
@@ -29,21 +30,14 @@
  * blocks are given up as below (the rmapbt, when usable, gives the
  * mapping back).
  *
- * A block claimed twice (space.multiply_claimed): the evidence of the
- * rightful owner is the rmapbt where it names an owner of the blocks,
- * else metadata claiming them (an owner that is no inode, or a bmbt
- * block that really is one); each inode that maps them without that
- * evidence loses those blocks only (its fork rebuilt without the
- * records over them).  A directory's or symlink's mapping over a
- * regular file's data gives way too (they never share), and so does an
- * unwritten mapping over another file's data, evidence or not (the
- * kernel shares no unwritten extent, which reads as zeroes), and a
- * file's data over a block whose own header says it is another inode's
- * attribute block.  Without evidence, when only regular files' written
- * data claim the range, one file keeps it and each other one's fork is
- * rebuilt onto fresh blocks holding a copy of it (fix_clone.c: the rule
- * and the copy); when the free space is too short for the copy, or
- * others claim the range too, it is left.
+ * A block claimed twice (space.multiply_claimed): the evidence model
+ * (evidence.h) decides who keeps it; each inode that maps it and gives
+ * way loses those blocks only (its fork rebuilt without the records over
+ * them); a tie of regular files' written data is cloned: one file keeps
+ * the range and each other one's fork is rebuilt onto fresh blocks
+ * holding a copy of it (fix_clone.c); when the free space is too short
+ * for the copy, or nothing settles the tie, it is left.  The fix record
+ * says why (struct xfsj_repair_why).
  *
  * An attribute fork of a format no attribute fork has (inode.aformat)
  * is cleared, the inode kept.
@@ -143,16 +137,15 @@ static bool may_share(const struct xrp *rp, int whichfork,
 
 /*
  * Does another owner hold some of [fsb, fsb + len) (mapped @unwritten or
- * not) in @v (the claims or, with @rmaps, the rmapbt records of its AG)?
- * Another fork of the inode, and its bmbt blocks, count as another owner;
- * the same fork's own mappings do not; nor does a claimed bmbt block that
- * is no bmbt block.
+ * not) in @v, the rmapbt records of its AG (is the rmapbt consistent
+ * with the fork)?  Another fork of the inode, and its bmbt blocks, count
+ * as another owner; the same fork's own mappings do not; nor does
+ * written data another file may share.
  */
 static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
-			  bool rmaps, uint64_t ino, int whichfork,
-			  uint64_t fsb, uint64_t len, bool unwritten)
+			  uint64_t ino, int whichfork, uint64_t fsb,
+			  uint64_t len, bool unwritten)
 {
-	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
 	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
 	uint64_t end = (uint64_t)agbno + len;
 	size_t i;
@@ -168,11 +161,6 @@ static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
 		    !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
 			continue;
 		if (!unwritten && may_share(rp, whichfork, r))
-			continue;
-		if (!rmaps && xrp_owner_inode(r->owner) &&
-		    (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
-		    !xrp_claim_header(rp, agno, r->startblock, r->owner,
-				      r->offset, 0))
 			continue;
 		return true;
 	}
@@ -241,7 +229,7 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 				continue;
 			}
 			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
-			    held_by_other(rp, v, true, j->ino, j->whichfork,
+			    held_by_other(rp, v, j->ino, j->whichfork,
 					  fsb, m.blockcount, m.unwritten))
 				return 1;
 			err = mpush(rp, out, &m);
@@ -617,16 +605,73 @@ static bool next_piece(const struct job *j, struct xfsj_bmbt_irec *c)
 	return c->blockcount != 0;
 }
 
-/* Does some other owner's claim (or rmapbt record) hold the blocks? */
-static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
+/* The most claims over one range the model weighs (more: left). */
+#define CLAIMS_MAX	16
+
+/*
+ * Does the evidence model give the blocks of mapping @r of the job's fork
+ * to another claim?  (The fork's own claim joins those the check made,
+ * when the check did not see it.)  More claims than the model weighs:
+ * yes.
+ */
+static bool gives_way(struct xrp *rp, const struct job *j,
+		      const struct xfsj_bmbt_irec *r)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(sb,
+							     r->startblock)];
+	uint64_t s = xfsj_fsb_agbno(sb, r->startblock), e = s + r->blockcount;
+	uint64_t fork = j->whichfork ? XFSJ_RMAP_OFF_ATTR_FORK : 0;
+	struct xrp_claim f[CLAIMS_MAX + 1];
+	const struct xfsj_rmap_rec *rec[CLAIMS_MAX + 1];
+	struct xrp_decision d;
+	size_t n, i, self = CLAIMS_MAX + 1;
+	bool others = false;
+
+	if (xrp_claims_gather(rp, ag, s, e, f, rec, CLAIMS_MAX, &n))
+		return true;
+	for (i = 0; i < n; i++) {
+		if (f[i].owner == j->ino &&
+		    (f[i].offset & XRP_RMAP_FORK_FLAGS) == fork) {
+			if (self > n)
+				self = i;
+		} else {
+			others = true;
+		}
+	}
+	if (!others)
+		return false;
+	if (self > n) {
+		struct xfsj_rmap_rec mine = {
+			.startblock = (uint32_t)s,
+			.blockcount = (uint32_t)r->blockcount,
+			.owner = j->ino,
+			.offset = r->startoff | fork |
+				  (r->unwritten ? XFSJ_RMAP_OFF_UNWRITTEN : 0),
+		};
+
+		self = n;
+		xrp_claim_fill(rp, ag, &mine, s, e, &f[n++]);
+	}
+	xrp_ev_decide(f, n, xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK), &d);
+	return f[self].verdict == XRP_V_GIVE_WAY ||
+	       f[self].verdict == XRP_V_CLONE_COPY;
+}
+
+/*
+ * Does another owner hold the blocks?  With @rmaps, by the rmapbt's
+ * records; else by the evidence model over the claims.
+ */
+static bool claimed_elsewhere(struct xrp *rp, const struct job *j,
 			      const struct xfsj_bmbt_irec *r, bool rmaps)
 {
 	const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(rp->sb,
 							     r->startblock)];
 
-	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, rmaps,
-			     j->ino, j->whichfork, r->startblock,
-			     r->blockcount, r->unwritten);
+	if (!rmaps)
+		return gives_way(rp, j, r);
+	return held_by_other(rp, &ag->rmaps, j->ino, j->whichfork,
+			     r->startblock, r->blockcount, r->unwritten);
 }
 
 /*
@@ -1143,9 +1188,6 @@ static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
 	}
 	return 0;
 }
-
-/* The most claims over one range the model weighs (more: left). */
-#define CLAIMS_MAX	16
 
 /* Push @r onto @l unless a range of the same start is there. */
 static int push_once(struct xrp *rp, struct xck_vec *l, const void *r,

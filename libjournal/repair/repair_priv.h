@@ -309,6 +309,10 @@ int xrp_claims_gather(struct xrp *rp, const struct xck_ag *ag, uint64_t s,
 		      uint64_t e, struct xrp_claim *f,
 		      const struct xfsj_rmap_rec **rec, size_t max,
 		      size_t *n);
+/* The facts of claim @c of @ag over [s, e) into @x. */
+void xrp_claim_fill(struct xrp *rp, const struct xck_ag *ag,
+		    const struct xfsj_rmap_rec *c, uint64_t s, uint64_t e,
+		    struct xrp_claim *x);
 /* Does the header of block @agbno of AG @agno name the claim of @owner
  * (rmap @offset flags; @ftype of an inode owner): a block of that kind,
  * that owner, its own block number and the filesystem's UUID? */
