@@ -38,6 +38,8 @@ struct fix_rec {
 	uint64_t new;		/* the last fix's value set */
 	char *what;		/* the last fix's words */
 	unsigned int times;	/* fixes merged into it */
+	bool has_why;		/* an ownership decision: */
+	struct xfsj_repair_why why;	/* the evidence that decided it */
 };
 
 struct rout {
@@ -151,6 +153,9 @@ static void on_action(void *arg, const struct xfsj_repair_action *a)
 	f->count = a->count;
 	f->has_new = p && (p->has & XFSJ_PF_EXPECTED);
 	f->new = p ? p->expected : 0;
+	f->has_why = a->why != NULL;
+	if (a->why)
+		f->why = *a->why;
 	f->times++;
 	return;
 nomem:
@@ -162,6 +167,25 @@ nomem:
 static bool undone(const struct fix_rec *f)
 {
 	return f->times > 1 && f->has_old && f->has_new && f->old == f->new;
+}
+
+/* "  why: keep by header, rmapbt (scores 40 over 8)" */
+static void print_why_text(const struct xfsj_repair_why *w)
+{
+	printf("  why: %s", w->outcome);
+	for (unsigned int i = 0; i < w->nrows; i++)
+		printf("%s%s", i ? ", " : " by ", w->rows[i]);
+	printf(" (scores %d over %d)\n", w->kept, w->gave_way);
+}
+
+/* ,"decision":"keep","why":["header"],"scores":{"kept":40,"gave_way":8} */
+static void print_why_json(const struct xfsj_repair_why *w)
+{
+	printf(",\"decision\":\"%s\",\"why\":[", w->outcome);
+	for (unsigned int i = 0; i < w->nrows; i++)
+		printf("%s\"%s\"", i ? "," : "", w->rows[i]);
+	printf("],\"scores\":{\"kept\":%d,\"gave_way\":%d}", w->kept,
+	       w->gave_way);
 }
 
 static void print_fix(const struct rout *r, const struct fix_rec *f)
@@ -178,6 +202,8 @@ static void print_fix(const struct rout *r, const struct fix_rec *f)
 		if (f->times > 1 && f->has_old)
 			printf(" (was %" PRIu64 ")", f->old);
 		putchar('\n');
+		if (f->has_why && r->a->verbose)
+			print_why_text(&f->why);
 		return;
 	}
 	printf("{\"kind\":\"fix\",\"fix\":\"%s\"", xfsj_fix_name(f->fix));
@@ -195,6 +221,8 @@ static void print_fix(const struct rout *r, const struct fix_rec *f)
 		printf(",\"new\":%" PRIu64, f->new);
 	if (f->times > 1)
 		printf(",\"times\":%u", f->times);
+	if (f->has_why)
+		print_why_json(&f->why);
 	printf(",\"what\":");
 	json_str(stdout, f->what, strlen(f->what));
 	printf("}\n");

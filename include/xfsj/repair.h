@@ -59,6 +59,22 @@ struct xfsj_repair_opts {
 };
 
 /* One thing the repair did. */
+/*
+ * Why an ownership decision over a range claimed twice went as it did
+ * (the repair's evidence model): its outcome ("keep": the best evidence
+ * keeps it; "clone": no evidence either way, one file keeps it and the
+ * other gets a copy; "none": evidence against every claim), the rows of
+ * evidence that decided, by name, and the scores of the claim that kept
+ * the range and of the best one that gave way.
+ */
+#define XFSJ_WHY_MAX	8
+struct xfsj_repair_why {
+	const char *outcome;
+	const char *rows[XFSJ_WHY_MAX];
+	unsigned int nrows;
+	int kept, gave_way;
+};
+
 struct xfsj_repair_action {
 	enum xfsj_fix fix;
 	/* The problem it answers, or NULL for one action answering several
@@ -70,6 +86,7 @@ struct xfsj_repair_action {
 	uint64_t ino;
 	uint64_t count;		/* blocks, entries, records: @what says */
 	const char *what;	/* "rebuilt the bnobt", "set nlink to 2" */
+	const struct xfsj_repair_why *why;	/* or NULL */
 };
 
 enum xfsj_repair_stage {

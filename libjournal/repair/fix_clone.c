@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Blocks two regular files claim as data with no evidence of their
- * rightful owner (no rmapbt, or one that names no owner of them; no
- * reflink, so they may not share): as e2fsck's pass 1B clones
- * multiply-claimed blocks, one file keeps them and each other one gets
+ * rightful owner either way (the evidence model, evidence.h, ties them;
+ * no reflink, so they may not share): as e2fsck's pass 1B clones
+ * multiply-claimed blocks, one file keeps them (the model's keeper:
+ * the sound one, then the lowest inode number) and each other one gets
  * fresh blocks holding a copy of what the shared ones hold, its fork
  * rewritten to map the copy (fix_fork.c rebuilds the fork).  Both files
  * survive, with the contents the blocks hold.
- *
- * The keeper (xrp_clone_keeper): the file that no other problem named in
- * any round of the repair so far (its other metadata is sound: a mapping
- * pointed astray often leaves a block count or an extent past the end
- * wrong too), and among those (or among all, when none is) the lowest
- * inode number: the older one in the usual order of allocation.
  *
  * The fresh blocks come from the free space btrees of the cloned
  * inode's AG (then of the AGs after it, and those before), as large as
@@ -33,22 +28,6 @@
 #include "fs/alloc.h"
 #include "fs/bmbt.h"
 #include "repair/repair_priv.h"
-
-size_t xrp_clone_keeper(const struct xrp_clone_cand *c, size_t n)
-{
-	size_t best = 0, i;
-
-	for (i = 1; i < n; i++) {
-		if (c[i].sound != c[best].sound) {
-			if (c[i].sound)
-				best = i;
-			continue;
-		}
-		if (c[i].ino < c[best].ino)
-			best = i;
-	}
-	return best;
-}
 
 bool xrp_ino_suspect(const struct xrp *rp, uint64_t ino)
 {

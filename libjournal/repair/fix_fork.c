@@ -17,7 +17,8 @@
  *   just its length is put back there; records of length 0, past the
  *   largest offset, outside an AG or over its headers, still out of
  *   offset order (of two that overlap, the one the next record agrees
- *   with stays), or over blocks another owner claims are dropped; a bmbt
+ *   with stays), or over blocks the evidence model (evidence.h) gives
+ *   to another claim are dropped; a bmbt
  *   of any height is walked past its damage (a block that is not a bmbt
  *   block of the inode at its level is left, the blocks its siblings'
  *   links name at each level are read too, and a block with an
@@ -29,21 +30,14 @@
  * blocks are given up as below (the rmapbt, when usable, gives the
  * mapping back).
  *
- * A block claimed twice (space.multiply_claimed): the evidence of the
- * rightful owner is the rmapbt where it names an owner of the blocks,
- * else metadata claiming them (an owner that is no inode, or a bmbt
- * block that really is one); each inode that maps them without that
- * evidence loses those blocks only (its fork rebuilt without the
- * records over them).  A directory's or symlink's mapping over a
- * regular file's data gives way too (they never share), and so does an
- * unwritten mapping over another file's data, evidence or not (the
- * kernel shares no unwritten extent, which reads as zeroes), and a
- * file's data over a block whose own header says it is another inode's
- * attribute block.  Without evidence, when only regular files' written
- * data claim the range, one file keeps it and each other one's fork is
- * rebuilt onto fresh blocks holding a copy of it (fix_clone.c: the rule
- * and the copy); when the free space is too short for the copy, or
- * others claim the range too, it is left.
+ * A block claimed twice (space.multiply_claimed): the evidence model
+ * (evidence.h) decides who keeps it; each inode that maps it and gives
+ * way loses those blocks only (its fork rebuilt without the records over
+ * them); a tie of regular files' written data is cloned: one file keeps
+ * the range and each other one's fork is rebuilt onto fresh blocks
+ * holding a copy of it (fix_clone.c); when the free space is too short
+ * for the copy, or nothing settles the tie, it is left.  The fix record
+ * says why (struct xfsj_repair_why).
  *
  * An attribute fork of a format no attribute fork has (inode.aformat)
  * is cleared, the inode kept.
@@ -116,6 +110,8 @@ struct job {
 	struct xck_vec drops;	/* xfsj_bmbt_irec: startblock, blockcount */
 	struct xck_vec clones;	/* struct xrp_clone */
 	bool reflink_prob;	/* the check wanted the reflink flag set */
+	bool has_why;		/* an ownership decision asked for it */
+	struct xfsj_repair_why why;	/* ... and why */
 };
 
 bool xrp_blocks_ok(const struct xrp *rp, uint64_t fsb, uint64_t len)
@@ -140,38 +136,16 @@ static bool may_share(const struct xrp *rp, int whichfork,
 }
 
 /*
- * Is claim @r of a bmbt block backed by the block itself (a bmbt block
- * of that owner)?  A pointer of a damaged tree claims whatever it leads
- * to; such a claim is no evidence against another owner.
- */
-static bool bmbt_claim_real(const struct xrp *rp, uint32_t agno,
-			    const struct xfsj_rmap_rec *r)
-{
-	const struct xfsj_sb *sb = rp->sb;
-	struct xfsj_lblock h;
-	struct xfsj_buf *bp;
-
-	if (xfsj_buf_read_ref(rp->fs, xfsj_agb_to_daddr(sb, agno,
-							r->startblock),
-			      sb->blocksize, &bp))
-		return false;
-	xfsj_lblock_decode(bp->data, &h);
-	xfsj_buf_rele(rp->fs, bp);
-	return h.magic == XFSJ_BMAP_MAGIC && h.owner == r->owner;
-}
-
-/*
  * Does another owner hold some of [fsb, fsb + len) (mapped @unwritten or
- * not) in @v (the claims or, with @rmaps, the rmapbt records of its AG)?
- * Another fork of the inode, and its bmbt blocks, count as another owner;
- * the same fork's own mappings do not; nor does a claimed bmbt block that
- * is no bmbt block.
+ * not) in @v, the rmapbt records of its AG (is the rmapbt consistent
+ * with the fork)?  Another fork of the inode, and its bmbt blocks, count
+ * as another owner; the same fork's own mappings do not; nor does
+ * written data another file may share.
  */
 static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
-			  bool rmaps, uint64_t ino, int whichfork,
-			  uint64_t fsb, uint64_t len, bool unwritten)
+			  uint64_t ino, int whichfork, uint64_t fsb,
+			  uint64_t len, bool unwritten)
 {
-	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
 	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
 	uint64_t end = (uint64_t)agbno + len;
 	size_t i;
@@ -187,10 +161,6 @@ static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
 		    !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
 			continue;
 		if (!unwritten && may_share(rp, whichfork, r))
-			continue;
-		if (!rmaps && xrp_owner_inode(r->owner) &&
-		    (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
-		    !bmbt_claim_real(rp, agno, r))
 			continue;
 		return true;
 	}
@@ -216,12 +186,6 @@ static int by_off(const void *pa, const void *pb)
 
 /* ---- the rmapbt's word ---- */
 
-static bool rmapbt_whole(const struct xrp *rp)
-{
-	return xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT) &&
-	       xck_ags_trusted(rp->ck, XCK_TRUST_RMAP);
-}
-
 /*
  * The fork's mappings and bmbt blocks as the rmapbt records them.
  * Returns 0 (consistent), 1 (no rmapbt, or it disagrees), or a negative
@@ -235,7 +199,7 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 	size_t i;
 	int err;
 
-	if (!rmapbt_whole(rp))
+	if (!xrp_rmapbt_whole(rp))
 		return 1;
 	for (agno = 0; agno < rp->ck->agcount; agno++) {
 		const struct xck_vec *v = &rp->ck->ags[agno].rmaps;
@@ -265,7 +229,7 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 				continue;
 			}
 			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
-			    held_by_other(rp, v, true, j->ino, j->whichfork,
+			    held_by_other(rp, v, j->ino, j->whichfork,
 					  fsb, m.blockcount, m.unwritten))
 				return 1;
 			err = mpush(rp, out, &m);
@@ -641,16 +605,73 @@ static bool next_piece(const struct job *j, struct xfsj_bmbt_irec *c)
 	return c->blockcount != 0;
 }
 
-/* Does some other owner's claim (or rmapbt record) hold the blocks? */
-static bool claimed_elsewhere(const struct xrp *rp, const struct job *j,
+/* The most claims over one range the model weighs (more: left). */
+#define CLAIMS_MAX	16
+
+/*
+ * Does the evidence model give the blocks of mapping @r of the job's fork
+ * to another claim?  (The fork's own claim joins those the check made,
+ * when the check did not see it.)  More claims than the model weighs:
+ * yes.
+ */
+static bool gives_way(struct xrp *rp, const struct job *j,
+		      const struct xfsj_bmbt_irec *r)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(sb,
+							     r->startblock)];
+	uint64_t s = xfsj_fsb_agbno(sb, r->startblock), e = s + r->blockcount;
+	uint64_t fork = j->whichfork ? XFSJ_RMAP_OFF_ATTR_FORK : 0;
+	struct xrp_claim f[CLAIMS_MAX + 1];
+	const struct xfsj_rmap_rec *rec[CLAIMS_MAX + 1];
+	struct xrp_decision d;
+	size_t n, i, self = CLAIMS_MAX + 1;
+	bool others = false;
+
+	if (xrp_claims_gather(rp, ag, s, e, f, rec, CLAIMS_MAX, &n))
+		return true;
+	for (i = 0; i < n; i++) {
+		if (f[i].owner == j->ino &&
+		    (f[i].offset & XRP_RMAP_FORK_FLAGS) == fork) {
+			if (self > n)
+				self = i;
+		} else {
+			others = true;
+		}
+	}
+	if (!others)
+		return false;
+	if (self > n) {
+		struct xfsj_rmap_rec mine = {
+			.startblock = (uint32_t)s,
+			.blockcount = (uint32_t)r->blockcount,
+			.owner = j->ino,
+			.offset = r->startoff | fork |
+				  (r->unwritten ? XFSJ_RMAP_OFF_UNWRITTEN : 0),
+		};
+
+		self = n;
+		xrp_claim_fill(rp, ag, &mine, s, e, &f[n++]);
+	}
+	xrp_ev_decide(f, n, xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK), &d);
+	return f[self].verdict == XRP_V_GIVE_WAY ||
+	       f[self].verdict == XRP_V_CLONE_COPY;
+}
+
+/*
+ * Does another owner hold the blocks?  With @rmaps, by the rmapbt's
+ * records; else by the evidence model over the claims.
+ */
+static bool claimed_elsewhere(struct xrp *rp, const struct job *j,
 			      const struct xfsj_bmbt_irec *r, bool rmaps)
 {
 	const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(rp->sb,
 							     r->startblock)];
 
-	return held_by_other(rp, rmaps ? &ag->rmaps : &ag->claims, rmaps,
-			     j->ino, j->whichfork, r->startblock,
-			     r->blockcount, r->unwritten);
+	if (!rmaps)
+		return gives_way(rp, j, r);
+	return held_by_other(rp, &ag->rmaps, j->ino, j->whichfork,
+			     r->startblock, r->blockcount, r->unwritten);
 }
 
 /*
@@ -1052,7 +1073,7 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 	rp->recheck = true;
 	if (!pr && ncloned)
 		pr = ((const struct xrp_clone *)xck_vec_at(&j->clones, 0))->pr;
-	xrp_ino_action(rp, pr, fix, j->ino,
+	xrp_ino_action_why(rp, pr, fix, j->ino, j->has_why ? &j->why : NULL,
 		       "rebuilt the %s fork of inode %llu from the %s: %zu "
 		       "extents (%zu from the fork alone); of its %zu "
 		       "records %zu dropped, %zu mended%s",
@@ -1064,7 +1085,8 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		const struct xrp_clone *c = xck_vec_at(&j->clones, 0);
 
 		rp->res->blocks_cloned += ncloned;
-		xrp_ino_action(rp, c->pr, fix, j->ino,
+		xrp_ino_action_why(rp, c->pr, fix, j->ino,
+			       j->has_why ? &j->why : NULL,
 			       "inode %llu got a copy of the %llu blocks it "
 			       "shared (inode %llu keeps them)",
 			       (unsigned long long)j->ino,
@@ -1167,197 +1189,88 @@ static int add_fork_prob(struct xrp *rp, struct xck_vec *js,
 	return 0;
 }
 
-/*
- * Does metadata claim some of [s, e) (an owner that is no inode, or a
- * real bmbt block)?
- */
-static bool meta_over(const struct xrp *rp, const struct xck_ag *ag,
-		      uint64_t s, uint64_t e)
+/* Push @r onto @l unless a range of the same start is there. */
+static int push_once(struct xrp *rp, struct xck_vec *l, const void *r,
+		     uint64_t start, uint64_t (*start_of)(const void *))
 {
-	for (size_t k = 0; k < ag->claims.n; k++) {
-		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
+	for (size_t i = 0; i < l->n; i++)
+		if (start_of(xck_vec_at(l, i)) == start)
+			return 0;
+	return xck_vec_push(rp->ck, l, r);
+}
 
-		if (!xrp_claim_over(m, s, e))
-			continue;
-		if (!xrp_owner_inode(m->owner) ||
-		    ((m->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) &&
-		     bmbt_claim_real(rp, ag->agno, m)))
-			return true;
-	}
-	return false;
+static uint64_t drop_start(const void *v)
+{
+	return ((const struct xfsj_bmbt_irec *)v)->startblock;
+}
+
+static uint64_t clone_start(const void *v)
+{
+	return ((const struct xrp_clone *)v)->fsb;
+}
+
+/* The decision @d as the fix record says it. */
+static void why_of(const struct xrp_decision *d, struct xfsj_repair_why *w)
+{
+	*w = (struct xfsj_repair_why){
+		.outcome = xrp_ev_outcome_name(d->outcome),
+		.kept = d->kept, .gave_way = d->gave_way };
+	w->nrows = (unsigned int)xrp_ev_names(d->why, w->rows,
+					      XFSJ_WHY_MAX);
 }
 
 /*
- * Is inode claim @c (a mapping) over [s, e) the rightful one?  With an
- * rmapbt: when the rmapbt holds it.  Without: when no claim over the
- * range is metadata.
- */
-static bool rightful(const struct xrp *rp, const struct xck_ag *ag,
-		     bool rmapbt, const struct xfsj_rmap_rec *c, uint64_t s,
-		     uint64_t e)
-{
-	size_t k;
-
-	if (rmapbt) {
-		for (k = 0; k < ag->rmaps.n; k++) {
-			const struct xfsj_rmap_rec *r =
-				xck_vec_at(&ag->rmaps, k);
-
-			if (r->owner == c->owner &&
-			    (r->offset & XRP_RMAP_FORK_FLAGS) ==
-			    (c->offset & XRP_RMAP_FORK_FLAGS) &&
-			    xrp_claim_over(r, s, e))
-				return true;
-		}
-		return false;
-	}
-	return !meta_over(rp, ag, s, e);
-}
-
-/* The file type of inode @ino as the check saw it (0: unknown or free). */
-static uint8_t ino_ftype(struct xrp *rp, uint64_t ino)
-{
-	const struct xck_inode *st = xck_inode_find(rp->ck, ino, NULL);
-
-	return st ? st->ftype : 0;
-}
-
-/*
- * Is @c the data of a directory or a symlink over [s, e) that a regular
- * file's data claims too?  Such blocks are never shared: the file keeps
- * them (a directory's stale mapping of a block since given to a file, as
- * a salvaged log can leave), whatever the rmapbt says.
- */
-static bool nonreg_over_file(struct xrp *rp, const struct xck_ag *ag,
-			     const struct xfsj_rmap_rec *c, uint64_t s,
-			     uint64_t e)
-{
-	uint8_t ft = ino_ftype(rp, c->owner);
-
-	if ((c->offset & XRP_RMAP_FORK_FLAGS) ||
-	    (ft != XFSJ_FT_DIR && ft != XFSJ_FT_SYMLINK))
-		return false;
-	for (size_t k = 0; k < ag->claims.n; k++) {
-		const struct xfsj_rmap_rec *m = xck_vec_at(&ag->claims, k);
-
-		if (m->owner != c->owner && xrp_owner_inode(m->owner) &&
-		    !(m->offset & XRP_RMAP_FORK_FLAGS) &&
-		    xrp_claim_over(m, s, e) &&
-		    ino_ftype(rp, m->owner) == XFSJ_FT_REG)
-			return true;
-	}
-	return false;
-}
-
-/* The most files one range is cloned for. */
-#define CLONE_MAX	16
-
-/*
- * A range claimed twice without evidence: when only regular files' data
- * claim it, the keeper (xrp_clone_keeper) keeps it and every other file
- * gets a job to copy it.  Returns 0, 1 when the range is not one to
- * clone, or a negative XFSJ_E_*.
- */
-static int add_clone_jobs(struct xrp *rp, struct xck_vec *js,
-			  struct xrp_prob *pr, const struct xck_ag *ag,
-			  uint64_t s, uint64_t e)
-{
-	struct xrp_clone_cand cand[CLONE_MAX];
-	size_t n = 0, i, k, keep;
-
-	for (i = 0; i < ag->claims.n; i++) {
-		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
-
-		if (!xrp_claim_over(c, s, e))
-			continue;
-		if (!xrp_owner_inode(c->owner) ||
-		    (c->offset & XRP_RMAP_FORK_FLAGS) ||
-		    (c->offset & XFSJ_RMAP_OFF_UNWRITTEN) ||
-		    ino_ftype(rp, c->owner) != XFSJ_FT_REG)
-			return 1;
-		for (k = 0; k < n && cand[k].ino != c->owner; k++)
-			;
-		if (k < n)
-			continue;
-		if (n == CLONE_MAX)
-			return 1;
-		cand[n++] = (struct xrp_clone_cand){
-			.ino = c->owner, .sound = !xrp_ino_suspect(rp, c->owner) };
-	}
-	if (n < 2)
-		return 1;
-	keep = xrp_clone_keeper(cand, n);
-	for (k = 0; k < n; k++) {
-		struct xrp_clone cl = {
-			.fsb = xfsj_agb_to_fsb(rp->sb, ag->agno, (uint32_t)s),
-			.len = e - s, .keeper = cand[keep].ino, .pr = pr };
-		struct job *j;
-
-		if (k == keep)
-			continue;
-		j = job_get(rp, js, cand[k].ino, XFSJ_DATA_FORK);
-		if (!j || xck_vec_push(rp->ck, &j->clones, &cl))
-			return -XFSJ_E_NOMEM;
-	}
-	return 0;
-}
-
-/*
- * A block range claimed twice: the rmapbt, where it names an owner of
- * the range, or else metadata claiming it, is the evidence of the
- * rightful owner (and a directory or symlink never shares with a file);
- * every inode fork mapping the range that the evidence does not back
- * gives it up.  Without evidence, regular files' data is cloned
- * (add_clone_jobs); anything else is left.
+ * A block range claimed twice: the evidence model (evidence.h) decides.
+ * Each inode fork mapping that gives way loses the range (its fork
+ * rebuilt without it); each one that gets a copy gets a job to copy it
+ * (fix_clone.c).  Metadata and bmbt blocks that give way are left to
+ * the AG stage's rebuild and the bmbt's own fix.
  */
 static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 			  struct xrp_prob *pr)
 {
-	const struct xck_ag *ag;
-	uint64_t s = pr->p.agbno, e = s + pr->p.count;
-	bool rmapbt = rmapbt_whole(rp), named = false;
-	size_t i, k;
+	struct xrp_claim f[CLAIMS_MAX];
+	const struct xfsj_rmap_rec *rec[CLAIMS_MAX];
+	struct xrp_decision d;
+	struct xfsj_repair_why why;
+	uint64_t s = pr->p.agbno, e = s + pr->p.count, fsb;
+	size_t n, i;
 	int err;
 
 	if (!(pr->p.has & XFSJ_PF_AG) || pr->p.agno >= rp->ck->agcount)
 		return 0;
-	ag = &rp->ck->ags[pr->p.agno];
-	/* The evidence: the rmapbt's records, or else metadata's claims. */
-	if (rmapbt)
-		for (k = 0; k < ag->rmaps.n && !named; k++)
-			named = xrp_claim_over(xck_vec_at(&ag->rmaps, k), s, e);
-	else
-		named = meta_over(rp, ag, s, e);
-	if (!named) {
-		err = add_clone_jobs(rp, js, pr, ag, s, e);
-		if (err <= 0)
-			return err;
-	}
-	for (i = 0; i < ag->claims.n; i++) {
-		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
-		struct xfsj_bmbt_irec d = {
-			.startblock = xfsj_agb_to_fsb(rp->sb, pr->p.agno,
-						      (uint32_t)s),
-			.blockcount = e - s,
-		};
+	err = xrp_claims_gather(rp, &rp->ck->ags[pr->p.agno], s, e, f, rec,
+				CLAIMS_MAX, &n);
+	if (err)
+		return 0;		/* too many claims: left */
+	xrp_ev_decide(f, n, xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK), &d);
+	why_of(&d, &why);
+	fsb = xfsj_agb_to_fsb(rp->sb, pr->p.agno, (uint32_t)s);
+	for (i = 0; i < n; i++) {
+		struct xfsj_bmbt_irec drop = { .startblock = fsb,
+					       .blockcount = e - s };
+		struct xrp_clone cl = { .fsb = fsb, .len = e - s,
+					.keeper = f[d.keeper].owner,
+					.pr = pr };
 		struct job *j;
 
-		if (!xrp_owner_inode(c->owner) || !xrp_claim_over(c, s, e) ||
-		    (c->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+		if ((f[i].verdict != XRP_V_GIVE_WAY &&
+		     f[i].verdict != XRP_V_CLONE_COPY) ||
+		    !xrp_owner_inode(f[i].owner) ||
+		    (f[i].offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
 			continue;
-		/* (an rmapbt naming no owner of the range: the give-way
-		 * rules only; without one, a directory over a file's data
-		 * gives way too) */
-		if (!xrp_unwritten_over_data(ag, c, s, e) &&
-		    !xrp_data_over_attr_block(rp, ag, c, s, e) &&
-		    ((!named && rmapbt) ||
-		     (rightful(rp, ag, rmapbt, c, s, e) &&
-		      !nonreg_over_file(rp, ag, c, s, e))))
-			continue;
-		j = job_get(rp, js, c->owner,
-			    !!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK));
-		if (!j || mpush(rp, &j->drops, &d))
+		j = job_get(rp, js, f[i].owner,
+			    !!(f[i].offset & XFSJ_RMAP_OFF_ATTR_FORK));
+		if (!j)
 			return -XFSJ_E_NOMEM;
+		if (f[i].verdict == XRP_V_CLONE_COPY)
+			err = push_once(rp, &j->clones, &cl, fsb, clone_start);
+		else
+			err = push_once(rp, &j->drops, &drop, fsb, drop_start);
+		if (err)
+			return -XFSJ_E_NOMEM;
+		j->why = why;
+		j->has_why = true;
 	}
 	return 0;
 }

@@ -59,20 +59,40 @@ int xrp_iget(struct xrp *rp, uint64_t ino, struct xfsj_iref *ip)
 	return 0;
 }
 
-void xrp_ino_action(struct xrp *rp, struct xrp_prob *pr, enum xfsj_fix fix,
-		    uint64_t ino, const char *fmt, ...)
+static void ino_action_v(struct xrp *rp, struct xrp_prob *pr,
+			 enum xfsj_fix fix, uint64_t ino,
+			 const struct xfsj_repair_why *why, const char *fmt,
+			 va_list ap)
 {
 	char what[160];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 	if (pr)
 		pr->done = true;
 	xrp_action(rp, &(struct xfsj_repair_action){
 		.fix = fix, .problem = pr ? &pr->p : NULL,
-		.has = XFSJ_PF_INO, .ino = ino, .what = what });
+		.has = XFSJ_PF_INO, .ino = ino, .what = what, .why = why });
+}
+
+void xrp_ino_action(struct xrp *rp, struct xrp_prob *pr, enum xfsj_fix fix,
+		    uint64_t ino, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ino_action_v(rp, pr, fix, ino, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void xrp_ino_action_why(struct xrp *rp, struct xrp_prob *pr,
+			enum xfsj_fix fix, uint64_t ino,
+			const struct xfsj_repair_why *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ino_action_v(rp, pr, fix, ino, why, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- sizes ---- */

@@ -22,6 +22,7 @@
 #include "xfsj/repair.h"
 #include "check/check_priv.h"
 #include "fs/dir_write.h"
+#include "repair/evidence.h"
 
 /* A reported problem, kept with a copy of its name. */
 struct xrp_prob {
@@ -146,6 +147,11 @@ int xrp_iget(struct xrp *rp, uint64_t ino, struct xfsj_iref *ip);
 void xrp_ino_action(struct xrp *rp, struct xrp_prob *pr, enum xfsj_fix fix,
 		    uint64_t ino, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* ... an ownership decision's, with the evidence that decided (@why). */
+void xrp_ino_action_why(struct xrp *rp, struct xrp_prob *pr,
+			enum xfsj_fix fix, uint64_t ino,
+			const struct xfsj_repair_why *why, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 int xrp_fix_nlink(struct xrp *rp);		/* fix_inode.c */
 int xrp_fix_clear_inode(struct xrp *rp);	/* fix_inode.c */
 int xrp_fix_unlinked(struct xrp *rp);		/* fix_unlinked.c */
@@ -282,18 +288,6 @@ int xrp_fork_write(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 		   const struct xfsj_bmbt_irec *m, size_t n,
 		   const uint64_t *blocks, size_t nblocks, size_t *used);
 
-/*
- * fix_clone.c: blocks two regular files claim, with no evidence of the
- * rightful owner: one keeps them, the others get a copy.
- */
-struct xrp_clone_cand {
-	uint64_t ino;
-	bool sound;		/* no other problem has named the inode */
-};
-/* The index of the keeper among @n (> 0) claimants: a sound one before
- * one that is not, then the lowest inode number. */
-size_t xrp_clone_keeper(const struct xrp_clone_cand *c, size_t n);
-
 /* The fork bits of an rmap record's offset. */
 #define XRP_RMAP_FORK_FLAGS \
 	(XFSJ_RMAP_OFF_ATTR_FORK | XFSJ_RMAP_OFF_BMBT_BLOCK)
@@ -313,17 +307,27 @@ static inline bool xrp_claim_over(const struct xfsj_rmap_rec *c, uint64_t s,
 }
 
 /*
- * fix_giveway.c: does claim @c of @ag over [s, e) give way, whatever the
- * rmapbt says?  An unwritten mapping over another file's data; a file's
- * data over a block that is another inode's attribute block by its own
- * header.
+ * claim_facts.c: the facts of the evidence model (repair/evidence.h).
+ * The claims of @ag over [s, e) into @f (their records into @rec), at
+ * most @max: 0, or 1 when there are more (*@n is then @max).
  */
-bool xrp_unwritten_over_data(const struct xck_ag *ag,
-			     const struct xfsj_rmap_rec *c, uint64_t s,
-			     uint64_t e);
-bool xrp_data_over_attr_block(const struct xrp *rp, const struct xck_ag *ag,
-			      const struct xfsj_rmap_rec *c, uint64_t s,
-			      uint64_t e);
+int xrp_claims_gather(struct xrp *rp, const struct xck_ag *ag, uint64_t s,
+		      uint64_t e, struct xrp_claim *f,
+		      const struct xfsj_rmap_rec **rec, size_t max,
+		      size_t *n);
+/* The facts of claim @c of @ag over [s, e) into @x. */
+void xrp_claim_fill(struct xrp *rp, const struct xck_ag *ag,
+		    const struct xfsj_rmap_rec *c, uint64_t s, uint64_t e,
+		    struct xrp_claim *x);
+/* Does the header of block @agbno of AG @agno name the claim of @owner
+ * (rmap @offset flags; @ftype of an inode owner): a block of that kind,
+ * that owner, its own block number and the filesystem's UUID? */
+bool xrp_claim_header(const struct xrp *rp, uint32_t agno, uint32_t agbno,
+		      uint64_t owner, uint64_t offset, uint8_t ftype);
+/* Was every AG's rmapbt read whole and trusted? */
+bool xrp_rmapbt_whole(const struct xrp *rp);
+/* Inode @ino's file type as the check saw it (0: unknown or free). */
+uint8_t xrp_ino_ftype(const struct xrp *rp, uint64_t ino);
 /* May fresh blocks be taken from AG @agno's free space btrees (its
  * headers and free space and rmap btrees sound)? */
 bool xrp_ag_alloc_ok(const struct xrp *rp, uint32_t agno);

@@ -18,6 +18,9 @@
 #   - `$XFSPROGS613/xfs_repair -n` detects it (exit 1);
 #   - `xfsj-repair COPY` exits 1, says it gave the other file a copy
 #     ("got a copy of") and counts the blocks cloned in its summary;
+#     with -v the evidence model's reason ("why: clone", scores 0 over 0:
+#     no evidence either way), and with --json (into another copy, -O)
+#     the fix object's decision, why and scores, fitting the schema;
 #   - `xfs_repair -n` and `xfsj-repair -n` are clean, a second
 #     `xfsj-repair` exits 0 and changes no byte;
 #   - the kernel mounts it: /a (the keeper: the lower inode, neither has
@@ -146,11 +149,22 @@ for case in extents bmbt; do
 	expected "$WANT" "$case" || fails+=("the kernel refuses the base image")
 	"$XFSPROGS613/xfs_repair" -n "$OURS" > /dev/null 2>&1
 	[ $? -eq 1 ] || fails+=("xfs_repair -n does not detect it")
-	timeout 60 "$REPAIR" -r "$REDO" "$OURS" > "$T_DIR/repair.out" 2>&1
+	timeout 60 "$REPAIR" -v -r "$REDO" "$OURS" > "$T_DIR/repair.out" 2>&1
 	rc=$?
 	[ $rc -eq 1 ] || fails+=("xfsj-repair exit $rc")
 	grep -q "space.multiply_claimed: inode [0-9]* got a copy of" "$T_DIR/repair.out" ||
 		fails+=("no clone said")
+	# the evidence model's reason: a tie (nothing says whose), cloned
+	grep -q "^  why: clone (scores 0 over 0)" "$T_DIR/repair.out" ||
+		fails+=("-v says no 'why: clone'")
+	timeout 60 "$REPAIR" --json -O "$T_DIR/json.img" "$THEIRS" \
+		> "$T_DIR/repair.json" 2>/dev/null
+	rm -f "$T_DIR/json.img"
+	python3 "$TOP/tests/system/lib/jsonschema.py" "$TOP/doc/json-schema.json" \
+		xfsj-repair stdout "$T_DIR/repair.json" --need fix > /dev/null ||
+		fails+=("--json does not fit the schema")
+	grep -q '"code":"space.multiply_claimed".*"decision":"clone","why":\[\],"scores":{"kept":0,"gave_way":0}' \
+		"$T_DIR/repair.json" || fails+=("--json: no clone decision with its why")
 	cloned=$(sed -n 's/.*blocks cloned \([0-9]*\).*/\1/p' "$T_DIR/repair.out")
 	want_cloned=6
 	[ "$case" = bmbt ] && want_cloned=1

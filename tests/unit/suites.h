@@ -73,6 +73,7 @@
 	X(repair_inode_suite)	\
 	X(repair_policy_suite)	\
 	X(repair_fork_suite)	\
+	X(repair_evidence_suite)	\
 	X(check_headers_suite)	\
 	X(repair_ag_suite)	\
 	X(populate_suite)	\

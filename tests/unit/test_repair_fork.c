@@ -15,10 +15,11 @@
  *   it, without one the damaged mapping alone is dropped; the other file
  *   keeps its blocks; the filesystem then checks clean;
  * - the clone of blocks two files claim without an rmapbt (fix_clone.c):
- *   the keeper rule; the other file gets a copy of the blocks' bytes in
- *   fresh blocks, the keeper whichever no problem named; with the free
- *   space taken, the range is left and counted as short;
- * - the give-way rules (fix_giveway.c) on claims made by hand.
+ *   the other file gets a copy of the blocks' bytes in fresh blocks, the
+ *   keeper whichever no problem named, the fix record saying why (the
+ *   evidence model's "clone", by "sound" or by nothing); with the free
+ *   space taken, the range is left and counted as short.
+ * The evidence model itself: test_repair_evidence.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +278,33 @@ START_TEST(overlap)
 }
 END_TEST
 
+/* The last ownership decision a repair reported (its why). */
+struct why_seen {
+	unsigned int n;
+	struct xfsj_repair_why why;
+};
+
+static void on_why(void *arg, const struct xfsj_repair_action *a)
+{
+	struct why_seen *w = arg;
+
+	if (!a->why)
+		return;
+	w->n++;
+	w->why = *a->why;
+}
+
+/* Does @w name exactly the rows @names (@n of them)? */
+static void expect_why(const struct why_seen *w, const char *outcome,
+		       const char *const *names, unsigned int n)
+{
+	ck_assert_uint_ge(w->n, 1);
+	ck_assert_str_eq(w->why.outcome, outcome);
+	ck_assert_uint_eq(w->why.nrows, n);
+	for (unsigned int i = 0; i < n; i++)
+		ck_assert_str_eq(w->why.rows[i], names[i]);
+}
+
 /*
  * Extent 0 of a pointed at b's blocks: claimed twice.  The rmapbt names
  * b: a loses only those blocks and gets its own back from the rmapbt.
@@ -290,7 +318,21 @@ START_TEST(cross_link)
 	make_files(&fx, &fl);
 	damage(&fx, fl.a, 0, fl.bfsb, 0);
 	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
-	repair_clean(&fx);
+	{
+		/* the model: b keeps, the rmapbt backs b and names b only */
+		static const char *const rows[] = { "rmapbt",
+						    "rmapbt_other" };
+		struct why_seen w = { 0 };
+		struct xfsj_repair_cb cb = { .arg = &w, .action = on_why };
+		struct xfsj_repair_result res;
+
+		fs_fixture_reopen(&fx);
+		ck_assert_int_eq(xfsj_repair(fx.fs, NULL, &cb, &res), 0);
+		ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+		expect_why(&w, "keep", rows, 2);
+		ck_assert_int_eq(w.why.kept, 8);
+		ck_assert_int_eq(w.why.gave_way, -8);
+	}
 	expect_a(&fx, &fl, -1);
 	fs_fixture_free(&fx);
 }
@@ -485,25 +527,6 @@ END_TEST
 
 /* ---- clones ---- */
 
-START_TEST(clone_keeper_rule)
-{
-	struct xrp_clone_cand two[2] = { { 200, true }, { 100, true } };
-	struct xrp_clone_cand mixed[3] = {
-		{ 100, false }, { 300, true }, { 200, true },
-	};
-	struct xrp_clone_cand none[3] = {
-		{ 300, false }, { 100, false }, { 200, false },
-	};
-	struct xrp_clone_cand one[1] = { { 7, false } };
-
-	/* The lowest inode among the sound ones; a sound one first. */
-	ck_assert_uint_eq(xrp_clone_keeper(two, 2), 1);
-	ck_assert_uint_eq(xrp_clone_keeper(mixed, 3), 2);
-	ck_assert_uint_eq(xrp_clone_keeper(none, 3), 1);
-	ck_assert_uint_eq(xrp_clone_keeper(one, 1), 0);
-}
-END_TEST
-
 /* Fill block @fsb with bytes of @seed (past the cache: data). */
 static void fill_block(struct fs_fixture *fx, uint64_t fsb, unsigned int seed)
 {
@@ -541,6 +564,9 @@ static bool block_holds(struct fs_fixture *fx, uint64_t fsb,
 START_TEST(cross_link_clone)
 {
 	bool suspect_a = _i;
+	static const char *const sound[] = { "sound" };
+	struct why_seen w = { 0 };
+	struct xfsj_repair_cb cb = { .arg = &w, .action = on_why };
 	struct fs_fixture fx;
 	struct files fl;
 	struct xfsj_repair_result res;
@@ -566,7 +592,9 @@ START_TEST(cross_link_clone)
 	}
 	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
 	fs_fixture_reopen(&fx);
-	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, &cb, &res), 0);
+	/* a tie: cloned, b keeping it as the sound one, or a as the lower */
+	expect_why(&w, "clone", sound, suspect_a ? 1 : 0);
 	ck_assert_uint_eq(res.left, 0);
 	ck_assert_uint_eq(res.inodes_cleared, 0);
 	ck_assert_uint_eq(res.blocks_cloned, 4);
@@ -654,89 +682,6 @@ START_TEST(clone_no_space)
 }
 END_TEST
 
-/* A claim of @len blocks from @agbno by @owner at file offset 0, with
- * the rmap offset flags @flags. */
-static struct xfsj_rmap_rec claim(uint64_t owner, uint32_t agbno,
-				  uint32_t len, uint64_t flags)
-{
-	return (struct xfsj_rmap_rec){ .startblock = agbno,
-				       .blockcount = len, .owner = owner,
-				       .offset = flags };
-}
-
-static void set_claims(struct xck_ag *ag, struct xfsj_rmap_rec *v, size_t n)
-{
-	ag->claims = (struct xck_vec){ .v = v, .n = n, .cap = n,
-				       .esz = sizeof(*v) };
-}
-
-/*
- * The give-way rules (fix_giveway.c): an unwritten mapping over another
- * file's data gives way, and so does a file's data over a block whose
- * own header names another inode's attribute fork; nothing else does.
- */
-START_TEST(give_way_rules)
-{
-	const uint64_t a = 200, b = 201;
-	struct fs_fixture fx;
-	struct xck_ag ag = { .agno = 0 };
-	struct xfsj_rmap_rec r[2];
-	struct xfsj_dir3_hdr h = { .magic = XFSJ_ATTR3_LEAF_MAGIC,
-				   .owner = b, .crc_off = 12 };
-	struct xfsj_rmt_hdr rh = { .magic = XFSJ_ATTR_RMT_MAGIC, .owner = b };
-	struct xfsj_dir3_hdr got;
-	struct xfsj_buf *bp;
-	uint32_t leaf = 300, rmt = 301;
-
-	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	struct xrp rp = { .fs = fx.fs, .sb = xfsj_fs_sb(fx.fs) };
-
-	/* Unwritten over data: the unwritten claim gives way, only it. */
-	r[0] = claim(a, 100, 4, XFSJ_RMAP_OFF_UNWRITTEN);
-	r[1] = claim(b, 101, 2, 0);
-	set_claims(&ag, r, 2);
-	ck_assert(xrp_unwritten_over_data(&ag, &r[0], 101, 103));
-	ck_assert(!xrp_unwritten_over_data(&ag, &r[1], 101, 103));
-	ck_assert(!xrp_unwritten_over_data(&ag, &r[0], 104, 105));
-	/* ... not over another file's attribute fork or its own data. */
-	r[1].offset = XFSJ_RMAP_OFF_ATTR_FORK;
-	ck_assert(!xrp_unwritten_over_data(&ag, &r[0], 101, 103));
-	r[1] = claim(a, 101, 2, 0);
-	ck_assert(!xrp_unwritten_over_data(&ag, &r[0], 101, 103));
-
-	/* Data over an attribute leaf whose header names b's fork. */
-	ck_assert_int_eq(xfsj_buf_get_zero(fx.fs,
-			 xfsj_agb_to_daddr(rp.sb, 0, leaf), rp.sb->blocksize,
-			 &bp), 0);
-	xfsj_dir3_hdr_encode(bp->data, &h);
-	xfsj_dir3_blkinfo_decode(bp->data, &got);
-	ck_assert_uint_eq(got.magic, XFSJ_ATTR3_LEAF_MAGIC);
-	ck_assert_uint_eq(got.owner, b);
-	xfsj_buf_dirty(bp);
-	xfsj_buf_rele(fx.fs, bp);
-	ck_assert_int_eq(xfsj_buf_get_zero(fx.fs,
-			 xfsj_agb_to_daddr(rp.sb, 0, rmt), rp.sb->blocksize,
-			 &bp), 0);
-	xfsj_rmt_hdr_encode(&rh, bp->data);
-	xfsj_buf_dirty(bp);
-	xfsj_buf_rele(fx.fs, bp);
-
-	r[0] = claim(a, leaf, 2, 0);
-	r[1] = claim(b, leaf, 2, XFSJ_RMAP_OFF_ATTR_FORK);
-	set_claims(&ag, r, 2);
-	ck_assert(xrp_data_over_attr_block(&rp, &ag, &r[0], leaf, leaf + 1));
-	ck_assert(xrp_data_over_attr_block(&rp, &ag, &r[0], rmt, rmt + 1));
-	/* The attribute claim never gives way by this rule. */
-	ck_assert(!xrp_data_over_attr_block(&rp, &ag, &r[1], leaf, leaf + 1));
-	/* A header naming another inode, or a data claim by b: no. */
-	r[1].owner = a + 2;
-	ck_assert(!xrp_data_over_attr_block(&rp, &ag, &r[0], leaf, leaf + 1));
-	r[1] = claim(b, leaf, 2, 0);
-	ck_assert(!xrp_data_over_attr_block(&rp, &ag, &r[0], leaf, leaf + 1));
-	fs_fixture_free(&fx);
-}
-END_TEST
-
 Suite *repair_fork_suite(void)
 {
 	Suite *s = suite_create("repair_fork");
@@ -753,10 +698,8 @@ Suite *repair_fork_suite(void)
 	tcase_add_loop_test(tc, deep_tree, 0, 2);
 	tcase_add_loop_test(tc, start_in_free_space, 0, 2);
 	tcase_add_test(tc, start_in_metadata);
-	tcase_add_test(tc, clone_keeper_rule);
 	tcase_add_loop_test(tc, cross_link_clone, 0, 2);
 	tcase_add_test(tc, clone_no_space);
-	tcase_add_test(tc, give_way_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }
