@@ -54,7 +54,11 @@ struct xck_job {
 };
 
 struct pool {
-	struct xck *ck;
+	/*
+	 * The check as it stood when the workers started, which each copies:
+	 * the main thread changes *ck while it hands over.
+	 */
+	struct xck proto;
 	int (*fn)(struct xck *ck, struct xck_ag *ag);	/* the phase */
 	struct xck_job *jobs;
 	uint32_t next;			/* the next AG to take */
@@ -165,12 +169,12 @@ static void run_job(struct pool *pl, struct xck *wk, uint32_t agno)
 static void *worker(void *arg)
 {
 	struct pool *pl = arg;
-	struct xck wk = *pl->ck;
+	struct xck wk = pl->proto;
 	struct xfsj_fs *fs;
 	int err;
 
-	err = xfsj_fs_open(xfsj_fs_overlay(pl->ck->fs), pl->ck->sb,
-			   xfsj_fs_lsn(pl->ck->fs), &fs);
+	err = xfsj_fs_open(xfsj_fs_overlay(pl->proto.fs), pl->proto.sb,
+			   xfsj_fs_lsn(pl->proto.fs), &fs);
 	if (!err)
 		xfsj_fs_set_cache_bound(fs, pl->cache_bound);
 	wk.fs = fs;
@@ -179,7 +183,7 @@ static void *worker(void *arg)
 		uint32_t agno;
 
 		pthread_mutex_lock(&pl->lock);
-		if (pl->stop || pl->next >= pl->ck->agcount) {
+		if (pl->stop || pl->next >= pl->proto.agcount) {
 			pthread_mutex_unlock(&pl->lock);
 			break;
 		}
@@ -280,7 +284,6 @@ int xck_ag_phase_parallel(struct xck *ck,
 	pthread_mutex_t ix_lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_t *tid;
 	struct pool pl = {
-		.ck = ck,
 		.fn = fn,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
@@ -303,6 +306,7 @@ int xck_ag_phase_parallel(struct xck *ck,
 		return -XFSJ_E_NOMEM;
 	}
 	ck->ix_lock = &ix_lock;
+	pl.proto = *ck;
 	for (; started < threads; started++)
 		if (pthread_create(&tid[started], NULL, worker, &pl))
 			break;
