@@ -266,10 +266,11 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, unsigned int threads,
-				  FILE *txt)
+				  unsigned int ag_stride, FILE *txt)
 {
 	const struct xfsj_check_opts copts = {
 		.cache_bytes = cache_bytes, .threads = threads,
+		.ag_stride = ag_stride,
 	};
 	struct out o = {
 		.dev = dev, .json = json, .pl = PROGRESS_LINE(progress), .txt = txt,

@@ -65,6 +65,7 @@ struct opts {
 				 * work this version cannot finish */
 	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
 	unsigned int threads;	/* --threads of -n's check; 0: the CPUs */
+	unsigned int ag_stride;	/* -o ag_stride=N (0: not given) */
 	const char *output;	/* -O: write the run into this copy */
 	const char *output_log;	/* --output-log (default PATH.log) */
 	bool force;		/* -f: with -O, overwrite a non-empty file */
@@ -147,9 +148,11 @@ static void usage(FILE *out)
 "  --compat      exit with xfs_repair's codes (below)\n"
 "  -e            with --compat: exit 4 when something was fixed, as\n"
 "                xfs_repair -e\n"
-"  --threads N   -n: check N AGs at a time, their btrees and inodes\n"
+"  --threads N   -n: check N AGs at a time, their btrees, inodes and space\n"
 "                (default: one per CPU); the output is the same for any N\n"
-"  -f, -P, -t SECS, -o ag_stride=N|bhash=N|ihash=N|force_geometry|noquota\n"
+"  -o ag_stride=N  -n without --threads: one thread for every N AGs, at\n"
+"                most 8 per CPU, as xfs_repair\n"
+"  -f, -P, -t SECS, -o bhash=N|ihash=N|phase2_threads=N|force_geometry|noquota\n"
 "                accepted for scripts written for xfs_repair; no effect\n"
 "  -L            accepted and explained: xfsj replays the log, it never\n"
 "                needs to throw it away\n"
@@ -739,6 +742,22 @@ static bool restore_primary(struct opts *o, const struct run *run,
 }
 
 /*
+ * The threads of -n's check: --threads; else, with -o ag_stride, at most
+ * 8 per CPU as xfs_repair (the check makes one per ag_stride AGs below
+ * that); else one per CPU.
+ */
+static unsigned int check_threads(const struct opts *o)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cpus < 1)
+		cpus = 1;
+	if (o->threads)
+		return o->threads;
+	return (unsigned int)(o->ag_stride ? cpus * 8 : cpus);
+}
+
+/*
  * The run: replay, then check or repair.  @primary_tried: this is the
  * second replay, after the primary superblock was restored (it is not
  * restored twice).
@@ -843,9 +862,8 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 				o->device, (unsigned long long)r.pages);
 		ret = check_replayed(o->device, keep, r.dirty ?
 			xfsj_lsn(r.ht.cycle, r.ht.head_blk) : 0, o->json,
-			o->verbose, run.progress, o->cache_bytes, o->threads ?
-			o->threads : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN),
-			txt);
+			o->verbose, run.progress, o->cache_bytes, check_threads(o),
+			o->threads ? 0 : o->ag_stride, txt);
 		xfsj_replay_free(keep);
 		if (ret == CHECK_CLEAN)
 			return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
@@ -948,8 +966,11 @@ static bool compat_number(const char *v, const char *what)
 	return true;
 }
 
-/* xfs_repair's -o suboptions: known ones accepted (no effect here). */
-static bool compat_subopt(const char *arg)
+/*
+ * xfs_repair's -o suboptions: known ones accepted; ag_stride sets the
+ * check's threads (without --threads), the others have no effect here.
+ */
+static bool compat_subopt(const char *arg, struct opts *o)
 {
 	static const char *const valued[] = { "ag_stride", "bhash", "ihash",
 					      "phase2_threads" };
@@ -958,9 +979,19 @@ static bool compat_subopt(const char *arg)
 	const char *eq = strchr(arg, '=');
 	size_t n = eq ? (size_t)(eq - arg) : strlen(arg), i;
 
-	for (i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
-		if (strlen(valued[i]) == n && !strncmp(arg, valued[i], n))
-			return compat_number(eq ? eq + 1 : NULL, valued[i]);
+	for (i = 0; i < sizeof(valued) / sizeof(valued[0]); i++) {
+		unsigned long long v;
+
+		if (strlen(valued[i]) != n || strncmp(arg, valued[i], n))
+			continue;
+		if (!compat_number(eq ? eq + 1 : NULL, valued[i]))
+			return false;
+		v = strtoull(eq + 1, NULL, 10);
+		if (i == 0)	/* ag_stride */
+			o->ag_stride = v > UINT32_MAX ? UINT32_MAX :
+				       (unsigned int)v;
+		return true;
+	}
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (!eq && !strcmp(arg, flags[i]))
 			return true;
@@ -1053,7 +1084,7 @@ static int run(int argc, char **argv, struct opts *o)
 				return EXIT_ERROR;
 			break;
 		case 'o':
-			if (!compat_subopt(optarg))
+			if (!compat_subopt(optarg, o))
 				return EXIT_ERROR;
 			break;
 		case 'L':

@@ -49,13 +49,14 @@ void progress_end(struct progress_line *pl);
  * group_out.c says; JSON Lines with @json, each problem as found, then a
  * summary object), progress on stderr when
  * @progress, other words on @txt.  @cache_bytes bounds the buffer cache
- * (0: the library's default); @threads check the AGs' inodes.
+ * (0: the library's default); @threads check the AGs, or one for every
+ * @ag_stride AGs, at most @threads (xfsj_check_opts).
  */
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, unsigned int threads,
-				  FILE *txt);
+				  unsigned int ag_stride, FILE *txt);
 
 /* --list-problems: the problem table, one row a line (JSON Lines). */
 void list_problems(bool json, FILE *f);

@@ -273,13 +273,19 @@ struct xfsj_check_opts {
 	 */
 	bool sb_only;
 	/*
-	 * Threads of the inode phase, one AG at a time each (0 or 1: the
-	 * caller's thread only).  The results are the same for any number
+	 * Threads of the per-AG phases (headers and btrees, inodes, space),
+	 * one AG at a time each (0 or 1: the caller's thread only).  The results are the same for any number
 	 * but the peak of the tables' bytes.  Only for a handle whose
 	 * buffers hold no change the overlay has not (each thread reads
 	 * the overlay through its own handle).
 	 */
 	unsigned int threads;
+	/*
+	 * xfs_repair's -o ag_stride=N: one thread for every @ag_stride AGs
+	 * (the AG count divided by it, rounded up), at most @threads when
+	 * that is set; 0: @threads alone.
+	 */
+	unsigned int ag_stride;
 };
 
 /*

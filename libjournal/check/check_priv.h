@@ -17,8 +17,8 @@
  *   counters.c  the superblock's summary counters
  *
  * prefetch.c hints ahead of the inode phase what it will read, in disk
- * order; parallel.c runs the AG and inode phases of several AGs at once
- * with the results of one thread (xfsj_check_opts.threads).
+ * order; parallel.c runs the AG, inode and space phases of several AGs
+ * at once with the results of one thread (xfsj_check_opts.threads).
  *
  * A phase reports what it finds through xck_report() and keeps going; it
  * returns nonzero only when the check cannot go on (out of memory, an I/O
@@ -42,6 +42,7 @@
 #include "xfsj/ondisk.h"
 #include "ondisk/format.h"
 #include "check/ag_trust.h"
+#include "core/radix_sort.h"
 
 struct xck;
 
@@ -63,6 +64,13 @@ static inline void *xck_vec_at(const struct xck_vec *v, size_t i)
 	return (char *)v->v + i * v->esz;
 }
 void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *));
+/*
+ * The large tables: sorted by @keys in turn (core/radix_sort.h), stably,
+ * in linear time; @cmp compares the same keys, for qsort when the
+ * radix sort's scratch copy cannot be had.
+ */
+void xck_vec_sort_keys(struct xck_vec *v, const xfsj_sort_key *keys,
+		       size_t nkeys, int (*cmp)(const void *, const void *));
 /* The element of sorted @v matching @key (bsearch; NULL when empty). */
 void *xck_vec_find(const struct xck_vec *v, const void *key,
 		   int (*cmp)(const void *, const void *));
@@ -245,7 +253,7 @@ struct xck {
 	uint8_t bmbt_claims;
 	/* sb.c: the primary's geometry is wrong; no later phase runs. */
 	bool stop;
-	/* parallel.c: threads of the AG and inode phases (0, 1: none) */
+	/* parallel.c: threads of the per-AG phases (0, 1: none) */
 	unsigned int threads;
 	/*
 	 * parallel.c: in a worker's copy of the check, the job that keeps
@@ -396,6 +404,12 @@ void xck_forks_free(struct xck_icheck *ic);
 /* Content of one in-use inode, after xck_forks. */
 int xck_dir(struct xck *ck, struct xck_icheck *ic);
 int xck_attr(struct xck *ck, struct xck_icheck *ic);
+/*
+ * space.c: once before the AGs' runs, which then look at their own AG's
+ * tables only (the inodes of any AG read, not changed) and may go on at
+ * once; the totals they add up are handed over (parallel.c).
+ */
+int xck_space_prepare(struct xck *ck);
 int xck_space(struct xck *ck, struct xck_ag *ag);
 int xck_names(struct xck *ck);
 /*

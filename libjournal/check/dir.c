@@ -369,6 +369,21 @@ static int dent_addr_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Both orders as one key of the radix sort: the hash, then the address. */
+static uint64_t lent_key(const void *p)
+{
+	const struct xck_lent *x = p;
+
+	return (uint64_t)x->hash << 32 | x->addr;
+}
+
+static uint64_t dent_addr_key(const void *p)
+{
+	const struct xck_dent *x = p;
+
+	return (uint64_t)x->hash << 32 | x->addr;
+}
+
 static void report_name(struct xck_dctx *d, int row,
 			const struct xck_dent *e, uint64_t found)
 {
@@ -399,8 +414,10 @@ static void leaf_vs_data(struct xck_dctx *d)
 	struct xck_dent *e = d->dents.v;
 	size_t i = 0, j = 0;
 
-	xck_vec_sort(&d->dents, dent_addr_cmp);
-	xck_vec_sort(&d->lents, lent_cmp);
+	xck_vec_sort_keys(&d->dents, (const xfsj_sort_key[]){ dent_addr_key },
+			  1, dent_addr_cmp);
+	xck_vec_sort_keys(&d->lents, (const xfsj_sort_key[]){ lent_key }, 1,
+			  lent_cmp);
 	while (i < d->dents.n || j < d->lents.n) {
 		int c;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The per-AG phases that look at one AG only (the AG headers and btrees,
- * the inodes) on several threads, one AG at a time each, with the same
- * results as one thread (xfsj_check_opts.threads).
+ * the inodes, the space) on several threads, one AG at a time each, with
+ * the same results as one thread (xfsj_check_opts.threads).
  *
  * A worker runs the phase on AG a (the AG's headers and btrees, which
  * fill its own tables; its inodes, xck_inodes) through its own copy of the
@@ -10,7 +10,8 @@
  * cache, a share of the bound), its own counters, and a job that keeps
  * what a sequential scan would have handed over to the shared state at
  * once: the problems (copied, names and all), the claims on any AG's
- * blocks, the directory entries and parent pointers.  The AG's own
+ * blocks, the directory entries and parent pointers, the space phase's
+ * totals.  The AG's own
  * tables and inode states are its own: no other AG's run touches them.  The main thread
  * takes the jobs in AG order as they finish and hands over what each
  * kept, as the sequential scan would have: reports in the same order,
@@ -47,10 +48,17 @@ struct xck_job {
 	struct xck_vec dirents, pptrs;
 	struct xck_vec lossy;		/* struct xck_lossy, ids the job's */
 	int64_t kept_bytes;		/* the AG's tables grew by this much */
+	/* The space phase's totals of the AG (space_counters.c). */
+	uint64_t icount, ifree, fdblocks;
+	unsigned int totals_unknown;
 };
 
 struct pool {
-	struct xck *ck;
+	/*
+	 * The check as it stood when the workers started, which each copies:
+	 * the main thread changes *ck while it hands over.
+	 */
+	struct xck proto;
 	int (*fn)(struct xck *ck, struct xck_ag *ag);	/* the phase */
 	struct xck_job *jobs;
 	uint32_t next;			/* the next AG to take */
@@ -139,7 +147,13 @@ static void run_job(struct pool *pl, struct xck *wk, uint32_t agno)
 	xck_vec_init(&wk->lossy, sizeof(struct xck_lossy));
 	wk->next_id = 0;	/* the job's problems numbered from 0 */
 	wk->ag_at = agno;	/* (their xfsj_problem.scan_ag) */
+	wk->icount = wk->ifree = wk->fdblocks = 0;
+	wk->totals_unknown = 0;
 	err = pl->fn(wk, &wk->ags[agno]);
+	job->icount = wk->icount;
+	job->ifree = wk->ifree;
+	job->fdblocks = wk->fdblocks;
+	job->totals_unknown = wk->totals_unknown;
 	xfsj_fs_release_kept(wk->fs);
 	job->dirents = wk->dirents;
 	job->pptrs = wk->pptrs;
@@ -156,12 +170,12 @@ static void run_job(struct pool *pl, struct xck *wk, uint32_t agno)
 static void *worker(void *arg)
 {
 	struct pool *pl = arg;
-	struct xck wk = *pl->ck;
+	struct xck wk = pl->proto;
 	struct xfsj_fs *fs;
 	int err;
 
-	err = xfsj_fs_open(xfsj_fs_overlay(pl->ck->fs), pl->ck->sb,
-			   xfsj_fs_lsn(pl->ck->fs), &fs);
+	err = xfsj_fs_open(xfsj_fs_overlay(pl->proto.fs), pl->proto.sb,
+			   xfsj_fs_lsn(pl->proto.fs), &fs);
 	if (!err)
 		xfsj_fs_set_cache_bound(fs, pl->cache_bound);
 	wk.fs = fs;
@@ -170,7 +184,7 @@ static void *worker(void *arg)
 		uint32_t agno;
 
 		pthread_mutex_lock(&pl->lock);
-		if (pl->stop || pl->next >= pl->ck->agcount) {
+		if (pl->stop || pl->next >= pl->proto.agcount) {
 			pthread_mutex_unlock(&pl->lock);
 			break;
 		}
@@ -244,6 +258,10 @@ static int hand_over(struct xck *ck, struct xck_job *job)
 		err = xck_note_lossy(ck, l->dir, base + l->id);
 	}
 	xck_account(ck, job->kept_bytes);
+	ck->icount += job->icount;
+	ck->ifree += job->ifree;
+	ck->fdblocks += job->fdblocks;
+	ck->totals_unknown |= job->totals_unknown;
 	r->inodes += job->res.inodes;
 	r->dirs += job->res.dirs;
 	r->attr_forks += job->res.attr_forks;
@@ -267,7 +285,6 @@ int xck_ag_phase_parallel(struct xck *ck,
 	pthread_mutex_t ix_lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_t *tid;
 	struct pool pl = {
-		.ck = ck,
 		.fn = fn,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
@@ -290,6 +307,7 @@ int xck_ag_phase_parallel(struct xck *ck,
 		return -XFSJ_E_NOMEM;
 	}
 	ck->ix_lock = &ix_lock;
+	pl.proto = *ck;
 	for (; started < threads; started++)
 		if (pthread_create(&tid[started], NULL, worker, &pl))
 			break;

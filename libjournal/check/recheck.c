@@ -189,6 +189,8 @@ int xck_rerun(struct xck *ck, const bool *redo,
 	if (!err)
 		err = ag_phase(ck, XFSJ_CK_INODES, xck_inodes, redo);
 	if (!err)
+		err = xck_space_prepare(ck);
+	if (!err)
 		err = ag_phase(ck, XFSJ_CK_SPACE, xck_space, NULL);
 	if (err)
 		goto out;

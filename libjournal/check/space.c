@@ -250,6 +250,39 @@ static int refc_by_start(const void *pa, const void *pb)
 	return c ? c : cmp_u32(a->blockcount, b->blockcount);
 }
 
+/* The same orders as keys of the radix sort. */
+static uint64_t rm_start(const void *p)
+{
+	return ((const struct xfsj_rmap_rec *)p)->startblock;
+}
+
+static uint64_t rm_owner(const void *p)
+{
+	return ((const struct xfsj_rmap_rec *)p)->owner;
+}
+
+static uint64_t rm_offset(const void *p)
+{
+	return ((const struct xfsj_rmap_rec *)p)->offset;
+}
+
+static uint64_t rm_flags(const void *p)
+{
+	return ((const struct xfsj_rmap_rec *)p)->offset & RMAP_FLAGS;
+}
+
+static uint64_t rm_count(const void *p)
+{
+	return ((const struct xfsj_rmap_rec *)p)->blockcount;
+}
+
+static const xfsj_sort_key rmap_start_keys[] = {
+	rm_start, rm_owner, rm_offset, rm_count,
+};
+static const xfsj_sort_key rmap_owner_keys[] = {
+	rm_owner, rm_flags, rm_start, rm_offset, rm_count,
+};
+
 /* ---- the free space, as one sorted list of disjoint extents ---- */
 
 /*
@@ -491,7 +524,7 @@ static void rmap_canonical(struct xck_vec *v)
 	struct xfsj_rmap_rec *r = v->v;
 	size_t i, n = 0;
 
-	xck_vec_sort(v, rmap_by_owner);
+	xck_vec_sort_keys(v, rmap_owner_keys, 5, rmap_by_owner);
 	for (i = 0; i < v->n; i++) {
 		if (n && xfsj_rmap_continues(&r[n - 1], &r[i])) {
 			r[n - 1].blockcount += r[i].blockcount;
@@ -641,8 +674,13 @@ static int refc_split(struct xck *ck, struct xck_ag *ag,
 		if (r[i].startblock & XFSJ_REFC_COWFLAG) {
 			report_range(ck, ag, SP_COW_LEFTOVER, s,
 				     r[i].blockcount, NULL, NULL);
-			err = xck_claim(ck, ag->agno, s, r[i].blockcount,
-					XFSJ_RMAP_OWN_COW, 0);
+			/* The AG's own list (not a worker's job: the sweep
+			 * below reads it). */
+			err = xck_vec_push(ck, &ag->claims,
+				&(struct xfsj_rmap_rec){
+					.startblock = s,
+					.blockcount = r[i].blockcount,
+					.owner = XFSJ_RMAP_OWN_COW });
 			continue;
 		}
 		err = xck_vec_push(ck, shared, &r[i]);
@@ -701,7 +739,8 @@ static bool metadata_claimed(const struct xck_ag *ag)
 
 /*
  * Does any AG hold a claim of a bmbt block (are they claimed at all)?
- * Asked before the first AG's claims are changed, once.
+ * Asked before the first AG's claims are changed, once: before the phase
+ * (xck_space_prepare), as the AGs' runs may go on at once.
  */
 static bool bmbt_claimed(struct xck *ck)
 {
@@ -748,6 +787,12 @@ static bool claims_complete(struct xck *ck, const struct xck_ag *ag)
 	return true;
 }
 
+int xck_space_prepare(struct xck *ck)
+{
+	bmbt_claimed(ck);
+	return 0;
+}
+
 int xck_space(struct xck *ck, struct xck_ag *ag)
 {
 	struct sweep sw = {
@@ -767,7 +812,6 @@ int xck_space(struct xck *ck, struct xck_ag *ag)
 		ag->cnt_free.n + ag->rmaps.n + ag->refcs.n;
 	xck_vec_init(&sw.shared, sizeof(struct xfsj_refc_rec));
 	xck_vec_init(&disk_shared, sizeof(struct xfsj_refc_rec));
-	bmbt_claimed(ck);
 
 	/* Counters first: they read the trees as the btree walk left them. */
 	xck_space_counters(ck, ag, &rows[SP_AGF_COUNTER],
@@ -795,7 +839,7 @@ int xck_space(struct xck *ck, struct xck_ag *ag)
 	meta = metadata_claimed(ag);
 	sw.leaks = sw.free && meta && claims_complete(ck, ag);
 
-	xck_vec_sort(&ag->claims, rmap_by_start);
+	xck_vec_sort_keys(&ag->claims, rmap_start_keys, 4, rmap_by_start);
 	err = sweep_claims(&sw);
 	pending_flush(ck, ag, &sw.multi);
 	pending_flush(ck, ag, &sw.free_used);

@@ -4,7 +4,8 @@
 # directories that `xfsj-mkfs -p` spreads over the AGs (no kernel), is
 # checked clean, then damaged with xfs_db 6.13 in seven AGs (a directory
 # block of /d12 made unreadable: its children's problems name it as cause,
-# numbered the same whatever the thread count): inode cores
+# numbered the same whatever the thread count; AGF and AGI counters of
+# AGs 1, 3 and 6 for the space phase): inode cores
 # (link count, extent size hint, fork offset, a free mode), directory
 # entries (file type, tag, a name length that runs over its neighbours:
 # problems that carry names, leaf entries left dangling, unreachable
@@ -16,7 +17,7 @@
 #     the one figure that depends on the threads), with --json;
 #   - the text output byte for byte without it;
 # and the damaged image's problems name inodes of at least five AGs.
-# Runtime: a few seconds.
+# Runtime: a few seconds (2 s).
 source "$(dirname "$0")/lib/common.sh"
 need_root
 oracle_613
@@ -76,6 +77,8 @@ check "clean: no problem" \
 	-c "write -d du[4].namelen 200" \
 	-c "path /d4" -c "dblock 0" -c "write -d du[6].tag 8" \
 	-c "path /d12" -c "dblock 0" -c "write -d dhdr.hdr.magic 0" \
+	-c "agi 1" -c "write count 128" -c "agf 3" -c "write longest 9" \
+	-c "agi 6" -c "write freecount 33" \
 	"$img" > "$T_DIR/db.out" 2>&1
 check "xfs_db 6.13 damaged the image" [ $? = 0 ]
 same_runs damaged 1
@@ -93,5 +96,11 @@ ags=$(sed -n 's/.*"kind":"problem".*"ino":\([0-9]*\).*/\1/p' \
 		print int($1 / 2 ^ b) }' | sort -u | wc -l)
 check "damaged: the problems name inodes of $ags AGs (at least 5)" \
 	[ "$ags" -ge 5 ]
+# The space phase runs on threads too: its AG counter problems of three AGs
+spc=$(grep -E '"kind":"problem".*"code":"ag[fi].counter"' \
+	"$T_DIR/damaged-1.json" | sed -n 's/.*"ag":\([0-9]*\).*/\1/p' |
+	sort -u | tr '\n' ' ')
+check "damaged: the space phase's AG counter problems in AGs $spc(1 3 6)" \
+	[ "$spc" = "1 3 6 " ]
 echo "$T_PASS passed, $T_FAIL failed"
 [ "$T_FAIL" = 0 ]

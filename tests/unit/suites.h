@@ -33,6 +33,7 @@
 	X(overlay_suite)	\
 	X(grow_suite)		\
 	X(u64set_suite)		\
+	X(radix_sort_suite)	\
 	X(progress_suite)	\
 	X(redo_suite)		\
 	X(undo_suite)		\

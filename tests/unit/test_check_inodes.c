@@ -298,15 +298,24 @@ static void on_msg(void *arg, const struct xfsj_problem *p)
 			 p->def->code, msg);
 }
 
-static void run_threads(struct fs_fixture *fx, unsigned int threads,
-			struct msgs *m, struct xfsj_check_result *res)
+static void run_stride(struct fs_fixture *fx, unsigned int threads,
+		       unsigned int ag_stride, struct msgs *m,
+		       struct xfsj_check_result *res)
 {
-	const struct xfsj_check_opts o = { .threads = threads };
+	const struct xfsj_check_opts o = {
+		.threads = threads, .ag_stride = ag_stride,
+	};
 	struct xfsj_check_cb cb = { .arg = m, .problem = on_msg };
 
 	memset(m, 0, sizeof(*m));
 	fs_fixture_reopen(fx);
 	ck_assert_int_eq(xfsj_check(fx->fs, &o, &cb, res), 0);
+}
+
+static void run_threads(struct fs_fixture *fx, unsigned int threads,
+			struct msgs *m, struct xfsj_check_result *res)
+{
+	run_stride(fx, threads, 0, m, res);
 }
 
 /* AG @agno's AGF: a 32-bit field @off set to @v, the CRC restamped or not. */
@@ -328,10 +337,12 @@ static void poke_agf(struct fs_fixture *fx, uint32_t agno, size_t off,
 }
 
 /*
- * The AG and inode phases on threads (parallel.c) report what one thread
- * does, in the same order, and count the same: AG headers of two AGs,
- * problems of inodes, a fork mapped into another AG (a claim handed
- * over), the space and names phases after.
+ * The AG, inode and space phases on threads (parallel.c) report what one
+ * thread does, in the same order, and count the same: AG headers of two
+ * AGs, problems of inodes, a fork mapped into another AG (a claim handed
+ * over), the AGF counters of AGs 1 and 2 (space phase problems of two
+ * AGs, the space phase on threads too), the names phase after; the same
+ * with -o ag_stride (1: four threads, 3: two, capped by @threads).
  */
 START_TEST(threads_same_result)
 {
@@ -352,8 +363,16 @@ START_TEST(threads_same_result)
 	edit_inode(&fx, fx.sb.rootino + 9, put_field, &p, false);
 	poke_agf(&fx, 1, XFSJ_AGF_OFF(freeblks), 3, true);
 	poke_agf(&fx, 3, XFSJ_AGF_OFF(longest), 5, false);
+	poke_agf(&fx, 2, XFSJ_AGF_OFF(longest), 1, true);
 	run_threads(&fx, 1, &m1, &r1);
 	ck_assert_uint_ge(m1.n, 5);
+	{
+		unsigned int agf = 0;
+
+		for (unsigned int i = 0; i < m1.n; i++)
+			agf += !strncmp(m1.line[i], "agf.counter", 11);
+		ck_assert_uint_ge(agf, 2);
+	}
 	for (unsigned int t = 2; t <= 5; t++) {
 		run_threads(&fx, t, &mn, &rn);
 		ck_assert_uint_eq(mn.n, m1.n);
@@ -364,6 +383,16 @@ START_TEST(threads_same_result)
 		ck_assert_uint_eq(rn.extents, r1.extents);
 		ck_assert_uint_eq(rn.dirs, r1.dirs);
 		ck_assert_mem_eq(rn.by_sev, r1.by_sev, sizeof(r1.by_sev));
+		ck_assert_mem_eq(rn.work, r1.work, sizeof(r1.work));
+	}
+	for (unsigned int k = 0; k < 3; k++) {
+		static const unsigned int cfg[3][2] = { { 0, 1 }, { 0, 3 },
+							{ 2, 1 } };
+
+		run_stride(&fx, cfg[k][0], cfg[k][1], &mn, &rn);
+		ck_assert_uint_eq(mn.n, m1.n);
+		for (unsigned int i = 0; i < m1.n; i++)
+			ck_assert_str_eq(mn.line[i], m1.line[i]);
 		ck_assert_mem_eq(rn.work, r1.work, sizeof(r1.work));
 	}
 	fs_fixture_free(&fx);
