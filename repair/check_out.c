@@ -265,10 +265,11 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, unsigned int threads,
-				  FILE *txt)
+				  struct xfsj_spill *spill, FILE *txt)
 {
 	const struct xfsj_check_opts copts = {
 		.cache_bytes = cache_bytes, .threads = threads,
+		.spill = spill,
 	};
 	struct out o = {
 		.dev = dev, .json = json, .pl = PROGRESS_LINE(progress), .txt = txt,
@@ -292,7 +293,31 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 	}
 	err = xfsj_check(fs, &copts, &cb, &res);
 	xfsj_fs_close(fs);
+	if (err) {
+		progress_clear(&o.pl);
+		if (spill_failure(dev, spill)) {
+			if (json)
+				printf("{\"kind\":\"check_summary\",\"checked\":false,\"error\":\"%s\"}\n",
+				       xfsj_errname(-XFSJ_E_SCRATCH));
+			return CHECK_FAILED;
+		}
+	}
 	return check_end(&o, err, &res);
+}
+
+bool spill_failure(const char *dev, struct xfsj_spill *spill)
+{
+	struct xfsj_spill_stats st;
+
+	if (!spill)
+		return false;
+	xfsj_spill_stats(spill, &st);
+	if (!st.failed_errno)
+		return false;
+	tool_err("%s: scratch file %s cannot hold %" PRIu64 " more bytes of the check's tables: %s; nothing was written (--tmpdir DIR: another place, -m MiB: a larger bound)\n",
+		dev, xfsj_spill_path(spill), st.failed_bytes,
+		strerror(st.failed_errno));
+	return true;
 }
 
 void list_problems(bool json, FILE *f)

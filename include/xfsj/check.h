@@ -250,6 +250,8 @@ struct xfsj_check_cb {
 			 uint64_t done, uint64_t total);
 };
 
+struct xfsj_spill;
+
 struct xfsj_check_opts {
 	/* 0: the cache's default bound (xfsj/fs.h). */
 	uint64_t cache_bytes;
@@ -266,6 +268,13 @@ struct xfsj_check_opts {
 	 * the overlay through its own handle).
 	 */
 	unsigned int threads;
+	/*
+	 * The bound of the check's tables in RAM and their scratch file
+	 * (xfsj/spill.h; NULL: RAM only, no bound).  A check the scratch
+	 * file could not hold fails with -XFSJ_E_SCRATCH (or -XFSJ_E_NOMEM
+	 * where a phase says so; the spill's stats tell).
+	 */
+	struct xfsj_spill *spill;
 };
 
 /*

@@ -144,6 +144,7 @@ static void on_progress(void *arg, enum xfsj_check_phase ph, uint64_t done,
 static int check_round(struct xrp *rp)
 {
 	const struct xfsj_check_opts co = { .cache_bytes = rp->o->cache_bytes,
+					    .spill = rp->o->spill,
 					    .sb_only = rp->o->sb_only };
 	const struct xfsj_check_cb ccb = {
 		.arg = rp,
