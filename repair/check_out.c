@@ -261,6 +261,18 @@ static enum check_outcome check_end(struct out *o, int err,
 	return r->problems ? CHECK_PROBLEMS : CHECK_CLEAN;
 }
 
+/* -v: where the tables went, when some spilled. */
+static void say_spill(const char *dev, struct xfsj_spill *spill, FILE *txt)
+{
+	struct xfsj_spill_stats st;
+
+	xfsj_spill_stats(spill, &st);
+	if (st.spills)
+		fprintf(txt, "%s: tables: at most %" PRIu64 " bytes in RAM and %" PRIu64 " in scratch file %s (unlinked); %" PRIu64 " tables spilled, resident pages dropped %" PRIu64 " times\n",
+			dev, st.ram_peak, st.file_peak, xfsj_spill_path(spill),
+			st.spills, st.drops);
+}
+
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
@@ -302,6 +314,8 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 			return CHECK_FAILED;
 		}
 	}
+	if (!err && verbose && spill)
+		say_spill(dev, spill, txt);
 	return check_end(&o, err, &res);
 }
 
