@@ -293,6 +293,54 @@ static void copy_out(struct xfsj_spill *sp, struct region *to,
 
 /* ---- arrays ---- */
 
+/*
+ * Arrays of at least SPILL_MIN bytes in RAM are anonymous mappings of
+ * their own (grown by mremap): freed, their pages go back at once, where
+ * malloc's heap could keep them (its threshold for mappings grows with
+ * what it frees) and hold the RSS above the bound.
+ */
+static size_t map_len(const struct xfsj_spill *sp, size_t bytes)
+{
+	return (bytes + sp->page - 1) & ~(sp->page - 1);
+}
+
+static void ram_free(const struct xfsj_spill *sp, void *v, size_t bytes)
+{
+	if (bytes < SPILL_MIN)
+		free(v);
+	else if (v)
+		munmap(v, map_len(sp, bytes));
+}
+
+/* Resize the RAM array *@arrp of @ob bytes to @nb (> @ob). */
+static int ram_resize(const struct xfsj_spill *sp, void *arrp, size_t ob,
+		      size_t nb)
+{
+	void *v, *nv;
+
+	memcpy(&v, arrp, sizeof(v));
+	if (nb < SPILL_MIN) {
+		nv = realloc(v, nb);
+		if (!nv)
+			return -XFSJ_E_NOMEM;
+	} else if (ob < SPILL_MIN || !v) {
+		nv = mmap(NULL, map_len(sp, nb), PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (nv == MAP_FAILED)
+			return -XFSJ_E_NOMEM;
+		if (v)
+			memcpy(nv, v, ob);
+		free(v);
+	} else {
+		nv = mremap(v, map_len(sp, ob), map_len(sp, nb),
+			    MREMAP_MAYMOVE);
+		if (nv == MAP_FAILED)
+			return -XFSJ_E_NOMEM;
+	}
+	memcpy(arrp, &nv, sizeof(nv));
+	return 0;
+}
+
 static void ram_add(struct xfsj_spill *sp, uint64_t add, uint64_t sub)
 {
 	sp->ram += add;
@@ -309,11 +357,11 @@ static bool over(const struct xfsj_spill *sp, size_t ob, size_t nb)
 }
 
 /*
- * Move (or grow) the array to a new file region of @nb bytes, the @ob
- * bytes it holds copied.
+ * Move (or grow) the array of @ocb bytes to a new file region of @nb
+ * bytes, the @ob bytes it holds copied.
  */
 static int to_file(struct xfsj_spill *sp, void *arrp, uint64_t *foff,
-		   size_t ob, size_t nb)
+		   size_t ob, size_t ocb, size_t nb)
 {
 	struct region *r, *old = NULL;
 	char *v;
@@ -333,8 +381,8 @@ static int to_file(struct xfsj_spill *sp, void *arrp, uint64_t *foff,
 	if (old) {
 		region_free(sp, old);
 	} else {
-		free(v);
-		ram_add(sp, 0, ob);
+		ram_free(sp, v, ocb);
+		ram_add(sp, 0, ocb);
 		sp->st.spills++;
 	}
 	return 0;
@@ -354,15 +402,14 @@ int xfsj_spill_grow(struct xfsj_spill *sp, void *arrp, size_t *cap,
 	ob = *cap * esz;
 	nb = nc * esz;
 	pthread_mutex_lock(&sp->lock);
-	if (*foff == XFSJ_SPILL_RAM && !over(sp, ob, nb)) {
-		err = xfsj_grow(arrp, cap, n, more, esz, first);
-		if (!err)
-			ram_add(sp, nb, ob);
-	} else {
-		err = to_file(sp, arrp, foff, n * esz, nb);
-		if (!err)
-			*cap = nc;
-	}
+	if (*foff == XFSJ_SPILL_RAM && !over(sp, ob, nb))
+		err = ram_resize(sp, arrp, ob, nb);
+	else
+		err = to_file(sp, arrp, foff, n * esz, ob, nb);
+	if (!err && *foff == XFSJ_SPILL_RAM)
+		ram_add(sp, nb, ob);
+	if (!err)
+		*cap = nc;
 	pthread_mutex_unlock(&sp->lock);
 	return err;
 }
@@ -374,13 +421,13 @@ void xfsj_spill_release(struct xfsj_spill *sp, void *arrp, size_t *cap,
 	struct region *r;
 
 	memcpy(&v, arrp, sizeof(v));
-	if (!sp || *foff == XFSJ_SPILL_RAM) {
+	if (!sp) {
 		free(v);
-		if (sp) {
-			pthread_mutex_lock(&sp->lock);
-			ram_add(sp, 0, *cap * esz);
-			pthread_mutex_unlock(&sp->lock);
-		}
+	} else if (*foff == XFSJ_SPILL_RAM) {
+		ram_free(sp, v, *cap * esz);
+		pthread_mutex_lock(&sp->lock);
+		ram_add(sp, 0, *cap * esz);
+		pthread_mutex_unlock(&sp->lock);
 	} else {
 		pthread_mutex_lock(&sp->lock);
 		r = region_of(sp, *foff);
