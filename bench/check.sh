@@ -30,7 +30,8 @@
 #   BENCH_INODES=n (default 1000000)   a quick run: BENCH_INODES=100000
 #   REPS=n (default 3)   THREADS=n (the workload's threads, default 2)
 #   SCALING=0: skip the tenth-size image
-#   CACHE_MIB=n: run xfsj-repair -n with -m n (its buffer cache bound)
+#   CACHE_MIB=n: run xfsj-repair -n with -m n (its memory bound: the cache
+#     a quarter, the tables half, past that they spill)
 #   BOUNDS="16 64 256": after the comparison, one run of xfsj-repair -n -m
 #   at each of these bounds (MiB): how the peak RSS follows the bound
 # Output: stdout only.

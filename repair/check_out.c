@@ -262,15 +262,28 @@ static enum check_outcome check_end(struct out *o, int err,
 	return r->problems ? CHECK_PROBLEMS : CHECK_CLEAN;
 }
 
+/* -v: where the tables went, when some spilled. */
+static void say_spill(const char *dev, struct xfsj_spill *spill, FILE *txt)
+{
+	struct xfsj_spill_stats st;
+
+	xfsj_spill_stats(spill, &st);
+	if (st.spills)
+		fprintf(txt, "%s: tables: at most %" PRIu64 " bytes in RAM and %" PRIu64 " in scratch file %s (unlinked); %" PRIu64 " tables spilled, resident pages dropped %" PRIu64 " times\n",
+			dev, st.ram_peak, st.file_peak, xfsj_spill_path(spill),
+			st.spills, st.drops);
+}
+
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, unsigned int threads,
-				  unsigned int ag_stride, FILE *txt)
+				  unsigned int ag_stride, struct xfsj_spill *spill,
+				  FILE *txt)
 {
 	const struct xfsj_check_opts copts = {
 		.cache_bytes = cache_bytes, .threads = threads,
-		.ag_stride = ag_stride,
+		.ag_stride = ag_stride, .spill = spill,
 	};
 	struct out o = {
 		.dev = dev, .json = json, .pl = PROGRESS_LINE(progress), .txt = txt,
@@ -294,7 +307,33 @@ enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 	}
 	err = xfsj_check(fs, &copts, &cb, &res);
 	xfsj_fs_close(fs);
+	if (err) {
+		progress_clear(&o.pl);
+		if (spill_failure(dev, spill)) {
+			if (json)
+				printf("{\"kind\":\"check_summary\",\"checked\":false,\"error\":\"%s\"}\n",
+				       xfsj_errname(-XFSJ_E_SCRATCH));
+			return CHECK_FAILED;
+		}
+	}
+	if (!err && verbose && spill)
+		say_spill(dev, spill, txt);
 	return check_end(&o, err, &res);
+}
+
+bool spill_failure(const char *dev, struct xfsj_spill *spill)
+{
+	struct xfsj_spill_stats st;
+
+	if (!spill)
+		return false;
+	xfsj_spill_stats(spill, &st);
+	if (!st.failed_errno)
+		return false;
+	tool_err("%s: scratch file %s cannot hold %" PRIu64 " more bytes of the check's tables: %s; nothing was written (--tmpdir DIR: another place, -m MiB: a larger bound)\n",
+		dev, xfsj_spill_path(spill), st.failed_bytes,
+		strerror(st.failed_errno));
+	return true;
 }
 
 void list_problems(bool json, FILE *f)

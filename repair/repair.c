@@ -63,7 +63,11 @@ struct opts {
 	bool salvage;		/* --salvage: replay around a damaged record */
 	bool log_stuck;		/* the log was left unreplayed: corrupt, or
 				 * work this version cannot finish */
-	uint64_t cache_bytes;	/* -m, in bytes; 0: the default */
+	uint64_t cache_bytes;	/* the buffer cache's share of -m; 0: the
+				 * default */
+	uint64_t bound;		/* -m, in bytes; 0: the default (RAM / 2) */
+	const char *tmpdir;	/* --tmpdir: the tables' scratch file's */
+	struct xfsj_spill *spill;	/* the tables' bound and scratch file */
 	unsigned int threads;	/* --threads of -n's check; 0: the CPUs */
 	unsigned int ag_stride;	/* -o ag_stride=N (0: not given) */
 	const char *output;	/* -O: write the run into this copy */
@@ -92,7 +96,8 @@ struct run {
 static void usage(FILE *out)
 {
 	fputs(
-"Usage: xfsj-repair [-n | -p] [-v] [-m MiB] [--json] [-l LOGDEV] [-r REDOFILE]\n"
+"Usage: xfsj-repair [-n | -p] [-v] [-m MiB] [--tmpdir DIR] [--json] [-l LOGDEV]\n"
+"                   [-r REDOFILE]\n"
 "                   [--progress] [--compat [-e]] [-f] [-L] [-P] [-t SECS]\n"
 "                   [-o SUBOPT[=VAL]] device\n"
 "       xfsj-repair --list-problems [--json]\n"
@@ -114,8 +119,13 @@ static void usage(FILE *out)
 "  --json        JSON Lines on stdout: one object per problem (-n), or per\n"
 "                problem found, fix applied and problem left, then a summary\n"
 "                object; other words go to stderr\n"
-"  -m MiB        bound the check's buffer cache to MiB mebibytes (default\n"
-"                64); the checker's own tables come on top\n"
+"  -m MiB        bound the run's memory to MiB mebibytes (default: half the\n"
+"                RAM): a quarter for the buffer cache (at most 64 MiB),\n"
+"                half for the check's tables in RAM; past that the tables\n"
+"                spill to a scratch file (--tmpdir)\n"
+"  --tmpdir DIR  where the tables' scratch file goes (made and unlinked at\n"
+"                once: nothing is left); default beside the redo file, with\n"
+"                -n $TMPDIR or /var/tmp\n"
 "  -l LOGDEV     the external log device of a filesystem made with one\n"
 "  -U, --undo FILE  undo file: before the device is touched, save there the\n"
 "                old contents of every block this run changes (a killed run,\n"
@@ -170,7 +180,8 @@ static void usage(FILE *out)
 "      the filesystem worse (nothing was written)\n"
 "  8   could not check, replay or repair: usage, I/O error, not XFS, a\n"
 "      device shorter than the filesystem, corrupt or unsupported log, a\n"
-"      feature this version cannot check\n"
+"      feature this version cannot check, a scratch file (--tmpdir) too\n"
+"      small for the tables (nothing written)\n"
 "  32  -p: a problem needs a full repair\n"
 "With --compat, xfs_repair 6.13's: 0 clean or repaired; 1 -n: problems\n"
 "  found or a dirty log; an error, or problems left; 2 the log could not\n"
@@ -651,6 +662,7 @@ static int repair(struct opts *o, const struct run *run,
 		.preen = o->preen,
 		.force_worse = o->force_worse,
 		.cache_bytes = o->cache_bytes,
+		.spill = o->spill,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
 		.undo = o->undo,
@@ -711,6 +723,7 @@ static bool restore_primary(struct opts *o, const struct run *run,
 		.preen = o->preen,
 		.force_worse = o->force_worse,
 		.cache_bytes = o->cache_bytes,
+		.spill = o->spill,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
 		.written = &written,
@@ -863,7 +876,7 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 		ret = check_replayed(o->device, keep, r.dirty ?
 			xfsj_lsn(r.ht.cycle, r.ht.head_blk) : 0, o->json,
 			o->verbose, run.progress, o->cache_bytes, check_threads(o),
-			o->threads ? 0 : o->ag_stride, txt);
+			o->threads ? 0 : o->ag_stride, o->spill, txt);
 		xfsj_replay_free(keep);
 		if (ret == CHECK_CLEAN)
 			return r.dirty ? EXIT_DIRTY : EXIT_CLEAN;
@@ -1000,6 +1013,53 @@ static bool compat_subopt(const char *arg, struct opts *o)
 }
 
 /* The whole run; its exit code, ours (main gives --compat's). */
+/*
+ * -m: the bound of the whole run's memory, split between the buffer cache
+ * (a quarter, at most its default) and the check's tables (half in RAM;
+ * past that they spill to a scratch file); the process's pages of the
+ * scratch file are dropped whenever its RSS passes seven eighths of the
+ * bound.  The default bound: half the RAM.
+ */
+static bool make_spill(struct opts *o)
+{
+	static char dir[4096];
+	const char *d = o->tmpdir;
+	uint64_t b = o->bound;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	int err;
+
+	if (!b)
+		b = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz / 2 :
+		    (4ULL << 30);
+	o->cache_bytes = b / 4 < XFSJ_FS_CACHE_DEFAULT ? b / 4 :
+			 XFSJ_FS_CACHE_DEFAULT;
+	if (o->cache_bytes < (1ULL << 20))
+		o->cache_bytes = 1ULL << 20;
+	if (!d && o->nomodify) {
+		/* -n writes nothing but the scratch file. */
+		d = getenv("TMPDIR");
+		if (!d || !*d)
+			d = "/var/tmp";
+	} else if (!d) {
+		/* Beside the redo file (-r, -O's COPY.redo, the default). */
+		const char *redo = o->redo, *slash;
+
+		d = o->redo_dir ? o->redo_dir : "/var/tmp";
+		if (redo && (slash = strrchr(redo, '/'))) {
+			snprintf(dir, sizeof(dir), "%.*s",
+				 (int)(slash - redo) ? (int)(slash - redo) : 1,
+				 redo);
+			d = dir;
+		} else if (redo) {
+			d = ".";
+		}
+	}
+	err = xfsj_spill_new(d, b / 2, b - b / 8, &o->spill);
+	if (err)
+		tool_err("--tmpdir %s: %s\n", d, xfsj_strerror(err));
+	return !err;
+}
+
 static int run(int argc, char **argv, struct opts *o)
 {
 	struct xfsj_io *io, *logio = NULL;
@@ -1011,7 +1071,7 @@ static int run(int argc, char **argv, struct opts *o)
 
 	enum {
 		OPT_LIST_PROBLEMS = 256, OPT_PROGRESS, OPT_COMPAT,
-		OPT_REPLAY_ONLY, OPT_FORCE, OPT_THREADS,
+		OPT_REPLAY_ONLY, OPT_FORCE, OPT_THREADS, OPT_TMPDIR,
 	};
 	static const struct option longopts[] = {
 		{ "undo", required_argument, NULL, 'U' },
@@ -1028,6 +1088,7 @@ static int run(int argc, char **argv, struct opts *o)
 		{ "salvage", no_argument, NULL, OPT_SALVAGE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -1044,6 +1105,7 @@ static int run(int argc, char **argv, struct opts *o)
 		case OPT_COMPAT: o->compat = true; break;
 		case OPT_REPLAY_ONLY: o->replay_only = true; break;
 		case 'O': o->output = optarg; break;
+		case OPT_TMPDIR: o->tmpdir = optarg; break;
 		case OPT_OUTPUT_LOG: o->output_log = optarg; break;
 		case OPT_SALVAGE: o->salvage = true; break;
 		case OPT_FORCE: o->force_worse = true; break;
@@ -1065,7 +1127,7 @@ static int run(int argc, char **argv, struct opts *o)
 					optarg);
 				return EXIT_ERROR;
 			}
-			o->cache_bytes = (uint64_t)mib << 20;
+			o->bound = (uint64_t)mib << 20;
 			break;
 		case 'j': o->json = true; txt = stderr; break;
 		case 'n': o->nomodify = true; break;
@@ -1157,9 +1219,12 @@ static int run(int argc, char **argv, struct opts *o)
 	}
 	if (!o->undo_apply && device_short(o, io))
 		ret = EXIT_ERROR;
+	else if (!o->undo_apply && !make_spill(o))
+		ret = EXIT_ERROR;
 	else
 		ret = o->undo_apply ? undo_apply(o, io, logio) :
 		      replay(o, io, logio, false);
+	xfsj_spill_free(o->spill);
 	xfsj_io_close(logio);
 	xfsj_io_close(io);
 	return ret;

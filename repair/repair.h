@@ -11,6 +11,7 @@
 #include "xfsj/progress.h"
 #include "xfsj/redo.h"
 #include "xfsj/replay.h"
+#include "xfsj/spill.h"
 
 enum check_outcome { CHECK_CLEAN, CHECK_PROBLEMS, CHECK_FAILED };
 
@@ -50,13 +51,22 @@ void progress_end(struct progress_line *pl);
  * summary object), progress on stderr when
  * @progress, other words on @txt.  @cache_bytes bounds the buffer cache
  * (0: the library's default); @threads check the AGs, or one for every
- * @ag_stride AGs, at most @threads (xfsj_check_opts).
+ * @ag_stride AGs, at most @threads (xfsj_check_opts); @spill bounds the
+ * tables (NULL: no bound).
  */
 enum check_outcome check_replayed(const char *dev, struct xfsj_replay *keep,
 				  uint64_t lsn, bool json, bool verbose,
 				  enum xfsj_progress_form progress,
 				  uint64_t cache_bytes, unsigned int threads,
-				  unsigned int ag_stride, FILE *txt);
+				  unsigned int ag_stride, struct xfsj_spill *spill,
+				  FILE *txt);
+
+/*
+ * When the check failed because the scratch file of its tables could not
+ * hold them (xfsj/spill.h): say so in one line (the file, what did not
+ * fit, why) and return true; false when that was not why.
+ */
+bool spill_failure(const char *dev, struct xfsj_spill *spill);
 
 /* --list-problems: the problem table, one row a line (JSON Lines). */
 void list_problems(bool json, FILE *f);
@@ -110,6 +120,7 @@ struct repair_args {
 	bool preen;
 	bool force_worse;	/* --force: past the never-worse gate */
 	uint64_t cache_bytes;
+	struct xfsj_spill *spill;	/* the tables' bound, or NULL */
 	FILE *txt;
 	struct xfsj_redo_cb rcb;	/* each page written */
 	const char *undo;		/* -U: the run's undo file, or NULL */

@@ -435,6 +435,7 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 	const struct xfsj_repair_opts ro = {
 		.preen = a->preen,
 		.cache_bytes = a->cache_bytes,
+		.spill = a->spill,
 		.sb_only = sb_only,
 		.after_stage = getenv("XFSJ_REPAIR_TEST_WORSEN") ? test_worsen :
 				NULL,
@@ -478,6 +479,12 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 	now = *xfsj_fs_sb(fs);
 	sb = &now;
 	xfsj_fs_close(fs);
+	if (err && spill_failure(a->device, a->spill)) {
+		if (a->json)
+			printf("{\"kind\":\"repair_summary\",\"repaired\":false,\"error\":\"%s\"}\n",
+			       xfsj_errname(-XFSJ_E_SCRATCH));
+		return REPAIR_FAILED;
+	}
 	if (err) {
 		if (res.fault.structure)
 			tool_err("%s: cannot repair: %s %s at byte %" PRIu64 ": %s (nothing written)\n",

@@ -47,6 +47,7 @@ PUBLIC[undo]=recover
 PUBLIC[salvage]=recover
 # progress: lines and JSON objects of a run's progress, for the tools.
 PUBLIC[progress]=core
+PUBLIC[spill]=core
 # populate: filling a new filesystem from a tree (xfsj-mkfs -p), on fs
 # (its directories written by fs/dir_write.h); beside recover and check,
 # which it may not include.

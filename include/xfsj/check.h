@@ -264,6 +264,8 @@ struct xfsj_check_cb {
 			 uint64_t done, uint64_t total);
 };
 
+struct xfsj_spill;
+
 struct xfsj_check_opts {
 	/* 0: the cache's default bound (xfsj/fs.h). */
 	uint64_t cache_bytes;
@@ -274,8 +276,8 @@ struct xfsj_check_opts {
 	bool sb_only;
 	/*
 	 * Threads of the per-AG phases (headers and btrees, inodes, space),
-	 * one AG at a time each (0 or 1: the caller's thread only).  The results are the same for any number
-	 * but the peak of the tables' bytes.  Only for a handle whose
+	 * one AG at a time each (0 or 1: the caller's thread only).  The
+	 * results are the same for any number but the peak of the tables' bytes.  Only for a handle whose
 	 * buffers hold no change the overlay has not (each thread reads
 	 * the overlay through its own handle).
 	 */
@@ -286,6 +288,13 @@ struct xfsj_check_opts {
 	 * that is set; 0: @threads alone.
 	 */
 	unsigned int ag_stride;
+	/*
+	 * The bound of the check's tables in RAM and their scratch file
+	 * (xfsj/spill.h; NULL: RAM only, no bound).  A check the scratch
+	 * file could not hold fails with -XFSJ_E_SCRATCH (or -XFSJ_E_NOMEM
+	 * where a phase says so; the spill's stats tell).
+	 */
+	struct xfsj_spill *spill;
 };
 
 /*

@@ -30,7 +30,8 @@
 	X(OPEN,		"cannot open device")					\
 	X(NOSPC,	"no space left in allocation group")			\
 	X(CONFLICT,	"conflicting options")					\
-	X(STALE,	"made for another device, or the device changed since")
+	X(STALE,	"made for another device, or the device changed since")	\
+	X(SCRATCH,	"the scratch file cannot hold the tables")
 
 enum xfsj_err {
 #define XFSJ_ERR_ENUM(name, msg) XFSJ_E_##name,

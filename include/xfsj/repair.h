@@ -37,6 +37,7 @@ struct xfsj_repair_opts {
 	 */
 	bool preen;
 	uint64_t cache_bytes;	/* the check's cache bound (0: default) */
+	struct xfsj_spill *spill;	/* the check's tables' bound (NULL) */
 	/*
 	 * Rounds that make no progress (their check finds no fewer problems
 	 * than every check before) at most; 0: the default (8).  A round

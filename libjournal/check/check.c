@@ -15,6 +15,8 @@ void xck_vec_init(struct xck_vec *v, size_t esz)
 	v->n = 0;
 	v->cap = 0;
 	v->esz = esz;
+	v->foff = XFSJ_SPILL_RAM;
+	v->sp = NULL;
 }
 
 void xck_account(struct xck *ck, int64_t delta)
@@ -28,9 +30,14 @@ int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e)
 {
 	if (v->n == v->cap) {
 		size_t ocap = v->cap;
+		int err;
 
-		if (xfsj_grow(&v->v, &v->cap, v->n, 1, v->esz, 64))
-			return -XFSJ_E_NOMEM;
+		if (!v->v)
+			v->sp = ck->spill;
+		err = xfsj_spill_grow(v->sp, &v->v, &v->cap, &v->foff, v->n,
+				      1, v->esz, 64);
+		if (err)
+			return err;
 		xck_account(ck, (int64_t)((v->cap - ocap) * v->esz));
 	}
 	memcpy((char *)v->v + v->n * v->esz, e, v->esz);
@@ -41,14 +48,22 @@ int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e)
 void xck_vec_free(struct xck *ck, struct xck_vec *v)
 {
 	xck_account(ck, -(int64_t)(v->cap * v->esz));
-	free(v->v);
-	v->v = NULL;
-	v->n = v->cap = 0;
+	xck_vec_release(v);
+}
+
+void xck_vec_release(struct xck_vec *v)
+{
+	xfsj_spill_release(v->sp, &v->v, &v->cap, &v->foff, v->esz);
+	v->n = 0;
+	v->sp = NULL;
 }
 
 void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *))
 {
-	if (v->n > 1)
+	if (v->n < 2)
+		return;
+	/* No room for sorted runs: sorted in place, past the bound. */
+	if (xfsj_spill_sort(v->sp, v->v, v->foff, v->n, v->esz, cmp))
 		qsort(v->v, v->n, v->esz, cmp);
 }
 
@@ -185,11 +200,12 @@ void xck_ag_free(struct xck *ck, struct xck_ag *ag)
 {
 	size_t i;
 
+	/* The inode records go with the arena (xck_free). */
 	for (i = 0; i < ag->chunks.n; i++) {
 		struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
 
 		if (c->ino) {
-			free(c->ino);
+			c->ino = NULL;
 			xck_account(ck, -(int64_t)(XFSJ_INODES_PER_CHUNK *
 					sizeof(struct xck_inode)));
 		}
@@ -262,6 +278,10 @@ void xck_free(struct xck *ck)
 	xck_vec_free(ck, &ck->pptrs);
 	xck_vec_free(ck, &ck->lossy);
 	xck_vec_free(ck, &ck->holders);
+	if (ck->ino_arena) {
+		xfsj_spill_arena_free(ck->spill, ck->ino_arena);
+		free(ck->ino_arena);
+	}
 	free(ck);
 }
 
@@ -287,8 +307,17 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 	ck->res = res;
 	if (o && o->cache_bytes)
 		xfsj_fs_set_cache_bound(fs, o->cache_bytes);
-	if (o)
+	if (o) {
 		ck->threads = o->threads;
+		ck->spill = o->spill;
+	}
+	ck->ino_arena = malloc(sizeof(*ck->ino_arena));
+	if (!ck->ino_arena) {
+		free(ck);
+		return xfsj_fault_set(&res->fault, XFSJ_E_NOMEM, NULL, NULL,
+				      0, 0);
+	}
+	xfsj_spill_arena_init(ck->ino_arena);
 	xck_vec_init(&ck->dirents, sizeof(struct xck_dirent));
 	xck_vec_init(&ck->pptrs, sizeof(struct xck_pptr));
 	xck_vec_init(&ck->lossy, sizeof(struct xck_lossy));

@@ -27,7 +27,9 @@
  * Memory: the tables hold fixed-size records (the claims 24 bytes per
  * extent, 24 bytes per inode in use or free in a chunk, 24 bytes per
  * directory entry and per parent pointer); buffers go through the fs
- * layer's bounded cache with counted references.
+ * layer's bounded cache with counted references.  The tables (xck_vec,
+ * the chunks' inode records) spill to a scratch file past the RAM bound
+ * of xfsj_check_opts.spill.
  */
 #ifndef XFSJ_CHECK_PRIV_H
 #define XFSJ_CHECK_PRIV_H
@@ -43,22 +45,32 @@
 #include "ondisk/format.h"
 #include "check/ag_trust.h"
 #include "core/radix_sort.h"
+#include "core/spill.h"
 
 struct xck;
 
-/* ---- a growable array whose bytes are counted in the check's state ---- */
+/*
+ * ---- a growable array whose bytes are counted in the check's state ----
+ * It lives in RAM until the check's spill (xfsj_check_opts.spill) has
+ * spent its RAM bound, then in the scratch file (core/spill.h): @v is a
+ * plain pointer either way.  A zeroed vector is an empty one in RAM.
+ */
 struct xck_vec {
 	void *v;
 	size_t n, cap;
 	size_t esz;		/* set by xck_vec_init */
+	uint64_t foff;		/* where it lives (XFSJ_SPILL_RAM: RAM) */
+	struct xfsj_spill *sp;	/* the spill it was made under */
 };
 
 /* The tables' bytes grew (or shrank) by @delta: state and peak. */
 void xck_account(struct xck *ck, int64_t delta);
 void xck_vec_init(struct xck_vec *v, size_t esz);
-/* Append a copy of @e; -XFSJ_E_NOMEM. */
+/* Append a copy of @e; -XFSJ_E_NOMEM, -XFSJ_E_SCRATCH. */
 int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e);
 void xck_vec_free(struct xck *ck, struct xck_vec *v);
+/* Free @v's storage without counting it (bytes counted elsewhere). */
+void xck_vec_release(struct xck_vec *v);
 static inline void *xck_vec_at(const struct xck_vec *v, size_t i)
 {
 	return (char *)v->v + i * v->esz;
@@ -262,6 +274,10 @@ struct xck {
 	struct xck_job *job;
 	/* ... and, while workers run, the lock of the index builds. */
 	pthread_mutex_t *ix_lock;
+	/* The bound of the tables and their scratch file (NULL: none). */
+	struct xfsj_spill *spill;
+	/* The chunks' inode records (xck_chunk.ino), shared by workers. */
+	struct xfsj_spill_arena *ino_arena;
 };
 
 enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };

@@ -420,9 +420,11 @@ int xck_inodes(struct xck *ck, struct xck_ag *ag)
 	for (i = 0; i < ag->chunks.n; i++) {
 		struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
 
-		c->ino = calloc(XFSJ_INODES_PER_CHUNK, sizeof(*c->ino));
+		c->ino = xfsj_spill_zalloc(ck->spill, ck->ino_arena,
+					   XFSJ_INODES_PER_CHUNK *
+					   sizeof(*c->ino), &err);
 		if (!c->ino)
-			return -XFSJ_E_NOMEM;
+			return err;
 		xck_account(ck, XFSJ_INODES_PER_CHUNK * sizeof(*c->ino));
 		for (k = 0; k < XFSJ_INODES_PER_CHUNK; k++)
 			c->ino[k].parent = XFSJ_NULLFSINO;

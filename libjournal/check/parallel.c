@@ -114,11 +114,11 @@ static void job_free(struct xck_job *job)
 		free((char *)p->field);
 		free((char *)p->name);
 	}
-	free(job->probs.v);
-	free(job->claims.v);
-	free(job->dirents.v);
-	free(job->pptrs.v);
-	free(job->lossy.v);
+	xck_vec_release(&job->probs);
+	xck_vec_release(&job->claims);
+	xck_vec_release(&job->dirents);
+	xck_vec_release(&job->pptrs);
+	xck_vec_release(&job->lossy);
 	memset(&job->probs, 0, sizeof(job->probs));
 	memset(&job->claims, 0, sizeof(job->claims));
 	memset(&job->dirents, 0, sizeof(job->dirents));

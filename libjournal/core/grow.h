@@ -20,4 +20,11 @@
 int xfsj_grow(void *arrp, size_t *cap, size_t n, size_t more, size_t esz,
 	      size_t first);
 
+/*
+ * The capacity xfsj_grow would give (*@newcap, @cap itself when n + more
+ * fits), for callers that allocate elsewhere; 0 or -XFSJ_E_NOMEM.
+ */
+int xfsj_grow_cap(size_t cap, size_t n, size_t more, size_t esz,
+		  size_t first, size_t *newcap);
+
 #endif

@@ -210,6 +210,7 @@ static int prob_order(const void *a, const void *b)
 static int check_round(struct xrp *rp, bool local)
 {
 	const struct xfsj_check_opts co = { .cache_bytes = rp->o->cache_bytes,
+					    .spill = rp->o->spill,
 					    .sb_only = rp->o->sb_only };
 	const struct xfsj_check_cb ccb = {
 		.arg = rp,

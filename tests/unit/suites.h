@@ -32,6 +32,7 @@
 	X(io_fault_suite)	\
 	X(overlay_suite)	\
 	X(grow_suite)		\
+	X(spill_suite)		\
 	X(u64set_suite)		\
 	X(radix_sort_suite)	\
 	X(progress_suite)	\

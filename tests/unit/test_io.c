@@ -165,7 +165,8 @@ START_TEST(strerror_every_code)
 	ck_assert_int_eq(XFSJ_E_NOMEM, 1);
 	ck_assert_int_eq(XFSJ_E_CONFLICT, 15);
 	ck_assert_int_eq(XFSJ_E_STALE, 16);
-	ck_assert_int_eq(XFSJ_E__COUNT, 17);
+	ck_assert_int_eq(XFSJ_E_SCRATCH, 17);
+	ck_assert_int_eq(XFSJ_E__COUNT, 18);
 }
 END_TEST
 
