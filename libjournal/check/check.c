@@ -260,6 +260,28 @@ static const struct ag_phase ag_phases[] = {
 	{ XFSJ_CK_SPACE, xck_space_prepare, xck_space, true },
 };
 
+/*
+ * The phases over the whole filesystem, after the per-AG ones: names
+ * (link counts, parent pointers, reachability), then the counters.
+ */
+int xck_whole_fs_phases(struct xck *ck)
+{
+	int err;
+
+	ck->phase = XFSJ_CK_NAMES;
+	xck_progress(ck, XFSJ_CK_NAMES, 0, 1);
+	err = xck_names(ck);
+	if (err)
+		return err;
+	xck_progress(ck, XFSJ_CK_NAMES, 1, 1);
+	ck->phase = XFSJ_CK_COUNTERS;
+	xck_progress(ck, XFSJ_CK_COUNTERS, 0, 1);
+	err = xck_counters(ck);
+	if (!err)
+		xck_progress(ck, XFSJ_CK_COUNTERS, 1, 1);
+	return err;
+}
+
 /* Free what a check kept (xck_run with @keep). */
 void xck_free(struct xck *ck)
 {
@@ -381,18 +403,7 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 			     (uint64_t)ck->agcount * XFSJ_CK_AG_STEPS);
 	}
 
-	ck->phase = XFSJ_CK_NAMES;
-	xck_progress(ck, XFSJ_CK_NAMES, 0, 1);
-	err = xck_names(ck);
-	if (err)
-		goto out;
-	xck_progress(ck, XFSJ_CK_NAMES, 1, 1);
-	ck->phase = XFSJ_CK_COUNTERS;
-	xck_progress(ck, XFSJ_CK_COUNTERS, 0, 1);
-	err = xck_counters(ck);
-	if (err)
-		goto out;
-	xck_progress(ck, XFSJ_CK_COUNTERS, 1, 1);
+	err = xck_whole_fs_phases(ck);
 out:
 	if (err && !res->fault.err)
 		res->fault.err = err;

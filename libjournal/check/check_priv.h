@@ -311,6 +311,8 @@ void xck_ag_init(struct xck *ck, struct xck_ag *ag, uint32_t agno);
 void xck_ag_free(struct xck *ck, struct xck_ag *ag);
 /* check.c: the AG phase of one AG (headers, then btrees) */
 int xck_ag_phase(struct xck *ck, struct xck_ag *ag);
+/* Names, then counters: the phases after the per-AG ones (check.c). */
+int xck_whole_fs_phases(struct xck *ck);
 
 /* ---- reporting ---- */
 /* Report @p (its number set: the one returned). */

@@ -192,19 +192,8 @@ int xck_rerun(struct xck *ck, const bool *redo,
 		err = xck_space_prepare(ck);
 	if (!err)
 		err = ag_phase(ck, XFSJ_CK_SPACE, xck_space, NULL);
-	if (err)
-		goto out;
-	ck->phase = XFSJ_CK_NAMES;
-	xck_progress(ck, XFSJ_CK_NAMES, 0, 1);
-	err = xck_names(ck);
-	if (err)
-		goto out;
-	xck_progress(ck, XFSJ_CK_NAMES, 1, 1);
-	ck->phase = XFSJ_CK_COUNTERS;
-	xck_progress(ck, XFSJ_CK_COUNTERS, 0, 1);
-	err = xck_counters(ck);
 	if (!err)
-		xck_progress(ck, XFSJ_CK_COUNTERS, 1, 1);
+		err = xck_whole_fs_phases(ck);
 out:
 	if (err < 0 && !res->fault.err)
 		res->fault.err = err;
