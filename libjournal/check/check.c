@@ -70,8 +70,13 @@ void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *))
 void xck_vec_sort_keys(struct xck_vec *v, const xfsj_sort_key *keys,
 		       size_t nkeys, int (*cmp)(const void *, const void *))
 {
-	/* Without the scratch copy: the same order, in more time. */
-	if (xfsj_radix_sort(v->v, v->n, v->esz, keys, nkeys))
+	/*
+	 * The radix sort's scratch copy is plain RAM: under the bound only
+	 * when it fits there.  Otherwise (or without the copy) the spill's
+	 * sort: the same order, in more time.
+	 */
+	if (!xfsj_spill_copy_fits(v->sp, v->foff, (uint64_t)v->n * v->esz) ||
+	    xfsj_radix_sort(v->v, v->n, v->esz, keys, nkeys))
 		xck_vec_sort(v, cmp);
 }
 

@@ -609,6 +609,21 @@ int xfsj_spill_sort(struct xfsj_spill *sp, void *base, uint64_t foff,
 	return sort_runs(sp, v, rp ? &in : NULL, n, esz, cmp);
 }
 
+bool xfsj_spill_copy_fits(struct xfsj_spill *sp, uint64_t foff,
+			  uint64_t bytes)
+{
+	bool fits;
+
+	if (!sp)
+		return true;
+	if (foff != XFSJ_SPILL_RAM)
+		return false;
+	pthread_mutex_lock(&sp->lock);
+	fits = !over(sp, 0, bytes);
+	pthread_mutex_unlock(&sp->lock);
+	return fits;
+}
+
 /* ---- the arena ---- */
 
 void xfsj_spill_arena_init(struct xfsj_spill_arena *a)

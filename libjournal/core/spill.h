@@ -16,6 +16,7 @@
 #define XFSJ_CORE_SPILL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,14 @@ void xfsj_spill_release(struct xfsj_spill *sp, void *arrp, size_t *cap,
 int xfsj_spill_sort(struct xfsj_spill *sp, void *base, uint64_t foff,
 		    size_t n, size_t esz,
 		    int (*cmp)(const void *, const void *));
+
+/*
+ * May a sort take a copy of @bytes of the array at @foff in RAM (e.g. a
+ * radix sort's scratch)?  Not when the array is in the file, nor when
+ * the copy would pass the RAM bound; always without a spill.
+ */
+bool xfsj_spill_copy_fits(struct xfsj_spill *sp, uint64_t foff,
+			  uint64_t bytes);
 
 /*
  * An arena of zeroed blocks that never move (records others point at,
