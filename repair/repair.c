@@ -771,6 +771,27 @@ static unsigned int check_threads(const struct opts *o)
 }
 
 /*
+ * SOURCE_DATE_EPOCH, when set to a number of seconds, is the time the
+ * replay stamps where the kernel's recovery stamps its clock, so that two
+ * runs give the same bytes.  Anything else there is ignored.
+ */
+static bool source_date_epoch(int64_t *epoch)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 0)
+		return false;
+	*epoch = v;
+	return true;
+}
+
+/*
  * The run: replay, then check or repair.  @primary_tried: this is the
  * second replay, after the primary superblock was restored (it is not
  * restored twice).
@@ -786,7 +807,11 @@ static int replay(struct opts *o, struct xfsj_io *dataio, struct xfsj_io *logio,
 		.delay = env ? strtol(env, NULL, 10) : 0,
 		.so = { o->device, o->json, txt },
 	};
+	int64_t epoch = 0;
+	bool have_epoch = source_date_epoch(&epoch);
 	const struct xfsj_replay_opts ro = {
+		.have_now = have_epoch,
+		.now_sec = epoch,
 		.undo = o->undo,
 		.nomodify = o->nomodify,
 		.redo = o->redo,

@@ -54,6 +54,13 @@ const struct xfsj_sb *xfsj_fs_sb(const struct xfsj_fs *fs);
 /* The LSN this handle stamps (inode writers stamp di_lsn themselves). */
 uint64_t xfsj_fs_lsn(const struct xfsj_fs *fs);
 struct xfsj_overlay *xfsj_fs_overlay(struct xfsj_fs *fs);
+/*
+ * The time this handle stamps where the kernel stamps "now" (a change
+ * time set while finishing leftover log work).  Unset, it is the clock's
+ * time when first asked for, the same for the rest of the handle's life.
+ */
+void xfsj_fs_set_now(struct xfsj_fs *fs, int64_t sec, uint32_t nsec);
+void xfsj_fs_now(struct xfsj_fs *fs, int64_t *sec, uint32_t *nsec);
 /* The verifier context for AG @agno (agblocks of the last AG is short). */
 void xfsj_fs_vctx(const struct xfsj_fs *fs, uint32_t agno,
 		  struct xfsj_vctx *c);

@@ -70,6 +70,13 @@ struct xfsj_replay_opts {
 	 * lost a record are reported (cb->lost) and not replayed.
 	 */
 	bool salvage;
+	/*
+	 * The time stamped where the kernel's recovery stamps its clock (a
+	 * short-form xattr added while finishing an ATTRI): @now_sec when
+	 * @have_now (reproducible runs), else the clock at that moment.
+	 */
+	bool have_now;
+	int64_t now_sec;
 };
 
 /* Every member may be NULL. */

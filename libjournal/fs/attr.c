@@ -971,6 +971,22 @@ static int remove_found(struct xfsj_attr_ctx *c, const struct where *w,
 	return 0;
 }
 
+/*
+ * The kernel's short-form add stamps the inode's change time, in log
+ * recovery too: a recovered ATTRI whose name lands in short form leaves
+ * the time it was finished, not the logged one.  The other forms do not
+ * (their change time is set by the system call, which recovery skips).
+ */
+static void stamp_change(struct xfsj_fs *fs, struct xfsj_iref *ip)
+{
+	int64_t sec;
+	uint32_t nsec;
+
+	xfsj_fs_now(fs, &sec, &nsec);
+	ip->di.ctime = xfsj_time_encode(sec, nsec,
+					ip->di.flags2 & XFSJ_DIFLAG2_BIGTIME);
+}
+
 static int add(struct xfsj_attr_ctx *c, const struct xfsj_attr_arg *a,
 	       uint32_t hash, struct xfsj_fault *f)
 {
@@ -989,8 +1005,11 @@ static int add(struct xfsj_attr_ctx *c, const struct xfsj_attr_arg *a,
 		c->st = XFSJ_AF_SF;
 	}
 	if (c->st == XFSJ_AF_SF) {
-		if (sf_addname(c->fs, c->ip, c->sf, a) == 0)
+		if (sf_addname(c->fs, c->ip, c->sf, a) == 0) {
+			if (a->recovery)
+				stamp_change(c->fs, c->ip);
 			return 0;
+		}
 		err = sf_to_leaf(c, f);
 		if (err)
 			return err;

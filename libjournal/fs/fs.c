@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/crc32c.h"
 #include "xfsj/fs.h"
@@ -18,6 +19,9 @@ struct xfsj_fs {
 	struct xfsj_bcache *cache;
 	uint64_t cache_bound;		/* 0: the default */
 	struct xfsj_defer_q *defer;
+	bool have_now;
+	int64_t now_sec;
+	uint32_t now_nsec;
 };
 
 int xfsj_fs_open(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
@@ -67,6 +71,25 @@ uint64_t xfsj_fs_lsn(const struct xfsj_fs *fs)
 struct xfsj_overlay *xfsj_fs_overlay(struct xfsj_fs *fs)
 {
 	return fs->ov;
+}
+
+void xfsj_fs_set_now(struct xfsj_fs *fs, int64_t sec, uint32_t nsec)
+{
+	fs->now_sec = sec;
+	fs->now_nsec = nsec;
+	fs->have_now = true;
+}
+
+void xfsj_fs_now(struct xfsj_fs *fs, int64_t *sec, uint32_t *nsec)
+{
+	struct timespec ts;
+
+	if (!fs->have_now) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		xfsj_fs_set_now(fs, ts.tv_sec, (uint32_t)ts.tv_nsec);
+	}
+	*sec = fs->now_sec;
+	*nsec = fs->now_nsec;
 }
 
 uint32_t xfsj_fs_ag_blocks(const struct xfsj_fs *fs, uint32_t agno)

@@ -356,6 +356,8 @@ static int finish(struct run *run)
 	/* The geometry as the replay left it (a growfs may be in the log). */
 	err = xfsj_fs_open(run->st.ov, xfsj_recover_sb(run->st.rc),
 			   xfsj_lsn(res->ht.cycle, res->ht.head_blk), &fs);
+	if (!err && run->o->have_now)
+		xfsj_fs_set_now(fs, run->o->now_sec, 0);
 	if (!err)
 		err = xfsj_finish_all(run->st.rc, fs, &res->finish, f);
 	xfsj_fs_close(fs);

@@ -359,6 +359,77 @@ START_TEST(user_ops)
 }
 END_TEST
 
+static uint64_t ctime_of(struct fs_fixture *fx, uint64_t ino)
+{
+	struct xfsj_iref ip;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, false, &ip, &fx->f), 0);
+	return ip.di.ctime;
+}
+
+/*
+ * A name the recovery adds in short form stamps the change time with the
+ * handle's "now" (the kernel's short-form add does); a remove and an add
+ * in leaf form keep the logged time.
+ */
+START_TEST(attri_stamps_sf_add)
+{
+	struct fs_fixture fx;
+	struct item it;
+	uint64_t ino, before, now;
+	char name[32];
+	bool big;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	with_features(&fx, 0, XFSJ_LOG_INCOMPAT_XATTRS);
+	ino = make_file(&fx, 10, 0, FORKOFF);
+	xfsj_fs_set_now(fx.fs, 1800000000, 7);
+	{
+		struct xfsj_iref ip;
+
+		ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
+		big = ip.di.flags2 & XFSJ_DIFLAG2_BIGTIME;
+	}
+	now = xfsj_time_encode(1800000000, 7, big);
+	before = ctime_of(&fx, ino);
+	ck_assert_uint_ne(before, now);
+	attri_init(&it, XFSJ_ATTRI_OP_SET, ino, 0, "user.k", "v1", 2, NULL,
+		   NULL);
+	ck_assert_int_eq(attri_run(&fx, &it), 0);
+	ck_assert_uint_eq(ctime_of(&fx, ino), now);
+
+	/* A remove does not stamp. */
+	xfsj_fs_set_now(fx.fs, 1900000000, 0);
+	attri_init(&it, XFSJ_ATTRI_OP_REMOVE, ino, 0, "user.k", NULL, 0, NULL,
+		   NULL);
+	ck_assert_int_eq(attri_run(&fx, &it), 0);
+	ck_assert_uint_eq(ctime_of(&fx, ino), now);
+
+	/* Past short form (a leaf block), an add does not stamp either. */
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "user.long-name-number-%03d", i);
+		attri_init(&it, XFSJ_ATTRI_OP_SET, ino, 0, name,
+			   "some value here", 15, NULL, NULL);
+		ck_assert_int_eq(attri_run(&fx, &it), 0);
+	}
+	{
+		struct xfsj_iref ip;
+
+		ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
+		ck_assert_uint_eq(ip.di.aformat, XFSJ_DINODE_FMT_EXTENTS);
+	}
+	/* The adds in short form before the leaf stamped 1900000000. */
+	before = ctime_of(&fx, ino);
+	ck_assert_uint_eq(before, xfsj_time_encode(1900000000, 0, big));
+	xfsj_fs_set_now(fx.fs, 2000000000, 0);
+	attri_init(&it, XFSJ_ATTRI_OP_SET, ino, 0, "user.one-more", "v", 1,
+		   NULL, NULL);
+	ck_assert_int_eq(attri_run(&fx, &it), 0);
+	ck_assert_uint_eq(ctime_of(&fx, ino), before);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 /* Every refusal: corruption, nothing changed. */
 START_TEST(attri_bad)
 {
@@ -1121,6 +1192,7 @@ Suite *attri_suite(void)
 	tcase_add_test(tc, pptr_fork_cases);
 	tcase_add_test(tc, pptr_leaf);
 	tcase_add_test(tc, user_ops);
+	tcase_add_test(tc, attri_stamps_sf_add);
 	tcase_add_test(tc, attri_bad);
 	tcase_add_test(tc, xmi_whole);
 	tcase_add_test(tc, xmi_resume);
