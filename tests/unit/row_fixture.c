@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "row_fixture.h"
+#include "xfsj/ondisk.h"
+#include "xfsj/repair.h"
+#include "core/crc32c.h"
+#include "core/layout.h"
+#include "ondisk/format.h"
+#include "fs/dir_write.h"
+#include "fs/bmap.h"
+
+static void on_problem(void *arg, const struct xfsj_problem *p)
+{
+	struct seen *s = arg;
+
+	if (p->def->sev == XFSJ_SEV_INFO || s->n == 64)
+		return;
+	strncpy(s->codes[s->n], p->def->code, sizeof(s->codes[0]) - 1);
+	s->codes[s->n++][sizeof(s->codes[0]) - 1] = '\0';
+}
+
+void check_into(struct fs_fixture *fx, struct seen *s)
+{
+	struct xfsj_check_cb cb = { .arg = s, .problem = on_problem };
+	struct xfsj_check_result res;
+
+	memset(s, 0, sizeof(*s));
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_check(fx->fs, NULL, &cb, &res), 0);
+}
+
+bool has(const struct seen *s, const char *code)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->codes[i], code))
+			return true;
+	return false;
+}
+
+const char *seen_list(const struct seen *s, char *buf, size_t size)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->n && at + 1 < size; i++) {
+		int n = snprintf(buf + at, size - at, "%s%s", i ? " " : "",
+				 s->codes[i]);
+
+		if (n < 0)
+			break;
+		at += (size_t)n;
+	}
+	return buf;
+}
+
+void core_changed(struct fs_fixture *fx, struct xfsj_iref *ip)
+{
+	xfsj_dinode_finish(ip->dip, fx->sb.inodesize);
+	xfsj_buf_dirty(ip->bp);
+}
+
+void poke_ino(struct fs_fixture *fx, uint64_t ino, const char *field,
+	      uint64_t v)
+{
+	struct xfsj_iref ip;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	ck_assert_msg(xfsj_layout_put(&xfsj_dinode_layout, ip.dip, field,
+				      v) == 0, "inode field %s", field);
+	core_changed(fx, &ip);
+	fs_fixture_reopen(fx);
+}
+
+void poke_root(struct fs_fixture *fx, const char *field, uint64_t v)
+{
+	poke_ino(fx, fx->sb.rootino, field, v);
+}
+
+/* Where a structure is: its layout, its bytes, its CRC's offset. */
+struct spot {
+	const struct xfsj_layout *l;
+	uint64_t byte;
+	uint32_t len;
+	size_t crc_off;
+};
+
+/* A btree root named by a field of an AG's AGF or AGI. */
+static const struct {
+	uint32_t agno;
+	bool agi;
+	const char *root;
+} roots[] = {
+	[AT_BNO1] = { 1, false, "bno_root" },
+	[AT_CNT1] = { 1, false, "cnt_root" },
+	[AT_INO1] = { 1, true, "root" },
+	[AT_FINO1] = { 1, true, "free_root" },
+	[AT_RMAP1] = { 1, false, "rmap_root" },
+	[AT_REFC1] = { 1, false, "refcount_root" },
+	[AT_INO0] = { 0, true, "root" },
+	[AT_FINO0] = { 0, true, "free_root" },
+};
+
+static void locate(struct fs_fixture *fx, enum poke_where w, struct spot *s)
+{
+	const struct xfsj_sb *sb = &fx->sb;
+	uint64_t ag1 = (uint64_t)sb->agblocks * sb->blocksize;
+	uint8_t hdr[512];
+	int off;
+
+	switch (w) {
+	case AT_SB0:
+	case AT_SB1:
+		*s = (struct spot){ &xfsj_sb_layout, w == AT_SB1 ? ag1 : 0,
+				    sb->sectsize, XFSJ_SB_CRC_OFF };
+		return;
+	case AT_AGF1:
+		*s = (struct spot){ &xfsj_agf_layout, ag1 + sb->sectsize,
+				    sb->sectsize, XFSJ_AGF_CRC_OFF };
+		return;
+	case AT_AGI1:
+		*s = (struct spot){ &xfsj_agi_layout, ag1 + 2 * sb->sectsize,
+				    sb->sectsize, XFSJ_AGI_CRC_OFF };
+		return;
+	case AT_AGFL1:
+		*s = (struct spot){ &xfsj_agfl_layout, ag1 + 3 * sb->sectsize,
+				    sb->sectsize, XFSJ_AGFL_CRC_OFF };
+		return;
+	case AT_ROOTINO:
+		*s = (struct spot){ &xfsj_dinode_layout,
+			(xfsj_agb_to_daddr(sb, 0, (uint32_t)(sb->rootino >>
+							     sb->inopblog))
+			 << 9) + (sb->rootino & (sb->inopblock - 1)) *
+				 sb->inodesize,
+			sb->inodesize, XFSJ_DINODE_CRC_OFF };
+		return;
+	default:
+		break;
+	}
+	ck_assert_uint_lt(w, sizeof(roots) / sizeof(roots[0]));
+	ck_assert_ptr_nonnull(roots[w].root);
+	ck_assert_int_eq(xfsj_overlay_read(fx->ov, hdr, sizeof(hdr),
+					   roots[w].agno * ag1 +
+					   (roots[w].agi ? 2 : 1) *
+					   sb->sectsize), 0);
+	off = xfsj_layout_offset(roots[w].agi ? &xfsj_agi_layout
+					      : &xfsj_agf_layout,
+				 roots[w].root);
+	ck_assert_int_ge(off, 0);
+	*s = (struct spot){ &xfsj_sblock_layout,
+			    xfsj_agb_to_daddr(sb, roots[w].agno,
+					      xfsj_get_be32(hdr + off)) << 9,
+			    sb->blocksize, XFSJ_SBLOCK_CRC_OFF };
+}
+
+void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
+	     size_t off, uint64_t v, bool keep_crc)
+{
+	uint8_t buf[65536];
+	struct spot s;
+
+	fs_fixture_reopen(fx);
+	locate(fx, where, &s);
+	ck_assert_uint_le(s.len, sizeof(buf));
+	ck_assert_int_eq(xfsj_overlay_read(fx->ov, buf, s.len, s.byte), 0);
+	if (field) {
+		ck_assert_msg(xfsj_layout_put(s.l, buf, field, v) == 0,
+			      "field %s", field);
+	} else {
+		ck_assert_uint_le(off + 4, s.len);
+		xfsj_put_be32(buf + off, (uint32_t)v);
+	}
+	if (!keep_crc)
+		xfsj_cksum_update(buf, s.len, s.crc_off);
+	ck_assert_int_eq(xfsj_overlay_write(fx->ov, buf, s.len, s.byte), 0);
+	fs_fixture_reopen(fx);
+}
+
+/*
+ * A regular file of two mappings and a character device, both named by
+ * the root, settled by a repair so that the check finds nothing: the
+ * numbers in @ino (file, device).
+ */
+void two_named_files(struct fs_fixture *fx, uint64_t ino[2])
+{
+	struct xfsj_dirent d[2];
+	struct xfsj_repair_result res;
+	struct xfsj_iref ip;
+	uint64_t fsb;
+	struct seen s;
+
+	fs_fixture_make(fx, 64ULL << 20, 4096, 2, true, false);
+	ino[0] = fs_fixture_make_file(fx, 10, 1, 0, 0, &ip);
+	ino[1] = fs_fixture_make_file(fx, 11, 1, 0, 0, &ip);
+	ip.di.mode = 020644;
+	ip.di.format = XFSJ_DINODE_FMT_DEV;
+	xfsj_iput(fx->fs, &ip, false);
+	fsb = fs_fixture_alloc(fx, 0, 4);
+	fs_fixture_map(fx, ino[0], XFSJ_DATA_FORK, 0, fsb, 2, false);
+	fs_fixture_map(fx, ino[0], XFSJ_DATA_FORK, 10, fsb + 2, 2, false);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino[0], true, &ip, &fx->f), 0);
+	ip.di.size = 12ULL * fx->sb.blocksize;
+	xfsj_iput(fx->fs, &ip, false);
+	d[0] = (struct xfsj_dirent){ "file", 4, XFSJ_FT_REG, ino[0] };
+	d[1] = (struct xfsj_dirent){ "dev", 3, XFSJ_FT_CHRDEV, ino[1] };
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino,
+					fx->sb.rootino, d, 2, false, &fx->f),
+			 0);
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	check_into(fx, &s);
+	ck_assert_msg(s.n == 0, "%zu rows, first %s", s.n, s.codes[0]);
+}
+
+void answered(struct fs_fixture *fx, const char *code)
+{
+	const struct xfsj_problem_def *d = xfsj_problem_by_code(code);
+	struct xfsj_repair_result res;
+	char list[200];
+	struct seen s;
+
+	ck_assert_ptr_nonnull(d);
+	ck_assert(xfsj_handler_implemented(d->handler));
+	check_into(fx, &s);
+	ck_assert_msg(has(&s, code), "%s not found (%zu others: %s)",
+		      code, s.n, seen_list(&s, list, sizeof(list)));
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	ck_assert_uint_ge(res.actions, 1);
+	check_into(fx, &s);
+	ck_assert_msg(s.n == 0, "%s: after the repair %zu left: %s",
+		      code, s.n, seen_list(&s, list, sizeof(list)));
+}

@@ -1,0 +1,612 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Every fixable row of the problem table, proven on a fixture: one table
+ * of cases (grouped by structure) makes each row's problem on a small
+ * filesystem, the check finds the row, the repair runs its handler, and
+ * the check after finds nothing.  The rows no case makes are in one
+ * table beside it, each with the reason; the count of rows proven has a
+ * floor, so that it cannot shrink unseen.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "row_fixture.h"
+#include "suites.h"
+#include "xfsj/check.h"
+#include "xfsj/repair.h"
+#include "core/layout.h"
+#include "fs/bmbt.h"
+#include "ondisk/format.h"
+
+#define MB	(1ULL << 20)
+
+struct row_case;
+typedef void (*row_make_fn)(struct fs_fixture *fx, const struct row_case *c);
+
+struct row_case {
+	const char *code;
+	row_make_fn make;
+	enum poke_where at;	/* for poked(): where, which field */
+	const char *field;	/* (NULL: 32 bits at byte @off) */
+	uint64_t v;
+	size_t off;
+	bool keep_crc;		/* the CRC left as it was */
+	bool reflink;		/* the fixture has reflink */
+	uint32_t agcount;	/* the fixture's AGs (0: 2) */
+	/* A second field set at the same place (NULL and 0: none). */
+	const char *field2;
+	uint64_t v2;
+	size_t off2;
+};
+
+/* One field of one structure set (row_fixture.c's poke_at). */
+static void poked(struct fs_fixture *fx, const struct row_case *c)
+{
+	if (c->field2 || c->off2)
+		poke_at(fx, c->at, c->field2, c->off2, c->v2, c->keep_crc);
+	poke_at(fx, c->at, c->field, c->off, c->v, c->keep_crc);
+}
+
+/* The primary's incompat features with @c->v added (and @c->field2). */
+static void sb_incompat(struct fs_fixture *fx, const struct row_case *c)
+{
+	if (c->field2)
+		poke_at(fx, AT_SB0, c->field2, 0, c->v2, false);
+	poke_at(fx, AT_SB0, "features_incompat",
+		0, fx->sb.features_incompat | c->v, false);
+}
+
+/* AGFL slot flfirst + @c->off of AG 1 set to @c->v (~0: to the first's). */
+static void agfl_slot(struct fs_fixture *fx, const struct row_case *c)
+{
+	uint8_t hdr[512];
+	uint32_t first, v = (uint32_t)c->v;
+	uint64_t at = (uint64_t)fx->sb.agblocks * fx->sb.blocksize;
+
+	ck_assert_int_eq(xfsj_overlay_read(fx->ov, hdr, sizeof(hdr),
+					   at + fx->sb.sectsize), 0);
+	first = xfsj_get_be32(hdr + XFSJ_AGF_OFF(flfirst));
+	ck_assert_uint_ge(xfsj_get_be32(hdr + XFSJ_AGF_OFF(flcount)), 2);
+	if (c->v == ~0ULL) {
+		ck_assert_int_eq(xfsj_overlay_read(fx->ov, hdr, sizeof(hdr),
+						   at + 3 * fx->sb.sectsize),
+				 0);
+		v = xfsj_get_be32(hdr + XFSJ_AGFL_HDR_SIZE + 4 * first);
+	}
+	poke_at(fx, AT_AGFL1, NULL, XFSJ_AGFL_HDR_SIZE + 4 * (first + c->off),
+		v, false);
+}
+
+/*
+ * A file made behind the inode btree's back, named by no directory: the
+ * inobt is rebuilt, the file goes to lost+found; with a field of its
+ * core set (@c->field not NULL), that row's handler too.
+ */
+static void loose_file(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_iref ip;
+
+	fs_fixture_make_file(fx, 10, 5,
+			     (fx->sb.features_incompat &
+			      XFSJ_INCOMPAT_NREXT64) ?
+			     XFSJ_DIFLAG2_NREXT64 : 0, 0, &ip);
+	if (c->field) {
+		ck_assert_int_eq(xfsj_layout_put(&xfsj_dinode_layout, ip.dip,
+						 c->field, c->v), 0);
+		core_changed(fx, &ip);
+	}
+}
+
+/*
+ * Mapping record @c->off of the named file's data fork (of two: offsets
+ * 0 and 10, two blocks each) made wrong: @c->v indexes fork_recs.
+ */
+static const struct xfsj_bmbt_irec fork_recs[] = {
+	{ 0, ~0ULL, 0, false },			/* length 0 */
+	{ XFSJ_MAX_FILEOFF, ~0ULL, 2, false },	/* past the last offset */
+	{ 1, ~0ULL, 2, false },			/* before the record before */
+	{ 10, 7ULL << 40, 2, false },		/* past the last block */
+};
+
+static void fork_rec(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_bmbt_irec m = fork_recs[c->v], old;
+	struct xfsj_iref ip;
+	uint64_t ino[2];
+	uint8_t *rec;
+
+	two_named_files(fx, ino);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino[0], true, &ip, &fx->f), 0);
+	ck_assert_uint_eq(xfsj_dinode_nextents(&ip.di), 2);
+	rec = ip.dip + XFSJ_DINODE_CORE_SIZE + c->off * XFSJ_BMBT_REC_SIZE;
+	xfsj_bmbt_rec_decode(rec, &old);
+	if (m.startblock == ~0ULL)
+		m.startblock = old.startblock;
+	xfsj_bmbt_rec_encode(&m, rec);
+	core_changed(fx, &ip);
+}
+
+/* The root turned into an empty regular file: no directory is left. */
+static void root_not_dir(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_iref ip;
+
+	(void)c;
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	ip.di.mode = 0100644;
+	ip.di.format = XFSJ_DINODE_FMT_EXTENTS;
+	ip.di.size = 0;
+	xfsj_iput(fx->fs, &ip, false);
+}
+
+/* (designated: what a case leaves out is 0) */
+#define AT(c, w, f, val, rl)	{ .code = c, .make = poked, .at = w, \
+				  .field = f, .v = val, .reflink = rl }
+#define RAW(c, w, o, val, rl)	{ .code = c, .make = poked, .at = w, \
+				  .off = o, .v = val, .reflink = rl }
+#define NOCRC(c, w, f, val, rl)	{ .code = c, .make = poked, .at = w, \
+				  .field = f, .v = val, .keep_crc = true, \
+				  .reflink = rl }
+#define ROOT(c, f, val)		AT(c, AT_ROOTINO, f, val, false)
+#define AGF(c, f, val)		AT(c, AT_AGF1, f, val, true)
+#define AGI(c, f, val)		AT(c, AT_AGI1, f, val, true)
+#define FILE_ROW(c, f, val)	{ .code = c, .make = loose_file, .field = f, \
+				  .v = val }
+#define FORK_REC(c, rec, k)	{ .code = c, .make = fork_rec, .off = rec, \
+				  .v = k }
+
+static const struct row_case rows[] = {
+	/* ---- the primary superblock ---- */
+	AT("sb.primary.magic", AT_SB0, "magicnum", 0x12345678, false),
+	NOCRC("sb.primary.crc", AT_SB0, "lsn", 99, false),
+	RAW("sb.primary.garbage", AT_SB0, 400, 0x01010101, false),
+	AT("sb.primary.invalid", AT_SB0, "imax_pct", 200, false),
+	AT("sb.primary.mismatch", AT_SB0, "inopblock", 9, false),
+	AT("sb.primary.dblocks", AT_SB0, "dblocks", 20000, false),
+	{ .code = "sb.primary.devsize", .make = poked, .at = AT_SB0,
+	  .field = "dblocks", .v = 3 * 8192, .field2 = "agcount", .v2 = 3 },
+	{ .code = "sb.primary.differs", .make = poked, .at = AT_SB0,
+	  .field = "logsunit", .v = 4096, .agcount = 4 },
+	{ .code = "sb.primary.uuid", .make = poked, .at = AT_SB0,
+	  .off = XFSJ_SB_OFF(uuid), .v = 0xdeadbeef, .agcount = 4 },
+	{ .code = "sb.primary.quotino", .make = poked, .at = AT_SB0,
+	  .field = "uquotino", .v = 200, .field2 = "qflags",
+	  .v2 = XFSJ_QFLAG_UQUOTA_ACCT },
+	{ .code = "sb.primary.needsrepair", .make = sb_incompat,
+	  .v = XFSJ_INCOMPAT_NEEDSREPAIR },
+	{ .code = "sb.primary.mkfs_unfinished", .make = sb_incompat,
+	  .v = XFSJ_INCOMPAT_NEEDSREPAIR, .field2 = "inprogress", .v2 = 1 },
+	AT("sb.counter", AT_SB0, "fdblocks", 100, false),
+	/* ---- AG 1's superblock ---- */
+	AT("sb.secondary.magic", AT_SB1, "magicnum", 0x12345678, false),
+	NOCRC("sb.secondary.crc", AT_SB1, "lsn", 99, false),
+	RAW("sb.secondary.garbage", AT_SB1, 400, 0x01010101, false),
+	AT("sb.secondary.invalid", AT_SB1, "imax_pct", 200, false),
+	AT("sb.secondary.mismatch", AT_SB1, "inopblock", 9, false),
+	AT("sb.secondary.dblocks", AT_SB1, "dblocks", 20000, false),
+	{ .code = "sb.secondary.differs", .make = poked, .at = AT_SB1,
+	  .field = "logsunit", .v = 4096, .agcount = 4 },
+	/* ---- AGF and AGI of AG 1 ---- */
+	AGF("agf.counter", "freeblks", 3),
+	AGF("agf.root", "cnt_root", 0),
+	AGF("agf.magic", "magicnum", 0x12345678),
+	AGF("agf.field", "seqno", 7),
+	AGF("agf.level", "bno_level", 0),
+	AGF("agf.flist", "flcount", 200),
+	AGF("agf.bound", "longest", 0x7fffffff),
+	RAW("agf.uuid", AT_AGF1, XFSJ_AGF_OFF(uuid), 0xdeadbeef, true),
+	NOCRC("agf.crc", AT_AGF1, "freeblks", 3, true),
+	AGF("agf.flcount", "flcount", 1),
+	NOCRC("agi.crc", AT_AGI1, "freecount", 3, true),
+	AT("agfl.magic", AT_AGFL1, "magicnum", 0x12345678, true),
+	NOCRC("agfl.crc", AT_AGFL1, "lsn", 99, true),
+	RAW("agfl.uuid", AT_AGFL1, 8, 0xdeadbeef, true),
+	AT("agfl.field", AT_AGFL1, "seqno", 7, true),
+	RAW("agfl.slot", AT_AGFL1, XFSJ_AGFL_HDR_SIZE, 0x7ffffff0, true),
+	{ .code = "agfl.entry", .make = agfl_slot, .v = 0x7ffffff0,
+	  .reflink = true },
+	{ .code = "agfl.dup", .make = agfl_slot, .v = ~0ULL, .off = 1,
+	  .reflink = true },
+	AGI("agi.counter", "freecount", 40),
+	AGI("agi.field", "seqno", 7),
+	RAW("agi.unlinked", AT_AGI1, XFSJ_AGI_OFF(unlinked) + 12, 5, true),
+	AGI("agi.magic", "magicnum", 0x12345678),
+	AGI("agi.level", "level", 0),
+	AGI("agi.root", "root", 0),
+	RAW("agi.uuid", AT_AGI1, XFSJ_AGI_OFF(uuid), 0xdeadbeef, true),
+	AGI("agi.bound", "count", 0x7fffffc0),
+	/* ---- AG btree blocks: the root of one tree ---- */
+	AT("btree.magic", AT_BNO1, "magic", 0x12345678, true),
+	NOCRC("btree.crc", AT_CNT1, "lsn", 99, true),
+	RAW("btree.uuid", AT_RMAP1, 32, 0xdeadbeef, true),
+	AT("btree.blkno", AT_BNO1, "blkno", 12345, true),
+	AT("btree.owner", AT_CNT1, "owner", 7, true),
+	AT("btree.level", AT_BNO1, "level", 3, true),
+	AT("btree.numrecs_max", AT_CNT1, "numrecs", 4000, true),
+	AT("btree.leftsib", AT_BNO1, "leftsib", 5, true),
+	AT("btree.rightsib", AT_RMAP1, "rightsib", 5, true),
+	RAW("btree.rec_len", AT_BNO1, XFSJ_SBLOCK_HDR_SIZE + 4, 0, true),
+	RAW("btree.rec_start", AT_BNO1, XFSJ_SBLOCK_HDR_SIZE, 0, true),
+	RAW("inobt.align", AT_INO0, XFSJ_SBLOCK_HDR_SIZE, 1, true),
+	RAW("inobt.count", AT_INO0, XFSJ_SBLOCK_HDR_SIZE + 4, 0x0000201f,
+	    true),
+	RAW("inobt.freecount", AT_INO0, XFSJ_SBLOCK_HDR_SIZE + 4, 0x00004001,
+	    true),
+	RAW("finobt.differs", AT_FINO0, XFSJ_SBLOCK_HDR_SIZE + 4, 0x0000403f,
+	    true),
+	RAW("rmapbt.meta", AT_RMAP1, XFSJ_SBLOCK_HDR_SIZE + 20, 5, true),
+	RAW("rmapbt.owner", AT_RMAP1, XFSJ_SBLOCK_HDR_SIZE + 32, 0x80000000,
+	    true),
+	/* ---- the root directory's inode core ---- */
+	NOCRC("inode.crc", AT_ROOTINO, "gen", 12345, false),
+	RAW("inode.uuid", AT_ROOTINO, XFSJ_DI_OFF(uuid), 0xdeadbeef, false),
+	ROOT("inode.ino", "ino", 99),
+	ROOT("inode.onlink", "onlink", 3),
+	ROOT("inode.flags", "flags", 0x8000),
+	ROOT("inode.extsize", "extsize", 16),
+	ROOT("inode.cowextsize", "cowextsize", 16),
+	ROOT("inode.nlink", "nlink", 7),
+	ROOT("fork.nextents", "big_nextents", 5),
+	ROOT("fork.nblocks", "nblocks", 3),
+	ROOT("inode.magic", "magic", 0x4e4f),
+	ROOT("inode.version", "version", 2),
+	ROOT("inode.next_orphan", "next_unlinked", 1),
+	ROOT("inode.next_unlinked", "next_unlinked", 0x0fffffc0),
+	ROOT("inode.size", "size", 0),
+	ROOT("inode.flags2", "flags2", 0x0a),
+	ROOT("inode.nlink_zero", "nlink", 0),
+	ROOT("inode.aformat", "aformat", 7),
+	/* ---- a file no directory names, the inobt unaware of it ---- */
+	FILE_ROW("inode.free_in_use", NULL, 0),
+	FILE_ROW("inode.disconnected", NULL, 0),
+	FILE_ROW("inode.mode", "mode", 0170644),
+	FILE_ROW("inode.format", "format", 0),
+	FILE_ROW("inode.forkoff", "forkoff", 250),
+	/* ---- one mapping record of a named file's data fork ---- */
+	FORK_REC("fork.ext_len", 0, 0),
+	FORK_REC("fork.ext_offset", 1, 1),
+	FORK_REC("fork.ext_order", 1, 2),
+	FORK_REC("fork.ext_block", 1, 3),
+	/* ---- directories ---- */
+	{ .code = "dir.root", .make = root_not_dir },
+};
+
+#define NROWS	(sizeof(rows) / sizeof(rows[0]))
+
+START_TEST(row_answered)
+{
+	const struct row_case *c = &rows[_i];
+	struct fs_fixture fx;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, c->agcount ? c->agcount : 2, true,
+			c->reflink);
+	c->make(&fx, c);
+	fs_fixture_reopen(&fx);
+	answered(&fx, c->code);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * The fixable rows no case above makes, each with the reason (what its
+ * fixture needs).  A row leaves this table when a case makes it.
+ */
+enum why_not {
+	R_SB_MOVED,
+	R_SHORT_DEV,
+	R_AG1_INODE,
+	R_BTREE2,
+	R_INOBT2,
+	R_FREE64,
+	R_FINOBT,
+	R_RMAP_FILE,
+	R_USED_FREE,
+	R_NREXT64,
+	R_BIGTIME,
+	R_META,
+	R_SYMLINK,
+	R_CHUNK_RANGE,
+	R_FORK_SPACE,
+	R_BMBT,
+	R_SHARED,
+	R_DIR_SF,
+	R_DIR_BLOCK,
+	R_DIR_LEAF,
+	R_ATTR_LEAF,
+	R_ATTR_SF,
+	R_PPTR,
+	R_ATTR_RMT,
+	R_ATTR_NODE,
+	R_SPACE,
+	R_DOTDOT,
+	R_UNLINKED,
+};
+
+/* what the fixture would need */
+static const char *const reasons[] = {
+	[R_SB_MOVED] =
+		"secondaries where a changed AG size puts them: no helper",
+	[R_SHORT_DEV] =
+		"a device shorter than the filesystem: the fixture is its size",
+	[R_AG1_INODE] =
+		"an in-use inode of AG 1 in another bucket: AG 1 has none",
+	[R_BTREE2] =
+		"a two-level AG btree (keys, pointers): one leaf each",
+	[R_INOBT2] =
+		"a second inobt record, or a chunk the inobt does not know",
+	[R_FREE64] =
+		"a 64-bit free mask beside freecount: poke_at writes 32 bits",
+	[R_FINOBT] =
+		"a finobt record out of step with the inobt: not made yet",
+	[R_RMAP_FILE] =
+		"an rmapbt record of a file fork: not made yet",
+	[R_USED_FREE] =
+		"an inobt bit in use for a mode-0 inode: not made yet",
+	[R_NREXT64] =
+		"the fixture has nrext64: big_nextents always valid",
+	[R_BIGTIME] =
+		"the fixture has bigtime: no nanoseconds, any time possible",
+	[R_META] =
+		"a quota or realtime metadata inode: the fixture has none",
+	[R_SYMLINK] =
+		"a symlink (local and remote target): not made yet",
+	[R_CHUNK_RANGE] =
+		"an inobt record past the AG end, reported first as such",
+	[R_FORK_SPACE] =
+		"a mapping into free space or metadata: not made yet",
+	[R_BMBT] =
+		"a file whose fork is a bmbt: not made yet",
+	[R_SHARED] =
+		"files sharing blocks through the refcountbt: not made yet",
+	[R_DIR_SF] =
+		"a short-form directory damaged byte by byte: not made yet",
+	[R_DIR_BLOCK] =
+		"a block directory damaged field by field: not made yet",
+	[R_DIR_LEAF] =
+		"a leaf or node directory: not made yet",
+	[R_ATTR_LEAF] =
+		"an attribute leaf block damaged: not made yet",
+	[R_ATTR_SF] =
+		"a short-form attribute fork damaged: not made yet",
+	[R_PPTR] =
+		"parent pointers out of step with entries: not made yet",
+	[R_ATTR_RMT] =
+		"an attribute with a remote value: not made yet",
+	[R_ATTR_NODE] =
+		"an attribute fork of node format: not made yet",
+	[R_SPACE] =
+		"blocks claimed twice, leaked, or in one free tree: not yet",
+	[R_DOTDOT] =
+		"a child whose .. names another directory: not made yet",
+	[R_UNLINKED] =
+		"an inode on an unlinked list: not made yet",
+};
+
+static const struct {
+	const char *code;
+	enum why_not why;
+} not_covered[] = {
+	{ "sb.primary.elsewhere", R_SB_MOVED },
+	{ "sb.secondary.pastend", R_SHORT_DEV },
+	{ "agi.unlinked_hash", R_AG1_INODE },
+	{ "btree.unreadable", R_BTREE2 },
+	{ "btree.root", R_BTREE2 },
+	{ "btree.height", R_BTREE2 },
+	{ "btree.numrecs_min", R_BTREE2 },
+	{ "btree.ptr", R_BTREE2 },
+	{ "btree.twice", R_BTREE2 },
+	{ "btree.key_order", R_BTREE2 },
+	{ "btree.key", R_BTREE2 },
+	{ "btree.high_key", R_BTREE2 },
+	{ "btree.rec_order", R_BTREE2 },
+	{ "inobt.range", R_INOBT2 },
+	{ "inobt.holes", R_INOBT2 },
+	{ "finobt.nofree", R_FREE64 },
+	{ "finobt.unknown", R_FINOBT },
+	{ "finobt.missing", R_FINOBT },
+	{ "rmapbt.flags", R_RMAP_FILE },
+	{ "rmapbt.flagmix", R_RMAP_FILE },
+	{ "rmapbt.merge", R_RMAP_FILE },
+	{ "rmapbt.fileoff", R_RMAP_FILE },
+	{ "refcountbt.count", R_SHARED },
+	{ "refcountbt.cow", R_SHARED },
+	{ "refcountbt.merge", R_SHARED },
+	{ "inobt.missing", R_INOBT2 },
+	{ "inode.used_free", R_USED_FREE },
+	{ "inode.big_nextents", R_NREXT64 },
+	{ "inode.nsec", R_BIGTIME },
+	{ "inode.time", R_BIGTIME },
+	{ "inode.meta", R_META },
+	{ "symlink.local_size", R_SYMLINK },
+	{ "symlink.nul", R_SYMLINK },
+	{ "symlink.hole", R_SYMLINK },
+	{ "symlink.header", R_SYMLINK },
+	{ "symlink.crc", R_SYMLINK },
+	{ "symlink.mapping", R_SYMLINK },
+	{ "inode.chunk_range", R_CHUNK_RANGE },
+	{ "fork.ext_unwritten", R_FORK_SPACE },
+	{ "fork.bmbt_root", R_BMBT },
+	{ "fork.bmbt_ptr", R_BMBT },
+	{ "fork.bmbt_magic", R_BMBT },
+	{ "fork.bmbt_crc", R_BMBT },
+	{ "fork.bmbt_header", R_BMBT },
+	{ "fork.bmbt_sibling", R_BMBT },
+	{ "fork.bmbt_key", R_BMBT },
+	{ "fork.bmbt_dup", R_BMBT },
+	{ "fork.btree_too_few", R_BMBT },
+	{ "fork.reflink_flag", R_SHARED },
+	{ "fork.ext_free", R_FORK_SPACE },
+	{ "fork.ext_meta", R_FORK_SPACE },
+	{ "dir.sf", R_DIR_SF },
+	{ "dir.sf.size", R_DIR_SF },
+	{ "dir.noblocks", R_DIR_BLOCK },
+	{ "dir.unmapped", R_DIR_BLOCK },
+	{ "dir.magic", R_DIR_BLOCK },
+	{ "dir.crc", R_DIR_BLOCK },
+	{ "dir.header", R_DIR_BLOCK },
+	{ "dir.uuid", R_DIR_BLOCK },
+	{ "dir.bestfree", R_DIR_BLOCK },
+	{ "dir.unused", R_DIR_BLOCK },
+	{ "dir.entry", R_DIR_BLOCK },
+	{ "dir.entry.ino", R_DIR_BLOCK },
+	{ "dir.entry.name", R_DIR_BLOCK },
+	{ "dir.entry.dup", R_DIR_BLOCK },
+	{ "dir.dot", R_DIR_BLOCK },
+	{ "dir.dotdot", R_DIR_BLOCK },
+	{ "dir.leaf.header", R_DIR_LEAF },
+	{ "dir.leaf.order", R_DIR_LEAF },
+	{ "dir.leaf.missing", R_DIR_LEAF },
+	{ "dir.leaf.dangling", R_DIR_LEAF },
+	{ "dir.bests", R_DIR_LEAF },
+	{ "dir.node", R_DIR_LEAF },
+	{ "dir.free.header", R_DIR_LEAF },
+	{ "dir.size", R_DIR_BLOCK },
+	{ "dir.stray", R_DIR_BLOCK },
+	{ "dir.sf.offset", R_DIR_SF },
+	{ "attr.format", R_ATTR_LEAF },
+	{ "attr.sf.small", R_ATTR_SF },
+	{ "attr.sf.totsize_big", R_ATTR_SF },
+	{ "attr.sf.count", R_ATTR_SF },
+	{ "attr.sf.totsize", R_ATTR_SF },
+	{ "attr.sf.namelen", R_ATTR_SF },
+	{ "attr.sf.past_end", R_ATTR_SF },
+	{ "attr.flags", R_ATTR_LEAF },
+	{ "attr.namespace", R_ATTR_LEAF },
+	{ "attr.incomplete", R_ATTR_LEAF },
+	{ "attr.namelen", R_ATTR_LEAF },
+	{ "attr.name", R_ATTR_LEAF },
+	{ "attr.duplicate", R_ATTR_LEAF },
+	{ "attr.pptr.nofeature", R_PPTR },
+	{ "attr.pptr.value", R_PPTR },
+	{ "attr.pptr.parent", R_PPTR },
+	{ "attr.pptr.remote", R_PPTR },
+	{ "attr.blk.missing", R_ATTR_LEAF },
+	{ "attr.blk.crc", R_ATTR_LEAF },
+	{ "attr.blk.magic", R_ATTR_LEAF },
+	{ "attr.blk.uuid", R_ATTR_LEAF },
+	{ "attr.blk.owner", R_ATTR_LEAF },
+	{ "attr.blk.blkno", R_ATTR_LEAF },
+	{ "attr.blk.sibling", R_ATTR_LEAF },
+	{ "attr.blk.shared", R_ATTR_LEAF },
+	{ "attr.blk.pad", R_ATTR_LEAF },
+	{ "attr.leaf.count", R_ATTR_LEAF },
+	{ "attr.leaf.empty", R_ATTR_LEAF },
+	{ "attr.leaf.firstused", R_ATTR_LEAF },
+	{ "attr.leaf.usedbytes", R_ATTR_LEAF },
+	{ "attr.leaf.freemap", R_ATTR_LEAF },
+	{ "attr.leaf.freemap_used", R_ATTR_LEAF },
+	{ "attr.leaf.nameidx", R_ATTR_LEAF },
+	{ "attr.leaf.hashorder", R_ATTR_LEAF },
+	{ "attr.leaf.hashval", R_ATTR_LEAF },
+	{ "attr.leaf.name_past", R_ATTR_LEAF },
+	{ "attr.leaf.overlap", R_ATTR_LEAF },
+	{ "attr.rmt.valueblk", R_ATTR_RMT },
+	{ "attr.rmt.valuelen", R_ATTR_RMT },
+	{ "attr.rmt.missing", R_ATTR_RMT },
+	{ "attr.rmt.header", R_ATTR_RMT },
+	{ "attr.node.count", R_ATTR_NODE },
+	{ "attr.node.level", R_ATTR_NODE },
+	{ "attr.node.hashorder", R_ATTR_NODE },
+	{ "attr.node.hashval", R_ATTR_NODE },
+	{ "attr.node.before", R_ATTR_NODE },
+	{ "space.multiply_claimed", R_SPACE },
+	{ "space.free_and_used", R_SPACE },
+	{ "space.free_twice", R_SPACE },
+	{ "space.one_free_tree", R_SPACE },
+	{ "space.leaked", R_SPACE },
+	{ "rmapbt.missing", R_RMAP_FILE },
+	{ "rmapbt.extra", R_RMAP_FILE },
+	{ "refcount.shared", R_SHARED },
+	{ "refcountbt.cow_leftover", R_SHARED },
+	{ "finobt.mismatch", R_FINOBT },
+	{ "dirent.target", R_DIR_BLOCK },
+	{ "dirent.ftype", R_DIR_BLOCK },
+	{ "dir.parents", R_DIR_BLOCK },
+	{ "names.dotdot", R_DOTDOT },
+	{ "dir.loop", R_DIR_BLOCK },
+	{ "agi.unlinked_list", R_UNLINKED },
+	{ "inode.unlinked_nlink", R_UNLINKED },
+	{ "agi.unlinked_pending", R_UNLINKED },
+	{ "pptr.missing", R_PPTR },
+	{ "pptr.extra", R_PPTR },
+	{ "pptr.gen", R_PPTR },
+};
+
+#define NNOT	(sizeof(not_covered) / sizeof(not_covered[0]))
+
+/* Rows proven on a fixture: it may grow, never shrink. */
+#define ROWS_FLOOR	91
+
+static bool in_rows(const char *code)
+{
+	for (size_t i = 0; i < NROWS; i++)
+		if (!strcmp(rows[i].code, code))
+			return true;
+	return false;
+}
+
+static const char *reason_of(const char *code)
+{
+	for (size_t i = 0; i < NNOT; i++)
+		if (!strcmp(not_covered[i].code, code))
+			return reasons[not_covered[i].why];
+	return NULL;
+}
+
+START_TEST(every_fixable_row_accounted)
+{
+	size_t i, n = xfsj_problem_count(), fixable = 0, covered = 0;
+
+	for (i = 0; i < NROWS; i++) {
+		const struct xfsj_problem_def *d =
+			xfsj_problem_by_code(rows[i].code);
+
+		ck_assert_msg(d && d->fix != XFSJ_FIX_NONE, "%s: not a fixable "
+			      "row", rows[i].code);
+		for (size_t k = 0; k < i; k++)
+			ck_assert_str_ne(rows[k].code, rows[i].code);
+	}
+	for (i = 0; i < NNOT; i++) {
+		const struct xfsj_problem_def *d =
+			xfsj_problem_by_code(not_covered[i].code);
+
+		ck_assert_msg(d && d->fix != XFSJ_FIX_NONE, "%s: not a fixable "
+			      "row", not_covered[i].code);
+		ck_assert_msg(!in_rows(not_covered[i].code),
+			      "%s: proven, yet listed as not",
+			      not_covered[i].code);
+		ck_assert(reasons[not_covered[i].why]);
+		for (size_t k = 0; k < i; k++)
+			ck_assert_str_ne(not_covered[k].code,
+					 not_covered[i].code);
+	}
+	for (i = 0; i < n; i++) {
+		const struct xfsj_problem_def *d = xfsj_problem_nth(i);
+
+		if (d->fix == XFSJ_FIX_NONE)
+			continue;
+		fixable++;
+		if (in_rows(d->code))
+			covered++;
+		else
+			ck_assert_msg(reason_of(d->code), "%s: fixable, neither "
+				      "proven nor said why not", d->code);
+	}
+	printf("repair_rows: %zu of %zu fixable rows proven on a fixture\n",
+	       covered, fixable);
+	ck_assert_uint_ge(covered, ROWS_FLOOR);
+}
+END_TEST
+
+Suite *repair_rows_suite(void)
+{
+	Suite *s = suite_create("repair_rows");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, every_fixable_row_accounted);
+	tcase_add_loop_test(tc, row_answered, 0, NROWS);
+	suite_add_tcase(s, tc);
+	return s;
+}
