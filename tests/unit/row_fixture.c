@@ -12,6 +12,10 @@
 #include "ondisk/format.h"
 #include "fs/dir_write.h"
 #include "fs/bmap.h"
+#include "fs/bmbt.h"
+#include "fs/attr.h"
+#include "fs/defer.h"
+#include "ondisk/attr_layout.h"
 
 static void on_problem(void *arg, const struct xfsj_problem *p)
 {
@@ -213,6 +217,50 @@ void two_named_files(struct fs_fixture *fx, uint64_t ino[2])
 	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
 	check_into(fx, &s);
 	ck_assert_msg(s.n == 0, "%zu rows, first %s", s.n, s.codes[0]);
+}
+
+void root_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen)
+{
+	uint8_t value[256];
+	char name[16];
+	struct xfsj_iref ip;
+
+	memset(value, 'v', sizeof(value));
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "attr_%03u", i);
+		ck_assert_int_eq(xfsj_attr_set(fx->fs, &ip,
+			&(struct xfsj_attr_arg){ .name = (uint8_t *)name,
+				.namelen = (uint32_t)strlen(name),
+				.value = value, .valuelen = vlen },
+			XFSJ_ATTR_CREATE, &fx->f), 0);
+	}
+	xfsj_iput(fx->fs, &ip, true);
+	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
+	/* The handle leaves the superblock's free block count behind. */
+	if (fs_fixture_problems(fx)) {
+		struct xfsj_repair_result res;
+
+		ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	}
+	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
+}
+
+uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp)
+{
+	struct xfsj_iref ip;
+	uint64_t fsb;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	ck_assert_uint_eq(ip.di.aformat, XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert_int_eq(xfsj_attr_bmap(fx->fs, &ip, 0, &fsb, &fx->f), 0);
+	ck_assert_int_eq(xfsj_buf_read(fx->fs, xfsj_fsb_daddr(&fx->sb, fsb),
+				       fx->sb.blocksize, bp), 0);
+	ck_assert_uint_eq(xfsj_get_be16((*bp)->data + XFSJ_DA3_OFF_MAGIC),
+			  XFSJ_ATTR3_LEAF_MAGIC);
+	return (*bp)->data;
 }
 
 void answered(struct fs_fixture *fx, const char *code)

@@ -65,6 +65,14 @@ void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
 void two_named_files(struct fs_fixture *fx, uint64_t ino[2]);
 
 /*
+ * @n user attributes "attr_NNN" on the root with @vlen-byte values, the
+ * filesystem then checking clean (short form up to a few, leaf past).
+ */
+void root_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen);
+/* The root's attribute leaf block 0, in *@bp. */
+uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp);
+
+/*
  * Row @code found after the damage (among what it brings), its handler
  * has code, and after a repair the check finds nothing at all.
  */
