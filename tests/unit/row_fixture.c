@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
@@ -16,6 +17,7 @@
 #include "fs/attr.h"
 #include "fs/defer.h"
 #include "ondisk/attr_layout.h"
+#include "ondisk/dir_block.h"
 
 static void on_problem(void *arg, const struct xfsj_problem *p)
 {
@@ -261,6 +263,59 @@ uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp)
 	ck_assert_uint_eq(xfsj_get_be16((*bp)->data + XFSJ_DA3_OFF_MAGIC),
 			  XFSJ_ATTR3_LEAF_MAGIC);
 	return (*bp)->data;
+}
+
+struct xfsj_buf *root_block_dir(struct fs_fixture *fx)
+{
+	enum { N = ROOT_DIR_FILES };
+	static char names[N][40];
+	struct xfsj_dirent d[N];
+	struct xfsj_repair_result res;
+	struct xfsj_bmbt_irec *map;
+	struct xfsj_iref ip;
+	struct xfsj_buf *bp;
+	struct seen s;
+	size_t n;
+
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), ROOT_DIR_NAME_FMT, i);
+		d[i] = (struct xfsj_dirent){ names[i],
+			(uint8_t)strlen(names[i]), XFSJ_FT_REG,
+			fs_fixture_make_file(fx, 10 + (unsigned int)i, 1,
+					     0, 0, &ip) };
+	}
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino, fx->sb.rootino,
+					d, N, false, &fx->f), 0);
+	/* (the files made behind the inobt's back: settled first) */
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	check_into(fx, &s);
+	ck_assert_uint_eq(s.n, 0);
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	ck_assert_int_eq(ip.di.format, XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert_int_eq(xfsj_bmap_read(fx->fs, &ip, XFSJ_DATA_FORK, &map, &n,
+					&fx->f), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(xfsj_buf_read(fx->fs, xfsj_fsb_daddr(&fx->sb,
+						map[0].startblock),
+				       fx->sb.blocksize, &bp), 0);
+	free(map);
+	ck_assert_uint_eq(xfsj_get_be32(bp->data), XFSJ_DIR3_BLOCK_MAGIC);
+	return bp;
+}
+
+void overlay_xor(struct fs_fixture *fx, uint64_t byte, uint8_t mask)
+{
+	uint8_t sect[512];
+	uint64_t at = byte & ~511ULL;
+
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_overlay_read(fx->ov, sect, sizeof(sect), at), 0);
+	sect[byte - at] ^= mask;
+	ck_assert_int_eq(xfsj_overlay_write(fx->ov, sect, sizeof(sect), at),
+			 0);
+	fs_fixture_reopen(fx);
 }
 
 void answered(struct fs_fixture *fx, const char *code)

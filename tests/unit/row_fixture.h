@@ -73,6 +73,23 @@ void root_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen);
 uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp);
 
 /*
+ * The root rewritten as a block directory naming ROOT_DIR_FILES new
+ * files (names ROOT_DIR_NAME_FMT of their index), settled by a repair
+ * so that the check finds nothing: its block, in the handle's cache.
+ */
+#define ROOT_DIR_FILES		30
+#define ROOT_DIR_NAME_FMT	"a-name-long-enough-for-a-block-%02d"
+#define ROOT_DIR_NAME7		"a-name-long-enough-for-a-block-07"
+struct xfsj_buf *root_block_dir(struct fs_fixture *fx);
+
+/*
+ * Byte @byte of the device XORed with @mask behind the handle's back
+ * (its flush restamps every block's LSN and CRC): the handle flushed
+ * first, reopened after.
+ */
+void overlay_xor(struct fs_fixture *fx, uint64_t byte, uint8_t mask);
+
+/*
  * Row @code found after the damage (among what it brings), its handler
  * has code, and after a repair the check finds nothing at all.
  */

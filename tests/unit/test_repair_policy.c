@@ -172,51 +172,21 @@ END_TEST
  */
 START_TEST(ftype_one_rule)
 {
-	enum { N = 30 };
-	static char names[N][40];
-	struct xfsj_dirent d[N];
 	struct xfsj_repair_result res;
-	struct xfsj_bmbt_irec *map;
 	struct fs_fixture fx;
-	struct xfsj_iref ip;
 	struct xfsj_buf *bp;
 	uint32_t bsize;
 	uint8_t *at;
-	size_t n;
 	struct seen s;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	for (int i = 0; i < N; i++) {
-		snprintf(names[i], sizeof(names[i]),
-			 "a-name-long-enough-for-a-block-%02d", i);
-		d[i] = (struct xfsj_dirent){ names[i],
-			(uint8_t)strlen(names[i]), XFSJ_FT_REG,
-			fs_fixture_make_file(&fx, 10 + (unsigned int)i, 1,
-					     0, 0, &ip) };
-	}
-	ck_assert_int_eq(xfsj_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
-					d, N, false, &fx.f), 0);
-	/* (the files made behind the inobt's back: settled first) */
-	fs_fixture_reopen(&fx);
-	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
-	check_into(&fx, &s);
-	ck_assert_uint_eq(s.n, 0);
+	bp = root_block_dir(&fx);
 	/* Entry 7's file type byte (after its name) made 9: no type. */
-	ck_assert_int_eq(xfsj_iget(fx.fs, fx.sb.rootino, true, &ip, &fx.f),
-			 0);
-	ck_assert_int_eq(ip.di.format, XFSJ_DINODE_FMT_EXTENTS);
-	ck_assert_int_eq(xfsj_bmap_read(fx.fs, &ip, XFSJ_DATA_FORK, &map, &n,
-					&fx.f), 0);
-	ck_assert_uint_ge(n, 1);
 	bsize = fx.sb.blocksize;
-	ck_assert_int_eq(xfsj_buf_read(fx.fs, xfsj_fsb_daddr(&fx.sb,
-						map[0].startblock),
-				       bsize, &bp), 0);
-	free(map);
-	at = memmem(bp->data, bsize, names[7], d[7].namelen);
+	at = memmem(bp->data, bsize, ROOT_DIR_NAME7, strlen(ROOT_DIR_NAME7));
 	ck_assert_ptr_nonnull(at);
-	ck_assert_uint_eq(at[d[7].namelen], XFSJ_FT_REG);
-	at[d[7].namelen] = 9;
+	ck_assert_uint_eq(at[strlen(ROOT_DIR_NAME7)], XFSJ_FT_REG);
+	at[strlen(ROOT_DIR_NAME7)] = 9;
 	xfsj_cksum_update(bp->data, bsize, XFSJ_DIR3_OFF_CRC);
 	xfsj_buf_dirty(bp);
 	check_into(&fx, &s);
