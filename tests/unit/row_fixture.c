@@ -221,6 +221,17 @@ void two_named_files(struct fs_fixture *fx, uint64_t ino[2])
 	ck_assert_msg(s.n == 0, "%zu rows, first %s", s.n, s.codes[0]);
 }
 
+void settled(struct fs_fixture *fx)
+{
+	/* The handle leaves the superblock's free block count behind. */
+	if (fs_fixture_problems(fx)) {
+		struct xfsj_repair_result res;
+
+		ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	}
+	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
+}
+
 void root_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen)
 {
 	uint8_t value[256];
@@ -240,13 +251,7 @@ void root_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen)
 	}
 	xfsj_iput(fx->fs, &ip, true);
 	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
-	/* The handle leaves the superblock's free block count behind. */
-	if (fs_fixture_problems(fx)) {
-		struct xfsj_repair_result res;
-
-		ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
-	}
-	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
+	settled(fx);
 }
 
 uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp)
@@ -270,11 +275,9 @@ struct xfsj_buf *root_block_dir(struct fs_fixture *fx)
 	enum { N = ROOT_DIR_FILES };
 	static char names[N][40];
 	struct xfsj_dirent d[N];
-	struct xfsj_repair_result res;
 	struct xfsj_bmbt_irec *map;
 	struct xfsj_iref ip;
 	struct xfsj_buf *bp;
-	struct seen s;
 	size_t n;
 
 	for (int i = 0; i < N; i++) {
@@ -287,10 +290,7 @@ struct xfsj_buf *root_block_dir(struct fs_fixture *fx)
 	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino, fx->sb.rootino,
 					d, N, false, &fx->f), 0);
 	/* (the files made behind the inobt's back: settled first) */
-	fs_fixture_reopen(fx);
-	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
-	check_into(fx, &s);
-	ck_assert_uint_eq(s.n, 0);
+	settled(fx);
 	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
 			 0);
 	ck_assert_int_eq(ip.di.format, XFSJ_DINODE_FMT_EXTENTS);
@@ -303,6 +303,16 @@ struct xfsj_buf *root_block_dir(struct fs_fixture *fx)
 	free(map);
 	ck_assert_uint_eq(xfsj_get_be32(bp->data), XFSJ_DIR3_BLOCK_MAGIC);
 	return bp;
+}
+
+uint8_t *root_dir_ftype7(struct fs_fixture *fx, struct xfsj_buf *bp)
+{
+	size_t len = strlen(ROOT_DIR_NAME7);
+	uint8_t *at = memmem(bp->data, fx->sb.blocksize, ROOT_DIR_NAME7, len);
+
+	ck_assert_ptr_nonnull(at);
+	ck_assert_uint_eq(at[len], XFSJ_FT_REG);
+	return at + len;
 }
 
 void overlay_xor(struct fs_fixture *fx, uint64_t byte, uint8_t mask)

@@ -65,6 +65,12 @@ void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
 void two_named_files(struct fs_fixture *fx, uint64_t ino[2]);
 
 /*
+ * Changes made through the handle settled: what the check finds (the
+ * superblock's counters the handle does not keep) repaired, and the
+ * check then finds nothing.
+ */
+void settled(struct fs_fixture *fx);
+/*
  * @n user attributes "attr_NNN" on the root with @vlen-byte values, the
  * filesystem then checking clean (short form up to a few, leaf past).
  */
@@ -81,6 +87,8 @@ uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp);
 #define ROOT_DIR_NAME_FMT	"a-name-long-enough-for-a-block-%02d"
 #define ROOT_DIR_NAME7		"a-name-long-enough-for-a-block-07"
 struct xfsj_buf *root_block_dir(struct fs_fixture *fx);
+/* In that block, the file type byte of file 7's entry. */
+uint8_t *root_dir_ftype7(struct fs_fixture *fx, struct xfsj_buf *bp);
 
 /*
  * Byte @byte of the device XORed with @mask behind the handle's back
