@@ -198,7 +198,6 @@ void two_named_files(struct fs_fixture *fx, uint64_t ino[2])
 	uint64_t fsb;
 	struct seen s;
 
-	fs_fixture_make(fx, 64ULL << 20, 4096, 2, true, false);
 	ino[0] = fs_fixture_make_file(fx, 10, 1, 0, 0, &ip);
 	ino[1] = fs_fixture_make_file(fx, 11, 1, 0, 0, &ip);
 	ip.di.mode = 020644;

@@ -58,9 +58,10 @@ void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
 	     size_t off, uint64_t v, bool keep_crc);
 
 /*
- * A regular file of two mappings (offsets 0 and 10, two blocks each) and
- * a character device, both named by the root, settled by a repair so
- * that the check finds nothing: the numbers in @ino (file, device).
+ * On a fresh fixture, a regular file of two mappings (offsets 0 and 10,
+ * two blocks each) and a character device, both named by the root,
+ * settled by a repair so that the check finds nothing: the numbers in
+ * @ino (file, device).
  */
 void two_named_files(struct fs_fixture *fx, uint64_t ino[2]);
 

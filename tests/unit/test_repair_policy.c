@@ -224,6 +224,7 @@ START_TEST(nextents_one_rule)
 	uint64_t ino[2];
 	struct seen s;
 
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	two_named_files(&fx, ino);
 	ck_assert_int_eq(xfsj_iget(fx.fs, ino[counts[_i].which], true, &ip,
 				   &fx.f), 0);
