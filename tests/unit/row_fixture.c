@@ -94,6 +94,19 @@ struct spot {
 	size_t crc_off;
 };
 
+/* An AG header sector: its AG, its sector in the AG, its layout. */
+static const struct {
+	const struct xfsj_layout *l;
+	uint32_t agno, sector;
+	size_t crc_off;
+} sectors[] = {
+	[AT_SB0] = { &xfsj_sb_layout, 0, 0, XFSJ_SB_CRC_OFF },
+	[AT_SB1] = { &xfsj_sb_layout, 1, 0, XFSJ_SB_CRC_OFF },
+	[AT_AGF1] = { &xfsj_agf_layout, 1, 1, XFSJ_AGF_CRC_OFF },
+	[AT_AGI1] = { &xfsj_agi_layout, 1, 2, XFSJ_AGI_CRC_OFF },
+	[AT_AGFL1] = { &xfsj_agfl_layout, 1, 3, XFSJ_AGFL_CRC_OFF },
+};
+
 /* A btree root named by a field of an AG's AGF or AGI. */
 static const struct {
 	uint32_t agno;
@@ -117,25 +130,14 @@ static void locate(struct fs_fixture *fx, enum poke_where w, struct spot *s)
 	uint8_t hdr[512];
 	int off;
 
-	switch (w) {
-	case AT_SB0:
-	case AT_SB1:
-		*s = (struct spot){ &xfsj_sb_layout, w == AT_SB1 ? ag1 : 0,
-				    sb->sectsize, XFSJ_SB_CRC_OFF };
+	if (w < sizeof(sectors) / sizeof(sectors[0]) && sectors[w].l) {
+		*s = (struct spot){ sectors[w].l,
+				    sectors[w].agno * ag1 +
+				    sectors[w].sector * sb->sectsize,
+				    sb->sectsize, sectors[w].crc_off };
 		return;
-	case AT_AGF1:
-		*s = (struct spot){ &xfsj_agf_layout, ag1 + sb->sectsize,
-				    sb->sectsize, XFSJ_AGF_CRC_OFF };
-		return;
-	case AT_AGI1:
-		*s = (struct spot){ &xfsj_agi_layout, ag1 + 2 * sb->sectsize,
-				    sb->sectsize, XFSJ_AGI_CRC_OFF };
-		return;
-	case AT_AGFL1:
-		*s = (struct spot){ &xfsj_agfl_layout, ag1 + 3 * sb->sectsize,
-				    sb->sectsize, XFSJ_AGFL_CRC_OFF };
-		return;
-	case AT_ROOTINO:
+	}
+	if (w == AT_ROOTINO) {
 		*s = (struct spot){ &xfsj_dinode_layout,
 			(xfsj_agb_to_daddr(sb, 0, (uint32_t)(sb->rootino >>
 							     sb->inopblog))
@@ -143,8 +145,6 @@ static void locate(struct fs_fixture *fx, enum poke_where w, struct spot *s)
 				 sb->inodesize,
 			sb->inodesize, XFSJ_DINODE_CRC_OFF };
 		return;
-	default:
-		break;
 	}
 	ck_assert_uint_lt(w, sizeof(roots) / sizeof(roots[0]));
 	ck_assert_ptr_nonnull(roots[w].root);

@@ -149,6 +149,28 @@ static void put_be(uint8_t *p, unsigned int width, uint64_t v)
 		p[i] = (uint8_t)v;
 }
 
+/* Byte @c->off of the root's local fork @whichfork set to @c->v (and
+ * @c->off2 to @c->v2). */
+static void local_fork_bytes(struct fs_fixture *fx, int whichfork,
+			     const struct row_case *c)
+{
+	struct xfsj_iref ip;
+	uint32_t size;
+	uint8_t *p;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	ck_assert_uint_eq(whichfork == XFSJ_ATTR_FORK ? ip.di.aformat
+						      : ip.di.format,
+			  XFSJ_DINODE_FMT_LOCAL);
+	p = xfsj_ifork(fx->fs, &ip, whichfork, &size);
+	ck_assert_uint_gt(size, c->off);
+	p[c->off] = (uint8_t)c->v;
+	if (c->off2)
+		p[c->off2] = (uint8_t)c->v2;
+	core_changed(fx, &ip);
+}
+
 /*
  * Four short-form attributes on the root (entries of 19 bytes from byte
  * 4: namelen, valuelen, flags, "attr_NNN", 8 bytes of value); byte @c->off
@@ -156,20 +178,8 @@ static void put_be(uint8_t *p, unsigned int width, uint64_t v)
  */
 static void attr_sf(struct fs_fixture *fx, const struct row_case *c)
 {
-	struct xfsj_iref ip;
-	uint32_t size;
-	uint8_t *p;
-
 	root_attrs(fx, 4, 8);
-	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
-			 0);
-	ck_assert_uint_eq(ip.di.aformat, XFSJ_DINODE_FMT_LOCAL);
-	p = xfsj_ifork(fx->fs, &ip, XFSJ_ATTR_FORK, &size);
-	ck_assert_uint_gt(size, c->off);
-	p[c->off] = (uint8_t)c->v;
-	if (c->off2)
-		p[c->off2] = (uint8_t)c->v2;
-	core_changed(fx, &ip);
+	local_fork_bytes(fx, XFSJ_ATTR_FORK, c);
 }
 
 /*
@@ -324,8 +334,6 @@ static void sf_dir(struct fs_fixture *fx, const struct row_case *c)
 {
 	struct xfsj_dirent d[2];
 	struct xfsj_iref ip;
-	uint32_t size;
-	uint8_t *p;
 
 	for (unsigned int i = 0; i < 2; i++)
 		d[i] = (struct xfsj_dirent){ i ? "f1" : "f0", 2, XFSJ_FT_REG,
@@ -337,15 +345,7 @@ static void sf_dir(struct fs_fixture *fx, const struct row_case *c)
 		poke_root(fx, c->field, c->v);
 		return;
 	}
-	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
-			 0);
-	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_LOCAL);
-	p = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
-	ck_assert_uint_gt(size, c->off);
-	p[c->off] = (uint8_t)c->v;
-	if (c->off2)
-		p[c->off2] = (uint8_t)c->v2;
-	core_changed(fx, &ip);
+	local_fork_bytes(fx, XFSJ_DATA_FORK, c);
 }
 
 /* AG 0's finobt record 0 moved to the chunk after the root's. */
