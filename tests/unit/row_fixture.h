@@ -51,8 +51,9 @@ enum poke_where {
 
 /*
  * Set @field (a name of the structure's layout; NULL: the big-endian
- * 32 bits at byte @off instead) of the structure at @where to @v through the overlay,
- * its CRC restamped unless @keep_crc; the handle reopened.
+ * 32 bits at byte @off instead) of the structure at @where to @v
+ * through the overlay, its CRC restamped unless @keep_crc; the handle
+ * reopened.
  */
 void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
 	     size_t off, uint64_t v, bool keep_crc);

@@ -1010,8 +1010,9 @@ START_TEST(every_fixable_row_accounted)
 		if (in_rows(d->code))
 			covered++;
 		else
-			ck_assert_msg(reason_of(d->code), "%s: fixable, neither "
-				      "proven nor said why not", d->code);
+			ck_assert_msg(reason_of(d->code),
+				      "%s: fixable, neither proven nor said "
+				      "why not", d->code);
 	}
 	printf("repair_rows: %zu of %zu fixable rows proven on a fixture\n",
 	       covered, fixable);
