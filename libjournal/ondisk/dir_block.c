@@ -139,6 +139,11 @@ int xfsj_dir2_data_item(const uint8_t *b, uint32_t off, uint32_t end,
 		it->tag = xfsj_get_be16(b + off + it->len - 2);
 		return 0;
 	}
+	/* An entry holds at least its inode number and name length. */
+	if (end - off < 9) {
+		*field = "namelen";
+		return -XFSJ_E_CORRUPT;
+	}
 	it->ino = xfsj_get_be64(b + off);
 	it->namelen = b[off + 8];
 	it->len = xfsj_dir2_data_entsize(it->namelen, ftype);

@@ -74,6 +74,7 @@
 	X(check_inodes_suite)	\
 	X(repair_inode_suite)	\
 	X(repair_policy_suite)	\
+	X(repair_rows_suite)	\
 	X(repair_fork_suite)	\
 	X(repair_evidence_suite)	\
 	X(check_headers_suite)	\

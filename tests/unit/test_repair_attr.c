@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fs_fixture.h"
+#include "row_fixture.h"
 #include "suites.h"
 #include "xfsj/check.h"
 #include "xfsj/repair.h"
@@ -44,35 +44,6 @@ static void repair(struct fs_fixture *fx)
 	fs_fixture_reopen(fx);
 	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, &cb, &res), 0);
 	ck_assert_uint_eq(res.actions, 0);
-}
-
-/* @n user attributes "attr_NNN" on the root with @vlen-byte values. */
-static void set_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen)
-{
-	uint8_t value[256];
-	char name[16];
-	struct xfsj_iref ip;
-
-	memset(value, 'v', sizeof(value));
-	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
-			 0);
-	for (unsigned int i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "attr_%03u", i);
-		ck_assert_int_eq(xfsj_attr_set(fx->fs, &ip,
-			&(struct xfsj_attr_arg){ .name = (uint8_t *)name,
-				.namelen = (uint32_t)strlen(name),
-				.value = value, .valuelen = vlen },
-			XFSJ_ATTR_CREATE, &fx->f), 0);
-	}
-	xfsj_iput(fx->fs, &ip, true);
-	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
-	/* The handle leaves the superblock's free block count behind. */
-	if (fs_fixture_problems(fx)) {
-		struct xfsj_repair_result res;
-
-		ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
-	}
-	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
 }
 
 static int count_one(void *arg, const struct xfsj_attr_arg *a)
@@ -181,7 +152,7 @@ START_TEST(sf_damage)
 	struct xfsj_iref ip;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 4, 8);
+	root_attrs(&fx, 4, 8);
 	sf_cases[_i].damage(sf_fork(&fx, &ip));
 	xfsj_dinode_finish(ip.dip, fx.sb.inodesize);
 	xfsj_buf_dirty(ip.bp);
@@ -194,23 +165,6 @@ START_TEST(sf_damage)
 	fs_fixture_free(&fx);
 }
 END_TEST
-
-/* The root's attribute leaf block 0. */
-static uint8_t *leaf_block(struct fs_fixture *fx, struct xfsj_buf **bp)
-{
-	struct xfsj_iref ip;
-	uint64_t fsb;
-
-	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
-			 0);
-	ck_assert_uint_eq(ip.di.aformat, XFSJ_DINODE_FMT_EXTENTS);
-	ck_assert_int_eq(xfsj_attr_bmap(fx->fs, &ip, 0, &fsb, &fx->f), 0);
-	ck_assert_int_eq(xfsj_buf_read(fx->fs, xfsj_fsb_daddr(&fx->sb, fsb),
-				       fx->sb.blocksize, bp), 0);
-	ck_assert_uint_eq(xfsj_get_be16((*bp)->data + XFSJ_DA3_OFF_MAGIC),
-			  XFSJ_ATTR3_LEAF_MAGIC);
-	return (*bp)->data;
-}
 
 /* ---- leaf: damage(block) and the attributes that must be left ---- */
 
@@ -252,8 +206,8 @@ START_TEST(leaf_damage)
 	struct xfsj_buf *bp;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	set_attrs(&fx, 40, 30);
-	leaf_cases[_i].damage(leaf_block(&fx, &bp));
+	root_attrs(&fx, 40, 30);
+	leaf_cases[_i].damage(root_attr_leaf(&fx, &bp));
 	xfsj_cksum_update(bp->data, fx.sb.blocksize, XFSJ_DA3_OFF_CRC);
 	xfsj_buf_dirty(bp);
 	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
