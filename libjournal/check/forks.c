@@ -31,11 +31,10 @@
 #include <sys/stat.h>
 
 #include "check/check_priv.h"
-#include "core/crc32c.h"
 #include "core/grow.h"
-#include "core/u64set.h"
-#include "ondisk/bmdr.h"
 #include "fs/bmbt.h"
+#include "fs/bmbt_walk.h"
+#include "ondisk/meta.h"
 
 enum {
 	FORK_REC_LEN,
@@ -157,8 +156,6 @@ const struct xck_table xck_fork_table = { rows, FORK__N };
 #define LB_OFF_KEYS	XFSJ_LBLOCK_HDR_SIZE
 #define KEY_SIZE	8
 #define PTR_SIZE	8
-/* A 64-bit file offset that is never a key: nothing before the first. */
-#define NO_KEY		UINT64_MAX
 
 /* One fork being walked. */
 struct fwalk {
@@ -172,11 +169,7 @@ struct fwalk {
 	uint64_t blocks;		/* blocks they map, and bmbt blocks */
 	uint64_t next_off;		/* the last record's end */
 	bool damaged;			/* some record or block failed */
-	/* bmbt: the previous block of each level (NULLFSBLOCK: none yet)
-	 * and the right sibling it named */
-	uint64_t prev[XFSJ_BTREE_MAXLEVELS], prev_right[XFSJ_BTREE_MAXLEVELS];
-	/* bmbt blocks reached, an open-addressing set */
-	struct xfsj_u64set seen;		/* bmbt blocks reached */
+	uint64_t bmbt_blocks;		/* bmbt blocks reached */
 };
 
 static void report(struct fwalk *w, int row, const char *field,
@@ -440,11 +433,8 @@ static int check_rec(struct fwalk *w, const uint8_t *p)
 	return push_map(w, &r);
 }
 
-static int walk_block(struct fwalk *w, uint64_t fsb, unsigned int level,
-		      uint64_t key);
-
 /*
- * The children of a bmbt block, hinted to the device before the walk
+ * The children of a bmbt node, hinted to the device before the walk
  * reads them one by one (those of the root in the inode were, by the
  * look-ahead of prefetch.c).
  */
@@ -471,207 +461,126 @@ static void hint_children(struct fwalk *w, const uint8_t *ptrs,
 		(void)xfsj_buf_prefetch(w->ck->fs, ra, m);
 }
 
-/*
- * The pointers of a node (the root or a block): @keys and @ptrs point at
- * @n entries; children are at @level - 1.
- */
-static int walk_ptrs(struct fwalk *w, uint64_t fsb, const uint8_t *keys,
-		     const uint8_t *ptrs, unsigned int n, unsigned int level)
+/* ---- the bmbt, through the one descent (fs/bmbt_walk.h) ---- */
+
+static bool bt_ptr_ok(void *arg, uint64_t fsb)
 {
-	uint64_t last = NO_KEY;
-	unsigned int i;
+	struct fwalk *w = arg;
+
+	return ext_ok(w->ck, fsb, 1);
+}
+
+/* A block reached once: claimed for the fork, then read. */
+static int bt_read(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	struct fwalk *w = arg;
+	struct xck *ck = w->ck;
+	const struct xfsj_sb *sb = ck->sb;
 	int err;
 
-	if (fsb)
-		hint_children(w, ptrs, n);
-	for (i = 0; i < n; i++) {
-		uint64_t k = xfsj_get_be64(keys + (size_t)i * KEY_SIZE);
-		uint64_t p = xfsj_get_be64(ptrs + (size_t)i * PTR_SIZE);
+	w->blocks++;
+	err = xck_claim(ck, xfsj_fsb_agno(sb, b->fsbno),
+			xfsj_fsb_agbno(sb, b->fsbno), 1, w->ic->ino,
+			XFSJ_RMAP_OFF_BMBT_BLOCK |
+			(w->whichfork ? XFSJ_RMAP_OFF_ATTR_FORK : 0));
+	return err ? err : xfsj_bmbt_wblk_read(ck->fs, b);
+}
 
-		if (last != NO_KEY && k <= last)
-			report(w, FORK_BLK_KEY, "key order", XFSJ_PF_FSBNO |
-			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0,
-			       last + 1, k);
-		last = k;
-		if (!ext_ok(w->ck, p, 1)) {
-			report(w, FORK_PTR, NULL, XFSJ_PF_FSBNO, p, 0, 0, 0);
-			continue;
-		}
-		err = walk_block(w, p, level - 1, k);
-		if (err)
-			return err;
-	}
+static void bt_put(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	xfsj_bmbt_wblk_put(((struct fwalk *)arg)->ck->fs, b);
+}
+
+/*
+ * How the check says each finding of the descent: its row, the field it
+ * names (NULL: the fork's name) and whether the block's entries are left
+ * (the walk goes on past every other finding).
+ */
+static const struct {
+	int row;
+	const char *field;
+	bool has_expected;
+	bool leave;
+} bt_says[] = {
+	[XFSJ_BMBT_F_ROOT_SIZE] = { FORK_ROOT, "fork size", true, true },
+	[XFSJ_BMBT_F_ROOT_LEVEL] = { FORK_ROOT, "level", true, true },
+	[XFSJ_BMBT_F_ROOT_NUMRECS] = { FORK_ROOT, "numrecs", true, true },
+	[XFSJ_BMBT_F_KEY_ORDER] = { FORK_BLK_KEY, "key order", true, false },
+	[XFSJ_BMBT_F_PTR] = { FORK_PTR, NULL, false, true },
+	[XFSJ_BMBT_F_LIMIT] = { FORK_BLK_DUP, NULL, false, true },
+	[XFSJ_BMBT_F_DUP] = { FORK_BLK_DUP, NULL, false, true },
+	[XFSJ_BMBT_F_MAGIC] = { FORK_BLK_MAGIC, NULL, true, true },
+	[XFSJ_BMBT_F_CRC] = { FORK_BLK_CRC, NULL, true, false },
+	[XFSJ_BMBT_F_UUID] = { FORK_BLK_HDR, "uuid", true, false },
+	[XFSJ_BMBT_F_OWNER] = { FORK_BLK_HDR, "owner", true, false },
+	[XFSJ_BMBT_F_BLKNO] = { FORK_BLK_HDR, "blkno", true, false },
+	[XFSJ_BMBT_F_LEVEL] = { FORK_BLK_HDR, "level", true, true },
+	[XFSJ_BMBT_F_NUMRECS] = { FORK_BLK_HDR, "numrecs", true, true },
+	[XFSJ_BMBT_F_LEFTSIB] = { FORK_BLK_SIB, "leftsib", true, false },
+	[XFSJ_BMBT_F_RIGHTSIB] = { FORK_BLK_SIB, "rightsib", true, false },
+	[XFSJ_BMBT_F_KEY] = { FORK_BLK_KEY, "first offset", true, false },
+};
+
+static int bt_fault(void *arg, struct xfsj_bmbt_wblk *b,
+		    const struct xfsj_bmbt_fault *ft)
+{
+	struct fwalk *w = arg;
+	bool root = ft->kind <= XFSJ_BMBT_F_ROOT_NUMRECS;
+	unsigned int has = bt_says[ft->kind].has_expected ?
+			   XFSJ_PF_EXPECTED | XFSJ_PF_FOUND : 0;
+
+	(void)b;
+	report(w, bt_says[ft->kind].row, bt_says[ft->kind].field,
+	       has | (root ? 0 : XFSJ_PF_FSBNO), ft->fsbno, 0, ft->expected,
+	       ft->found);
+	return bt_says[ft->kind].leave ? XFSJ_BMBT_SKIP : 0;
+}
+
+static int bt_node(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	struct fwalk *w = arg;
+
+	if (b->level > 0)
+		hint_children(w, b->data + LB_OFF_KEYS + (size_t)
+			      xfsj_btree_maxrecs(XFSJ_BT_BMAP,
+						 w->ck->sb->blocksize, false) *
+			      KEY_SIZE, b->nrecs);
 	return 0;
 }
 
-/* The header fields of a bmbt block; false when its records are not
- * to be believed. */
-static bool check_hdr(struct fwalk *w, uint64_t fsb, uint64_t daddr,
-		      const uint8_t *b, unsigned int level,
-		      const struct xfsj_lblock *h)
+static int bt_rec(void *arg, const struct xfsj_bmbt_wblk *b, unsigned int i,
+		  const uint8_t *rec, uint64_t where)
 {
-	const struct xfsj_sb *sb = w->ck->sb;
-	const uint8_t *uuid = sb->uuid;
-	unsigned int max = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
-					       level == 0);
-	bool ok = true;
-
-	if (sb->features_incompat & XFSJ_INCOMPAT_META_UUID)
-		uuid = sb->meta_uuid;
-	if (h->magic != XFSJ_BMAP_MAGIC) {
-		report(w, FORK_BLK_MAGIC, NULL, XFSJ_PF_FSBNO |
-		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0,
-		       XFSJ_BMAP_MAGIC, h->magic);
-		return false;
-	}
-	if (!xfsj_cksum_ok(b, sb->blocksize, XFSJ_LBLOCK_CRC_OFF))
-		report(w, FORK_BLK_CRC, NULL, XFSJ_PF_FSBNO |
-		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0,
-		       xfsj_cksum(b, sb->blocksize, XFSJ_LBLOCK_CRC_OFF),
-		       h->crc);
-#define HDR(cond, field, exp, val)					\
-	do {								\
-		if (!(cond))						\
-			report(w, FORK_BLK_HDR, field, XFSJ_PF_FSBNO |	\
-			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0,	\
-			       exp, val);				\
-	} while (0)
-	HDR(!memcmp(h->uuid, uuid, 16), "uuid", 0, 1);
-	HDR(h->owner == w->ic->ino, "owner", w->ic->ino, h->owner);
-	HDR(h->blkno == daddr, "blkno", daddr, h->blkno);
-	HDR(h->level == level, "level", level, h->level);
-	HDR(h->numrecs >= 1, "numrecs", 1, h->numrecs);
-	HDR(h->numrecs <= max, "numrecs", max, h->numrecs);
-#undef HDR
-	if (h->level != level || h->numrecs == 0 || h->numrecs > max)
-		ok = false;
-	return ok;
+	(void)b;
+	(void)i;
+	(void)where;
+	return check_rec(arg, rec);
 }
 
-/* The sibling pointers of a block at @level against its neighbours. */
-static void check_sibs(struct fwalk *w, uint64_t fsb, unsigned int level,
-		       const struct xfsj_lblock *h)
-{
-	uint64_t prev = w->prev[level];
-
-	if (h->leftsib != prev)
-		report(w, FORK_BLK_SIB, "leftsib", XFSJ_PF_FSBNO |
-		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0, prev,
-		       h->leftsib);
-	if (prev != XFSJ_NULLFSBLOCK && w->prev_right[level] != fsb)
-		report(w, FORK_BLK_SIB, "rightsib", XFSJ_PF_FSBNO |
-		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, prev, 0, fsb,
-		       w->prev_right[level]);
-	w->prev[level] = fsb;
-	w->prev_right[level] = h->rightsib;
-}
-
-static int walk_contents(struct fwalk *w, uint64_t fsb, const uint8_t *b,
-			 const struct xfsj_lblock *h, uint64_t key)
-{
-	const struct xfsj_sb *sb = w->ck->sb;
-	uint64_t first = xfsj_get_be64(b + LB_OFF_KEYS);
-	unsigned int i;
-	int err;
-
-	/* A leaf record's first 8 bytes hold the offset above bit 9. */
-	if (h->level == 0)
-		first = (first & ~(1ULL << 63)) >> 9;
-	if (first != key)
-		report(w, FORK_BLK_KEY, "first offset", XFSJ_PF_FSBNO |
-		       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, fsb, 0, key, first);
-	if (h->level == 0) {
-		for (i = 0; i < h->numrecs; i++) {
-			err = check_rec(w, b + LB_OFF_KEYS +
-					(size_t)i * XFSJ_BMBT_REC_SIZE);
-			if (err)
-				return err;
-		}
-		return 0;
-	}
-	return walk_ptrs(w, fsb, b + LB_OFF_KEYS,
-			 b + LB_OFF_KEYS + (size_t)xfsj_btree_maxrecs(
-				XFSJ_BT_BMAP, sb->blocksize, false) * KEY_SIZE,
-			 h->numrecs, h->level);
-}
-
-static int walk_block(struct fwalk *w, uint64_t fsb, unsigned int level,
-		      uint64_t key)
-{
-	struct xck *ck = w->ck;
-	const struct xfsj_sb *sb = ck->sb;
-	uint64_t daddr = xfsj_fsb_daddr(sb, fsb);
-	struct xfsj_lblock h;
-	struct xfsj_buf *bp;
-	int err;
-
-	/* A block reached twice is refused the second time. */
-	err = xfsj_u64set_add(&w->seen, fsb);
-	if (err < 0)
-		return err;
-	if (err) {
-		report(w, FORK_BLK_DUP, NULL, XFSJ_PF_FSBNO, fsb, 0, 0, 0);
-		return 0;
-	}
-	w->blocks++;
-	err = xck_claim(ck, xfsj_fsb_agno(sb, fsb), xfsj_fsb_agbno(sb, fsb),
-			1, w->ic->ino, XFSJ_RMAP_OFF_BMBT_BLOCK |
-			(w->whichfork ? XFSJ_RMAP_OFF_ATTR_FORK : 0));
-	if (err)
-		return err;
-	err = xfsj_buf_read_ref(ck->fs, daddr, sb->blocksize, &bp);
-	if (err)
-		return err;
-	xfsj_lblock_decode(bp->data, &h);
-	if (check_hdr(w, fsb, daddr, bp->data, level, &h)) {
-		check_sibs(w, fsb, level, &h);
-		err = walk_contents(w, fsb, bp->data, &h, key);
-	}
-	xfsj_buf_rele(ck->fs, bp);
-	return err;
-}
+static const struct xfsj_bmbt_walk_ops bt_ops = {
+	.ptr_ok = bt_ptr_ok,
+	.read = bt_read,
+	.put = bt_put,
+	.fault = bt_fault,
+	.node = bt_node,
+	.rec = bt_rec,
+};
 
 /* A btree fork: the root in the inode, then the blocks under it. */
 static int walk_btree(struct fwalk *w)
 {
 	const struct xck_icheck *ic = w->ic;
-	uint32_t size = ic->forksize[w->whichfork];
-	unsigned int level, n, maxr, l;
-	struct xfsj_bmdr r;
+	struct xfsj_bmbt_walk bw;
 	int err;
 
-	if (!xfsj_bmdr_decode(ic->fork[w->whichfork], size, &r)) {
-		report(w, FORK_ROOT, "fork size", XFSJ_PF_EXPECTED |
-		       XFSJ_PF_FOUND, 0, 0,
-		       XFSJ_BMDR_HDR_SIZE + KEY_SIZE + PTR_SIZE, size);
-		return 0;
-	}
-	maxr = r.maxr;
-	level = r.level;
-	n = r.numrecs;
-	if (level == 0 || level >= XFSJ_BTREE_MAXLEVELS) {
-		report(w, FORK_ROOT, "level", XFSJ_PF_EXPECTED |
-		       XFSJ_PF_FOUND, 0, 0, XFSJ_BTREE_MAXLEVELS - 1, level);
-		return 0;
-	}
-	if (n == 0 || n > maxr) {
-		report(w, FORK_ROOT, "numrecs", XFSJ_PF_EXPECTED |
-		       XFSJ_PF_FOUND, 0, 0, maxr, n);
-		return 0;
-	}
-	for (l = 0; l < XFSJ_BTREE_MAXLEVELS; l++)
-		w->prev[l] = w->prev_right[l] = XFSJ_NULLFSBLOCK;
-	err = walk_ptrs(w, 0, r.keys, r.ptrs, n, level);
-	if (err)
-		return err;
-	/* The last block of each level ends its chain. */
-	for (l = 0; l < level; l++)
-		if (w->prev[l] != XFSJ_NULLFSBLOCK &&
-		    w->prev_right[l] != XFSJ_NULLFSBLOCK)
-			report(w, FORK_BLK_SIB, "rightsib", XFSJ_PF_FSBNO |
-			       XFSJ_PF_EXPECTED | XFSJ_PF_FOUND, w->prev[l], 0,
-			       XFSJ_NULLFSBLOCK, w->prev_right[l]);
-	return 0;
+	xfsj_bmbt_walk_init(&bw, w->ck->sb, ic->ino, &bt_ops, w);
+	bw.uuid = xfsj_meta_fs_uuid(w->ck->sb);
+	bw.crc = true;
+	err = xfsj_bmbt_descend(&bw, ic->fork[w->whichfork],
+				ic->forksize[w->whichfork]);
+	w->bmbt_blocks = xfsj_u64set_count(&bw.seen);
+	xfsj_bmbt_walk_free(&bw);
+	return err;
 }
 
 static int walk_extents(struct fwalk *w, uint64_t nrecs)
@@ -770,7 +679,6 @@ static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
 			report_count(ck, ic, whichfork, 0);
 		return 0;
 	}
-	xfsj_u64set_free(&w.seen);
 	if (err) {
 		free(w.map);
 		return err;
@@ -778,7 +686,7 @@ static int walk_fork(struct xck *ck, struct xck_icheck *ic, int whichfork,
 	ic->map[whichfork] = w.map;
 	ic->nmap[whichfork] = w.n;
 	ck->res->extents += w.n;
-	ck->res->btree_blocks += xfsj_u64set_count(&w.seen);
+	ck->res->btree_blocks += w.bmbt_blocks;
 	*blocks = w.blocks;
 	*whole = !w.damaged;
 	if (!w.damaged && w.recs != want)

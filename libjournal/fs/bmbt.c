@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The bmbt (bmbt.h): its ops row for the generic engine, and the one
- * reader that walks a bmbt level by level from the root in the inode.
+ * The bmbt (bmbt.h): its ops row for the generic engine, the reader of
+ * a whole fork and log recovery's walk of the device, both on the one
+ * descent (bmbt_walk.c).
  *
  * Layout (xfs_bmap_btree.h, as facts): a block is the long v5 header,
  * then 16-byte records (leaf) or 8-byte keys (the first file offset under
@@ -13,18 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/crc32c.h"
 #include "core/grow.h"
-#include "core/u64set.h"
 #include "fs/bmbt.h"
+#include "fs/bmbt_walk.h"
 #include "fs/btree_priv.h"
 #include "ondisk/bmdr.h"
+#include "ondisk/meta.h"
 
-/* btree_priv.h's HDR is the short header's. */
-#undef HDR
-#define HDR		XFSJ_LBLOCK_HDR_SIZE
-#define LB(field)	XFSJ_LB_OFF(field)
-#define BMAP_MAGIC	(xfsj_btree_shape(XFSJ_BT_BMAP)->magic)
 #define REC_SIZE	XFSJ_BMBT_REC_SIZE
 #define MAXLEVELS	XFSJ_BTREE_MAXLEVELS
 
@@ -88,90 +84,6 @@ const struct xfsj_btree_ops xfsj_bmbt_ops = {
 	.recs_inorder = bmbt_recs_inorder,
 };
 
-/* ---- the level-by-level walk ---- */
-
-/* A pointer still to follow, with its parent's key for the child. */
-struct pend {
-	uint64_t fsb;
-	uint8_t key[8];
-	uint64_t ptr_off, key_off;	/* device byte offsets, for faults */
-};
-
-struct pendq {
-	struct pend *v;
-	size_t n, cap;
-};
-
-/* Queue the @n children of a node (or the root) whose keys are at @keys
- * (device offset @koff) and pointers @gap bytes further. */
-static int queue_children(struct pendq *q, const uint8_t *keys, size_t gap,
-			  unsigned int n, uint64_t koff)
-{
-	int err = xfsj_grow(&q->v, &q->cap, q->n, n, sizeof(*q->v), 16);
-
-	if (err)
-		return err;
-	for (unsigned int i = 0; i < n; i++) {
-		struct pend *p = &q->v[q->n++];
-
-		p->fsb = xfsj_get_be64(keys + gap + i * 8);
-		memcpy(p->key, keys + i * 8, 8);
-		p->key_off = koff + i * 8;
-		p->ptr_off = koff + gap + i * 8;
-	}
-	return 0;
-}
-
-/*
- * Visit the block @p leads to at @level.  0 with *blk (and its device
- * byte offset, record count) to go on below it; XFSJ_BMBT_SKIP to leave
- * its subtree; or an error.
- */
-typedef int (*visit_fn)(void *ctx, unsigned int level, const struct pend *p,
-			const uint8_t **blk, uint64_t *boff,
-			unsigned int *nrecs);
-
-/*
- * The one walk: the root's children, then theirs, level by level, each
- * level in key order.  @maxr: keys a node block has room for.
- */
-static int walk_levels(const uint8_t *root, unsigned int dmaxr,
-		       unsigned int nroot, uint64_t root_off,
-		       unsigned int height, unsigned int maxr, visit_fn visit,
-		       void *ctx)
-{
-	struct pendq cur = { NULL, 0, 0 }, next = { NULL, 0, 0 };
-	int err;
-
-	err = queue_children(&cur, root + XFSJ_BMDR_HDR_SIZE, (size_t)dmaxr * 8,
-			     nroot, root_off + XFSJ_BMDR_HDR_SIZE);
-	for (unsigned int level = height; !err && level-- > 0;) {
-		next.n = 0;
-		for (size_t i = 0; !err && i < cur.n; i++) {
-			const uint8_t *b;
-			uint64_t boff;
-			unsigned int nrecs;
-
-			err = visit(ctx, level, &cur.v[i], &b, &boff, &nrecs);
-			if (err == XFSJ_BMBT_SKIP) {
-				err = 0;
-				continue;
-			}
-			if (!err && level > 0)
-				err = queue_children(&next, b + HDR,
-						     (size_t)maxr * 8, nrecs,
-						     boff + HDR);
-		}
-		struct pendq t = cur;
-
-		cur = next;
-		next = t;
-	}
-	free(cur.v);
-	free(next.v);
-	return err;
-}
-
 /* ---- reading a fork whole ---- */
 
 struct fork_ctx {
@@ -179,7 +91,7 @@ struct fork_ctx {
 	const struct xfsj_iref *ip;
 	struct xfsj_bmbt_fork *bf;
 	uint64_t want;		/* the extent count the inode claims */
-	struct xfsj_u64set seen;	/* blocks reached */
+	struct xfsj_buf *bp;	/* the block being walked */
 	struct xfsj_fault *f;
 };
 
@@ -191,13 +103,6 @@ bool xfsj_fsbext_ok(const struct xfsj_fs *fs, uint64_t fsb, uint64_t len)
 		return false;
 	return (uint64_t)xfsj_fsb_agbno(sb, fsb) + len <=
 	       xfsj_fs_ag_blocks(fs, xfsj_fsb_agno(sb, fsb));
-}
-
-static int bad_block(struct xfsj_fault *f, int err, const char *field,
-		     uint64_t daddr, size_t off, uint64_t val)
-{
-	return xfsj_fault_set(f, err, "bmap btree block", field,
-			      (daddr << 9) + off, val);
 }
 
 int xfsj_bmbt_fork_insert(struct xfsj_bmbt_fork *bf, size_t k,
@@ -229,179 +134,167 @@ int xfsj_bmbt_fork_insert_blk(struct xfsj_bmbt_fork *bf, unsigned int l,
 	return 0;
 }
 
-/* Append the @n records at @p (device offset @off), checking each. */
-static int add_records(struct fork_ctx *c, const uint8_t *p, size_t n,
-		       uint64_t off)
+/* Append the record at @p (device offset @off), checking it. */
+static int add_record(struct fork_ctx *c, const uint8_t *p, uint64_t off)
 {
 	struct xfsj_bmbt_fork *bf = c->bf;
+	const struct xfsj_bmbt_irec *last = bf->n ? &bf->ext[bf->n - 1] : NULL;
 	struct xfsj_fault *f = c->f;
+	struct xfsj_bmbt_irec r;
 
-	if (bf->n + n > c->want)
+	if (bf->n + 1 > c->want)
 		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap",
 				      "more extents than nextents", off,
 				      c->want);
-	for (size_t i = 0; i < n; i++) {
-		struct xfsj_bmbt_irec r;
-		const struct xfsj_bmbt_irec *last = bf->n ?
-						    &bf->ext[bf->n - 1] : NULL;
-		int err;
-
-		xfsj_bmbt_rec_decode(p + i * REC_SIZE, &r);
-		if (!xfsj_fsbext_ok(c->fs, r.startblock, r.blockcount))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
-					      "startblock", off + i * REC_SIZE,
-					      r.startblock);
-		if (r.startoff + r.blockcount > XFSJ_MAX_FILEOFF ||
-		    (last && r.startoff < last->startoff + last->blockcount))
-			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
-					      "startoff", off + i * REC_SIZE,
-					      r.startoff);
-		err = xfsj_bmbt_fork_insert(bf, bf->n, &r);
-		if (err)
-			return err;
-	}
-	return 0;
+	xfsj_bmbt_rec_decode(p, &r);
+	if (!xfsj_fsbext_ok(c->fs, r.startblock, r.blockcount))
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
+				      "startblock", off, r.startblock);
+	if (r.startoff + r.blockcount > XFSJ_MAX_FILEOFF ||
+	    (last && r.startoff < last->startoff + last->blockcount))
+		return xfsj_fault_set(f, XFSJ_E_CORRUPT, "bmap extent",
+				      "startoff", off, r.startoff);
+	return xfsj_bmbt_fork_insert(bf, bf->n, &r);
 }
 
-/* The header of block @fsb (at @daddr) read for @level of @c's fork. */
-static int check_header(struct fork_ctx *c, const struct xfsj_buf *bp,
-			uint64_t fsb, unsigned int level)
+int xfsj_bmbt_wblk_read(struct xfsj_fs *fs, struct xfsj_bmbt_wblk *b)
 {
-	const struct xfsj_sb *sb = xfsj_fs_sb(c->fs);
-	struct xfsj_bmbt_fork *bf = c->bf;
-	uint64_t daddr = bp->daddr;
-	struct xfsj_fault *f = c->f;
-	struct xfsj_bmbt_blk *prev;
-	struct xfsj_lblock h;
-	struct xfsj_vctx vc;
-
-	xfsj_lblock_decode(bp->data, &h);
-	xfsj_fs_vctx(c->fs, xfsj_fsb_agno(sb, fsb), &vc);
-	if (h.magic != BMAP_MAGIC)
-		return bad_block(f, XFSJ_E_BADMAGIC, "magic", daddr, 0,
-				 h.magic);
-	/* A dirty buffer was changed here since it was read and verified;
-	 * its CRC is computed again at flush. */
-	if (!bp->dirty &&
-	    !xfsj_cksum_ok(bp->data, sb->blocksize, XFSJ_LBLOCK_CRC_OFF))
-		return bad_block(f, XFSJ_E_BADCRC, "crc", daddr,
-				 XFSJ_LBLOCK_CRC_OFF, 0);
-	if (memcmp(h.uuid, vc.uuid, 16))
-		return bad_block(f, XFSJ_E_CORRUPT, "uuid", daddr, LB(uuid), 0);
-	if (h.blkno != daddr)
-		return bad_block(f, XFSJ_E_CORRUPT, "blkno", daddr, LB(blkno),
-				 h.blkno);
-	if (h.owner != c->ip->ino)
-		return bad_block(f, XFSJ_E_CORRUPT, "owner", daddr, LB(owner),
-				 h.owner);
-	if (h.level != level)
-		return bad_block(f, XFSJ_E_CORRUPT, "level", daddr, LB(level),
-				 h.level);
-	if (h.numrecs == 0 || h.numrecs > bf->maxr)
-		return bad_block(f, XFSJ_E_CORRUPT, "numrecs", daddr,
-				 LB(numrecs), h.numrecs);
-	/* The sibling chain must match the order the tree gives. */
-	prev = bf->nlv[level] ? &bf->lv[level][bf->nlv[level] - 1] : NULL;
-	if (h.leftsib != (prev ? prev->fsbno : XFSJ_NULLFSBLOCK))
-		return bad_block(f, XFSJ_E_CORRUPT, "leftsib", daddr,
-				 LB(leftsib), h.leftsib);
-	if (prev && xfsj_get_be64(prev->bp->data + LB(rightsib)) != fsb)
-		return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
-				 prev->bp->daddr, LB(rightsib),
-				 xfsj_get_be64(prev->bp->data + LB(rightsib)));
-	return 0;
-}
-
-static int fork_visit(void *ctx, unsigned int level, const struct pend *p,
-		      const uint8_t **blk, uint64_t *boff, unsigned int *nrecs)
-{
-	struct fork_ctx *c = ctx;
-	struct xfsj_bmbt_fork *bf = c->bf;
-	const struct xfsj_sb *sb = xfsj_fs_sb(c->fs);
-	uint64_t daddr = xfsj_fsb_daddr(sb, p->fsb);
-	uint8_t first[8];
 	struct xfsj_buf *bp;
-	unsigned int n;
-	int err;
+	int err = xfsj_buf_read_ref(fs, b->daddr, xfsj_fs_sb(fs)->blocksize,
+				    &bp);
 
-	if (!xfsj_fsbext_ok(c->fs, p->fsb, 1))
-		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, "bmap btree",
-				      "ptr", p->ptr_off, p->fsb);
-	err = xfsj_u64set_add(&c->seen, p->fsb);
-	if (err < 0)
-		return err;
-	if (err)
-		return bad_block(c->f, XFSJ_E_CORRUPT, "block used twice",
-				 daddr, 0, p->fsb);
-	err = xfsj_buf_read(c->fs, daddr, sb->blocksize, &bp);
-	if (err)
-		return bad_block(c->f, -err, "read", daddr, 0, p->fsb);
-	err = check_header(c, bp, p->fsb, level);
 	if (err)
 		return err;
-	n = xfsj_get_be16(bp->data + LB(numrecs));
-	err = xfsj_bmbt_fork_insert_blk(bf, level, bf->nlv[level],
-					&(struct xfsj_bmbt_blk){ p->fsb, bp,
-								 n, false });
-	if (err)
-		return err;
-	/* The parent's key is the first offset under the child. */
-	if (level == 0)
-		xfsj_bmbt_ops.key_from_rec(first, bp->data + HDR);
-	else
-		memcpy(first, bp->data + HDR, 8);
-	if (xfsj_bmbt_ops.cmp_keys(first, p->key))
-		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, "bmap btree", "key",
-				      p->key_off, xfsj_get_be64(p->key));
-	if (level == 0) {
-		err = add_records(c, bp->data + HDR, n, (daddr << 9) + HDR);
-		if (err)
-			return err;
-	}
-	*blk = bp->data;
-	*boff = daddr << 9;
-	*nrecs = n;
+	b->data = bp->data;
+	b->priv = bp;
 	return 0;
 }
 
-/* The last block of each level must end its sibling chain. */
-static int check_chain_ends(const struct xfsj_bmbt_fork *bf,
-			    struct xfsj_fault *f)
+void xfsj_bmbt_wblk_put(struct xfsj_fs *fs, struct xfsj_bmbt_wblk *b)
 {
-	for (unsigned int l = 0; l < bf->height; l++) {
-		const struct xfsj_bmbt_blk *b;
-		uint64_t right;
+	xfsj_buf_rele(fs, b->priv);
+}
 
-		if (!bf->nlv[l])
-			continue;
-		b = &bf->lv[l][bf->nlv[l] - 1];
-		right = xfsj_get_be64(b->bp->data + LB(rightsib));
-		if (right != XFSJ_NULLFSBLOCK)
-			return bad_block(f, XFSJ_E_CORRUPT, "rightsib",
-					 b->bp->daddr, LB(rightsib), right);
-	}
+static bool fork_ptr_ok(void *arg, uint64_t fsb)
+{
+	struct fork_ctx *c = arg;
+
+	return xfsj_fsbext_ok(c->fs, fsb, 1);
+}
+
+static int fork_read_blk(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	struct fork_ctx *c = arg;
+	int err = xfsj_buf_read(c->fs, b->daddr, xfsj_fs_sb(c->fs)->blocksize,
+				&c->bp);
+
+	if (err)
+		return xfsj_fault_set(c->f, -err, "bmap btree block", "read",
+				      b->daddr << 9, b->fsbno);
+	b->data = c->bp->data;
 	return 0;
 }
 
-static int read_btree(struct fork_ctx *c, const uint8_t *area, uint64_t off)
+/* What each finding is called; every one stops the reader. */
+static const char *const fork_fault_field[] = {
+	[XFSJ_BMBT_F_ROOT_SIZE] = "numrecs",
+	[XFSJ_BMBT_F_ROOT_LEVEL] = "level",
+	[XFSJ_BMBT_F_ROOT_NUMRECS] = "numrecs",
+	[XFSJ_BMBT_F_PTR] = "ptr",
+	[XFSJ_BMBT_F_LIMIT] = "size (a loop?)",
+	[XFSJ_BMBT_F_DUP] = "block used twice",
+	[XFSJ_BMBT_F_MAGIC] = "magic",
+	[XFSJ_BMBT_F_CRC] = "crc",
+	[XFSJ_BMBT_F_UUID] = "uuid",
+	[XFSJ_BMBT_F_OWNER] = "owner",
+	[XFSJ_BMBT_F_BLKNO] = "blkno",
+	[XFSJ_BMBT_F_LEVEL] = "level",
+	[XFSJ_BMBT_F_NUMRECS] = "numrecs",
+	[XFSJ_BMBT_F_LEFTSIB] = "leftsib",
+	[XFSJ_BMBT_F_RIGHTSIB] = "rightsib",
+	[XFSJ_BMBT_F_KEY] = "key",
+};
+
+static int fork_fault(void *arg, struct xfsj_bmbt_wblk *b,
+		      const struct xfsj_bmbt_fault *ft)
 {
+	struct fork_ctx *c = arg;
+	const char *what = "bmap btree block";
+	int err = XFSJ_E_CORRUPT;
+
+	switch (ft->kind) {
+	case XFSJ_BMBT_F_KEY_ORDER:	/* the records' order is checked */
+		return 0;
+	case XFSJ_BMBT_F_CRC:
+		/* A dirty buffer was changed here since it was read and
+		 * verified; its CRC is computed again at flush. */
+		if (b && c->bp->dirty)
+			return 0;
+		err = XFSJ_E_BADCRC;
+		break;
+	case XFSJ_BMBT_F_MAGIC:
+		err = XFSJ_E_BADMAGIC;
+		break;
+	case XFSJ_BMBT_F_ROOT_SIZE:
+	case XFSJ_BMBT_F_ROOT_LEVEL:
+	case XFSJ_BMBT_F_ROOT_NUMRECS:
+		what = "bmap root";
+		break;
+	case XFSJ_BMBT_F_PTR:
+	case XFSJ_BMBT_F_LIMIT:
+	case XFSJ_BMBT_F_KEY:
+		what = "bmap btree";
+		break;
+	default:
+		break;
+	}
+	return xfsj_fault_set(c->f, err, what, fork_fault_field[ft->kind],
+			      ft->where, ft->kind == XFSJ_BMBT_F_KEY ?
+					 ft->expected : ft->found);
+}
+
+static int fork_node(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	struct fork_ctx *c = arg;
 	struct xfsj_bmbt_fork *bf = c->bf;
-	uint16_t level = xfsj_get_be16(area);
-	uint16_t numrecs = xfsj_get_be16(area + 2);
+
+	return xfsj_bmbt_fork_insert_blk(bf, b->level, bf->nlv[b->level],
+					 &(struct xfsj_bmbt_blk){
+						b->fsbno, c->bp, b->nrecs,
+						false });
+}
+
+static int fork_rec(void *arg, const struct xfsj_bmbt_wblk *b, unsigned int i,
+		    const uint8_t *rec, uint64_t where)
+{
+	(void)b;
+	(void)i;
+	return add_record(arg, rec, where);
+}
+
+static const struct xfsj_bmbt_walk_ops fork_walk_ops = {
+	.ptr_ok = fork_ptr_ok,
+	.read = fork_read_blk,
+	.fault = fork_fault,
+	.node = fork_node,
+	.rec = fork_rec,
+};
+
+static int read_btree(struct fork_ctx *c, const uint8_t *area, uint32_t size,
+		      uint64_t off)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(c->fs);
+	struct xfsj_bmbt_walk w;
 	int err;
 
-	if (level == 0 || level >= MAXLEVELS)
-		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, "bmap root",
-				      "level", off, level);
-	if (numrecs == 0 || numrecs > bf->dmaxr)
-		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, "bmap root",
-				      "numrecs", off + 2, numrecs);
-	bf->height = level;
-	bf->rootcnt = numrecs;
-	err = walk_levels(area, bf->dmaxr, numrecs, off, level, bf->maxr,
-			  fork_visit, c);
-	if (!err)
-		err = check_chain_ends(bf, c->f);
+	xfsj_bmbt_walk_init(&w, sb, c->ip->ino, &fork_walk_ops, c);
+	w.uuid = xfsj_meta_fs_uuid(sb);
+	w.crc = true;
+	w.root_off = off;
+	err = xfsj_bmbt_descend(&w, area, size);
+	xfsj_bmbt_walk_free(&w);
+	c->bf->height = w.height;
+	c->bf->rootcnt = w.rootcnt;
 	return err;
 }
 
@@ -413,7 +306,7 @@ int xfsj_bmbt_fork_read(struct xfsj_fs *fs, const struct xfsj_iref *ip,
 	bool attr = whichfork == XFSJ_ATTR_FORK;
 	unsigned int format = attr ? di->aformat : di->format;
 	const char *count = attr ? "anextents" : "nextents";
-	struct fork_ctx c = { fs, ip, bf, 0, { 0 }, f };
+	struct fork_ctx c = { fs, ip, bf, 0, NULL, f };
 	const uint8_t *area;
 	uint32_t size;
 	uint64_t off;
@@ -431,10 +324,15 @@ int xfsj_bmbt_fork_read(struct xfsj_fs *fs, const struct xfsj_iref *ip,
 		if (c.want > size / REC_SIZE)
 			return xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", count,
 					      ip->byte_off, c.want);
-		return add_records(&c, area, (size_t)c.want, off);
+		for (uint64_t i = 0; i < c.want; i++) {
+			err = add_record(&c, area + i * REC_SIZE,
+					 off + i * REC_SIZE);
+			if (err)
+				return err;
+		}
+		return 0;
 	case XFSJ_DINODE_FMT_BTREE:
-		err = read_btree(&c, area, off);
-		xfsj_u64set_free(&c.seen);
+		err = read_btree(&c, area, size, off);
 		if (!err && bf->n != c.want)
 			err = xfsj_fault_set(f, XFSJ_E_CORRUPT, "inode", count,
 					     ip->byte_off, c.want);
@@ -459,75 +357,132 @@ void xfsj_bmbt_fork_free(struct xfsj_bmbt_fork *bf)
 struct disk_ctx {
 	struct xfsj_overlay *ov;
 	const struct xfsj_sb *sb;
-	uint64_t budget;
-	unsigned int maxr;
-	uint8_t *buf;
+	const char *rootname;
+	uint8_t *buf;		/* a block for each level */
 	xfsj_bmbt_disk_fn fn;
 	void *arg;
 	struct xfsj_fault *f;
 };
 
-static int disk_visit(void *ctx, unsigned int level, const struct pend *p,
-		      const uint8_t **blk, uint64_t *boff, unsigned int *nrecs)
+static bool disk_ptr_ok(void *arg, uint64_t fsb)
 {
-	struct disk_ctx *c = ctx;
-	const struct xfsj_sb *sb = c->sb;
-	struct xfsj_bmbt_disk_blk b = { p->fsb, 0, level, NULL };
-	unsigned int n = 0;
-	int err;
+	const struct xfsj_sb *sb = ((struct disk_ctx *)arg)->sb;
 
-	if (!c->budget--)
-		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, "bmap btree",
-				      "size (a loop?)", p->ptr_off, p->fsb);
-	if (xfsj_fsb_agno(sb, p->fsb) < sb->agcount &&
-	    xfsj_fsb_agbno(sb, p->fsb) < sb->agblocks) {
-		b.daddr = xfsj_fsb_daddr(sb, p->fsb);
-		err = xfsj_overlay_read(c->ov, c->buf, sb->blocksize,
-					b.daddr << 9);
-		if (err)
-			return xfsj_fault_set(c->f, err, "bmap btree block",
-					      "read", b.daddr << 9, p->fsb);
-		n = xfsj_get_be16(c->buf + LB(numrecs));
-		if (xfsj_get_be32(c->buf) == BMAP_MAGIC &&
-		    xfsj_get_be16(c->buf + LB(level)) == level && n <= c->maxr)
-			b.data = c->buf;
-	}
-	err = c->fn(c->arg, &b, c->f);
-	if (err < 0)
-		return err;
-	if (err == XFSJ_BMBT_SKIP || !b.data)
-		return XFSJ_BMBT_SKIP;
-	*blk = c->buf;
-	*boff = b.daddr << 9;
-	*nrecs = n;
+	return xfsj_fsb_agno(sb, fsb) < sb->agcount &&
+	       xfsj_fsb_agbno(sb, fsb) < sb->agblocks;
+}
+
+static int disk_read(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	struct disk_ctx *c = arg;
+	uint32_t bs = c->sb->blocksize;
+	uint8_t *buf = c->buf + (size_t)b->level * bs;
+	int err = xfsj_overlay_read(c->ov, buf, bs, b->daddr << 9);
+
+	if (err)
+		return xfsj_fault_set(c->f, err, "bmap btree block", "read",
+				      b->daddr << 9, b->fsbno);
+	b->data = buf;
 	return 0;
 }
+
+/* Hand the user a block: @data NULL when it is not one to go into. */
+static int disk_give(struct disk_ctx *c, uint64_t fsb, uint64_t daddr,
+		     unsigned int level, uint8_t *data)
+{
+	struct xfsj_bmbt_disk_blk b = { fsb, daddr, level, data };
+	int err = c->fn(c->arg, &b, c->f);
+
+	if (err < 0)
+		return err;
+	return err == XFSJ_BMBT_SKIP || !data ? XFSJ_BMBT_SKIP : 0;
+}
+
+/* Past a block that is not a bmbt block of its level with a possible
+ * count, or a pointer outside the filesystem: the user is told. */
+static int disk_fault(void *arg, struct xfsj_bmbt_wblk *b,
+		      const struct xfsj_bmbt_fault *ft)
+{
+	struct disk_ctx *c = arg;
+
+	switch (ft->kind) {
+	case XFSJ_BMBT_F_ROOT_SIZE:
+		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, c->rootname,
+				      "bmdr root size", 0, ft->found);
+	case XFSJ_BMBT_F_ROOT_NUMRECS:
+		if (!ft->found)
+			return 0;
+		/* fall through */
+	case XFSJ_BMBT_F_ROOT_LEVEL:
+		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, c->rootname,
+				      "bmdr root", 0, ft->level);
+	case XFSJ_BMBT_F_LIMIT:
+		return xfsj_fault_set(c->f, XFSJ_E_CORRUPT, "bmap btree",
+				      "size (a loop?)", ft->where, ft->fsbno);
+	case XFSJ_BMBT_F_PTR:
+		return disk_give(c, ft->fsbno, 0, ft->level, NULL);
+	case XFSJ_BMBT_F_MAGIC:
+	case XFSJ_BMBT_F_LEVEL:
+	case XFSJ_BMBT_F_DUP:
+		return XFSJ_BMBT_SKIP;
+	case XFSJ_BMBT_F_NUMRECS:
+		return b->hdr.numrecs ? XFSJ_BMBT_SKIP : 0;
+	default:
+		return 0;
+	}
+}
+
+static int disk_bad_block(void *arg, const struct xfsj_bmbt_wblk *b)
+{
+	int err = disk_give(arg, b->fsbno, b->daddr, b->level, NULL);
+
+	return err < 0 ? err : 0;
+}
+
+static int disk_node(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	return disk_give(arg, b->fsbno, b->daddr, b->level,
+			 (uint8_t *)b->data);
+}
+
+static int disk_rec(void *arg, const struct xfsj_bmbt_wblk *b, unsigned int i,
+		    const uint8_t *rec, uint64_t where)
+{
+	(void)arg;
+	(void)b;
+	(void)i;
+	(void)rec;
+	(void)where;
+	return 0;
+}
+
+static const struct xfsj_bmbt_walk_ops disk_walk_ops = {
+	.ptr_ok = disk_ptr_ok,
+	.read = disk_read,
+	.fault = disk_fault,
+	.node = disk_node,
+	.rec = disk_rec,
+	.bad_block = disk_bad_block,
+};
 
 int xfsj_bmbt_walk_disk(struct xfsj_overlay *ov, const struct xfsj_sb *sb,
 			const uint8_t *root, uint32_t rootsize,
 			const char *rootname, xfsj_bmbt_disk_fn fn, void *arg,
 			struct xfsj_fault *f)
 {
-	struct disk_ctx c = { ov, sb, sb->dblocks,
-			      xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
-						 false),
-			      NULL, fn, arg, f };
-	struct xfsj_bmdr r;
+	struct disk_ctx c = { ov, sb, rootname, NULL, fn, arg, f };
+	struct xfsj_bmbt_walk w;
 	int err;
 
-	if (!xfsj_bmdr_decode(root, rootsize, &r))
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, rootname,
-				      "bmdr root size", 0, rootsize);
-	if (!r.level || r.level > XFSJ_BMBT_DISK_MAXLEVELS ||
-	    r.numrecs > r.maxr)
-		return xfsj_fault_set(f, XFSJ_E_CORRUPT, rootname, "bmdr root",
-				      0, r.level);
-	c.buf = malloc(sb->blocksize);
+	c.buf = malloc((size_t)XFSJ_BMBT_WALK_LEVELS * sb->blocksize);
 	if (!c.buf)
 		return xfsj_fault_set(f, XFSJ_E_NOMEM, "bmap btree", "block",
 				      0, sb->blocksize);
-	err = walk_levels(root, r.maxr, r.numrecs, 0, r.level, c.maxr,
-			  disk_visit, &c);
+	xfsj_bmbt_walk_init(&w, sb, 0, &disk_walk_ops, &c);
+	w.maxlevel = XFSJ_BMBT_DISK_MAXLEVELS;
+	w.max_blocks = sb->dblocks;
+	err = xfsj_bmbt_descend(&w, root, rootsize);
+	xfsj_bmbt_walk_free(&w);
 	free(c.buf);
 	return err;
 }

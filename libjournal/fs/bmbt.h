@@ -7,8 +7,8 @@
  * xfsj_btree_shape (sizes, magic, long header) and its ops row in the
  * generic engine (record codec, keys, key order) lives in bmbt.c.
  *
- * One reader walks every bmbt: level by level from the inode root down,
- * each level left to right.  Two entry points share it:
+ * Both walks below go through the one descent (bmbt_walk.h), as do the
+ * check's fork walk and the repair's salvage:
  *
  * - xfsj_bmbt_fork_read reads a whole fork through the buffer cache,
  *   checking every block (magic, CRC, UUID, blkno, owner, level, record
@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/overlay.h"
+#include "fs/bmbt_walk.h"
 #include "fs/btree.h"
 #include "fs/iget.h"
 
@@ -80,6 +81,13 @@ int xfsj_bmbt_fork_insert(struct xfsj_bmbt_fork *bf, size_t k,
 int xfsj_bmbt_fork_insert_blk(struct xfsj_bmbt_fork *bf, unsigned int l,
 			      size_t at, const struct xfsj_bmbt_blk *b);
 
+/*
+ * A descent's read and put (bmbt_walk.h) through @fs's buffer cache, a
+ * reference held while the walk is in the block (b->priv).
+ */
+int xfsj_bmbt_wblk_read(struct xfsj_fs *fs, struct xfsj_bmbt_wblk *b);
+void xfsj_bmbt_wblk_put(struct xfsj_fs *fs, struct xfsj_bmbt_wblk *b);
+
 /* A block xfsj_bmbt_walk_disk met. */
 struct xfsj_bmbt_disk_blk {
 	uint64_t fsbno;
@@ -94,9 +102,6 @@ struct xfsj_bmbt_disk_blk {
 	uint8_t *data;
 };
 
-/* Return from the walk's callback: leave this block's subtree alone. */
-#define XFSJ_BMBT_SKIP	1
-
 /*
  * 0 to go on below the block, XFSJ_BMBT_SKIP to leave its subtree
  * (always the case for a block without data), or a negative error that
@@ -107,8 +112,8 @@ typedef int (*xfsj_bmbt_disk_fn)(void *arg, const struct xfsj_bmbt_disk_blk *b,
 
 /*
  * Walk the blocks under the bmbt root @root (@rootsize bytes: the fork's
- * size in the inode) as @ov holds them, level by level from the top,
- * each level in pointer order.  The root must hold a level of 1 to 12 and
+ * size in the inode) as @ov holds them, depth first, each node's
+ * children in pointer order; a block reached twice is passed over.  The root must hold a level of 1 to 12 and
  * no more pointers than fit ("bmdr root", "bmdr root size" faults under
  * @rootname); a walk that meets more blocks than the filesystem has is
  * refused ("bmap btree", "size (a loop?)").

@@ -57,9 +57,9 @@
 #include "core/layout.h"
 #include "fs/alloc.h"
 #include "fs/bmbt.h"
+#include "fs/bmbt_walk.h"
 #include "fs/iget.h"
 #include "ondisk/attr_layout.h"
-#include "ondisk/bmdr.h"
 #include "ondisk/dir_block.h"
 #include "repair/repair_priv.h"
 
@@ -89,14 +89,19 @@ static uint64_t *bv(const struct xck_vec *l)
 	return l->v;
 }
 
+static bool bknown(const struct xck_vec *l, uint64_t fsb)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (bv(l)[i] == fsb)
+			return true;
+	return false;
+}
+
 /* Add block @fsb once: 1 when it is there already. */
 static int bpush(struct xrp *rp, struct xck_vec *l, uint64_t fsb)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (bv(l)[i] == fsb)
-			return 1;
+	if (bknown(l, fsb))
+		return 1;
 	return xck_vec_push(rp->ck, l, &fsb);
 }
 
@@ -271,35 +276,8 @@ struct walk {
 	struct xck_vec *blocks;
 	struct xck_vec leaves;	/* struct leaf, in the order met */
 	struct xck_vec sibs;	/* uint64_t pairs: block, level */
-	unsigned int nread;
+	struct xfsj_bmbt_walk bw;	/* the descent (fs/bmbt_walk.h) */
 };
-
-static int walk_node(struct walk *w, uint64_t fsb, unsigned int level,
-		     uint64_t lo, uint64_t hi);
-
-/*
- * The children of a node (or the inode root): @n pointers after @n keys
- * at @keys and @ptrs; child i covers [key i, key i + 1), the last one up
- * to @hi.
- */
-static int walk_ptrs(struct walk *w, const uint8_t *keys, const uint8_t *ptrs,
-		     unsigned int n, unsigned int level, uint64_t hi)
-{
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < n; i++) {
-		uint64_t next = i + 1 < n ?
-				xfsj_get_be64(keys + (size_t)(i + 1) * 8) : hi;
-
-		err = walk_node(w, xfsj_get_be64(ptrs + (size_t)i * 8),
-				level - 1, xfsj_get_be64(keys + (size_t)i * 8),
-				next);
-		if (err)
-			return err;
-	}
-	return 0;
-}
 
 /*
  * A block of @max entries whose count is impossible: the entries from
@@ -346,68 +324,102 @@ static int push_sib(struct walk *w, uint64_t fsb, unsigned int level)
 	return xck_vec_push(w->rp->ck, &w->sibs, e) ? -XFSJ_E_NOMEM : 0;
 }
 
-/*
- * A bmbt block the parent says is at @level, covering [@lo, @hi): left
- * alone unless it is a bmbt block of the inode at that level.
- */
-static int walk_node(struct walk *w, uint64_t fsb, unsigned int level,
-		     uint64_t lo, uint64_t hi)
+static bool sv_ptr_ok(void *arg, uint64_t fsb)
 {
-	const struct xfsj_sb *sb = w->rp->sb;
-	unsigned int max = xfsj_btree_maxrecs(XFSJ_BT_BMAP, sb->blocksize,
-					      level == 0);
-	const uint8_t *d;
-	struct xfsj_lblock h;
-	struct xfsj_buf *bp;
-	unsigned int i, n;
-	int err;
+	struct walk *w = arg;
 
-	if (!xrp_blocks_ok(w->rp, fsb, 1) || w->nread >= WALK_MAX_BLOCKS)
+	return xrp_blocks_ok(w->rp, fsb, 1);
+}
+
+/* An unreadable block is passed over. */
+static int sv_read(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	int err = xfsj_bmbt_wblk_read(((struct walk *)arg)->rp->fs, b);
+
+	if (err)
+		return err == -XFSJ_E_NOMEM ? err : XFSJ_BMBT_SKIP;
+	return 0;
+}
+
+static void sv_put(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	xfsj_bmbt_wblk_put(((struct walk *)arg)->rp->fs, b);
+}
+
+/*
+ * A block is left unless it is a bmbt block of the inode at the level
+ * its parent says; an impossible record count gives the entries that
+ * look sound; one reached again is read again unless it was kept (it
+ * may have been left at another level).  The rest is not the salvage's
+ * concern.
+ */
+static int sv_fault(void *arg, struct xfsj_bmbt_wblk *b,
+		    const struct xfsj_bmbt_fault *ft)
+{
+	struct walk *w = arg;
+	unsigned int max = xfsj_btree_maxrecs(XFSJ_BT_BMAP,
+					      w->rp->sb->blocksize, true);
+
+	switch (ft->kind) {
+	case XFSJ_BMBT_F_ROOT_NUMRECS:	/* walk what the room holds */
 		return 0;
-	err = xfsj_buf_read_ref(w->rp->fs, xfsj_fsb_daddr(sb, fsb),
-				sb->blocksize, &bp);
-	if (err)
-		return err == -XFSJ_E_NOMEM ? err : 0;
-	w->nread++;
-	xfsj_lblock_decode(bp->data, &h);
-	d = (const uint8_t *)bp->data + XFSJ_LBLOCK_HDR_SIZE;
-	if (h.magic != XFSJ_BMAP_MAGIC || h.level != level ||
-	    h.owner != w->ino)
-		goto out;
-	n = h.numrecs && h.numrecs <= max ? h.numrecs :
-		sound_entries(w->rp, d, level, max, lo, hi);
-	if (!n)
-		goto out;
-	err = bpush(w->rp, w->blocks, fsb);
-	if (err) {
-		err = err < 0 ? err : 0;	/* reached twice: once */
-		goto out;
+	case XFSJ_BMBT_F_DUP:
+		return bknown(w->blocks, ft->fsbno) ? XFSJ_BMBT_SKIP : 0;
+	case XFSJ_BMBT_F_NUMRECS:
+		b->nrecs = sound_entries(w->rp, b->data + XFSJ_LBLOCK_HDR_SIZE,
+					 b->level, max, b->lo, b->hi);
+		return b->nrecs ? 0 : XFSJ_BMBT_SKIP;
+	case XFSJ_BMBT_F_MAGIC:
+	case XFSJ_BMBT_F_LEVEL:
+	case XFSJ_BMBT_F_OWNER:
+	case XFSJ_BMBT_F_LIMIT:
+		return XFSJ_BMBT_SKIP;
+	default:
+		return 0;
 	}
-	err = push_sib(w, h.leftsib, level);
+}
+
+/* A block kept: its siblings to read later, a leaf's place. */
+static int sv_node(void *arg, struct xfsj_bmbt_wblk *b)
+{
+	struct walk *w = arg;
+	int err = bpush(w->rp, w->blocks, b->fsbno);
+
+	if (err)
+		return err < 0 ? err : XFSJ_BMBT_SKIP;	/* once */
+	err = push_sib(w, b->hdr.leftsib, b->level);
 	if (!err)
-		err = push_sib(w, h.rightsib, level);
-	if (err)
-		goto out;
-	if (level) {
-		err = walk_ptrs(w, d, d + (size_t)max * 8, n, level, hi);
-		goto out;
-	}
-	{
-		struct leaf lf = { fsb, h.leftsib, h.rightsib, w->recs->n,
-				   n, false };
+		err = push_sib(w, b->hdr.rightsib, b->level);
+	if (!err && b->level == 0) {
+		struct leaf lf = { b->fsbno, b->hdr.leftsib, b->hdr.rightsib,
+				   w->recs->n, b->nrecs, false };
 
 		err = xck_vec_push(w->rp->ck, &w->leaves, &lf);
 	}
-	for (i = 0; i < n && !err; i++) {
-		struct xfsj_bmbt_irec r;
-
-		xfsj_bmbt_rec_decode(d + (size_t)i * XFSJ_BMBT_REC_SIZE, &r);
-		err = mpush(w->rp, w->recs, &r);
-	}
-out:
-	xfsj_buf_rele(w->rp->fs, bp);
 	return err;
 }
+
+static int sv_rec(void *arg, const struct xfsj_bmbt_wblk *b, unsigned int i,
+		  const uint8_t *rec, uint64_t where)
+{
+	struct walk *w = arg;
+	struct xfsj_bmbt_irec r;
+
+	(void)b;
+	(void)i;
+	(void)where;
+	xfsj_bmbt_rec_decode(rec, &r);
+	return mpush(w->rp, w->recs, &r);
+}
+
+static const struct xfsj_bmbt_walk_ops salvage_ops = {
+	.ptr_ok = sv_ptr_ok,
+	.read = sv_read,
+	.put = sv_put,
+	.fault = sv_fault,
+	.node = sv_node,
+	.rec = sv_rec,
+};
 
 /* The siblings the pointers did not reach (and theirs, and so on). */
 static int walk_sibs(struct walk *w)
@@ -417,14 +429,11 @@ static int walk_sibs(struct walk *w)
 
 	for (i = 0; i < w->sibs.n; i++) {
 		const uint64_t *e = xck_vec_at(&w->sibs, i);
-		const struct xck_vec *b = w->blocks;
-		bool seen = false;
 
-		for (size_t k = 0; k < b->n && !seen; k++)
-			seen = bv(b)[k] == e[0];
-		if (seen)
+		if (bknown(w->blocks, e[0]))
 			continue;
-		err = walk_node(w, e[0], (unsigned int)e[1], 0, UINT64_MAX);
+		err = xfsj_bmbt_descend_block(&w->bw, e[0], (unsigned int)e[1],
+					      0, UINT64_MAX);
 		if (err)
 			return err;
 	}
@@ -519,7 +528,7 @@ static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 	uint8_t fmt = whichfork ? ip->di.aformat : ip->di.format;
 	uint32_t size;
 	const uint8_t *f = xfsj_ifork(rp->fs, ip, whichfork, &size);
-	struct xfsj_bmdr root;
+	size_t nwalked;
 	uint64_t n, i;
 	int err;
 
@@ -540,29 +549,19 @@ static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
 		}
 		return 0;
 	}
-	if (fmt != XFSJ_DINODE_FMT_BTREE || !xfsj_bmdr_decode(f, size, &root))
+	if (fmt != XFSJ_DINODE_FMT_BTREE)
 		return 0;
 	xck_vec_init(&w.leaves, sizeof(struct leaf));
 	xck_vec_init(&w.sibs, 2 * sizeof(uint64_t));
-	{
-		unsigned int level = root.level;
-		unsigned int cnt = root.numrecs;
-		size_t nwalked;
-
-		err = 0;
-		if (!level || level >= XFSJ_BTREE_MAXLEVELS)
-			goto out;
-		if (cnt > root.maxr)
-			cnt = root.maxr;
-		err = walk_ptrs(&w, root.keys, root.ptrs, cnt, level,
-				UINT64_MAX);
-		nwalked = w.leaves.n;
-		if (!err)
-			err = walk_sibs(&w);
-		if (!err)
-			err = leaf_order(&w, nwalked);
-	}
-out:
+	xfsj_bmbt_walk_init(&w.bw, rp->sb, ip->ino, &salvage_ops, &w);
+	w.bw.max_blocks = WALK_MAX_BLOCKS;
+	err = xfsj_bmbt_descend(&w.bw, f, size);
+	nwalked = w.leaves.n;
+	if (!err)
+		err = walk_sibs(&w);
+	if (!err)
+		err = leaf_order(&w, nwalked);
+	xfsj_bmbt_walk_free(&w.bw);
 	xck_vec_free(rp->ck, &w.leaves);
 	xck_vec_free(rp->ck, &w.sibs);
 	return err;

@@ -21,6 +21,7 @@
 	X(ag_headers_suite)	\
 	X(btree_block_suite)	\
 	X(bmdr_suite)		\
+	X(bmbt_walk_suite)	\
 	X(inode_suite)		\
 	X(dir_sf_suite)		\
 	X(dir_data_walk_suite)	\
