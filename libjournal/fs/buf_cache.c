@@ -195,8 +195,15 @@ static void free_ent(struct xfsj_bcache *c, struct bufent *e)
 	free(e);
 }
 
-/* Evict idle buffers until @want more bytes fit, or none is left. */
-static void shrink(struct xfsj_bcache *c, uint64_t want)
+/*
+ * Evict idle buffers until @want more bytes fit, or none is left.  With
+ * @reuse, the first evicted buffer of exactly @want bytes is not freed
+ * but handed back in *@reuse, out of every list, for the new buffer to
+ * take: a full cache (the steady state of a scan) then allocates, faults
+ * in and frees no memory per block read.
+ */
+static void shrink_reuse(struct xfsj_bcache *c, uint64_t want,
+			 struct bufent **reuse)
 {
 	while (c->st.bytes + want > c->bound && dl_listed(&c->lru)) {
 		struct bufent *e = ENT_OF(c->lru.next, lru);
@@ -206,9 +213,21 @@ static void shrink(struct xfsj_bcache *c, uint64_t want)
 		if (e->b.dirty)
 			continue;
 		hash_del(c, e);
-		free_ent(c, e);
 		c->st.evictions++;
+		if (reuse && !*reuse && e->b.len == want) {
+			dl_del(&e->age);
+			c->st.bytes -= e->b.len;
+			c->st.buffers--;
+			*reuse = e;
+			continue;
+		}
+		free_ent(c, e);
 	}
+}
+
+static void shrink(struct xfsj_bcache *c, uint64_t want)
+{
+	shrink_reuse(c, want, NULL);
 }
 
 /* A new buffer, not yet in the cache: room is made for it first. */
@@ -222,14 +241,24 @@ static int new_ent(struct xfsj_bcache *c, uint64_t daddr, uint32_t len,
 		return -XFSJ_E_INVAL;
 	if (c->nhashed >= c->nhash * 2 && (err = grow(c)))
 		return err;
-	shrink(c, len);
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -XFSJ_E_NOMEM;
-	e->b.data = zero ? calloc(1, len) : malloc(len);
-	if (!e->b.data) {
-		free(e);
-		return -XFSJ_E_NOMEM;
+	e = NULL;
+	shrink_reuse(c, len, &e);
+	if (e) {
+		uint8_t *data = e->b.data;
+
+		memset(e, 0, sizeof(*e));
+		e->b.data = data;
+		if (zero)
+			memset(data, 0, len);
+	} else {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -XFSJ_E_NOMEM;
+		e->b.data = zero ? calloc(1, len) : malloc(len);
+		if (!e->b.data) {
+			free(e);
+			return -XFSJ_E_NOMEM;
+		}
 	}
 	e->b.daddr = daddr;
 	e->b.len = len;
@@ -422,7 +451,13 @@ static int ra_sorted(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 	if (!*pick)
 		return -XFSJ_E_NOMEM;
 	choose(c, v, n, room, *pick, m);
-	qsort(*pick, *m, sizeof(**pick), ra_cmp);
+	/* Most requests come in disk order already (a chunk's blocks). */
+	for (size_t i = 1; i < *m; i++) {
+		if ((*pick)[i - 1].daddr > (*pick)[i].daddr) {
+			qsort(*pick, *m, sizeof(**pick), ra_cmp);
+			break;
+		}
+	}
 	return 0;
 }
 

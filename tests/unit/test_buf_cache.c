@@ -352,6 +352,40 @@ START_TEST(test_shrink_bound)
 }
 END_TEST
 
+/*
+ * A full cache takes the buffer it evicts for the next block of that
+ * length: a block read into it holds its own bytes, a block got zeroed
+ * holds zeroes, never the evicted block's.
+ */
+START_TEST(test_evicted_buffer_reused)
+{
+	struct fs_fixture fx;
+	struct xfsj_buf *bp;
+	uint8_t zero[BS];
+	uint64_t ev;
+
+	memset(zero, 0, sizeof(zero));
+	make(&fx, 1 * BS);
+	scan(&fx, 0, 1);
+	ev = stats(&fx).evictions;
+	ck_assert_int_eq(xfsj_buf_get_zero_ref(fx.fs, blk(&fx, 1), BS, &bp),
+			 0);
+	ck_assert(!memcmp(bp->data, zero, BS));
+	ck_assert(bp->dirty);
+	ck_assert_uint_eq(bp->daddr, blk(&fx, 1));
+	xfsj_buf_rele(fx.fs, bp);
+	/* The dirty block stays; block 2 needs room of its own. */
+	ck_assert_uint_gt(stats(&fx).evictions, ev);
+	/* Each evicts the one before; the dirty block stays. */
+	scan(&fx, 2, 6);
+	ck_assert_uint_ge(stats(&fx).evictions, ev + 4);
+	ck_assert_int_eq(xfsj_buf_read_ref(fx.fs, blk(&fx, 1), BS, &bp), 0);
+	ck_assert(!memcmp(bp->data, zero, BS));
+	xfsj_buf_rele(fx.fs, bp);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *buf_cache_suite(void)
 {
 	Suite *s = suite_create("buf_cache");
@@ -365,6 +399,7 @@ Suite *buf_cache_suite(void)
 	tcase_add_test(tc, test_forget_held);
 	tcase_add_test(tc, test_readahead);
 	tcase_add_test(tc, test_shrink_bound);
+	tcase_add_test(tc, test_evicted_buffer_reused);
 	suite_add_tcase(s, tc);
 	return s;
 }

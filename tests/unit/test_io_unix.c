@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The Unix backend: regular files (extend, zero, discard, map), read-only
+ * The Unix backend: regular files (extend, zero, discard, map, read-soon
+ * hints through the hint thread), read-only
  * refusal, files that shrink under an open device, open errors, and what
  * the mounted and exclusive checks say without a mount.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,55 @@ START_TEST(unix_file)
 END_TEST
 
 /* The optional in-place read path, when the backend has one. */
+/*
+ * Read-soon hints go through a ring of 1024 to the hint thread: many more
+ * than it holds, from two threads at once, neither lose a read nor hang,
+ * and closing the file with hints still queued stops the thread.
+ */
+struct hinter {
+	struct xfsj_io *io;
+	unsigned int salt;
+};
+
+static void *hint_many(void *arg)
+{
+	struct hinter *h = arg;
+
+	for (unsigned int i = 0; i < 5000; i++)
+		xfsj_io_advise(h->io, (uint64_t)((i * 7 + h->salt) % 256) *
+			       4096, 4096);
+	return NULL;
+}
+
+START_TEST(unix_advise_ring)
+{
+	char *path = make_temp();
+	struct xfsj_io *io = NULL;
+	struct hinter h[2];
+	pthread_t t;
+	uint8_t buf[4096], back[4096];
+
+	ck_assert_int_eq(xfsj_io_open(path, 0, &io), 0);
+	ck_assert_int_eq(xfsj_io_extend(io, 1 << 20), 0);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 3 + 1);
+	ck_assert_int_eq(xfsj_pwrite(io, buf, sizeof(buf), 65536), 0);
+	h[0] = (struct hinter){ io, 0 };
+	h[1] = (struct hinter){ io, 3 };
+	ck_assert_int_eq(pthread_create(&t, NULL, hint_many, &h[0]), 0);
+	hint_many(&h[1]);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(xfsj_pread(io, back, sizeof(back), 65536), 0);
+	ck_assert_mem_eq(back, buf, sizeof(buf));
+	/* Hints queued at the close are dropped, the thread joined. */
+	for (unsigned int i = 0; i < 2000; i++)
+		xfsj_io_advise(io, (uint64_t)(i % 256) * 4096, 4096);
+	xfsj_io_close(io);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 START_TEST(unix_map)
 {
 	char *path = make_temp();
@@ -329,6 +380,7 @@ Suite *io_unix_suite(void)
 
 	tcase_add_test(tc, unix_file);
 	tcase_add_test(tc, unix_map);
+	tcase_add_test(tc, unix_advise_ring);
 	tcase_add_test(tc, unix_readonly);
 	tcase_add_test(tc, unix_open_errors);
 	tcase_add_test(tc, unix_discard);
