@@ -306,6 +306,28 @@ void xck_free(struct xck *ck);
  */
 int xck_rerun(struct xck *ck, const bool *redo,
 	      const struct xfsj_check_cb *cb, struct xfsj_check_result *res);
+/*
+ * The inodes a round changed in the AGs a local check keeps, scanned
+ * again alone (xck_rerun's @inos: @n numbers, sorted, none twice): what
+ * their own scans found is forgotten (claims, entries, parent pointers,
+ * lossy marks, states), the rest of their AGs kept.  The caller drops the
+ * problems those scans reported (xfsj_problem.ino among @inos).
+ */
+struct xck_inoset {
+	const uint64_t *inos;
+	size_t n;
+};
+bool xck_inoset_has(const struct xck_inoset *s, uint64_t ino);
+int xck_rerun_inodes(struct xck *ck, const bool *redo,
+		     const struct xck_inoset *set,
+		     const struct xfsj_check_cb *cb,
+		     struct xfsj_check_result *res);
+/*
+ * inodes.c: inodes @inos (@n, sorted, of AG @ag, their states reset)
+ * scanned again, with the unlinked-list rules of each.
+ */
+int xck_inodes_again(struct xck *ck, struct xck_ag *ag,
+		     const uint64_t *inos, size_t n);
 /* check.c: an AG's tables set up empty, and freed */
 void xck_ag_init(struct xck *ck, struct xck_ag *ag, uint32_t agno);
 void xck_ag_free(struct xck *ck, struct xck_ag *ag);
