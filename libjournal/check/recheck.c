@@ -15,7 +15,7 @@
  * (superblocks, names, counters) run again whole, from their start.
  *
  * A round that wrote a few inodes (their cores, or blocks they own) in an
- * AG has them scanned again alone (xck_rerun_inodes): what their own
+ * AG has them scanned again alone (xck_rerun's @set): what their own
  * scans found is forgotten the same way, by owner, and the rest of their
  * AG kept.
  *
@@ -271,10 +271,8 @@ static int ag_phase(struct xck *ck, enum xfsj_check_phase ph,
 	return 0;
 }
 
-int xck_rerun_inodes(struct xck *ck, const bool *redo,
-		     const struct xck_inoset *set,
-		     const struct xfsj_check_cb *cb,
-		     struct xfsj_check_result *res)
+int xck_rerun(struct xck *ck, const bool *redo, const struct xck_inoset *set,
+	      const struct xfsj_check_cb *cb, struct xfsj_check_result *res)
 {
 	const struct scope sc = { redo, set };
 	int err;
@@ -317,10 +315,4 @@ out:
 		res->fault.err = err;
 	ck->cb = NULL;
 	return err;
-}
-
-int xck_rerun(struct xck *ck, const bool *redo,
-	      const struct xfsj_check_cb *cb, struct xfsj_check_result *res)
-{
-	return xck_rerun_inodes(ck, redo, NULL, cb, res);
 }

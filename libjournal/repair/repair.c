@@ -230,8 +230,7 @@ static int check_round(struct xrp *rp, bool local)
 		const struct xck_inoset set = { rp->reino, rp->nreino };
 
 		keep_unchanged(rp, &set);
-		err = xck_rerun_inodes(rp->ck, rp->redo, &set, &ccb,
-				       &rp->ckres);
+		err = xck_rerun(rp->ck, rp->redo, &set, &ccb, &rp->ckres);
 		if (!err) {
 			if (rp->nprobs > 1)
 				qsort(rp->probs, rp->nprobs,
