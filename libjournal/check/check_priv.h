@@ -296,16 +296,29 @@ void xck_free(struct xck *ck);
 /*
  * Check again, in the state @ck a check kept, what a change of the
  * filesystem may have changed: the AGs marked in @redo (agcount entries)
- * whole (headers, btrees, inodes), and the superblocks, the space of
- * every AG, the names and the counters (recheck.c).  The problems of the
- * AG and inode phases of the other AGs are not reported again (the caller
- * keeps them: xfsj_problem.phase and scan_ag).  Returns 0, 1 when the
- * superblocks stop the check (only a whole check may tell more), or a
+ * whole (headers, btrees, inodes), the inodes of @set (may be NULL) in
+ * the other AGs alone, and the superblocks, the space of every AG, the
+ * names and the counters (recheck.c).  The problems of the AG and inode
+ * phases of the other AGs, but those of @set's inodes, are not reported
+ * again (the caller keeps them: xfsj_problem.phase, scan_ag and ino).
+ * Returns 0, 1 when the superblocks stop the check or an inode of @set
+ * cannot be scanned alone (only a whole check may tell more), or a
  * negative XFSJ_E_*; but for 0, @ck is unusable (still freed by
  * xck_free).
  */
-int xck_rerun(struct xck *ck, const bool *redo,
+struct xck_inoset {
+	const uint64_t *inos;	/* sorted, none twice */
+	size_t n;
+};
+bool xck_inoset_has(const struct xck_inoset *s, uint64_t ino);
+int xck_rerun(struct xck *ck, const bool *redo, const struct xck_inoset *set,
 	      const struct xfsj_check_cb *cb, struct xfsj_check_result *res);
+/*
+ * inodes.c: inodes @inos (@n, sorted, of AG @ag, their states reset)
+ * scanned again, with the unlinked-list rules of each.
+ */
+int xck_inodes_again(struct xck *ck, struct xck_ag *ag,
+		     const uint64_t *inos, size_t n);
 /* check.c: an AG's tables set up empty, and freed */
 void xck_ag_init(struct xck *ck, struct xck_ag *ag, uint32_t agno);
 void xck_ag_free(struct xck *ck, struct xck_ag *ag);

@@ -377,26 +377,27 @@ static int scan_chunk(struct xck *ck, struct xck_ag *ag, struct xck_chunk *c,
  * a successor must be on one too (a pointer from nowhere: xfs_repair
  * clears it); the successor must be an inode of a chunk.
  */
+static void check_linkless(struct xck *ck, uint64_t ino,
+			   const struct xck_inode *st)
+{
+	if ((st->flags & (XCK_I_INUSE | XCK_I_BAD | XCK_I_UNLINKED)) ==
+	    XCK_I_INUSE && st->nlink == 0)
+		xck_ino_report(ck, INO_NLINK, ino, "nlink", 1, 0);
+}
+
 static void check_unlinked(struct xck *ck, struct xck_ag *ag,
 			   const struct xck_vec *linked)
 {
 	size_t i;
 	unsigned int k;
 
-	for (i = 0; i < ag->chunks.n; i++) {
+	for (i = 0; ag && i < ag->chunks.n; i++) {
 		struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
 
-		for (k = 0; k < XFSJ_INODES_PER_CHUNK; k++) {
-			const struct xck_inode *st = &c->ino[k];
-
-			if ((st->flags & (XCK_I_INUSE | XCK_I_BAD |
-					  XCK_I_UNLINKED)) == XCK_I_INUSE &&
-			    st->nlink == 0)
-				xck_ino_report(ck, INO_NLINK,
-					xfsj_agino_to_ino(ck->sb, ag->agno,
+		for (k = 0; k < XFSJ_INODES_PER_CHUNK; k++)
+			check_linkless(ck, xfsj_agino_to_ino(ck->sb, ag->agno,
 						c->rec.startino + k),
-					"nlink", 1, 0);
-		}
+				       &c->ino[k]);
 	}
 	for (i = 0; i < linked->n; i++) {
 		uint64_t ino = *(const uint64_t *)xck_vec_at(linked, i);
@@ -447,6 +448,47 @@ int xck_inodes(struct xck *ck, struct xck_ag *ag)
 	xck_pf_free(&pf);
 	if (!err)
 		check_unlinked(ck, ag, &linked);
+	xck_vec_free(ck, &linked);
+	return err;
+}
+
+int xck_inodes_again(struct xck *ck, struct xck_ag *ag,
+		     const uint64_t *inos, size_t n)
+{
+	const struct xfsj_sb *sb = ck->sb;
+	struct xck_vec linked;
+	size_t i;
+	int err = 0;
+
+	xck_vec_init(&linked, sizeof(uint64_t));
+	for (i = 0; i < n && !err; i++) {
+		struct xck_chunk *c;
+		struct xck_inode *st = xck_inode_find(ck, inos[i], &c);
+		uint32_t agino = xfsj_ino_agino(sb, inos[i]);
+		struct xfsj_buf *bp = NULL;
+		unsigned int k;
+
+		if (!st || !c->ino || !xck_chunk_inside(ck, ag, c))
+			continue;
+		k = agino - c->rec.startino;
+		if (xck_chunk_in_hole(c, k))
+			continue;
+		err = xfsj_buf_read_ref(ck->fs, xfsj_agb_to_daddr(sb,
+				ag->agno, agino >> sb->inopblog),
+				sb->blocksize, &bp);
+		if (err)
+			break;
+		ck->res->work[XFSJ_WK_INODES]++;
+		err = check_slot(ck, ag, c, k, bp->data +
+				 (agino & (sb->inopblock - 1)) *
+				 sb->inodesize, &linked);
+		xfsj_buf_rele(ck->fs, bp);
+		if (!err)
+			check_linkless(ck, inos[i], st);
+	}
+	xck_release_buffers(ck);
+	if (!err)
+		check_unlinked(ck, NULL, &linked);
 	xck_vec_free(ck, &linked);
 	return err;
 }

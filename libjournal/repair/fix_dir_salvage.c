@@ -664,6 +664,35 @@ int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 	return collect(rp, dir, l, NULL);
 }
 
+/* The children of a directory written again (xrp_renamed). */
+static int note_renamed(struct xrp *rp, const struct xrp_dirlist *l)
+{
+	if (xfsj_grow(&rp->renamed, &rp->caprenamed, rp->nrenamed, l->n,
+		      sizeof(*rp->renamed), 64))
+		return -XFSJ_E_NOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		rp->renamed[rp->nrenamed++] = l->de[i].ino;
+	rp->renamed_sorted = false;
+	return 0;
+}
+
+static int ino_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool xrp_renamed(struct xrp *rp, uint64_t ino)
+{
+	if (!rp->renamed_sorted && rp->nrenamed > 1)
+		qsort(rp->renamed, rp->nrenamed, sizeof(*rp->renamed),
+		      ino_cmp);
+	rp->renamed_sorted = true;
+	return rp->nrenamed && bsearch(&ino, rp->renamed, rp->nrenamed,
+				       sizeof(*rp->renamed), ino_cmp);
+}
+
 int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 {
 	struct xrp_dirlist l;
@@ -684,6 +713,9 @@ int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 		err = err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
 		goto out;
 	}
+	err = note_renamed(rp, &l);
+	if (err)
+		goto out;
 	/* Named, the entries left out; not said when there are none (an
 	 * item too damaged to read names nothing, and may be none). */
 	if (!drop.n)

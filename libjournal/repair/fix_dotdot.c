@@ -79,6 +79,23 @@ static int block_dotdot(struct xrp *rp, uint64_t dir, uint64_t parent)
 	return xrp_dir_block_put(rp, bp, true);
 }
 
+int xrp_set_dotdot(struct xrp *rp, uint64_t dir, uint64_t parent)
+{
+	struct xfsj_iref ip;
+	int err = xrp_iget(rp, dir, &ip);
+
+	if (err)
+		return err < 0 ? err : 2;
+	if (!S_ISDIR(ip.di.mode))
+		return 2;
+	if (ip.di.format == XFSJ_DINODE_FMT_LOCAL)
+		return sf_dotdot(rp, &ip, parent);
+	if (ip.di.format == XFSJ_DINODE_FMT_EXTENTS ||
+	    ip.di.format == XFSJ_DINODE_FMT_BTREE)
+		return block_dotdot(rp, dir, parent);
+	return 2;
+}
+
 int xrp_fix_dotdot(struct xrp *rp, struct xrp_prob *pr)
 {
 	const struct xfsj_problem *p = &pr->p;
@@ -96,17 +113,8 @@ int xrp_fix_dotdot(struct xrp *rp, struct xrp_prob *pr)
 		return err < 0 ? err : 0;
 	if (!S_ISDIR(ip.di.mode))
 		return 0;
-	err = xrp_iget(rp, dir, &ip);
-	if (err)
-		return err < 0 ? err : 0;
-	if (!S_ISDIR(ip.di.mode))
-		return 0;
-	if (ip.di.format == XFSJ_DINODE_FMT_LOCAL)
-		err = sf_dotdot(rp, &ip, parent);
-	else if (ip.di.format == XFSJ_DINODE_FMT_EXTENTS ||
-		 ip.di.format == XFSJ_DINODE_FMT_BTREE)
-		err = block_dotdot(rp, dir, parent);
-	else
+	err = xrp_set_dotdot(rp, dir, parent);
+	if (err == 2)
 		return 0;
 	if (err > 0) {
 		/* Not in place: the rewrite takes the holder as parent. */

@@ -10,7 +10,8 @@
  * free inode of an existing chunk: the inobt and finobt records and the
  * AGI's free count follow; the superblock's count is the counters
  * stage's), its entries and the root's written again by the directory
- * writer.  A moved directory's ".." becomes lost+found; link counts are
+ * writer.  A moved directory's ".." becomes lost+found (in place, as
+ * names.dotdot's fix does, or the directory written again); link counts are
  * set; with parent pointers each moved inode (and a new lost+found) gets
  * the pointer of its new entry (stale ones are FIX_PPTR's).
  */
@@ -272,9 +273,11 @@ static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
 		uint64_t ino = pr->p.ino;
 		size_t i;
 
+		/* (one a directory rebuilt this round names again stays) */
 		if (!(pr->p.has & XFSJ_PF_INO) || ino == lpf ||
 		    ino == rp->sb->rootino ||
-		    !xrp_names(pr, XFSJ_H_RECONNECT))
+		    !xrp_names(pr, XFSJ_H_RECONNECT) ||
+		    xrp_renamed(rp, ino))
 			continue;
 		st = xck_inode_find(rp->ck, ino, NULL);
 		if (!st || !(st->flags & XCK_I_INUSE) ||
@@ -305,7 +308,11 @@ static int settle(struct xrp *rp, uint64_t ino, uint64_t lpf,
 	struct xfsj_iref ip;
 	int err;
 
-	if (st->ftype == XFSJ_FT_DIR) {
+	/* Only ".." changes: in place, or the directory written again. */
+	err = st->ftype == XFSJ_FT_DIR ? xrp_set_dotdot(rp, ino, lpf) : 0;
+	if (err < 0)
+		return err;
+	if (err > 0) {
 		err = xrp_dir_collect(rp, ino, &l);
 		if (err)
 			return err;
@@ -328,6 +335,58 @@ static int settle(struct xrp *rp, uint64_t ino, uint64_t lpf,
 	return err;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The old parents of the directories moved (@h, @n): each loses the link
+ * the ".." of each gave it, so that the next check finds their counts
+ * right instead of fixing them in another round.
+ */
+static int unlink_old_parents(struct xrp *rp, const uint64_t *h, size_t n,
+			      uint64_t lpf)
+{
+	uint64_t *par = calloc(n ? n : 1, sizeof(*par));
+	size_t np = 0, i, k;
+	int err = 0;
+
+	if (!par)
+		return -XFSJ_E_NOMEM;
+	for (i = 0; i < n; i++) {
+		const struct xck_inode *st = xck_inode_find(rp->ck, h[i], NULL);
+
+		if (st && st->ftype == XFSJ_FT_DIR && st->parent != lpf &&
+		    st->parent != h[i] && is_dir_inuse(rp, st->parent))
+			par[np++] = st->parent;
+	}
+	qsort(par, np, sizeof(*par), u64_cmp);
+	for (i = 0; i < np && !err; i = k) {
+		struct xfsj_iref ip;
+		char what[96];
+
+		for (k = i; k < np && par[k] == par[i]; k++)
+			;
+		err = xrp_iget(rp, par[i], &ip);
+		if (err)
+			break;
+		if (ip.di.nlink < 2 + (k - i))
+			continue;	/* wrong already: the next check's */
+		ip.di.nlink -= (uint32_t)(k - i);
+		xfsj_iput(rp->fs, &ip, false);
+		snprintf(what, sizeof(what), "set nlink of inode %llu to %u",
+			 (unsigned long long)par[i], ip.di.nlink);
+		xrp_action(rp, &(struct xfsj_repair_action){
+			.fix = XFSJ_FIX_NLINK, .has = XFSJ_PF_INO,
+			.ino = par[i], .what = what });
+	}
+	free(par);
+	return err < 0 ? err : 0;
+}
+
 int xrp_fix_reconnect(struct xrp *rp)
 {
 	uint64_t lpf, *h = NULL;
@@ -338,13 +397,6 @@ int xrp_fix_reconnect(struct xrp *rp)
 	size_t n, ndirs = 0;
 	int err;
 
-	/* A directory rebuilt this round may name them again: the next
-	 * round's check says. */
-	for (struct xrp_prob *pr = rp->probs; pr < rp->probs + rp->nprobs;
-	     pr++)
-		if (pr->p.def->fix == XFSJ_FIX_SALVAGE_DIR &&
-		    xrp_stage_of(pr->p.def) == rp->stage)
-			return 0;
 	lpf = find_lpf(rp);
 	err = heads(rp, lpf, &h, &n);
 	if (err || !n)
@@ -385,6 +437,9 @@ int xrp_fix_reconnect(struct xrp *rp)
 			.has = XFSJ_PF_INO | XFSJ_PF_COUNT, .ino = h[i],
 			.count = 1, .what = what });
 	}
+	err = unlink_old_parents(rp, h, n, lpf);
+	if (err)
+		goto out;
 	/* lost+found's links: ".", its entry, each subdirectory's "..". */
 	{
 		struct xrp_dirlist l;

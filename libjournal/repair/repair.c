@@ -8,10 +8,12 @@
  *
  * Only the first check and the verdict need to be whole.  After a round
  * that wrote in some AGs, the next check is a local one (check/recheck.c):
- * the AGs the round wrote in, and those of the inodes owning the blocks it
- * wrote, scanned again, the cross-checks (space, names, counters) whole;
- * the problems the other AGs' scans found are kept.  When a local check
- * leaves nothing to fix, a whole one gives the verdict.
+ * the AGs whose metadata the round wrote scanned again whole, the inodes
+ * whose cores or blocks it wrote scanned again alone, the cross-checks
+ * (space, names, counters) whole; the problems the other scans found are
+ * kept.  When a local check leaves nothing to fix, a whole one gives the
+ * verdict.  A stage that fixed counts only (XFSJ_T_COUNTER rows) leaves
+ * the check's counts true: the next stage runs in the same round.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +25,8 @@
 
 #define ROUNDS_DEFAULT	8
 #define ROUNDS_CAP	4	/* rounds at most, in units of the limit */
+/* Inodes a local check scans again alone at most (more: their AGs). */
+#define REINO_MAX	65536
 
 void xrp_action(struct xrp *rp, const struct xfsj_repair_action *a)
 {
@@ -164,10 +168,10 @@ static void add_work(struct xrp *rp, bool local)
 
 /*
  * Before a local check: the problems it will not find again (those of the
- * AG and inode phases of the AGs it keeps) stay, as a whole check would
- * have found them.
+ * AG and inode phases of the AGs it keeps, but those of the inodes @set
+ * scans again) stay, as a whole check would have found them.
  */
-static void keep_unchanged(struct xrp *rp)
+static void keep_unchanged(struct xrp *rp, const struct xck_inoset *set)
 {
 	size_t i, n = 0;
 
@@ -177,7 +181,10 @@ static void keep_unchanged(struct xrp *rp)
 		if ((pr->p.phase == XFSJ_CK_AG ||
 		     pr->p.phase == XFSJ_CK_INODES) &&
 		    pr->p.scan_ag < rp->sb->agcount &&
-		    !rp->redo[pr->p.scan_ag]) {
+		    !rp->redo[pr->p.scan_ag] &&
+		    !(pr->p.phase == XFSJ_CK_INODES &&
+		      (pr->p.has & XFSJ_PF_INO) &&
+		      xck_inoset_has(set, pr->p.ino))) {
 			pr->done = false;
 			rp->probs[n++] = *pr;
 			continue;
@@ -220,8 +227,10 @@ static int check_round(struct xrp *rp, bool local)
 	int err;
 
 	if (local && rp->ck) {
-		keep_unchanged(rp);
-		err = xck_rerun(rp->ck, rp->redo, &ccb, &rp->ckres);
+		const struct xck_inoset set = { rp->reino, rp->nreino };
+
+		keep_unchanged(rp, &set);
+		err = xck_rerun(rp->ck, rp->redo, &set, &ccb, &rp->ckres);
 		if (!err) {
 			if (rp->nprobs > 1)
 				qsort(rp->probs, rp->nprobs,
@@ -305,21 +314,46 @@ static size_t lower_bound(const uint64_t *v, size_t n, uint64_t key)
 	return lo;
 }
 
+static int add_reino(struct xrp *rp, uint64_t ino)
+{
+	if (rp->nreino && rp->reino[rp->nreino - 1] == ino)
+		return 0;
+	if (xfsj_grow(&rp->reino, &rp->capreino, rp->nreino, 1,
+		      sizeof(*rp->reino), 64))
+		return -XFSJ_E_NOMEM;
+	rp->reino[rp->nreino++] = ino;
+	return 0;
+}
+
+/* The inodes of inode block @agbno of AG @agno, to scan again. */
+static int add_block_inodes(struct xrp *rp, uint32_t agno, uint32_t agbno)
+{
+	const struct xfsj_sb *sb = rp->sb;
+	uint32_t agino = agbno << sb->inopblog;
+	unsigned int k;
+	int err = 0;
+
+	for (k = 0; k < sb->inopblock && !err; k++)
+		err = add_reino(rp, xfsj_agino_to_ino(sb, agno, agino + k));
+	return err;
+}
+
 /*
- * Mark the AGs that own the blocks written (@w, sorted): by the last
- * check's claims, an inode's block marks the inode's AG, metadata its own
- * AG; a block nobody claimed (taken from the free space, whose btrees
- * changed with it) marks its AG.
+ * Mark what owns the blocks written (@w, sorted), by the last check's
+ * claims: an inode's block names the inode, an inode block its inodes
+ * (rp->reino), other metadata marks its own AG; a block nobody claimed
+ * (taken from the free space, whose btrees changed with it) marks its AG.
  */
 static int mark_owners(struct xrp *rp, struct written *w)
 {
 	uint8_t *seen = calloc(w->n ? w->n : 1, 1);
 	const struct xck_ag *ag;
 	size_t i, k;
+	int err = 0;
 
 	if (!seen)
 		return -XFSJ_E_NOMEM;
-	for (i = 0; i < w->n; i = k) {
+	for (i = 0; i < w->n && !err; i = k) {
 		uint32_t agno = (uint32_t)(w->blk[i] >> 32);
 		const struct xfsj_rmap_rec *r;
 		size_t c;
@@ -334,14 +368,15 @@ static int mark_owners(struct xrp *rp, struct written *w)
 			size_t j = lower_bound(w->blk + i, k - i,
 					       base + r[c].startblock) + i;
 
-			for (; j < k && w->blk[j] < end; j++) {
+			for (; j < k && w->blk[j] < end && !err; j++) {
 				seen[j] = 1;
-				if (r[c].owner >> 63)
+				if (r[c].owner == XFSJ_RMAP_OWN_INODES)
+					err = add_block_inodes(rp, agno,
+							(uint32_t)w->blk[j]);
+				else if (r[c].owner >> 63)
 					rp->redo[agno] = true;
 				else
-					rp->redo[xfsj_ino_agno(rp->sb,
-						r[c].owner) % rp->sb->agcount] =
-						true;
+					err = add_reino(rp, r[c].owner);
 			}
 		}
 		for (c = i; c < k; c++)
@@ -349,7 +384,35 @@ static int mark_owners(struct xrp *rp, struct written *w)
 				rp->redo[agno] = true;
 	}
 	free(seen);
-	return 0;
+	return err;
+}
+
+/*
+ * The inodes to scan again alone, sorted and once each, but those of the
+ * AGs scanned again whole; past REINO_MAX, their AGs are scanned again.
+ */
+static void settle_reino(struct xrp *rp)
+{
+	size_t i, n = 0;
+
+	if (rp->nreino > REINO_MAX) {
+		for (i = 0; i < rp->nreino; i++)
+			rp->redo[xfsj_ino_agno(rp->sb, rp->reino[i]) %
+				 rp->sb->agcount] = true;
+		rp->nreino = 0;
+		return;
+	}
+	if (rp->nreino > 1)
+		qsort(rp->reino, rp->nreino, sizeof(*rp->reino), u64_cmp);
+	for (i = 0; i < rp->nreino; i++) {
+		uint64_t ino = rp->reino[i];
+
+		if ((n && rp->reino[n - 1] == ino) ||
+		    rp->redo[xfsj_ino_agno(rp->sb, ino) % rp->sb->agcount])
+			continue;
+		rp->reino[n++] = ino;
+	}
+	rp->nreino = n;
 }
 
 /*
@@ -391,6 +454,7 @@ static bool local_scope(struct xrp *rp, uint32_t epoch)
 			return false;
 	}
 	memset(rp->redo, 0, rp->sb->agcount * sizeof(*rp->redo));
+	rp->nreino = 0;
 	err = xfsj_overlay_each_written(xfsj_fs_overlay(rp->fs), epoch,
 					on_written, &w);
 	if (!err && !w.whole && w.n) {
@@ -400,6 +464,7 @@ static bool local_scope(struct xrp *rp, uint32_t epoch)
 	free(w.blk);
 	if (err || w.whole)
 		return false;
+	settle_reino(rp);
 	for (agno = 0; agno < rp->sb->agcount; agno++)
 		marked += rp->redo[agno];
 	return marked < rp->sb->agcount;
@@ -433,6 +498,23 @@ static enum xfsj_repair_stage next_stage(const struct xrp *rp,
 			best = s;
 	}
 	return best;
+}
+
+/*
+ * Did this round's stage fix counters only (every problem of the stage it
+ * acts on a count the scan made)?  Then what the check counted still
+ * holds, and the next stage runs in the same round.
+ */
+static bool counters_only(const struct xrp *rp)
+{
+	for (size_t i = 0; i < rp->nprobs; i++) {
+		const struct xrp_prob *pr = &rp->probs[i];
+
+		if (wants_fix(rp, pr) && xrp_stage_of(pr->p.def) == rp->stage &&
+		    !xrp_has(pr, XFSJ_T_COUNTER))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -538,6 +620,7 @@ static int apply_stage(struct xrp *rp)
 	int err;
 
 	rp->recheck = false;
+	rp->nrenamed = 0;
 	for (k = 0; k < n && !rp->recheck; k++) {
 		if (!stage_has(rp, order[k], XFSJ_H__COUNT))
 			continue;
@@ -605,6 +688,7 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 	unsigned int counted = 0;
 	size_t fewest = SIZE_MAX;
 	bool local = false, verdict = false;
+	enum xfsj_repair_stage last;
 	uint64_t before;
 	uint32_t epoch;
 	int err;
@@ -653,17 +737,25 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 		/* A stage that changes nothing leaves the scan valid for the
 		 * next one. */
 		before = res->actions;
+		last = XFSJ_RS__COUNT;
 		epoch = xfsj_overlay_new_epoch(xfsj_fs_overlay(rp.fs));
 		while ((rp.stage = next_stage(&rp, stuck)) != XFSJ_RS__COUNT) {
+			uint64_t had = res->actions;
+
 			if (rp.cb->round)
 				rp.cb->round(rp.cb->arg, rp.round, rp.stage);
 			err = apply_stage(&rp);
 			if (!err && rp.o->after_stage)
 				err = rp.o->after_stage(rp.o->after_stage_arg,
 							rp.fs);
-			if (err || res->actions != before)
+			if (err)
 				break;
 			stuck[rp.stage] = true;
+			if (res->actions == had)
+				continue;
+			last = rp.stage;
+			if (rp.recheck || !counters_only(&rp))
+				break;
 		}
 		if (err) {
 			if (!res->fault.err)
@@ -671,7 +763,8 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 					       0, 0);
 			break;
 		}
-		if (rp.stage == XFSJ_RS__COUNT) {
+		rp.stage = last;
+		if (res->actions == before) {
 			/*
 			 * Nothing more this version can do: after a local
 			 * check, a whole one gives the verdict (and may find
@@ -695,5 +788,7 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 	free(rp.probs);
 	free(rp.suspects);
 	free(rp.redo);
+	free(rp.reino);
+	free(rp.renamed);
 	return err;
 }

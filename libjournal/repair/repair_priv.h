@@ -55,6 +55,21 @@ struct xrp {
 	 * of the inodes owning the blocks it wrote (repair.c).
 	 */
 	bool *redo;
+	/*
+	 * The inodes the next local check scans again alone, in the AGs it
+	 * keeps (sorted, once each): those whose cores or blocks the round
+	 * wrote.
+	 */
+	uint64_t *reino;
+	size_t nreino, capreino;
+	/*
+	 * The inodes named by the directories written again this round
+	 * (fix_dir_salvage.c): the reconnect of the same round leaves
+	 * them where they are named now.  Sorted when rp->renamed_sorted.
+	 */
+	uint64_t *renamed;
+	size_t nrenamed, caprenamed;
+	bool renamed_sorted;
 	/* The inodes a problem (not INFO) named in any round so far. */
 	uint64_t *suspects;
 	size_t nsuspects, capsuspects;
@@ -195,6 +210,13 @@ int xrp_dir_block_put(struct xrp *rp, struct xfsj_buf *bp, bool dirty);
 /* fix_dotdot.c: names.dotdot, the directory's ".." set to the directory
  * holding its entry (@pr's expected). */
 int xrp_fix_dotdot(struct xrp *rp, struct xrp_prob *pr);
+/*
+ * Directory @dir's ".." set to @parent in place (fix_dotdot.c): 0, 1 when
+ * it is not found in place whole (the directory is to be written again),
+ * 2 when @dir is not a directory of a known format, or a negative
+ * XFSJ_E_*.
+ */
+int xrp_set_dotdot(struct xrp *rp, uint64_t dir, uint64_t parent);
 
 /* fix_dir_block.c: dirent.ftype in a directory's blocks (@ip): the
  * entries naming the child with the type found get the type expected;
@@ -230,6 +252,8 @@ struct xrp_dirlist {
 	void *priv;		/* the names */
 };
 int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l);
+/* Is @ino named by a directory written again this round? */
+bool xrp_renamed(struct xrp *rp, uint64_t ino);
 void xrp_dirlist_free(struct xrp_dirlist *l);
 /* Old directory blocks only unmapped, not freed: some AG's free space
  * btrees cannot be trusted. */

@@ -16,13 +16,32 @@
 #   - with the first data block of /d zeroed as well (its 200 entries
 #     lost, the files moved to lost+found), the rounds after the first
 #     check are local ones (local_checks >= 1), still at most 2 whole
-#     checks, both checkers clean after.
+#     checks, both checkers clean after;
+#   - with the second data block of /t zeroed as well (/t, outside AG 1,
+#     holds 300 subdirectories, which the kernel spreads over every AG,
+#     of 3 files each: the subdirectories named in that block lost, their
+#     files in every AG), at most 2 whole checks and 2 local ones: the
+#     round that rebuilds /t also moves the lost subdirectories to
+#     lost+found and sets the link counts they change (their own, /t's,
+#     lost+found's), and the next check scans those inodes again alone,
+#     not their AGs; then AG 1's rebuild (its AGF's freeblks is above
+#     the AG's size here), its local check, and the verdict.
+#     Both checkers clean after, every subdirectory kept.
 export LC_ALL=C
 source "$(dirname "$0")/lib/common.sh"
 need_root
 oracle_613
 BASE=$T_DIR/base.img MNT=$T_DIR/mnt IMG=$T_DIR/img
 DB=$XFSPROGS613/xfs_db REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
+
+# make_tree DIR: 300 subdirectories of 3 files each
+make_tree() {
+	local i
+	for i in $(seq 1 300); do
+		mkdir "$1/subdirectory-$i" &&
+			touch "$1/subdirectory-$i/"{a,b,c} || return 1
+	done
+}
 
 make_base() {
 	local dev rc=1
@@ -31,7 +50,8 @@ make_base() {
 	dev=$(attach_loop "$BASE") || return 1
 	if t_mount "$dev" "$MNT"; then
 		mkdir "$MNT/d" && seq -f "$MNT/d/f%.0f" 1 200 | xargs touch &&
-			echo data > "$MNT/d/f1" && rc=0
+			echo data > "$MNT/d/f1" && mkdir "$MNT/s" "$MNT/t" &&
+			make_tree "$MNT/t" && rc=0
 		t_umount "$MNT"
 	fi
 	detach_loop "$dev"
@@ -98,5 +118,47 @@ if [ -n "$dblk" ]; then
 	check "xfsj-repair -n is clean after it" test $? = 0
 	"$XFSPROGS613/xfs_repair" -n "$IMG" >/dev/null 2>&1
 	check "xfs_repair -n is clean after it" test $? = 0
+fi
+
+# inode_agnos IMG DIR: the AGs of DIR's subdirectories, one line each
+inode_agnos() {
+	local agbits
+	agbits=$("$DB" -r -c 'sb 0' -c 'p agblklog inopblog' "$1" |
+		awk '{ s += $3 } END { print s }')
+	"$DB" -r -c "ls $2" "$1" | awk -v b="$agbits" '
+		$3 == "directory" && $6 != "." && $6 != ".." {
+			print int($2 / 2 ^ b) }' | sort -u
+}
+
+cp --sparse=always "$BASE" "$IMG"
+check "/t's subdirectories are in every AG" \
+	test "$(inode_agnos "$IMG" /t | wc -l)" = 4
+# (/s moves /t off AG 1, whose AGF is fuzzed, as the benchmark's /t0 is)
+check "/t is not in AG 1" test "$(inode_agnos "$IMG" / | grep -c '^1$')" = 1
+tblk=$("$DB" -r -c 'path /t' -c 'bmap' "$IMG" | awk -F'[ ,]+' '/^data offset [1-9][0-9]* startblock/ { print $5; exit }')
+check "found /t's second data block (block ${tblk:-?})" test -n "$tblk"
+if [ -n "$tblk" ]; then
+	dd if=/dev/zero of="$IMG" bs="$bsize" seek="$tblk" count=1 \
+		conv=notrunc status=none
+	out=$("$REPAIR" --json "$IMG" 2>/dev/null)
+	rc=$?
+	full=$(summary_field "$out" full_checks)
+	local_n=$(summary_field "$out" local_checks)
+	moved=$(summary_field "$out" entries_moved)
+	check "a zeroed block of /t and the counter repaired (exit $rc)" \
+		test $rc = 1
+	check "subdirectories moved to lost+found (${moved:-?})" \
+		test "${moved:-0}" -ge 50
+	check "at most 2 whole checks and 2 local (${full:-?} whole, ${local_n:-?} local)" \
+		test "${full:-9}" -le 2 -a "${local_n:-9}" -le 2
+	"$REPAIR" -n "$IMG" >/dev/null 2>&1
+	check "xfsj-repair -n is clean after it" test $? = 0
+	"$XFSPROGS613/xfs_repair" -n "$IMG" >/dev/null 2>&1
+	check "xfs_repair -n is clean after it" test $? = 0
+	kept=$("$DB" -r -c 'ls /t' -c 'ls /lost+found' "$IMG" |
+		awk '$3 == "directory" && $6 ~ /^(subdirectory-)?[0-9]+$/' |
+		wc -l)
+	check "every subdirectory kept, in /t or lost+found ($kept of 300)" \
+		test "$kept" = 300
 fi
 t_done || exit 1
