@@ -481,6 +481,7 @@ static int walk_leaf(struct walk *k, const uint8_t *data, uint32_t agbno,
 			*hi = rhi;
 		}
 		k->w.rec_i = i;
+		k->w.rec_n = nrecs;
 		k->w.rec_agbno = agbno;
 		k->w.ck->res->work[XFSJ_WK_AGBT]++;
 		err = k->ops->rec(&k->w, data, i);

@@ -48,6 +48,7 @@ struct agbt_walk {
 	bool bad;		/* something was reported: not sound */
 	uint32_t first_agbno;	/* the first block after the AG headers */
 	unsigned int rec_i;	/* the record being checked, in its block */
+	unsigned int rec_n;	/* ... and the records the block holds */
 	uint32_t rec_agbno;	/* ... and its block */
 	/*
 	 * The last record of the tree in order, and the last one seen (its

@@ -260,6 +260,37 @@ static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
 	return claim_blocks(w, agbno, chunk_block_bits(sb, r->holemask));
 }
 
+static bool ino_before(const struct xfsj_inobt_rec *a,
+		       const struct xfsj_inobt_rec *b)
+{
+	return (uint64_t)a->startino + XFSJ_INODES_PER_CHUNK <= b->startino;
+}
+
+/*
+ * One record whose start went wrong (a flipped bit) in the middle of a
+ * leaf would put every later record out of order with it, and they would
+ * all be left.  When its neighbours in the leaf agree with each other and
+ * not with it, it is the one out of place: it alone is reported and left.
+ * Without a record before it in the tree, the two after it must agree.
+ */
+static bool chunk_outlier(struct agbt_walk *w, const void *block,
+			  unsigned int i, const struct xfsj_inobt_rec *r)
+{
+	struct xfsj_inobt_rec next, after;
+
+	if (i + 1 >= w->rec_n)
+		return false;
+	xfsj_inobt_rec_get(block, i + 1, &next, sparse_fs(w));
+	if (ino_before(r, &next))
+		return false;
+	if (w->have_last)
+		return ino_before(&w->last.i, &next);
+	if (i + 2 >= w->rec_n)
+		return false;
+	xfsj_inobt_rec_get(block, i + 2, &after, sparse_fs(w));
+	return ino_before(&next, &after) && !ino_before(r, &after);
+}
+
 static int inobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
 {
 	struct xck_chunk ch = { .ino = NULL };
@@ -269,6 +300,10 @@ static int inobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
 	if (!chunk_placed(w, ch.rec.startino))
 		return 0;
 	chunk_counts(w, &ch.rec);
+	if (chunk_outlier(w, block, i, &ch.rec)) {
+		say(w, AGBT_REC_ORDER, 0, ch.rec.startino);
+		return 0;
+	}
 	if (!chunk_in_order(w, &ch.rec))
 		return 0;
 	err = claim_chunk(w, &ch.rec);

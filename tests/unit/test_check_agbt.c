@@ -278,6 +278,71 @@ START_TEST(test_damage)
 }
 END_TEST
 
+static unsigned int count_code(const struct seen *s, const char *code)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < s->n; i++)
+		n += !strcmp(s->codes[i], code);
+	return n;
+}
+
+/*
+ * An inobt leaf of five chunks (the root's, then four free ones further
+ * on) where one record's start has a high bit flipped: that record alone
+ * is out of order, not every record after it (@at: which one; 0 has no
+ * record before it, so the two after it decide).
+ */
+START_TEST(test_ino_outlier)
+{
+	struct fs_fixture fx;
+	struct xfsj_check_result res;
+	struct xfsj_inobt_rec r;
+	struct xfsj_buf *ibp, *bp;
+	struct xfsj_agi agi;
+	struct seen s;
+	uint32_t first;
+	unsigned int at = (unsigned int)_i;
+	bool sparse;
+	uint8_t *b;
+
+	make_fragmented(&fx);
+	sparse = fx.sb.features_incompat & XFSJ_INCOMPAT_SPINODES;
+	ck_assert_int_eq(xfsj_agi_read(fx.fs, 0, &ibp, &fx.f), 0);
+	xfsj_agi_decode(ibp->data, &agi);
+	ck_assert_uint_eq(agi.level, 1);
+	b = block(&fx, agi.root, &bp);
+	ck_assert_uint_eq(xfsj_get_be16(b + 6), 1);
+	xfsj_inobt_rec_get(b, 0, &r, sparse);
+	first = r.startino;
+	for (unsigned int i = 1; i < 5; i++) {
+		struct xfsj_inobt_rec f = {
+			.startino = first + 64 * 40 * i, .count = 64,
+			.freecount = 64, .free = ~0ULL,
+		};
+
+		xfsj_inobt_rec_put(b, i, &f, sparse);
+	}
+	xfsj_put_be16(b + 6, 5);
+	if (at == 0) {
+		/* The root's chunk moved past the others. */
+		xfsj_inobt_rec_get(b, 0, &r, sparse);
+		r.startino = first | (1U << 14);
+		xfsj_inobt_rec_put(b, 0, &r, sparse);
+	} else {
+		xfsj_inobt_rec_get(b, at, &r, sparse);
+		r.startino |= 1U << 14;
+		xfsj_inobt_rec_put(b, at, &r, sparse);
+	}
+	commit(&fx, bp);
+	check(&fx, &s, &res);
+	ck_assert_msg(count_code(&s, "btree.rec_order") == 1,
+		      "record %u flipped: %u out of order", at,
+		      count_code(&s, "btree.rec_order"));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *check_agbt_suite(void)
 {
 	Suite *s = suite_create("check_agbt");
@@ -286,6 +351,7 @@ Suite *check_agbt_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_clean_two_levels);
 	tcase_add_loop_test(tc, test_damage, 0, D__N);
+	tcase_add_loop_test(tc, test_ino_outlier, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
