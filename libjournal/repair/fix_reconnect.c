@@ -14,6 +14,12 @@
  * names.dotdot's fix does, or the directory written again); link counts are
  * set; with parent pointers each moved inode (and a new lost+found) gets
  * the pointer of its new entry (stale ones are FIX_PPTR's).
+ *
+ * A loop of directories cut off from the root (A names B, B names A; or
+ * a directory that names itself) has no head: the check reports one
+ * member, the first in inode order.  That member moves like a head and
+ * the entries that named it inside the loop are removed, so the loop is
+ * broken there; the link counts follow.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,7 +266,53 @@ static int make_lpf(struct xrp *rp, uint64_t *lpf)
 	return err;
 }
 
-/* The heads to move: in use, named by no directory entry at all. */
+static bool is_dotish(const struct xck_dirent *e)
+{
+	static const uint8_t dot[2] = { '.', '.' };
+
+	return (e->namelen == 1 || e->namelen == 2) &&
+	       e->namehash == xfsj_da_hashname(dot, e->namelen);
+}
+
+/* The first directory whose entry (not "." or "..") names @ino. */
+static uint64_t namer(struct xrp *rp, uint64_t ino)
+{
+	const struct xck_dirent *de = rp->ck->dirents.v;
+
+	for (size_t i = 0; i < rp->ck->dirents.n; i++)
+		if (de[i].child == ino && !is_dotish(&de[i]))
+			return de[i].dir;
+	return XFSJ_NULLFSINO;
+}
+
+/*
+ * Is directory @ino on a loop of names: do the directories naming it,
+ * followed up, come back to it?  Floyd's tortoise and hare, so a chain
+ * that runs into another loop ends.
+ */
+static bool in_name_loop(struct xrp *rp, uint64_t ino)
+{
+	uint64_t slow = ino, fast = ino;
+	size_t bound = rp->ck->dirents.n + 1;
+
+	while (bound--) {
+		slow = namer(rp, slow);
+		fast = namer(rp, fast);
+		if (fast != XFSJ_NULLFSINO && fast != ino)
+			fast = namer(rp, fast);
+		if (slow == ino || fast == ino)
+			return true;
+		if (slow == XFSJ_NULLFSINO || fast == XFSJ_NULLFSINO ||
+		    slow == fast)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * The heads to move: in use, named by no directory entry at all, or the
+ * member of a loop of names the check reported.
+ */
 static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
 {
 	struct xrp_prob *pr;
@@ -281,8 +333,11 @@ static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
 			continue;
 		st = xck_inode_find(rp->ck, ino, NULL);
 		if (!st || !(st->flags & XCK_I_INUSE) ||
-		    (st->flags & (XCK_I_INDIR | XCK_I_META | XCK_I_UNLINKED)) ||
+		    (st->flags & (XCK_I_META | XCK_I_UNLINKED)) ||
 		    !st->ftype)
+			continue;
+		if ((st->flags & XCK_I_INDIR) &&
+		    (st->ftype != XFSJ_FT_DIR || !in_name_loop(rp, ino)))
 			continue;
 		for (i = 0; i < *n && v[i] != ino; i++)
 			;
@@ -298,9 +353,78 @@ static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
 	return 0;
 }
 
-/* A moved inode: ".." (directories), link count, parent pointer. */
+/*
+ * Directory @dir written again without its entries naming @ino (its
+ * parent @parent).  0, or a negative XFSJ_E_*.
+ */
+static int drop_names(struct xrp *rp, uint64_t dir, uint64_t ino,
+		      uint64_t parent)
+{
+	struct xfsj_fault f = { 0 };
+	struct xrp_dirlist l;
+	size_t k = 0;
+	int err;
+
+	err = xrp_dir_collect(rp, dir, &l);
+	if (err)
+		return err < 0 ? err : 0;
+	/* (the walk leaves out a directory's names of itself) */
+	for (size_t i = 0; i < l.n; i++)
+		if (l.de[i].ino != ino)
+			l.de[k++] = l.de[i];
+	err = xfsj_dir_fits(rp->sb, l.de, k) ?
+	      xfsj_dir_write(rp->fs, dir, parent, l.de, k,
+			    xrp_keep_old_blocks(rp), &f) : 0;
+	xrp_dirlist_free(&l);
+	return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+}
+
+/*
+ * Break the loop at @ino (moved to lost+found @lpf): the entries of the
+ * other directories (and its own) naming it are removed.  The number of
+ * entries removed, or a negative XFSJ_E_*.
+ */
+static int cut_loop(struct xrp *rp, uint64_t ino, uint64_t lpf)
+{
+	const struct xck_dirent *de = rp->ck->dirents.v;
+	uint64_t *dirs = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0, cut = 0;
+
+	for (size_t i = 0; i < rp->ck->dirents.n; i++) {
+		size_t k;
+
+		if (de[i].child != ino || de[i].dir == lpf ||
+		    is_dotish(&de[i]))
+			continue;
+		cut++;
+		for (k = 0; k < n && dirs[k] != de[i].dir; k++)
+			;
+		if (k < n)
+			continue;
+		if (xfsj_grow(&dirs, &cap, n, 1, sizeof(*dirs), 4)) {
+			free(dirs);
+			return -XFSJ_E_NOMEM;
+		}
+		dirs[n++] = de[i].dir;
+	}
+	for (size_t k = 0; k < n && !err; k++) {
+		const struct xck_inode *st = xck_inode_find(rp->ck, dirs[k],
+							    NULL);
+		uint64_t parent = dirs[k] == ino || !st ? lpf : st->parent;
+
+		err = drop_names(rp, dirs[k], ino, parent);
+	}
+	free(dirs);
+	return err < 0 ? err : cut;
+}
+
+/*
+ * A moved inode: ".." (directories), link count, parent pointer; @cut
+ * entries naming it were removed.
+ */
 static int settle(struct xrp *rp, uint64_t ino, uint64_t lpf,
-		  const char *name)
+		  const char *name, int cut)
 {
 	struct xck_inode *st = xck_inode_find(rp->ck, ino, NULL);
 	struct xfsj_fault f = { 0 };
@@ -328,8 +452,9 @@ static int settle(struct xrp *rp, uint64_t ino, uint64_t lpf,
 	err = xfsj_iget(rp->fs, ino, true, &ip, &f);
 	if (err)
 		return err;
-	/* Its own "." and its subdirectories' "..", and the new entry. */
-	ip.di.nlink = st->refs + 1;
+	/* Its own "." and its subdirectories' "..", and the new entry;
+	 * not the entries cut, nor its own ".." when it named itself. */
+	ip.di.nlink = st->refs + 1 - (uint32_t)cut - (st->parent == ino);
 	err = pptr_set(rp, &ip, name, strlen(name), lpf);
 	xfsj_iput(rp->fs, &ip, true);
 	return err;
@@ -424,9 +549,19 @@ int xrp_fix_reconnect(struct xrp *rp)
 	if (err)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
+		const struct xck_inode *st = xck_inode_find(rp->ck, h[i],
+							    NULL);
 		char what[96];
+		int cut = 0;
 
-		err = settle(rp, h[i], lpf, names[i]);
+		if (st->flags & XCK_I_INDIR) {
+			cut = cut_loop(rp, h[i], lpf);
+			if (cut < 0) {
+				err = cut;
+				goto out;
+			}
+		}
+		err = settle(rp, h[i], lpf, names[i], cut);
 		if (err)
 			goto out;
 		snprintf(what, sizeof(what),
