@@ -267,6 +267,12 @@ struct walk {
 	enum sib sib[XFSJ_BTREE_MAXLEVELS];
 	uint32_t prev[XFSJ_BTREE_MAXLEVELS], prev_right[XFSJ_BTREE_MAXLEVELS];
 	uint64_t claim_owner;
+	/* The leaf after the one walked (its right sibling), read when the
+	 * outlier rule asks for it. */
+	uint32_t next_agbno;
+	bool next_tried;
+	struct xfsj_buf *next_bp;
+	unsigned int next_n;
 };
 
 void agbt_say(struct agbt_walk *w, int row, unsigned int has,
@@ -463,15 +469,80 @@ static int walk_node(struct walk *k, const uint8_t *data, uint32_t agbno,
 	return 0;
 }
 
+/* The records of the leaf after the one walked, or NULL (none, or not
+ * a leaf of this tree). */
+static const void *next_leaf(struct walk *k, unsigned int *n)
+{
+	const struct xfsj_sb *sb = k->w.ck->sb;
+	struct xfsj_sblock h;
+
+	if (!k->next_tried) {
+		k->next_tried = true;
+		if (!agbno_ok(k, k->next_agbno) ||
+		    k->next_agbno == k->w.rec_agbno ||
+		    xfsj_buf_read_ref(k->w.ck->fs,
+				      xfsj_agb_to_daddr(sb, k->w.ag->agno,
+							k->next_agbno),
+				      k->bsize, &k->next_bp))
+			return NULL;
+		xfsj_sblock_decode(k->next_bp->data, &h);
+		k->next_n = h.numrecs < k->maxr[0] ? h.numrecs : k->maxr[0];
+		if (h.magic != k->w.s->magic || h.level != 0) {
+			xfsj_buf_rele(k->w.ck->fs, k->next_bp);
+			k->next_bp = NULL;
+		}
+	}
+	*n = k->next_n;
+	return k->next_bp ? k->next_bp->data : NULL;
+}
+
+/* The record @d places after record @i of the leaf being walked. */
+static bool rec_after(struct walk *k, const void *block, unsigned int i,
+		      unsigned int d, union agbt_rec *r)
+{
+	unsigned int j = i + d, n;
+	const void *next;
+
+	if (j < k->w.rec_n) {
+		k->ops->get(&k->w, block, j, r);
+		return true;
+	}
+	next = next_leaf(k, &n);
+	j -= k->w.rec_n;
+	if (!next || j >= n)
+		return false;
+	k->ops->get(&k->w, next, j, r);
+	return true;
+}
+
+bool agbt_outlier(struct agbt_walk *w, const void *block, unsigned int i,
+		  const union agbt_rec *r)
+{
+	struct walk *k = (struct walk *)w;
+	bool (*before)(const struct agbt_walk *, const union agbt_rec *,
+		       const union agbt_rec *) = k->ops->before;
+	union agbt_rec next, after;
+
+	if (!rec_after(k, block, i, 1, &next) || before(w, r, &next))
+		return false;
+	if (w->have_last)
+		return before(w, &w->last, &next);
+	return rec_after(k, block, i, 2, &after) &&
+	       before(w, &next, &after) && !before(w, r, &after);
+}
+
 static int walk_leaf(struct walk *k, const uint8_t *data, uint32_t agbno,
-		     unsigned int nrecs, struct agbt_key *lo,
-		     struct agbt_key *hi, bool *have)
+		     unsigned int nrecs, uint32_t rightsib,
+		     struct agbt_key *lo, struct agbt_key *hi, bool *have)
 {
 	struct agbt_key rlo, rhi;
 	unsigned int i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < nrecs; i++) {
+	k->next_agbno = rightsib;
+	k->next_tried = false;
+	k->next_bp = NULL;
+	for (i = 0; i < nrecs && !err; i++) {
 		k->ops->rec_keys(data, i, &rlo, &rhi);
 		if (!*have) {
 			*lo = rlo;
@@ -485,10 +556,11 @@ static int walk_leaf(struct walk *k, const uint8_t *data, uint32_t agbno,
 		k->w.rec_agbno = agbno;
 		k->w.ck->res->work[XFSJ_WK_AGBT]++;
 		err = k->ops->rec(&k->w, data, i);
-		if (err)
-			return err;
 	}
-	return 0;
+	if (k->next_bp)
+		xfsj_buf_rele(k->w.ck->fs, k->next_bp);
+	k->next_bp = NULL;
+	return err;
 }
 
 /*
@@ -535,7 +607,8 @@ static int walk_block(struct walk *k, uint32_t agbno, int level, bool isroot,
 		err = walk_node(k, bp->data, agbno, level, nrecs, lo, hi,
 				have);
 	else
-		err = walk_leaf(k, bp->data, agbno, nrecs, lo, hi, have);
+		err = walk_leaf(k, bp->data, agbno, nrecs, h.rightsib, lo, hi,
+				have);
 	xfsj_buf_rele(ck->fs, bp);
 	return err;
 }

@@ -39,6 +39,14 @@ int agbt_key_cmp(const struct agbt_key *x, const struct agbt_key *y);
 /* The same key, flags included. */
 bool agbt_key_same(const struct agbt_key *x, const struct agbt_key *y);
 
+/* A record of any of the trees, in host form. */
+union agbt_rec {
+	struct xfsj_alloc_rec a;
+	struct xfsj_inobt_rec i;
+	struct xfsj_rmap_rec r;
+	struct xfsj_refc_rec c;
+};
+
 /* The walk of one tree. */
 struct agbt_walk {
 	struct xck *ck;
@@ -55,12 +63,7 @@ struct agbt_walk {
 	 * length grown by the records that should have been merged into it).
 	 */
 	bool have_last, have_merged;
-	union agbt_rec {
-		struct xfsj_alloc_rec a;
-		struct xfsj_inobt_rec i;
-		struct xfsj_rmap_rec r;
-		struct xfsj_refc_rec c;
-	} last, merged;
+	union agbt_rec last, merged;
 	uint32_t last_iblock;	/* the last inode block claimed */
 };
 
@@ -84,9 +87,27 @@ struct agbt_ops {
 	int (*rec)(struct agbt_walk *w, const void *block, unsigned int i);
 	/* After the whole tree (may be NULL). */
 	int (*done)(struct agbt_walk *w);
+	/* Record @i of a leaf in host form, and the tree's order: does @a
+	 * come wholly before @b?  (for agbt_outlier) */
+	void (*get)(const struct agbt_walk *w, const void *block,
+		    unsigned int i, union agbt_rec *r);
+	bool (*before)(const struct agbt_walk *w, const union agbt_rec *a,
+		       const union agbt_rec *b);
 };
 
 const struct agbt_ops *agbt_ops(enum xfsj_btnum bt);
+
+/*
+ * Is record @i of leaf @block (@r, being checked) the one out of order?
+ * One record whose start went wrong (a flipped bit) would put every
+ * later record out of order with it, and they would all be left.  When
+ * its neighbours agree with each other and not with it, it is the one
+ * out of place: it alone is reported and left.  Its neighbours: the last
+ * record in order before it, else the two after it; the record after the
+ * last of a leaf is the first of the next leaf (its right sibling).
+ */
+bool agbt_outlier(struct agbt_walk *w, const void *block, unsigned int i,
+		  const union agbt_rec *r);
 
 /*
  * The chunks of an inobt that was not read whole, or that lacks some, from

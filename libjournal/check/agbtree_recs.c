@@ -75,26 +75,58 @@ static void cnt_rec_keys(const void *block, unsigned int i,
  * kernel's order is both).  Adjacent extents are legal, as xfs_repair
  * has it.
  */
+static void alloc_get(const struct agbt_walk *w, const void *block,
+		      unsigned int i, union agbt_rec *r)
+{
+	(void)w;
+	xfsj_alloc_rec_get(block, i, &r->a);
+}
+
+static bool bno_before(const struct agbt_walk *w, const union agbt_rec *a,
+		       const union agbt_rec *b)
+{
+	(void)w;
+	return (uint64_t)a->a.startblock + a->a.blockcount <= b->a.startblock;
+}
+
+static bool cnt_before(const struct agbt_walk *w, const union agbt_rec *a,
+		       const union agbt_rec *b)
+{
+	(void)w;
+	return a->a.blockcount < b->a.blockcount ||
+	       (a->a.blockcount == b->a.blockcount &&
+		a->a.startblock < b->a.startblock);
+}
+
+/* The record @r of leaf @block, record @i, out of order: said. */
+static bool out_of_order(struct agbt_walk *w, const void *block,
+			 unsigned int i, const union agbt_rec *r,
+			 uint32_t start)
+{
+	const struct agbt_ops *o = agbt_ops(w->bt);
+
+	if (agbt_outlier(w, block, i, r) ||
+	    (w->have_last && !o->before(w, &w->last, r))) {
+		say(w, AGBT_REC_ORDER, 0, start);
+		return true;
+	}
+	return false;
+}
+
 static int alloc_rec(struct agbt_walk *w, const void *block, unsigned int i)
 {
-	struct xfsj_alloc_rec r, *l = &w->last.a;
+	union agbt_rec r;
 	bool bno = w->bt == XFSJ_BT_BNO;
 
-	xfsj_alloc_rec_get(block, i, &r);
-	if (!extent_ok(w, r.startblock, r.blockcount))
+	xfsj_alloc_rec_get(block, i, &r.a);
+	if (!extent_ok(w, r.a.startblock, r.a.blockcount))
 		return 0;
-	if (w->have_last &&
-	    (bno ? r.startblock < (uint64_t)l->startblock + l->blockcount :
-		   (r.blockcount < l->blockcount ||
-		    (r.blockcount == l->blockcount &&
-		     r.startblock <= l->startblock)))) {
-		say(w, AGBT_REC_ORDER, 0, r.startblock);
+	if (out_of_order(w, block, i, &r, r.a.startblock))
 		return 0;
-	}
 	w->have_last = true;
-	*l = r;
+	w->last = r;
 	return xck_vec_push(w->ck, bno ? &w->ag->bno_free : &w->ag->cnt_free,
-			    &r);
+			    &r.a);
 }
 
 /* ---- inobt, finobt ---- */
@@ -196,18 +228,6 @@ static void chunk_counts(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
 		    r->count);
 }
 
-static bool chunk_in_order(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
-{
-	if (w->have_last &&
-	    r->startino < (uint64_t)w->last.i.startino +
-			  XFSJ_INODES_PER_CHUNK) {
-		say(w, AGBT_REC_ORDER, 0, r->startino);
-		return false;
-	}
-	w->have_last = true;
-	w->last.i = *r;
-	return true;
-}
 
 /* The blocks of a chunk (fewer than 64 inodes a block) that hold inodes
  * (not sparse holes), one bit each. */
@@ -260,35 +280,30 @@ static int claim_chunk(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
 	return claim_blocks(w, agbno, chunk_block_bits(sb, r->holemask));
 }
 
-static bool ino_before(const struct xfsj_inobt_rec *a,
-		       const struct xfsj_inobt_rec *b)
+static void ino_get(const struct agbt_walk *w, const void *block,
+		    unsigned int i, union agbt_rec *r)
 {
-	return (uint64_t)a->startino + XFSJ_INODES_PER_CHUNK <= b->startino;
+	xfsj_inobt_rec_get(block, i, &r->i, sparse_fs(w));
 }
 
-/*
- * One record whose start went wrong (a flipped bit) in the middle of a
- * leaf would put every later record out of order with it, and they would
- * all be left.  When its neighbours in the leaf agree with each other and
- * not with it, it is the one out of place: it alone is reported and left.
- * Without a record before it in the tree, the two after it must agree.
- */
-static bool chunk_outlier(struct agbt_walk *w, const void *block,
-			  unsigned int i, const struct xfsj_inobt_rec *r)
+static bool ino_before(const struct agbt_walk *w, const union agbt_rec *a,
+		       const union agbt_rec *b)
 {
-	struct xfsj_inobt_rec next, after;
+	(void)w;
+	return (uint64_t)a->i.startino + XFSJ_INODES_PER_CHUNK <=
+	       b->i.startino;
+}
 
-	if (i + 1 >= w->rec_n)
+static bool chunk_in_order(struct agbt_walk *w, const void *block,
+			   unsigned int i, const struct xfsj_inobt_rec *r)
+{
+	union agbt_rec u = { .i = *r };
+
+	if (out_of_order(w, block, i, &u, r->startino))
 		return false;
-	xfsj_inobt_rec_get(block, i + 1, &next, sparse_fs(w));
-	if (ino_before(r, &next))
-		return false;
-	if (w->have_last)
-		return ino_before(&w->last.i, &next);
-	if (i + 2 >= w->rec_n)
-		return false;
-	xfsj_inobt_rec_get(block, i + 2, &after, sparse_fs(w));
-	return ino_before(&next, &after) && !ino_before(r, &after);
+	w->have_last = true;
+	w->last.i = *r;
+	return true;
 }
 
 static int inobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
@@ -300,11 +315,7 @@ static int inobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
 	if (!chunk_placed(w, ch.rec.startino))
 		return 0;
 	chunk_counts(w, &ch.rec);
-	if (chunk_outlier(w, block, i, &ch.rec)) {
-		say(w, AGBT_REC_ORDER, 0, ch.rec.startino);
-		return 0;
-	}
-	if (!chunk_in_order(w, &ch.rec))
+	if (!chunk_in_order(w, block, i, &ch.rec))
 		return 0;
 	err = claim_chunk(w, &ch.rec);
 	return err ? err : xck_vec_push(w->ck, &w->ag->chunks, &ch);
@@ -366,7 +377,7 @@ static int finobt_rec(struct agbt_walk *w, const void *block, unsigned int i)
 			 c->rec.free != r.free)
 			say(w, FINOBT_DIFFERS, 0, r.startino);
 	}
-	if (!chunk_in_order(w, &r))
+	if (!chunk_in_order(w, block, i, &r))
 		return 0;
 	return xck_vec_push(w->ck, &ag->fino, &r);
 }
@@ -698,13 +709,19 @@ static bool rmap_fields_ok(struct agbt_walk *w, const struct xfsj_rmap_rec *r)
  * Order: with reflink by (start, owner, offset), records may overlap;
  * without it no two records overlap.
  */
-static bool rmap_in_order(struct agbt_walk *w, const struct xfsj_rmap_rec *r)
+static void rmap_get(const struct agbt_walk *w, const void *block,
+		     unsigned int i, union agbt_rec *r)
 {
-	const struct xfsj_rmap_rec *l = &w->last.r;
+	(void)w;
+	xfsj_rmap_rec_get(block, i, &r->r);
+}
+
+static bool rmap_before(const struct agbt_walk *w, const union agbt_rec *a,
+			const union agbt_rec *b)
+{
+	const struct xfsj_rmap_rec *l = &a->r, *r = &b->r;
 	struct agbt_key kl, kr;
 
-	if (!w->have_last)
-		return true;
 	if (!(w->ck->sb->features_ro_compat & XFSJ_RO_COMPAT_REFLINK))
 		return r->startblock >= (uint64_t)l->startblock +
 					l->blockcount;
@@ -718,27 +735,26 @@ static bool rmap_in_order(struct agbt_walk *w, const struct xfsj_rmap_rec *r)
 
 static int rmap_rec(struct agbt_walk *w, const void *block, unsigned int i)
 {
-	struct xfsj_rmap_rec r;
+	union agbt_rec u;
+	struct xfsj_rmap_rec *r = &u.r;
 	bool ok;
 
-	xfsj_rmap_rec_get(block, i, &r);
-	if (!rmap_fields_ok(w, &r))
+	rmap_get(w, block, i, &u);
+	if (!rmap_fields_ok(w, r))
 		return 0;
-	ok = rmap_in_order(w, &r);
-	if (!ok) {
-		say(w, AGBT_REC_ORDER, 0, r.startblock);
-	} else {
+	ok = !out_of_order(w, block, i, &u, r->startblock);
+	if (ok) {
 		w->have_last = true;
-		w->last.r = r;
+		w->last = u;
 	}
-	if (w->have_merged && xfsj_rmap_continues(&w->merged.r, &r)) {
-		say(w, RMAPBT_MERGE, 0, r.startblock);
-		w->merged.r.blockcount += r.blockcount;
+	if (w->have_merged && xfsj_rmap_continues(&w->merged.r, r)) {
+		say(w, RMAPBT_MERGE, 0, r->startblock);
+		w->merged.r.blockcount += r->blockcount;
 	} else {
 		w->have_merged = true;
-		w->merged.r = r;
+		w->merged = u;
 	}
-	return ok ? xck_vec_push(w->ck, &w->ag->rmaps, &r) : 0;
+	return ok ? xck_vec_push(w->ck, &w->ag->rmaps, r) : 0;
 }
 
 /* ---- refcountbt ---- */
@@ -758,13 +774,29 @@ static void refc_rec_keys(const void *block, unsigned int i,
  * domain follows the shared one), no overlap, and no two neighbours of
  * one domain with the same count (xfs_repair: "should be merged").
  */
+static void refc_get(const struct agbt_walk *w, const void *block,
+		     unsigned int i, union agbt_rec *r)
+{
+	(void)w;
+	xfsj_refc_rec_get(block, i, &r->c);
+}
+
+static bool refc_before(const struct agbt_walk *w, const union agbt_rec *a,
+			const union agbt_rec *b)
+{
+	(void)w;
+	return (uint64_t)a->c.startblock + a->c.blockcount <= b->c.startblock;
+}
+
 static int refc_rec(struct agbt_walk *w, const void *block, unsigned int i)
 {
-	struct xfsj_refc_rec r, *l = &w->last.c, *m = &w->merged.c;
+	union agbt_rec u;
+	struct xfsj_refc_rec r, *m = &w->merged.c;
 	bool cow;
 	uint32_t agb;
 
-	xfsj_refc_rec_get(block, i, &r);
+	refc_get(w, block, i, &u);
+	r = u.c;
 	cow = r.startblock & XFSJ_REFC_COWFLAG;
 	agb = r.startblock & ~XFSJ_REFC_COWFLAG;
 	if (cow && r.refcount != 1)
@@ -773,12 +805,9 @@ static int refc_rec(struct agbt_walk *w, const void *block, unsigned int i)
 		say(w, REFCBT_COUNT, 2, r.refcount);
 	if (!extent_ok(w, agb, r.blockcount))
 		return 0;
-	if (w->have_last &&
-	    r.startblock < (uint64_t)l->startblock + l->blockcount) {
-		say(w, AGBT_REC_ORDER, 0, agb);
-	} else {
+	if (!out_of_order(w, block, i, &u, agb)) {
 		w->have_last = true;
-		*l = r;
+		w->last = u;
 	}
 	if (w->have_merged &&
 	    (m->startblock & XFSJ_REFC_COWFLAG) == (r.startblock &
@@ -795,12 +824,18 @@ static int refc_rec(struct agbt_walk *w, const void *block, unsigned int i)
 }
 
 static const struct agbt_ops ops[XFSJ_BT__COUNT] = {
-	[XFSJ_BT_BNO] = { bno_key, bno_rec_keys, alloc_rec, NULL },
-	[XFSJ_BT_CNT] = { cnt_key, cnt_rec_keys, alloc_rec, NULL },
-	[XFSJ_BT_INO] = { ino_key, ino_rec_keys, inobt_rec, NULL },
-	[XFSJ_BT_FINO] = { ino_key, ino_rec_keys, finobt_rec, finobt_done },
-	[XFSJ_BT_RMAP] = { rmap_key, rmap_rec_keys, rmap_rec, NULL },
-	[XFSJ_BT_REFC] = { bno_key, refc_rec_keys, refc_rec, NULL },
+	[XFSJ_BT_BNO] = { bno_key, bno_rec_keys, alloc_rec, NULL,
+			  alloc_get, bno_before },
+	[XFSJ_BT_CNT] = { cnt_key, cnt_rec_keys, alloc_rec, NULL,
+			  alloc_get, cnt_before },
+	[XFSJ_BT_INO] = { ino_key, ino_rec_keys, inobt_rec, NULL,
+			  ino_get, ino_before },
+	[XFSJ_BT_FINO] = { ino_key, ino_rec_keys, finobt_rec, finobt_done,
+			   ino_get, ino_before },
+	[XFSJ_BT_RMAP] = { rmap_key, rmap_rec_keys, rmap_rec, NULL,
+			   rmap_get, rmap_before },
+	[XFSJ_BT_REFC] = { bno_key, refc_rec_keys, refc_rec, NULL,
+			   refc_get, refc_before },
 };
 
 const struct agbt_ops *agbt_ops(enum xfsj_btnum bt)

@@ -343,6 +343,119 @@ START_TEST(test_ino_outlier)
 }
 END_TEST
 
+/* The start of record @i of @bt's leaf @b, and setting it. */
+static uint32_t rec_start(const uint8_t *b, enum xfsj_btnum bt, unsigned int i)
+{
+	struct xfsj_alloc_rec a;
+	struct xfsj_rmap_rec r;
+	struct xfsj_refc_rec c;
+
+	if (bt == XFSJ_BT_RMAP) {
+		xfsj_rmap_rec_get(b, i, &r);
+		return r.startblock;
+	}
+	if (bt == XFSJ_BT_REFC) {
+		xfsj_refc_rec_get(b, i, &c);
+		return c.startblock;
+	}
+	xfsj_alloc_rec_get(b, i, &a);
+	return a.startblock;
+}
+
+static void rec_set_start(uint8_t *b, enum xfsj_btnum bt, unsigned int i,
+			  uint32_t start)
+{
+	struct xfsj_alloc_rec a;
+	struct xfsj_rmap_rec r;
+	struct xfsj_refc_rec c;
+
+	if (bt == XFSJ_BT_RMAP) {
+		xfsj_rmap_rec_get(b, i, &r);
+		r.startblock = start;
+		xfsj_rmap_rec_put(b, i, &r);
+	} else if (bt == XFSJ_BT_REFC) {
+		xfsj_refc_rec_get(b, i, &c);
+		c.startblock = start;
+		xfsj_refc_rec_put(b, i, &c);
+	} else {
+		xfsj_alloc_rec_get(b, i, &a);
+		a.startblock = start;
+		xfsj_alloc_rec_put(b, i, &a);
+	}
+}
+
+/* The refcountbt's root leaf given five shared one-block extents. */
+static uint8_t *refc_leaf(struct fs_fixture *fx, const struct xfsj_agf *a,
+			  struct xfsj_buf **bp)
+{
+	uint8_t *b = block(fx, a->refcount_root, bp);
+
+	ck_assert_uint_eq(a->refcount_level, 1);
+	for (unsigned int i = 0; i < 5; i++) {
+		struct xfsj_refc_rec c = { .startblock = 3000 + 100 * i,
+					   .blockcount = 1, .refcount = 2 };
+
+		xfsj_refc_rec_put(b, i, &c);
+	}
+	xfsj_put_be16(b + 6, 5);
+	return b;
+}
+
+static const struct {
+	enum xfsj_btnum bt;
+	bool last;		/* the last record of the first leaf */
+} outlier_cases[] = {
+	{ XFSJ_BT_BNO, false }, { XFSJ_BT_BNO, true },
+	{ XFSJ_BT_CNT, false }, { XFSJ_BT_CNT, true },
+	{ XFSJ_BT_RMAP, false }, { XFSJ_BT_RMAP, true },
+	{ XFSJ_BT_REFC, false },
+};
+
+/*
+ * The other AG btrees: one record of the first leaf (in the middle, or
+ * its last, whose successor is the first record of the next leaf) gets
+ * a high bit of its start flipped; that record alone is out of order,
+ * not every record after it.  (The refcountbt is one leaf of five
+ * records written by hand.)
+ */
+START_TEST(test_rec_outlier)
+{
+	enum xfsj_btnum bt = outlier_cases[_i].bt;
+	struct fs_fixture fx;
+	struct xfsj_check_result res;
+	struct xfsj_agf a;
+	struct xfsj_buf *bp;
+	struct seen s;
+	unsigned int n, at;
+	uint8_t *b;
+
+	make_fragmented(&fx);
+	agf(&fx, &a);
+	if (bt == XFSJ_BT_REFC) {
+		b = refc_leaf(&fx, &a, &bp);
+	} else {
+		uint32_t root = bt == XFSJ_BT_BNO ? a.bno_root :
+				bt == XFSJ_BT_CNT ? a.cnt_root : a.rmap_root;
+
+		b = block(&fx, root, &bp);
+		ck_assert_uint_eq(xfsj_get_be16(b + 4), 1);
+		b = block(&fx, node_ptr(b, bt, 0), &bp);
+	}
+	ck_assert_uint_eq(xfsj_get_be16(b + 4), 0);
+	n = xfsj_get_be16(b + 6);
+	ck_assert_uint_ge(n, 5);
+	at = outlier_cases[_i].last ? n - 1 : n / 2;
+	ck_assert_uint_lt(rec_start(b, bt, at), 1U << 14);
+	rec_set_start(b, bt, at, rec_start(b, bt, at) | 1U << 14);
+	commit(&fx, bp);
+	check(&fx, &s, &res);
+	ck_assert_msg(count_code(&s, "btree.rec_order") == 1,
+		      "case %d (record %u of %u): %u out of order", _i, at, n,
+		      count_code(&s, "btree.rec_order"));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *check_agbt_suite(void)
 {
 	Suite *s = suite_create("check_agbt");
@@ -352,6 +465,8 @@ Suite *check_agbt_suite(void)
 	tcase_add_test(tc, test_clean_two_levels);
 	tcase_add_loop_test(tc, test_damage, 0, D__N);
 	tcase_add_loop_test(tc, test_ino_outlier, 0, 3);
+	tcase_add_loop_test(tc, test_rec_outlier, 0,
+			    sizeof(outlier_cases) / sizeof(outlier_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
