@@ -37,7 +37,10 @@
  * the range and each other one's fork is rebuilt onto fresh blocks
  * holding a copy of it (fix_clone.c); when the free space is too short
  * for the copy, or nothing settles the tie, it is left.  The fix record
- * says why (struct xfsj_repair_why).
+ * says why (struct xfsj_repair_why).  A range one fork maps twice (every
+ * claim its own) has no other owner to weigh: its first mapping by file
+ * offset keeps the blocks and the later one is trimmed (with a usable
+ * rmapbt, the mappings come back from it, as above).
  *
  * An attribute fork of a format no attribute fork has (inode.aformat)
  * is cleared, the inode kept.
@@ -114,6 +117,9 @@ struct job {
 	int whichfork;
 	struct xck_vec drops;	/* xfsj_bmbt_irec: startblock, blockcount */
 	struct xck_vec clones;	/* struct xrp_clone */
+	/* Ranges the fork maps twice (xfsj_bmbt_irec: startblock,
+	 * blockcount), and the pieces of them a mapping kept so far. */
+	struct xck_vec selfs, self_kept;
 	bool reflink_prob;	/* the check wanted the reflink flag set */
 	bool has_why;		/* an ownership decision asked for it */
 	struct xfsj_repair_why why;	/* ... and why */
@@ -573,15 +579,15 @@ static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
  * a range that covers it; a range further in cuts @c short there (the
  * caller asks again for what follows the range).
  */
-static bool next_piece(const struct job *j, struct xfsj_bmbt_irec *c)
+static void cut_by(const struct xck_vec *ranges, struct xfsj_bmbt_irec *c)
 {
 	size_t i;
 	bool moved = true;
 
 	while (moved && c->blockcount) {
 		moved = false;
-		for (i = 0; i < j->drops.n; i++) {
-			const struct xfsj_bmbt_irec *d = &mv(&j->drops)[i];
+		for (i = 0; i < ranges->n; i++) {
+			const struct xfsj_bmbt_irec *d = &mv(ranges)[i];
 			uint64_t de = d->startblock + d->blockcount;
 			uint64_t skip;
 
@@ -601,7 +607,43 @@ static bool next_piece(const struct job *j, struct xfsj_bmbt_irec *c)
 			moved = true;
 		}
 	}
+}
+
+/*
+ * ... also clear of the blocks the fork maps twice that an earlier
+ * mapping (by file offset) kept: the later one is trimmed.
+ */
+static bool next_piece(const struct job *j, struct xfsj_bmbt_irec *c)
+{
+	struct xfsj_bmbt_irec was;
+
+	do {
+		was = *c;
+		cut_by(&j->drops, c);
+		cut_by(&j->self_kept, c);
+	} while (c->blockcount && memcmp(&was, c, sizeof(was)));
 	return c->blockcount != 0;
+}
+
+/* Piece @p kept: what it holds of the ranges mapped twice is taken. */
+static int self_take(struct xrp *rp, struct job *j,
+		     const struct xfsj_bmbt_irec *p)
+{
+	uint64_t pe = p->startblock + p->blockcount;
+
+	for (size_t i = 0; i < j->selfs.n; i++) {
+		const struct xfsj_bmbt_irec *d = &mv(&j->selfs)[i];
+		uint64_t s = d->startblock > p->startblock ? d->startblock :
+							     p->startblock;
+		uint64_t e = d->startblock + d->blockcount < pe ?
+			     d->startblock + d->blockcount : pe;
+		struct xfsj_bmbt_irec t = { .startblock = s,
+					    .blockcount = e - s };
+
+		if (s < e && mpush(rp, &j->self_kept, &t))
+			return -XFSJ_E_NOMEM;
+	}
+	return 0;
 }
 
 /* The most claims over one range the model weighs (more: left). */
@@ -678,7 +720,7 @@ static bool claimed_elsewhere(struct xrp *rp, const struct job *j,
  * owners' blocks (@c itself is left as it was); one none of whose
  * pieces is kept counts as dropped.
  */
-static int keep_pieces(struct xrp *rp, const struct job *j,
+static int keep_pieces(struct xrp *rp, struct job *j,
 		       const struct xfsj_bmbt_irec *c, bool rmaps,
 		       struct xck_vec *kept, size_t *dropped)
 {
@@ -692,6 +734,8 @@ static int keep_pieces(struct xrp *rp, const struct job *j,
 
 		if (!claimed_elsewhere(rp, j, &p, rmaps)) {
 			err = mpush(rp, kept, &p);
+			if (!err)
+				err = self_take(rp, j, &p);
 			if (err)
 				return err;
 			any = true;
@@ -709,7 +753,7 @@ static int keep_pieces(struct xrp *rp, const struct job *j,
  * The records worth keeping, in order (see the head of the file):
  * @kept gets them, *@dropped counts the others.
  */
-static int salvage(struct xrp *rp, uint16_t mode, const struct job *j,
+static int salvage(struct xrp *rp, uint16_t mode, struct job *j,
 		   const struct xck_vec *recs, bool rmaps, struct xck_vec *kept,
 		   size_t *dropped, size_t *mended)
 {
@@ -934,7 +978,7 @@ static void vec_move(struct xrp *rp, struct xck_vec *dst,
  * The job's ranges taken out of the rmapbt's mappings @out too (a
  * directory's block the rmapbt still gives it, over a file's data).
  */
-static int cut_drops(struct xrp *rp, const struct job *j,
+static int cut_drops(struct xrp *rp, struct job *j,
 		     struct xck_vec *out)
 {
 	struct xck_vec cut;
@@ -984,7 +1028,7 @@ static int clone_recs(struct xrp *rp, uint16_t mode, const struct job *j,
 }
 
 /* Rebuild one fork; @pr: the problem the report names (may be NULL). */
-static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
+static int rebuild(struct xrp *rp, struct job *j, struct xrp_prob *pr,
 		   enum xfsj_fix fix)
 {
 	struct xck_vec recs, kept, out, blocks, rblocks, taken;
@@ -1034,6 +1078,8 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 		goto out;
 	if (rm == 0) {
 		src = "rmapbt";
+		/* (the rmapbt maps no block twice) */
+		j->self_kept.n = 0;
 		err = cut_drops(rp, j, &out);
 		if (!err)
 			err = add_unnamed(rp, &out, &kept, &added);
@@ -1075,11 +1121,13 @@ static int rebuild(struct xrp *rp, const struct job *j, struct xrp_prob *pr,
 	xrp_ino_action_why(rp, pr, fix, j->ino, j->has_why ? &j->why : NULL,
 		       "rebuilt the %s fork of inode %llu from the %s: %zu "
 		       "extents (%zu from the fork alone); of its %zu "
-		       "records %zu dropped, %zu mended%s",
+		       "records %zu dropped, %zu mended%s%s",
 		       j->whichfork ? "attr" : "data",
 		       (unsigned long long)j->ino, src, out.n,
 		       rm == 0 ? added : out.n, recs.n, dropped, mended,
-		       used ? "; a bmbt" : "");
+		       used ? "; a bmbt" : "",
+		       j->selfs.n ? "; blocks it mapped twice kept by the "
+				    "first mapping" : "");
 	if (ncloned) {
 		const struct xrp_clone *c = xck_vec_at(&j->clones, 0);
 
@@ -1118,6 +1166,8 @@ static struct job *job_get(struct xrp *rp, struct xck_vec *js, uint64_t ino,
 			return &j[i];
 	xck_vec_init(&nj.drops, sizeof(struct xfsj_bmbt_irec));
 	xck_vec_init(&nj.clones, sizeof(struct xrp_clone));
+	xck_vec_init(&nj.selfs, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&nj.self_kept, sizeof(struct xfsj_bmbt_irec));
 	if (xck_vec_push(rp->ck, js, &nj))
 		return NULL;
 	return xck_vec_at(js, js->n - 1);
@@ -1131,6 +1181,8 @@ static void jobs_free(struct xrp *rp, struct xck_vec *js)
 	for (i = 0; i < js->n; i++) {
 		xck_vec_free(rp->ck, &j[i].drops);
 		xck_vec_free(rp->ck, &j[i].clones);
+		xck_vec_free(rp->ck, &j[i].selfs);
+		xck_vec_free(rp->ck, &j[i].self_kept);
 	}
 	xck_vec_free(rp->ck, js);
 }
@@ -1219,6 +1271,38 @@ static void why_of(const struct xrp_decision *d, struct xfsj_repair_why *w)
 }
 
 /*
+ * Are all @n claims one inode fork's mappings (not bmbt blocks)?  Then
+ * there is no other owner to weigh: the fork maps the blocks twice.
+ */
+static bool one_fork_twice(const struct xrp_claim *f, size_t n)
+{
+	const uint64_t flags = XRP_RMAP_FORK_FLAGS;
+
+	if (n < 2 || !xrp_owner_inode(f[0].owner) ||
+	    (f[0].offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (f[i].owner != f[0].owner ||
+		    (f[i].offset & flags) != (f[0].offset & flags))
+			return false;
+	return true;
+}
+
+/* The fork of claim @c maps [@fsb, @fsb + @len) twice: its rebuild keeps
+ * the blocks for its first mapping and trims the later one. */
+static int add_self(struct xrp *rp, struct xck_vec *js,
+		    const struct xrp_claim *c, uint64_t fsb, uint64_t len)
+{
+	struct xfsj_bmbt_irec r = { .startblock = fsb, .blockcount = len };
+	struct job *j = job_get(rp, js, c->owner,
+				!!(c->offset & XFSJ_RMAP_OFF_ATTR_FORK));
+
+	if (!j || push_once(rp, &j->selfs, &r, fsb, drop_start))
+		return -XFSJ_E_NOMEM;
+	return 0;
+}
+
+/*
  * A block range claimed twice: the evidence model (evidence.h) decides.
  * Each inode fork mapping that gives way loses the range (its fork
  * rebuilt without it); each one that gets a copy gets a job to copy it
@@ -1242,9 +1326,11 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 				CLAIMS_MAX, &n);
 	if (err)
 		return 0;		/* too many claims: left */
+	fsb = xfsj_agb_to_fsb(rp->sb, pr->p.agno, (uint32_t)s);
+	if (one_fork_twice(f, n))
+		return add_self(rp, js, &f[0], fsb, e - s);
 	xrp_ev_decide(f, n, xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK), &d);
 	why_of(&d, &why);
-	fsb = xfsj_agb_to_fsb(rp->sb, pr->p.agno, (uint32_t)s);
 	for (i = 0; i < n; i++) {
 		struct xfsj_bmbt_irec drop = { .startblock = fsb,
 					       .blockcount = e - s };

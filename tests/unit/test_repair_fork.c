@@ -278,6 +278,100 @@ START_TEST(overlap)
 }
 END_TEST
 
+/*
+ * Extent 2 of a pointed at extent 1's blocks: one inode claims the same
+ * blocks twice (space.multiply_claimed with one owner).  No other owner
+ * to give way to, nothing to clone: the later mapping is trimmed (without
+ * an rmapbt) or a's mappings come back from the rmapbt; the inode stays.
+ */
+START_TEST(self_overlap)
+{
+	bool rmapbt = _i;
+	struct fs_fixture fx;
+	struct files fl;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, false);
+	make_files(&fx, &fl);
+	damage(&fx, fl.a, 2, fl.afsb[1], 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
+	repair_clean(&fx);
+	expect_a(&fx, &fl, rmapbt ? -1 : 2);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
+/*
+ * The same in a bmbt (30 one-block mappings at every other file block,
+ * one leaf): record 20 pointed at record 19's block.  Without an rmapbt
+ * record 20 goes; with one every mapping comes back.
+ */
+START_TEST(self_overlap_bmbt)
+{
+	bool rmapbt = _i;
+	const size_t n = 30, bad = 20;
+	struct xfsj_dirent de = { "a", 1, XFSJ_FT_REG, 0 };
+	struct xfsj_repair_result res;
+	struct xfsj_bmbt_irec *e, r;
+	struct fs_fixture fx;
+	struct xfsj_iref ip;
+	struct xfsj_buf *bp;
+	uint64_t ino, data, leaf;
+	uint32_t size;
+	uint8_t *f, fmt;
+	size_t k = 0;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, false);
+	ino = fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
+	ip.di.nlink = 1;
+	ip.di.size = 2 * n * 4096;
+	xfsj_iput(fx.fs, &ip, true);
+	ino_take(&fx, 0, xfsj_ino_agino(&fx.sb, ino));
+	data = fs_fixture_alloc(&fx, 0, (uint32_t)n);
+	for (size_t i = 0; i < n; i++)
+		fs_fixture_map(&fx, ino, XFSJ_DATA_FORK, 2 * i, data + i, 1,
+			       false);
+	de.ino = ino;
+	ck_assert_int_eq(xfsj_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
+				       &de, 1, false, &fx.f), 0);
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+
+	/* The root (level 1) names the one leaf. */
+	ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
+	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_BTREE);
+	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+	ck_assert_uint_eq(xfsj_get_be16(f), 1);
+	ck_assert_uint_eq(xfsj_get_be16(f + 2), 1);
+	leaf = xfsj_get_be64(f + XFSJ_BMDR_HDR_SIZE +
+			     (size - XFSJ_BMDR_HDR_SIZE) / 16 * 8);
+	ck_assert_int_eq(xfsj_buf_read_ref(fx.fs, xfsj_fsb_daddr(&fx.sb, leaf),
+					   4096, &bp), 0);
+	ck_assert_uint_eq(xfsj_get_be16((uint8_t *)bp->data + 6), n);
+	f = (uint8_t *)bp->data + XFSJ_LBLOCK_HDR_SIZE;
+	xfsj_bmbt_rec_decode(f + bad * XFSJ_BMBT_REC_SIZE, &r);
+	ck_assert_uint_eq(r.startblock, data + bad);
+	r.startblock = data + bad - 1;
+	xfsj_bmbt_rec_encode(&r, f + bad * XFSJ_BMBT_REC_SIZE);
+	xfsj_buf_dirty(bp);
+	xfsj_buf_rele(fx.fs, bp);
+	fs_fixture_reopen(&fx);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
+
+	repair_clean(&fx);
+	ck_assert_uint_eq(read_fork(&fx, ino, &e, &fmt), rmapbt ? n : n - 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i == bad && !rmapbt)
+			continue;
+		ck_assert_uint_eq(e[k].startoff, 2 * i);
+		ck_assert_uint_eq(e[k].startblock, data + i);
+		k++;
+	}
+	free(e);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 /* The last ownership decision a repair reported (its why). */
 struct why_seen {
 	unsigned int n;
@@ -694,6 +788,8 @@ Suite *repair_fork_suite(void)
 	tcase_add_test(tc, write_too_tall);
 	tcase_add_loop_test(tc, overlap, 0, 2);
 	tcase_add_test(tc, cross_link);
+	tcase_add_loop_test(tc, self_overlap, 0, 2);
+	tcase_add_loop_test(tc, self_overlap_bmbt, 0, 2);
 	tcase_add_test(tc, zero_length);
 	tcase_add_loop_test(tc, deep_tree, 0, 2);
 	tcase_add_loop_test(tc, start_in_free_space, 0, 2);
