@@ -17,10 +17,13 @@
  *
  * A loop of directories cut off from the root (A names B, B names A; or
  * a directory that names itself) has no head: the check reports one
- * member, the first in inode order.  That member moves like a head and
- * the entries that named it inside the loop are removed, so the loop is
- * broken there; the link counts follow.
+ * member.  The loop is broken at one member, the entries that named it
+ * inside the loop removed, the link counts following: the first member
+ * in inode order with a parent pointer naming a directory the root
+ * reaches (that does not hold the name) goes back there under that name;
+ * without one, the member reported goes to lost+found like a head.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,6 +515,179 @@ static int unlink_old_parents(struct xrp *rp, const uint64_t *h, size_t n,
 	return err < 0 ? err : 0;
 }
 
+/* ---- a loop member back under its parent pointer ---- */
+
+struct home {
+	struct xrp *rp;
+	uint64_t self;
+	uint64_t parent;	/* NULLFSINO: none found */
+	char name[256];
+};
+
+/* Does directory @dir hold a name of @namelen bytes hashing to @hash? */
+static bool holds_name(struct xrp *rp, uint64_t dir, uint32_t hash,
+		       uint32_t namelen)
+{
+	const struct xck_dirent *de = rp->ck->dirents.v;
+
+	for (size_t i = 0; i < rp->ck->dirents.n; i++)
+		if (de[i].dir == dir && de[i].namehash == hash &&
+		    de[i].namelen == namelen)
+			return true;
+	return false;
+}
+
+static int home_match(void *arg, const struct xfsj_attr_arg *a)
+{
+	struct home *h = arg;
+	const struct xck_inode *st;
+	uint64_t parent;
+
+	if (h->parent != XFSJ_NULLFSINO || a->ns != XFSJ_ATTR_NS_PARENT ||
+	    !a->value || a->valuelen != XFSJ_ATTR_PPTR_VALUE_LEN ||
+	    !a->namelen || a->namelen > 255 ||
+	    memchr(a->name, '/', a->namelen) ||
+	    memchr(a->name, 0, a->namelen))
+		return 0;
+	parent = xfsj_get_be64(a->value);
+	if (parent == h->self || !is_dir_inuse(h->rp, parent))
+		return 0;
+	st = xck_inode_find(h->rp->ck, parent, NULL);
+	if (!(st->flags & XCK_I_REACHED) ||
+	    holds_name(h->rp, parent, xfsj_da_hashname(a->name, a->namelen),
+		       a->namelen))
+		return 0;
+	h->parent = parent;
+	memcpy(h->name, a->name, a->namelen);
+	h->name[a->namelen] = 0;
+	return 0;
+}
+
+/* A parent pointer of @ino naming a directory the root reaches. */
+static int find_home(struct xrp *rp, uint64_t ino, struct home *h)
+{
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref ip;
+	int err;
+
+	*h = (struct home){ .rp = rp, .self = ino,
+			    .parent = XFSJ_NULLFSINO };
+	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_PARENT))
+		return 0;
+	err = xfsj_iget(rp->fs, ino, true, &ip, &f);
+	if (!err)
+		err = xfsj_attr_list(rp->fs, &ip, home_match, h, &f);
+	if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO)
+		return err;
+	if (err)
+		h->parent = XFSJ_NULLFSINO;	/* an unreadable fork: none */
+	return 0;
+}
+
+/*
+ * The member of @head's loop to break it at, with its home: the first
+ * in inode order that has one; none (*@home's parent NULLFSINO) leaves
+ * @head for lost+found.
+ */
+static int loop_home(struct xrp *rp, uint64_t head, uint64_t *member,
+		     struct home *home)
+{
+	uint64_t m = head, best = UINT64_MAX;
+	struct home h;
+	size_t bound = rp->ck->dirents.n + 1;
+	int err;
+
+	home->parent = XFSJ_NULLFSINO;
+	do {
+		if (m < best) {
+			err = find_home(rp, m, &h);
+			if (err)
+				return err;
+			if (h.parent != XFSJ_NULLFSINO) {
+				best = m;
+				*home = h;
+			}
+		}
+		m = namer(rp, m);
+	} while (m != head && m != XFSJ_NULLFSINO && bound--);
+	*member = best;
+	return 0;
+}
+
+/* Loop member @m back in directory @home->parent under its name. */
+static int go_home(struct xrp *rp, uint64_t m, const struct home *home)
+{
+	struct xfsj_dirent e = { home->name, (uint8_t)strlen(home->name),
+				 XFSJ_FT_DIR, m };
+	struct xfsj_iref ip;
+	char what[320];
+	int err, cut;
+
+	err = dir_add(rp, home->parent, &e, 1);
+	if (err)
+		return err;
+	cut = cut_loop(rp, m, home->parent);
+	if (cut < 0)
+		return cut;
+	err = settle(rp, m, home->parent, home->name, cut);
+	if (!err)
+		err = unlink_old_parents(rp, &m, 1, home->parent);
+	if (!err)
+		err = xrp_iget(rp, home->parent, &ip);
+	if (err)
+		return err;
+	ip.di.nlink++;
+	xfsj_iput(rp->fs, &ip, false);
+	snprintf(what, sizeof(what),
+		 "moved inode %llu to directory %llu as %s (its parent pointer)",
+		 (unsigned long long)m, (unsigned long long)home->parent,
+		 home->name);
+	xrp_action(rp, &(struct xfsj_repair_action){
+		.fix = XFSJ_FIX_RECONNECT, .has = XFSJ_PF_INO | XFSJ_PF_COUNT,
+		.ino = m, .count = 1, .what = what });
+	return 0;
+}
+
+/*
+ * The loops among the heads @h (@n) that a parent pointer breaks: sent
+ * home, and taken off the list (the rest go to lost+found).
+ */
+static int homes(struct xrp *rp, uint64_t *h, size_t *n)
+{
+	size_t k = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < *n && !err; i++) {
+		const struct xck_inode *st = xck_inode_find(rp->ck, h[i], NULL);
+		struct home home;
+		uint64_t m;
+
+		if (!(st->flags & XCK_I_INDIR)) {
+			h[k++] = h[i];
+			continue;
+		}
+		err = loop_home(rp, h[i], &m, &home);
+		if (err)
+			break;
+		if (home.parent == XFSJ_NULLFSINO) {
+			h[k++] = h[i];
+			continue;
+		}
+		err = go_home(rp, m, &home);
+		if (err > 0) {
+			err = 0;	/* left for the next round */
+			continue;
+		}
+		for (struct xrp_prob *pr = rp->probs;
+		     pr < rp->probs + rp->nprobs; pr++)
+			if (pr->p.def->fix == XFSJ_FIX_RECONNECT &&
+			    pr->p.ino == h[i])
+				pr->done = true;
+	}
+	*n = k;
+	return err;
+}
+
 int xrp_fix_reconnect(struct xrp *rp)
 {
 	uint64_t lpf, *h = NULL;
@@ -524,6 +700,8 @@ int xrp_fix_reconnect(struct xrp *rp)
 
 	lpf = find_lpf(rp);
 	err = heads(rp, lpf, &h, &n);
+	if (!err)
+		err = homes(rp, h, &n);
 	if (err || !n)
 		goto out;
 	if (lpf == XFSJ_NULLFSINO) {

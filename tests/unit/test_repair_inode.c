@@ -288,12 +288,57 @@ static void loop_link(struct fs_fixture *fx, uint64_t dir, uint64_t parent,
 	xfsj_iput(fx->fs, &ip, true);
 }
 
+/* Give @ino a parent pointer (@parent, @name). */
+static void add_pptr(struct fs_fixture *fx, uint64_t ino, uint64_t parent,
+		     const char *name)
+{
+	struct xfsj_iref ip, pip;
+	uint8_t val[XFSJ_ATTR_PPTR_VALUE_LEN];
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, parent, true, &pip, &fx->f), 0);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	xfsj_put_be64(val, parent);
+	xfsj_put_be32(val + 8, pip.di.gen);
+	ck_assert_int_eq(xfsj_attr_set(fx->fs, &ip, &(struct xfsj_attr_arg){
+		.ns = XFSJ_ATTR_NS_PARENT, .name = (const uint8_t *)name,
+		.namelen = (uint32_t)strlen(name), .value = val,
+		.valuelen = sizeof(val) }, XFSJ_ATTR_UPSERT, &fx->f), 0);
+	xfsj_iput(fx->fs, &ip, true);
+}
+
+static int find_name(const struct xfsj_dirent *e, void *arg)
+{
+	const struct xfsj_dirent *want = arg;
+
+	return e->ino == want->ino && e->namelen == want->namelen &&
+	       !memcmp(e->name, want->name, e->namelen);
+}
+
+/* Does the root (short form) name @ino @name? */
+static bool root_names(struct fs_fixture *fx, uint64_t ino, const char *name)
+{
+	struct xfsj_dirent want = { name, (uint8_t)strlen(name), 0, ino };
+	struct xfsj_iref ip;
+	uint64_t parent;
+	uint32_t size;
+	const uint8_t *f;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_LOCAL);
+	f = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
+	return xfsj_dir_sf_walk(f, ip.di.size, true, &parent, find_name,
+				&want, &fx->f) == 1;
+}
+
 /*
  * dir.loop: two directories naming each other (A names B, B names A,
  * each ".." the other) and one naming itself, none reachable from the
- * root: each loop is broken at its first member, which goes to
- * lost+found, and the filesystem checks clean; a second repair finds
- * nothing.
+ * root: each loop is broken at one member and the filesystem checks
+ * clean; a second repair finds nothing.  Case 0: the members' parent
+ * pointers name only the loop: A (the first) and C go to lost+found.
+ * Case 1: B also has a parent pointer naming the root as "home": B goes
+ * back there, A keeps naming B, and A is reached through it.
  */
 START_TEST(dir_loops)
 {
@@ -310,19 +355,26 @@ START_TEST(dir_loops)
 	loop_link(&fx, a, b, "b", b);
 	loop_link(&fx, b, a, "a", a);
 	loop_link(&fx, c, c, "self", c);
-	/* One report a loop (the superblock's inode counts are off too). */
+	if (_i) {
+		ck_assert(fx.sb.features_incompat & XFSJ_INCOMPAT_PARENT);
+		add_pptr(&fx, b, fx.sb.rootino, "home");
+	}
+	/* One report a loop (the superblock's inode counts are off too;
+	 * the root does not hold B's name). */
 	check_into(&fx, &s);
-	ck_assert_msg(s.n == 3 && !strcmp(s.codes[0], "dir.loop") &&
-		      !strcmp(s.codes[1], "dir.loop"), "found %s",
+	ck_assert_msg(s.n == 3u + _i && !strcmp(s.codes[_i], "dir.loop") &&
+		      !strcmp(s.codes[_i + 1], "dir.loop") &&
+		      (!_i || !strcmp(s.codes[0], "pptr.extra")), "found %s",
 		      seen_list(&s, buf, sizeof(buf)));
 	ck_assert_uint_ge(repair(&fx, NULL), 2);
 	ck_assert_uint_eq(repair(&fx, NULL), 0);
-	/* Clean: A and C reached again (through lost+found); A keeps B. */
+	/* Clean: all reached again; the member moved keeps the other. */
+	ck_assert(root_names(&fx, b, "home") == (_i == 1));
 	ino_get(&fx, a, &di);
 	ck_assert_uint_eq(di.mode & S_IFMT, S_IFDIR);
-	ck_assert_uint_eq(di.nlink, 3);
+	ck_assert_uint_eq(di.nlink, _i ? 2 : 3);
 	ino_get(&fx, b, &di);
-	ck_assert_uint_eq(di.nlink, 2);
+	ck_assert_uint_eq(di.nlink, _i ? 3 : 2);
 	ino_get(&fx, c, &di);
 	ck_assert_uint_eq(di.mode & S_IFMT, S_IFDIR);
 	ck_assert_uint_eq(di.nlink, 2);
@@ -344,7 +396,7 @@ Suite *repair_inode_suite(void)
 	tcase_add_test(tc, sf_entry_to_free_inode);
 	tcase_add_test(tc, linked_inode_on_list);
 	tcase_add_test(tc, pending_list_freed);
-	tcase_add_test(tc, dir_loops);
+	tcase_add_loop_test(tc, dir_loops, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
