@@ -483,7 +483,7 @@ static uint64_t new_dir(struct fs_fixture *fx, unsigned int slot,
  * Two new directories A and B, in two shapes (@c->v): 0, the root names
  * A twice ("a" and "b"); 1, the root names both but B's ".." is A.
  * (A and B naming each other, the root neither, is dir.loop: see
- * R_BUG_LOOP.)
+ * rows_defects.)
  */
 static void two_dirs(struct fs_fixture *fx, const struct row_case *c)
 {
@@ -795,13 +795,130 @@ START_TEST(row_answered)
 }
 END_TEST
 
+/* ---- the rows of the repair defects (issue 23): their own table ---- */
+
+/*
+ * Directories A and B (new, in use) naming each other, each ".." the
+ * other, the root naming neither: dir.loop.
+ */
+static void dir_loop(struct fs_fixture *fx, const struct row_case *c)
+{
+	uint64_t a = fx->sb.rootino + 10, b = fx->sb.rootino + 11;
+	struct xfsj_dirent da = { "b", 1, XFSJ_FT_DIR, b };
+	struct xfsj_dirent db = { "a", 1, XFSJ_FT_DIR, a };
+	struct xfsj_iref ip;
+
+	(void)c;
+	ck_assert_uint_eq(new_dir(fx, 10, b), a);
+	ck_assert_uint_eq(new_dir(fx, 11, a), b);
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, a, b, &da, 1, false, &fx->f),
+			 0);
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, b, a, &db, 1, false, &fx->f),
+			 0);
+	for (uint64_t d = a; d <= b; d++) {
+		ck_assert_int_eq(xfsj_iget(fx->fs, d, true, &ip, &fx->f), 0);
+		ip.di.nlink = 3;
+		xfsj_iput(fx->fs, &ip, false);
+	}
+}
+
+/* The named file's second mapping pointed at its first one's blocks: it
+ * claims them twice (space.multiply_claimed with one owner). */
+static void self_claim(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_bmbt_irec m0, m1;
+	struct xfsj_iref ip;
+	uint64_t ino[2];
+	uint8_t *rec;
+
+	(void)c;
+	two_named_files(fx, ino);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino[0], true, &ip, &fx->f), 0);
+	rec = ip.dip + XFSJ_DINODE_CORE_SIZE;
+	xfsj_bmbt_rec_decode(rec, &m0);
+	xfsj_bmbt_rec_decode(rec + XFSJ_BMBT_REC_SIZE, &m1);
+	m1.startblock = m0.startblock;
+	xfsj_bmbt_rec_encode(&m1, rec + XFSJ_BMBT_REC_SIZE);
+	core_changed(fx, &ip);
+}
+
+/* Parent pointer (@parent, @name, generation @gen) added to @ino. */
+static void pptr_add(struct fs_fixture *fx, uint64_t ino, uint64_t parent,
+		     const char *name, uint32_t gen)
+{
+	struct xfsj_iref ip;
+	uint8_t val[XFSJ_ATTR_PPTR_VALUE_LEN];
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	xfsj_put_be64(val, parent);
+	xfsj_put_be32(val + 8, gen);
+	ck_assert_int_eq(xfsj_attr_set(fx->fs, &ip, &(struct xfsj_attr_arg){
+		.ns = XFSJ_ATTR_NS_PARENT, .name = (const uint8_t *)name,
+		.namelen = (uint32_t)strlen(name), .value = val,
+		.valuelen = sizeof(val) }, XFSJ_ATTR_UPSERT, &fx->f), 0);
+	xfsj_iput(fx->fs, &ip, true);
+}
+
+/*
+ * Parent pointers out of step with the entries "file" and "dev" of the
+ * root (none at all is read as attributes not read, so one is made):
+ * @c->v 0, the device's alone (the file's missing); 1, one the root has
+ * no entry for; 2, the file's with another generation; 3, one naming
+ * inode 0 as the parent.
+ */
+static void pptr_step(struct fs_fixture *fx, const struct row_case *c)
+{
+	uint64_t root = fx->sb.rootino, ino[2];
+	struct xfsj_iref rip;
+
+	ck_assert(fx->sb.features_incompat & XFSJ_INCOMPAT_PARENT);
+	two_named_files(fx, ino);
+	ck_assert_int_eq(xfsj_iget(fx->fs, root, true, &rip, &fx->f), 0);
+	if (c->v == 0)
+		pptr_add(fx, ino[1], root, "dev", rip.di.gen);
+	if (c->v == 1)
+		pptr_add(fx, ino[0], root, "ghost", rip.di.gen);
+	if (c->v == 2)
+		pptr_add(fx, ino[0], root, "file", rip.di.gen + 1);
+	if (c->v == 3)
+		pptr_add(fx, ino[0], 0, "nowhere", 1);
+}
+
+#define PPTR_ROW(c, k)	{ .code = c, .make = pptr_step, .v = k }
+
+static const struct row_case rows_defects[] = {
+	{ .code = "dir.loop", .make = dir_loop },
+	{ .code = "space.multiply_claimed", .make = self_claim },
+	PPTR_ROW("pptr.missing", 0),
+	PPTR_ROW("pptr.extra", 1),
+	PPTR_ROW("pptr.gen", 2),
+	PPTR_ROW("attr.pptr.parent", 3),
+};
+
+#define NDEFECTS	(sizeof(rows_defects) / sizeof(rows_defects[0]))
+
+START_TEST(row_answered_defects)
+{
+	const struct row_case *c = &rows_defects[_i];
+	struct xfsj_features feat;
+	struct fs_fixture fx;
+
+	xfsj_features_default(&feat);
+	feat.rmapbt = true;
+	feat.reflink = false;	/* (blocks claimed twice are not shared) */
+	fs_fixture_make_feat(&fx, 64 * MB, 4096, 2, &feat);
+	c->make(&fx, c);
+	fs_fixture_reopen(&fx);
+	answered(&fx, c->code);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 /*
  * The fixable rows no case above makes, each with the reason (what its
  * fixture needs).  A row leaves this table when a case makes it.
  */
 enum why_not {
-	R_BUG_LOOP,
-	R_BUG_SELF_CLAIM,
 	R_FIRST_ROW,
 	R_DIR_DUP,
 	R_SF_TOTSIZE,
@@ -827,10 +944,6 @@ enum why_not {
 
 /* what the fixture would need */
 static const char *const reasons[] = {
-	[R_BUG_LOOP] =
-		"repair bug: no loop member is moved (each is named: INDIR)",
-	[R_BUG_SELF_CLAIM] =
-		"repair bug: a file mapping its own blocks twice is left so",
 	[R_FIRST_ROW] =
 		"what makes it is reported first under another row",
 	[R_DIR_DUP] =
@@ -879,11 +992,9 @@ static const struct {
 	const char *code;
 	enum why_not why;
 } not_covered[] = {
-	{ "dir.loop", R_BUG_LOOP },
 	{ "attr.leaf.name_past", R_FIRST_ROW },
 	{ "rmapbt.extra", R_FIRST_ROW },
 	{ "dir.dotdot", R_FIRST_ROW },
-	{ "space.multiply_claimed", R_BUG_SELF_CLAIM },
 	{ "dir.entry.name", R_DIR_DUP },
 	{ "fork.ext_free", R_FIRST_ROW },
 	{ "symlink.local_size", R_FIRST_ROW },
@@ -932,7 +1043,6 @@ static const struct {
 	{ "attr.format", R_ATTR_LEAF },
 	{ "attr.pptr.nofeature", R_PPTR },
 	{ "attr.pptr.value", R_PPTR },
-	{ "attr.pptr.parent", R_PPTR },
 	{ "attr.pptr.remote", R_PPTR },
 	{ "attr.blk.missing", R_ATTR_LEAF },
 	{ "attr.blk.shared", R_ATTR_LEAF },
@@ -948,20 +1058,20 @@ static const struct {
 	{ "refcount.shared", R_SHARED },
 	{ "refcountbt.cow_leftover", R_SHARED },
 	{ "finobt.mismatch", R_FINOBT },
-	{ "pptr.missing", R_PPTR },
-	{ "pptr.extra", R_PPTR },
-	{ "pptr.gen", R_PPTR },
 };
 
 #define NNOT	(sizeof(not_covered) / sizeof(not_covered[0]))
 
 /* Rows proven on a fixture: it may grow, never shrink. */
-#define ROWS_FLOOR	163
+#define ROWS_FLOOR	169
 
 static bool in_rows(const char *code)
 {
 	for (size_t i = 0; i < NROWS; i++)
 		if (!strcmp(rows[i].code, code))
+			return true;
+	for (size_t i = 0; i < NDEFECTS; i++)
+		if (!strcmp(rows_defects[i].code, code))
 			return true;
 	return false;
 }
@@ -986,6 +1096,18 @@ START_TEST(every_fixable_row_accounted)
 			      "row", rows[i].code);
 		for (size_t k = 0; k < i; k++)
 			ck_assert_str_ne(rows[k].code, rows[i].code);
+	}
+	for (i = 0; i < NDEFECTS; i++) {
+		const struct xfsj_problem_def *d =
+			xfsj_problem_by_code(rows_defects[i].code);
+
+		ck_assert_msg(d && d->fix != XFSJ_FIX_NONE, "%s: not a fixable "
+			      "row", rows_defects[i].code);
+		for (size_t k = 0; k < NROWS; k++)
+			ck_assert_str_ne(rows[k].code, rows_defects[i].code);
+		for (size_t k = 0; k < i; k++)
+			ck_assert_str_ne(rows_defects[k].code,
+					 rows_defects[i].code);
 	}
 	for (i = 0; i < NNOT; i++) {
 		const struct xfsj_problem_def *d =
@@ -1028,6 +1150,7 @@ Suite *repair_rows_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, every_fixable_row_accounted);
 	tcase_add_loop_test(tc, row_answered, 0, NROWS);
+	tcase_add_loop_test(tc, row_answered_defects, 0, NDEFECTS);
 	suite_add_tcase(s, tc);
 	return s;
 }
