@@ -157,6 +157,36 @@ START_TEST(write_too_tall)
 }
 END_TEST
 
+/*
+ * A regular file named "a" by the root with @n one-block mappings at
+ * every other file block, from *@data on (blocks in a row), settled by a
+ * repair so that the check finds nothing.
+ */
+static uint64_t spread_file(struct fs_fixture *fx, size_t n, uint64_t *data)
+{
+	struct xfsj_dirent de = { "a", 1, XFSJ_FT_REG, 0 };
+	struct xfsj_repair_result res;
+	struct xfsj_iref ip;
+	uint64_t ino;
+
+	ino = fs_fixture_make_file(fx, 5, 1, 0, 0, &ip);
+	ip.di.nlink = 1;
+	ip.di.size = 2 * n * fx->sb.blocksize;
+	xfsj_iput(fx->fs, &ip, true);
+	ino_take(fx, 0, xfsj_ino_agino(&fx->sb, ino));
+	*data = fs_fixture_alloc(fx, 0, (uint32_t)n);
+	for (size_t i = 0; i < n; i++)
+		fs_fixture_map(fx, ino, XFSJ_DATA_FORK, 2 * i, *data + i, 1,
+			       false);
+	de.ino = ino;
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino, fx->sb.rootino,
+				       &de, 1, false, &fx->f), 0);
+	fs_fixture_reopen(fx);
+	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, NULL, &res), 0);
+	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
+	return ino;
+}
+
 /* ---- repairs ---- */
 
 struct files {
@@ -309,8 +339,6 @@ START_TEST(self_overlap_bmbt)
 {
 	bool rmapbt = _i;
 	const size_t n = 30, bad = 20;
-	struct xfsj_dirent de = { "a", 1, XFSJ_FT_REG, 0 };
-	struct xfsj_repair_result res;
 	struct xfsj_bmbt_irec *e, r;
 	struct fs_fixture fx;
 	struct xfsj_iref ip;
@@ -321,21 +349,7 @@ START_TEST(self_overlap_bmbt)
 	size_t k = 0;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, rmapbt, false);
-	ino = fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
-	ip.di.nlink = 1;
-	ip.di.size = 2 * n * 4096;
-	xfsj_iput(fx.fs, &ip, true);
-	ino_take(&fx, 0, xfsj_ino_agino(&fx.sb, ino));
-	data = fs_fixture_alloc(&fx, 0, (uint32_t)n);
-	for (size_t i = 0; i < n; i++)
-		fs_fixture_map(&fx, ino, XFSJ_DATA_FORK, 2 * i, data + i, 1,
-			       false);
-	de.ino = ino;
-	ck_assert_int_eq(xfsj_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
-				       &de, 1, false, &fx.f), 0);
-	fs_fixture_reopen(&fx);
-	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
-	ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+	ino = spread_file(&fx, n, &data);
 
 	/* The root (level 1) names the one leaf. */
 	ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
@@ -474,8 +488,6 @@ START_TEST(deep_tree)
 {
 	bool rmapbt = _i;
 	const size_t n = 1500;
-	struct xfsj_dirent de = { "a", 1, XFSJ_FT_REG, 0 };
-	struct xfsj_repair_result res;
 	struct fs_fixture fx;
 	struct xfsj_bmbt_irec *e;
 	struct xfsj_iref ip;
@@ -485,21 +497,7 @@ START_TEST(deep_tree)
 	uint8_t *f, fmt;
 
 	fs_fixture_make(&fx, 64 * MB, 1024, 2, rmapbt, false);
-	ino = fs_fixture_make_file(&fx, 5, 1, 0, 0, &ip);
-	ip.di.nlink = 1;
-	ip.di.size = 2 * n * 1024;
-	xfsj_iput(fx.fs, &ip, true);
-	ino_take(&fx, 0, xfsj_ino_agino(&fx.sb, ino));
-	data = fs_fixture_alloc(&fx, 0, (uint32_t)n);
-	for (size_t i = 0; i < n; i++)
-		fs_fixture_map(&fx, ino, XFSJ_DATA_FORK, 2 * i, data + i, 1,
-			       false);
-	de.ino = ino;
-	ck_assert_int_eq(xfsj_dir_write(fx.fs, fx.sb.rootino, fx.sb.rootino,
-				       &de, 1, false, &fx.f), 0);
-	fs_fixture_reopen(&fx);
-	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
-	ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+	ino = spread_file(&fx, n, &data);
 
 	/* The root names one node or more: damage its second pointer. */
 	ck_assert_int_eq(xfsj_iget(fx.fs, ino, false, &ip, &fx.f), 0);
