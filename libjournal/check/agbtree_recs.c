@@ -69,12 +69,6 @@ static void cnt_rec_keys(const void *block, unsigned int i,
 	*hi = *lo;
 }
 
-/*
- * Free extents: inside the AG, sorted by start without overlap (bnobt),
- * by length then start (cntbt: xfs_repair checks only the lengths, the
- * kernel's order is both).  Adjacent extents are legal, as xfs_repair
- * has it.
- */
 static void alloc_get(const struct agbt_walk *w, const void *block,
 		      unsigned int i, union agbt_rec *r)
 {
@@ -98,7 +92,10 @@ static bool cnt_before(const struct agbt_walk *w, const union agbt_rec *a,
 		a->a.startblock < b->a.startblock);
 }
 
-/* The record @r of leaf @block, record @i, out of order: said. */
+/*
+ * Is @r (record @i of leaf @block) out of order, after the last record
+ * in order or as the outlier of its neighbours?  Said when it is.
+ */
 static bool out_of_order(struct agbt_walk *w, const void *block,
 			 unsigned int i, const union agbt_rec *r,
 			 uint32_t start)
@@ -113,6 +110,12 @@ static bool out_of_order(struct agbt_walk *w, const void *block,
 	return false;
 }
 
+/*
+ * Free extents: inside the AG, sorted by start without overlap (bnobt),
+ * by length then start (cntbt: xfs_repair checks only the lengths, the
+ * kernel's order is both).  Adjacent extents are legal, as xfs_repair
+ * has it.
+ */
 static int alloc_rec(struct agbt_walk *w, const void *block, unsigned int i)
 {
 	union agbt_rec r;
@@ -227,7 +230,6 @@ static void chunk_counts(struct agbt_walk *w, const struct xfsj_inobt_rec *r)
 		say(w, INOBT_COUNT, XFSJ_INODES_PER_CHUNK - popcount64(holes),
 		    r->count);
 }
-
 
 /* The blocks of a chunk (fewer than 64 inodes a block) that hold inodes
  * (not sparse holes), one bit each. */
