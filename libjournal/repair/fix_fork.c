@@ -113,6 +113,8 @@ struct job {
 	uint64_t ino;
 	int whichfork;
 	struct xck_vec drops;	/* xfsj_bmbt_irec: startblock, blockcount */
+	struct xck_vec odrops;	/* the same, but only from the mapping
+				 * that puts startblock at startoff */
 	struct xck_vec clones;	/* struct xrp_clone */
 	bool reflink_prob;	/* the check wanted the reflink flag set */
 	bool has_why;		/* an ownership decision asked for it */
@@ -580,13 +582,20 @@ static bool next_piece(const struct job *j, struct xfsj_bmbt_irec *c)
 
 	while (moved && c->blockcount) {
 		moved = false;
-		for (i = 0; i < j->drops.n; i++) {
-			const struct xfsj_bmbt_irec *d = &mv(&j->drops)[i];
+		for (i = 0; i < j->drops.n + j->odrops.n; i++) {
+			bool o = i >= j->drops.n;
+			const struct xfsj_bmbt_irec *d = o ?
+				&mv(&j->odrops)[i - j->drops.n] :
+				&mv(&j->drops)[i];
 			uint64_t de = d->startblock + d->blockcount;
 			uint64_t skip;
 
 			if (d->startblock >= c->startblock + c->blockcount ||
 			    de <= c->startblock)
+				continue;
+			/* (another mapping of the fork over the blocks) */
+			if (o && c->startoff - c->startblock !=
+				 d->startoff - d->startblock)
 				continue;
 			if (d->startblock > c->startblock) {
 				c->blockcount = d->startblock - c->startblock;
@@ -1117,6 +1126,7 @@ static struct job *job_get(struct xrp *rp, struct xck_vec *js, uint64_t ino,
 		if (j[i].ino == ino && j[i].whichfork == whichfork)
 			return &j[i];
 	xck_vec_init(&nj.drops, sizeof(struct xfsj_bmbt_irec));
+	xck_vec_init(&nj.odrops, sizeof(struct xfsj_bmbt_irec));
 	xck_vec_init(&nj.clones, sizeof(struct xrp_clone));
 	if (xck_vec_push(rp->ck, js, &nj))
 		return NULL;
@@ -1130,6 +1140,7 @@ static void jobs_free(struct xrp *rp, struct xck_vec *js)
 
 	for (i = 0; i < js->n; i++) {
 		xck_vec_free(rp->ck, &j[i].drops);
+		xck_vec_free(rp->ck, &j[i].odrops);
 		xck_vec_free(rp->ck, &j[i].clones);
 	}
 	xck_vec_free(rp->ck, js);
@@ -1219,6 +1230,87 @@ static void why_of(const struct xrp_decision *d, struct xfsj_repair_why *w)
 }
 
 /*
+ * Are the @n claims over a range all mappings of one inode's fork, at
+ * different file offsets, that may not share (one unwritten, or no
+ * reflink)?  The kernel never maps a block twice in a fork but by a
+ * clone within the file, of written data.
+ */
+static bool self_overlap(const struct xrp *rp, const struct xrp_claim *f,
+			 size_t n)
+{
+	bool reflink = xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK);
+	bool any_unwritten = false;
+
+	if (n < 2)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!xrp_owner_inode(f[i].owner) || f[i].owner != f[0].owner ||
+		    (f[i].offset & XFSJ_RMAP_OFF_BMBT_BLOCK) ||
+		    (f[i].offset & XRP_RMAP_FORK_FLAGS) !=
+		    (f[0].offset & XRP_RMAP_FORK_FLAGS))
+			return false;
+		if (f[i].offset & XFSJ_RMAP_OFF_UNWRITTEN)
+			any_unwritten = true;
+	}
+	return !reflink || any_unwritten;
+}
+
+/*
+ * Two mappings of one fork over the same blocks (a damaged record's
+ * start moved onto another's): a written mapping keeps them over an
+ * unwritten one (the kernel shares no unwritten extent), else the
+ * lowest file offset keeps them; each other mapping loses that range
+ * only (the fork rebuilt, the other mapping's blocks untouched).
+ */
+static int add_self_overlap(struct xrp *rp, struct xck_vec *js,
+			    struct xrp_prob *pr, const struct xrp_claim *f,
+			    const struct xfsj_rmap_rec *const *rec, size_t n)
+{
+	uint64_t s = pr->p.agbno, e = s + pr->p.count;
+	uint64_t fsb = xfsj_agb_to_fsb(rp->sb, pr->p.agno, (uint32_t)s);
+	bool by_written = false;
+	size_t k = 0, i;
+	struct job *j;
+
+	for (i = 1; i < n; i++) {
+		bool ui = f[i].offset & XFSJ_RMAP_OFF_UNWRITTEN;
+		bool uk = f[k].offset & XFSJ_RMAP_OFF_UNWRITTEN;
+
+		if (ui != uk)
+			by_written = true;
+		if ((!ui && uk) ||
+		    (ui == uk && (f[i].offset & XFSJ_RMAP_OFF_MASK) <
+				 (f[k].offset & XFSJ_RMAP_OFF_MASK)))
+			k = i;
+	}
+	j = job_get(rp, js, f[0].owner,
+		    !!(f[0].offset & XFSJ_RMAP_OFF_ATTR_FORK));
+	if (!j)
+		return -XFSJ_E_NOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t off = rec[i]->offset & XFSJ_RMAP_OFF_MASK;
+		struct xfsj_bmbt_irec d = { .startblock = fsb,
+					    .blockcount = e - s };
+
+		if (i == k)
+			continue;
+		/* the file offset this mapping puts block @s at (modulo
+		 * 2^64: only the difference to the block number counts) */
+		d.startoff = off + s - rec[i]->startblock;
+		if (mpush(rp, &j->odrops, &d))
+			return -XFSJ_E_NOMEM;
+	}
+	j->why = (struct xfsj_repair_why){
+		.outcome = xrp_ev_outcome_name(XRP_D_KEEP),
+		.nrows = by_written ? 1 : 0,
+		.kept = by_written ? xrp_ev_rows()[XRP_EV_WRITTEN].weight : 0 };
+	if (by_written)
+		j->why.rows[0] = xrp_ev_rows()[XRP_EV_WRITTEN].name;
+	j->has_why = true;
+	return 0;
+}
+
+/*
  * A block range claimed twice: the evidence model (evidence.h) decides.
  * Each inode fork mapping that gives way loses the range (its fork
  * rebuilt without it); each one that gets a copy gets a job to copy it
@@ -1242,6 +1334,8 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 				CLAIMS_MAX, &n);
 	if (err)
 		return 0;		/* too many claims: left */
+	if (self_overlap(rp, f, n))
+		return add_self_overlap(rp, js, pr, f, rec, n);
 	xrp_ev_decide(f, n, xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_REFLINK), &d);
 	why_of(&d, &why);
 	fsb = xfsj_agb_to_fsb(rp->sb, pr->p.agno, (uint32_t)s);
