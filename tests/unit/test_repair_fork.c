@@ -446,6 +446,49 @@ START_TEST(cross_link)
 }
 END_TEST
 
+/*
+ * Extent 2 of a pointed at extent 0's blocks, without an rmapbt (the
+ * fuzz corpus's 4k-normap inode.extfile u3.bmx[2].startblock): one
+ * fork maps the blocks twice, written or unwritten (_i = 1): the
+ * lower file offset keeps them.  Only extent 2 loses the range; its own
+ * blocks go back to free space.
+ */
+START_TEST(self_overlap_fuzz)
+{
+	bool unwritten = _i;
+	struct fs_fixture fx;
+	struct files fl;
+	struct xfsj_iref ip;
+	struct xfsj_bmbt_irec r;
+	uint32_t size;
+	uint8_t *f;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	make_files(&fx, &fl);
+	ck_assert_int_eq(xfsj_iget(fx.fs, fl.a, true, &ip, &fx.f), 0);
+	f = xfsj_ifork(fx.fs, &ip, XFSJ_DATA_FORK, &size);
+	xfsj_bmbt_rec_decode(f + 2 * XFSJ_BMBT_REC_SIZE, &r);
+	r.startblock = fl.afsb[0];
+	r.unwritten = unwritten;
+	xfsj_bmbt_rec_encode(&r, f + 2 * XFSJ_BMBT_REC_SIZE);
+	xfsj_iput(fx.fs, &ip, false);
+	fs_fixture_reopen(&fx);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
+	{
+		struct xfsj_repair_result res;
+
+		fs_fixture_reopen(&fx);
+		ck_assert_int_eq(xfsj_repair(fx.fs, NULL, NULL, &res), 0);
+		ck_assert_uint_eq(res.left, 0);
+		ck_assert_uint_eq(res.inodes_cleared, 0);
+		ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+	}
+	expect_a(&fx, &fl, 2);
+	ck_assert(fs_fixture_is_free(&fx, fl.afsb[2], 4));
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 /* A length of 0 (fork.ext_len): the record goes, the rest stays. */
 START_TEST(zero_length)
 {
@@ -794,6 +837,7 @@ Suite *repair_fork_suite(void)
 	tcase_add_test(tc, start_in_metadata);
 	tcase_add_loop_test(tc, cross_link_clone, 0, 2);
 	tcase_add_test(tc, clone_no_space);
+	tcase_add_loop_test(tc, self_overlap_fuzz, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
