@@ -18,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "core/grow.h"
 #include "core/overlay.h"
@@ -209,6 +212,23 @@ static int prob_order(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* A local check reads a few AGs and inodes: a share of the cache's bound. */
+#define LOCAL_CACHE_SHARE	4
+
+/*
+ * The buffer cache emptied (every change is in the overlay) and bounded
+ * to @bound, the memory freed handed back to the system: the next check's
+ * peak is then its own, not the sum of its and what came before.
+ */
+static void empty_cache(struct xrp *rp, uint64_t bound)
+{
+	xfsj_fs_set_cache_bound(rp->fs, 0);
+	xfsj_fs_set_cache_bound(rp->fs, bound);
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 /*
  * This round's check: a whole one, or with @local the AGs rp->redo marks
  * scanned again in the state the last check kept (and the cross-checks
@@ -218,19 +238,25 @@ static int check_round(struct xrp *rp, bool local)
 {
 	const struct xfsj_check_opts co = { .cache_bytes = rp->o->cache_bytes,
 					    .spill = rp->o->spill,
+					    .threads = rp->o->threads,
+					    .ag_stride = rp->o->ag_stride,
 					    .sb_only = rp->o->sb_only };
 	const struct xfsj_check_cb ccb = {
 		.arg = rp,
 		.problem = on_problem,
 		.progress = on_progress,
 	};
+	struct xfsj_cache_stats st;
 	int err;
 
+	xfsj_fs_cache_stats(rp->fs, &st);
 	if (local && rp->ck) {
 		const struct xck_inoset set = { rp->reino, rp->nreino };
 
 		keep_unchanged(rp, &set);
+		empty_cache(rp, st.bound / LOCAL_CACHE_SHARE);
 		err = xck_rerun(rp->ck, rp->redo, &set, &ccb, &rp->ckres);
+		xfsj_fs_set_cache_bound(rp->fs, st.bound);
 		if (!err) {
 			if (rp->nprobs > 1)
 				qsort(rp->probs, rp->nprobs,
@@ -239,9 +265,11 @@ static int check_round(struct xrp *rp, bool local)
 			return 0;
 		}
 	}
+	/* What the last check kept is of no use to a whole one. */
 	xck_free(rp->ck);
 	rp->ck = NULL;
 	free_probs(rp);
+	empty_cache(rp, st.bound);
 	err = xck_run(rp->fs, &co, &ccb, &rp->ckres, &rp->ck);
 	add_work(rp, false);
 	return err;
