@@ -93,12 +93,19 @@ const char *xfsj_repair_stage_name(enum xfsj_repair_stage s)
 
 /* ---- one round's check ---- */
 
+/* The strings a kept problem owns (on_problem copied them). */
+static void free_strings(struct xrp_prob *pr)
+{
+	free((char *)pr->p.name);
+	free((char *)pr->p.field);
+}
+
 static void free_probs(struct xrp *rp)
 {
 	size_t i;
 
 	for (i = 0; i < rp->nprobs; i++)
-		free((char *)rp->probs[i].p.name);
+		free_strings(&rp->probs[i]);
 	rp->nprobs = 0;
 }
 
@@ -135,7 +142,14 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 		pr->p.has |= XFSJ_PF_AG;
 		pr->p.agno = xfsj_ino_agno(rp->sb, p->ino);
 	}
+	/*
+	 * A problem's strings live as long as the callback (a check on
+	 * threads hands over copies it frees after): the round keeps its own.
+	 */
+	pr->p.name = NULL;
+	pr->p.field = NULL;
 	if (p->name) {
+		/* (a damaged name may hold a NUL: all namelen bytes) */
 		char *nm = malloc(p->namelen + 1);
 
 		if (!nm)
@@ -143,6 +157,10 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 		memcpy(nm, p->name, p->namelen);
 		nm[p->namelen] = '\0';
 		pr->p.name = nm;
+	}
+	if (p->field && !(pr->p.field = strdup(p->field))) {
+		free((char *)pr->p.name);
+		return;
 	}
 	rp->nprobs++;
 }
@@ -192,7 +210,7 @@ static void keep_unchanged(struct xrp *rp, const struct xck_inoset *set)
 			rp->probs[n++] = *pr;
 			continue;
 		}
-		free((char *)pr->p.name);
+		free_strings(pr);
 	}
 	rp->nprobs = n;
 }
