@@ -235,8 +235,9 @@ static int prob_order(const void *a, const void *b)
 
 /*
  * The buffer cache emptied (every change is in the overlay) and bounded
- * to @bound, the memory freed handed back to the system: the next check's
- * peak is then its own, not the sum of its and what came before.
+ * to @bound, the memory freed handed back to the system: before a check,
+ * so that its peak is its own, not the sum of its and what came before;
+ * after one, so that the fixes do not add theirs to the scan's buffers.
  */
 static void empty_cache(struct xrp *rp, uint64_t bound)
 {
@@ -274,7 +275,7 @@ static int check_round(struct xrp *rp, bool local)
 		keep_unchanged(rp, &set);
 		empty_cache(rp, st.bound / LOCAL_CACHE_SHARE);
 		err = xck_rerun(rp->ck, rp->redo, &set, &ccb, &rp->ckres);
-		xfsj_fs_set_cache_bound(rp->fs, st.bound);
+		empty_cache(rp, st.bound);
 		if (!err) {
 			if (rp->nprobs > 1)
 				qsort(rp->probs, rp->nprobs,
@@ -289,6 +290,8 @@ static int check_round(struct xrp *rp, bool local)
 	free_probs(rp);
 	empty_cache(rp, st.bound);
 	err = xck_run(rp->fs, &co, &ccb, &rp->ckres, &rp->ck);
+	/* The fixes read what they change: not the scan's buffers. */
+	empty_cache(rp, st.bound);
 	add_work(rp, false);
 	return err;
 }
