@@ -158,9 +158,9 @@ static void usage(FILE *out)
 "  --compat      exit with xfs_repair's codes (below)\n"
 "  -e            with --compat: exit 4 when something was fixed, as\n"
 "                xfs_repair -e\n"
-"  --threads N   -n: check N AGs at a time, their btrees, inodes and space\n"
+"  --threads N   check N AGs at a time, their btrees, inodes and space\n"
 "                (default: one per CPU); the output is the same for any N\n"
-"  -o ag_stride=N  -n without --threads: one thread for every N AGs, at\n"
+"  -o ag_stride=N  without --threads: one thread for every N AGs, at\n"
 "                most 8 per CPU, as xfs_repair\n"
 "  -f, -P, -t SECS, -o bhash=N|ihash=N|phase2_threads=N|force_geometry|noquota\n"
 "                accepted for scripts written for xfs_repair; no effect\n"
@@ -649,6 +649,22 @@ static bool extlog_disputed(const struct xfsj_replay_result *r,
 	return xfsj_check_superblocks(dataio, &cb, &res) == 0 && n > 0;
 }
 
+/*
+ * The threads of a check (-n's, and the repair's whole checks):
+ * --threads; else, with -o ag_stride, at most 8 per CPU as xfs_repair
+ * (the check makes one per ag_stride AGs below that); else one per CPU.
+ */
+static unsigned int check_threads(const struct opts *o)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cpus < 1)
+		cpus = 1;
+	if (o->threads)
+		return o->threads;
+	return (unsigned int)(o->ag_stride ? cpus * 8 : cpus);
+}
+
 /* Without -n: repair the replayed state, commit both; the exit code. */
 static int repair(struct opts *o, const struct run *run,
 		  const struct xfsj_replay_result *r, struct xfsj_replay *keep)
@@ -663,6 +679,8 @@ static int repair(struct opts *o, const struct run *run,
 		.force_worse = o->force_worse,
 		.cache_bytes = o->cache_bytes,
 		.spill = o->spill,
+		.threads = check_threads(o),
+		.ag_stride = o->threads ? 0 : o->ag_stride,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
 		.undo = o->undo,
@@ -724,6 +742,8 @@ static bool restore_primary(struct opts *o, const struct run *run,
 		.force_worse = o->force_worse,
 		.cache_bytes = o->cache_bytes,
 		.spill = o->spill,
+		.threads = check_threads(o),
+		.ag_stride = o->threads ? 0 : o->ag_stride,
 		.txt = txt,
 		.rcb = { page_hook, (void *)run },
 		.written = &written,
@@ -752,22 +772,6 @@ static bool restore_primary(struct opts *o, const struct run *run,
 		fprintf(txt, "%s: the primary superblock's old contents are in undo file %s: put back the other undo file first, then this one\n",
 			o->device, undo);
 	return true;
-}
-
-/*
- * The threads of -n's check: --threads; else, with -o ag_stride, at most
- * 8 per CPU as xfs_repair (the check makes one per ag_stride AGs below
- * that); else one per CPU.
- */
-static unsigned int check_threads(const struct opts *o)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (cpus < 1)
-		cpus = 1;
-	if (o->threads)
-		return o->threads;
-	return (unsigned int)(o->ag_stride ? cpus * 8 : cpus);
 }
 
 /*

@@ -121,6 +121,7 @@ struct repair_args {
 	bool force_worse;	/* --force: past the never-worse gate */
 	uint64_t cache_bytes;
 	struct xfsj_spill *spill;	/* the tables' bound, or NULL */
+	unsigned int threads, ag_stride;	/* the whole checks' */
 	FILE *txt;
 	struct xfsj_redo_cb rcb;	/* each page written */
 	const char *undo;		/* -U: the run's undo file, or NULL */

@@ -436,6 +436,8 @@ static enum repair_outcome repair_overlay(const struct repair_args *a,
 		.preen = a->preen,
 		.cache_bytes = a->cache_bytes,
 		.spill = a->spill,
+		.threads = a->threads,
+		.ag_stride = a->ag_stride,
 		.sb_only = sb_only,
 		.after_stage = getenv("XFSJ_REPAIR_TEST_WORSEN") ? test_worsen :
 				NULL,

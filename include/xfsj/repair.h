@@ -39,6 +39,14 @@ struct xfsj_repair_opts {
 	uint64_t cache_bytes;	/* the check's cache bound (0: default) */
 	struct xfsj_spill *spill;	/* the check's tables' bound (NULL) */
 	/*
+	 * The whole checks' threads and -o ag_stride (xfsj_check_opts; 0:
+	 * the caller's thread only).  The fixes are flushed to the overlay
+	 * before each check, as the check's threads need.  The problems and
+	 * fixes are the same for any number.
+	 */
+	unsigned int threads;
+	unsigned int ag_stride;
+	/*
 	 * Rounds that make no progress (their check finds no fewer problems
 	 * than every check before) at most; 0: the default (8).  A round
 	 * that does is not counted, up to four times this many rounds.

@@ -18,6 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "core/grow.h"
 #include "core/overlay.h"
@@ -90,12 +93,19 @@ const char *xfsj_repair_stage_name(enum xfsj_repair_stage s)
 
 /* ---- one round's check ---- */
 
+/* The strings a kept problem owns (on_problem copied them). */
+static void free_strings(struct xrp_prob *pr)
+{
+	free((char *)pr->p.name);
+	free((char *)pr->p.field);
+}
+
 static void free_probs(struct xrp *rp)
 {
 	size_t i;
 
 	for (i = 0; i < rp->nprobs; i++)
-		free((char *)rp->probs[i].p.name);
+		free_strings(&rp->probs[i]);
 	rp->nprobs = 0;
 }
 
@@ -132,7 +142,14 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 		pr->p.has |= XFSJ_PF_AG;
 		pr->p.agno = xfsj_ino_agno(rp->sb, p->ino);
 	}
+	/*
+	 * A problem's strings live as long as the callback (a check on
+	 * threads hands over copies it frees after): the round keeps its own.
+	 */
+	pr->p.name = NULL;
+	pr->p.field = NULL;
 	if (p->name) {
+		/* (a damaged name may hold a NUL: all namelen bytes) */
 		char *nm = malloc(p->namelen + 1);
 
 		if (!nm)
@@ -140,6 +157,10 @@ static void on_problem(void *arg, const struct xfsj_problem *p)
 		memcpy(nm, p->name, p->namelen);
 		nm[p->namelen] = '\0';
 		pr->p.name = nm;
+	}
+	if (p->field && !(pr->p.field = strdup(p->field))) {
+		free((char *)pr->p.name);
+		return;
 	}
 	rp->nprobs++;
 }
@@ -189,7 +210,7 @@ static void keep_unchanged(struct xrp *rp, const struct xck_inoset *set)
 			rp->probs[n++] = *pr;
 			continue;
 		}
-		free((char *)pr->p.name);
+		free_strings(pr);
 	}
 	rp->nprobs = n;
 }
@@ -209,6 +230,24 @@ static int prob_order(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* A local check reads a few AGs and inodes: a share of the cache's bound. */
+#define LOCAL_CACHE_SHARE	4
+
+/*
+ * The buffer cache emptied (every change is in the overlay) and bounded
+ * to @bound, the memory freed handed back to the system: before a check,
+ * so that its peak is its own, not the sum of its and what came before;
+ * after one, so that the fixes do not add theirs to the scan's buffers.
+ */
+static void empty_cache(struct xrp *rp, uint64_t bound)
+{
+	xfsj_fs_set_cache_bound(rp->fs, 0);
+	xfsj_fs_set_cache_bound(rp->fs, bound);
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 /*
  * This round's check: a whole one, or with @local the AGs rp->redo marks
  * scanned again in the state the last check kept (and the cross-checks
@@ -218,19 +257,25 @@ static int check_round(struct xrp *rp, bool local)
 {
 	const struct xfsj_check_opts co = { .cache_bytes = rp->o->cache_bytes,
 					    .spill = rp->o->spill,
+					    .threads = rp->o->threads,
+					    .ag_stride = rp->o->ag_stride,
 					    .sb_only = rp->o->sb_only };
 	const struct xfsj_check_cb ccb = {
 		.arg = rp,
 		.problem = on_problem,
 		.progress = on_progress,
 	};
+	struct xfsj_cache_stats st;
 	int err;
 
+	xfsj_fs_cache_stats(rp->fs, &st);
 	if (local && rp->ck) {
 		const struct xck_inoset set = { rp->reino, rp->nreino };
 
 		keep_unchanged(rp, &set);
+		empty_cache(rp, st.bound / LOCAL_CACHE_SHARE);
 		err = xck_rerun(rp->ck, rp->redo, &set, &ccb, &rp->ckres);
+		empty_cache(rp, st.bound);
 		if (!err) {
 			if (rp->nprobs > 1)
 				qsort(rp->probs, rp->nprobs,
@@ -239,10 +284,14 @@ static int check_round(struct xrp *rp, bool local)
 			return 0;
 		}
 	}
+	/* What the last check kept is of no use to a whole one. */
 	xck_free(rp->ck);
 	rp->ck = NULL;
 	free_probs(rp);
+	empty_cache(rp, st.bound);
 	err = xck_run(rp->fs, &co, &ccb, &rp->ckres, &rp->ck);
+	/* The fixes read what they change: not the scan's buffers. */
+	empty_cache(rp, st.bound);
 	add_work(rp, false);
 	return err;
 }
