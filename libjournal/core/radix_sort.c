@@ -26,7 +26,7 @@
 #include "xfsj/errors.h"
 
 #define SHORT_INPUT 64
-#define PAR_MIN 65536		/* fewer records: one thread */
+#define PAR_MIN 8192		/* fewer records: one thread */
 #define THREADS_MAX 64
 
 static int keys_cmp(const void *a, const void *b, const xfsj_sort_key *keys,

@@ -174,7 +174,7 @@ END_TEST
 START_TEST(threads_same_order)
 {
 	/*
-	 * Past the cut where threads are used (64k records): every kind of
+	 * Past the cut where threads are used (8k records): every kind of
 	 * keys, one key and two, on 2, 3 and 8 threads (shares of unequal
 	 * size, runs of ties across the cuts); what one thread gives.
 	 */
@@ -182,6 +182,8 @@ START_TEST(threads_same_order)
 
 	for (int kind = 0; kind < K__N; kind++)
 		for (size_t t = 0; t < 3; t++) {
+			sort_and_compare_on(9001, kind, 17 + kind,
+					    threads[t], 2);
 			sort_and_compare_on(70001, kind, 4242 + kind,
 					    threads[t], 2);
 			sort_and_compare_on(100003, kind, 99 + kind,
