@@ -474,13 +474,14 @@ static int dent_name_cmp(const void *a, const void *b)
  */
 static void sort_by_name(struct xck_dctx *d, bool by_hash)
 {
-	struct xck_dent *e = d->dents.v;
+	struct xck_dent *e;
 	size_t i, j;
 
 	if (!by_hash)
 		xck_vec_sort_keys(&d->dents,
 				  (const xfsj_sort_key[]){ dent_addr_key }, 1,
 				  dent_addr_cmp);
+	e = d->dents.v;
 	name_ctx = d;
 	for (i = 0; i < d->dents.n; i = j) {
 		for (j = i + 1; j < d->dents.n && e[j].hash == e[i].hash; j++)
