@@ -70,13 +70,22 @@ void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *))
 void xck_vec_sort_keys(struct xck_vec *v, const xfsj_sort_key *keys,
 		       size_t nkeys, int (*cmp)(const void *, const void *))
 {
+	xck_vec_sort_keys_threads(v, keys, nkeys, cmp, 1);
+}
+
+void xck_vec_sort_keys_threads(struct xck_vec *v, const xfsj_sort_key *keys,
+			       size_t nkeys,
+			       int (*cmp)(const void *, const void *),
+			       unsigned int threads)
+{
 	/*
 	 * The radix sort's scratch copy is plain RAM: under the bound only
 	 * when it fits there.  Otherwise (or without the copy) the spill's
 	 * sort: the same order, in more time.
 	 */
 	if (!xfsj_spill_copy_fits(v->sp, v->foff, (uint64_t)v->n * v->esz) ||
-	    xfsj_radix_sort(v->v, v->n, v->esz, keys, nkeys))
+	    xfsj_radix_sort_threads(v->v, v->n, v->esz, keys, nkeys,
+				    threads ? threads : 1))
 		xck_vec_sort(v, cmp);
 }
 

@@ -83,6 +83,11 @@ void xck_vec_sort(struct xck_vec *v, int (*cmp)(const void *, const void *));
  */
 void xck_vec_sort_keys(struct xck_vec *v, const xfsj_sort_key *keys,
 		       size_t nkeys, int (*cmp)(const void *, const void *));
+/* The same on up to @threads threads, outside the per-AG phases. */
+void xck_vec_sort_keys_threads(struct xck_vec *v, const xfsj_sort_key *keys,
+			       size_t nkeys,
+			       int (*cmp)(const void *, const void *),
+			       unsigned int threads);
 /* The element of sorted @v matching @key (bsearch; NULL when empty). */
 void *xck_vec_find(const struct xck_vec *v, const void *key,
 		   int (*cmp)(const void *, const void *));

@@ -466,13 +466,37 @@ static int dent_name_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void find_dups(struct xck_dctx *d)
+/*
+ * The entries by hash, then name, then address: sorted by hash and
+ * address already (leaf_vs_data, or here), only the runs of one hash are
+ * left to sort by name, and most hold one entry.  The order is the one a
+ * sort by dent_name_cmp gives (the address tells every two apart).
+ */
+static void sort_by_name(struct xck_dctx *d, bool by_hash)
+{
+	struct xck_dent *e;
+	size_t i, j;
+
+	if (!by_hash)
+		xck_vec_sort_keys(&d->dents,
+				  (const xfsj_sort_key[]){ dent_addr_key }, 1,
+				  dent_addr_cmp);
+	e = d->dents.v;
+	name_ctx = d;
+	for (i = 0; i < d->dents.n; i = j) {
+		for (j = i + 1; j < d->dents.n && e[j].hash == e[i].hash; j++)
+			;
+		if (j - i > 1)
+			qsort(&e[i], j - i, sizeof(*e), dent_name_cmp);
+	}
+	name_ctx = NULL;
+}
+
+static void find_dups(struct xck_dctx *d, bool by_hash)
 {
 	const struct xck_dent *e;
 
-	name_ctx = d;
-	xck_vec_sort(&d->dents, dent_name_cmp);
-	name_ctx = NULL;
+	sort_by_name(d, by_hash);
 	e = d->dents.v;
 	for (size_t i = 1; i < d->dents.n; i++)
 		if (e[i].hash == e[i - 1].hash &&
@@ -665,11 +689,14 @@ int xck_dir(struct xck *ck, struct xck_icheck *ic)
 	if (!err && d.lost)
 		err = xck_note_lossy(ck, ic->ino, d.lost_id);
 	if (!err && d.dents.n) {
+		bool by_hash;
+
 		/* In the order found: "." and ".." first. */
 		check_entries(&d, sf);
-		if (!sf && d.leaves_ok)
+		by_hash = !sf && d.leaves_ok;
+		if (by_hash)
 			leaf_vs_data(&d);
-		find_dups(&d);
+		find_dups(&d, by_hash);
 		err = store_dirents(&d);
 	}
 	xck_vec_free(ck, &d.dents);

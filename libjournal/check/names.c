@@ -117,6 +117,9 @@ struct names {
 	bool complete;			/* xck_inodes_complete */
 	uint64_t root, metaroot;	/* NULLFSINO: none */
 	struct xck_vec queue;		/* uint64_t: directories to walk */
+	/* The chunk of the last lookup (live_near), in AG near_agno. */
+	const struct xck_chunk *near;
+	uint32_t near_agno;
 	/*
 	 * On a thread of count_entries: its reports, kept for the main
 	 * thread to give out in order (NULL: reported at once).
@@ -235,17 +238,48 @@ static uint64_t pp_name(const void *p)
 }
 
 static const xfsj_sort_key dirent_child_keys[] = { de_child, de_dir, de_name };
-static const xfsj_sort_key dirent_dir_keys[] = { de_dir, de_child };
+static const xfsj_sort_key dirent_dir_keys[] = { de_dir };
 static const xfsj_sort_key pptr_child_keys[] = { pp_child, pp_parent, pp_name };
+
+/* @st when its inode is in use and sound, or NULL. */
+static struct xck_inode *sound(struct xck_inode *st)
+{
+	if (!st || (st->flags & (XCK_I_INUSE | XCK_I_BAD)) != XCK_I_INUSE)
+		return NULL;
+	return st;
+}
 
 /* The state of an inode in use and sound, or NULL. */
 static struct xck_inode *live(struct xck *ck, uint64_t ino)
 {
-	struct xck_inode *st = xck_inode_find(ck, ino, NULL);
+	return sound(xck_inode_find(ck, ino, NULL));
+}
 
-	if (!st || (st->flags & (XCK_I_INUSE | XCK_I_BAD)) != XCK_I_INUSE)
-		return NULL;
-	return st;
+/*
+ * live() through the chunk of the last lookup first: the entries sorted
+ * by child, and a directory's entries sorted by child, name inodes of one
+ * chunk one after the other.
+ */
+static struct xck_inode *live_near(struct names *nm, uint64_t ino)
+{
+	struct xck *ck = nm->ck;
+	uint32_t agno = xfsj_ino_agno(ck->sb, ino);
+	uint32_t agino = xfsj_ino_agino(ck->sb, ino);
+	const struct xck_chunk *c = nm->near;
+	struct xck_chunk *found;
+	struct xck_inode *st;
+
+	if (c && agno == nm->near_agno && agino >= c->rec.startino &&
+	    agino - c->rec.startino < XFSJ_INODES_PER_CHUNK) {
+		st = c->ino ? &c->ino[agino - c->rec.startino] : NULL;
+	} else {
+		st = xck_inode_find(ck, ino, &found);
+		if (found) {
+			nm->near = found;
+			nm->near_agno = agno;
+		}
+	}
+	return sound(st);
 }
 
 /* Is @ino named by the superblock (quota, realtime, metadata root)? */
@@ -345,8 +379,7 @@ static int holder_score(const struct names *nm, const struct xck_inode *st,
 static void child_group(struct names *nm, const struct xck_dirent *e,
 			size_t n)
 {
-	struct xck *ck = nm->ck;
-	struct xck_inode *st = live(ck, e[0].child);
+	struct xck_inode *st = live_near(nm, e[0].child);
 	const struct xck_dirent *holder = NULL;
 	uint32_t named = 0;
 	size_t i;
@@ -701,7 +734,7 @@ static int walk_from(struct names *nm, uint64_t start)
 
 			if (is_dotish(nm, &e[i]))
 				continue;
-			cst = live(ck, e[i].child);
+			cst = live_near(nm, e[i].child);
 			if (!cst || (cst->flags & XCK_I_REACHED))
 				continue;
 			cst->flags |= XCK_I_REACHED;
@@ -825,7 +858,14 @@ static int reachability(struct names *nm)
 
 	if (!root_ok(nm))
 		return 0;	/* everything would be cut off: say it once */
-	xck_vec_sort_keys(&ck->dirents, dirent_dir_keys, 2, dirent_by_dir);
+	/*
+	 * By directory alone: the radix sort is stable and the entries come
+	 * sorted by child, so each directory's run is in the order of
+	 * dirent_by_dir without being sorted again (a huge directory's run
+	 * cost as much as the whole sort).
+	 */
+	xck_vec_sort_keys_threads(&ck->dirents, dirent_dir_keys, 1,
+				  dirent_by_dir, ck->threads);
 	err = walk_from(nm, nm->root);
 	if (!err && nm->metaroot != XFSJ_NULLFSINO)
 		err = walk_from(nm, nm->metaroot);
@@ -909,14 +949,15 @@ int xck_names(struct xck *ck)
 		goto out;
 
 	/*
-	 * One after the other: at once on two threads they would need both
-	 * scratch copies at the peak of the tables (24 MB more at 1M
-	 * entries with parent pointers) for a few tens of milliseconds.
+	 * One after the other, each on the threads: at once they would
+	 * need both scratch copies at the peak of the tables (24 MB more at
+	 * 1M entries with parent pointers) for a few tens of milliseconds.
 	 */
-	xck_vec_sort_keys(&ck->dirents, dirent_child_keys, 3, dirent_by_child);
+	xck_vec_sort_keys_threads(&ck->dirents, dirent_child_keys, 3,
+				  dirent_by_child, ck->threads);
 	if (nm.pptr)
-		xck_vec_sort_keys(&ck->pptrs, pptr_child_keys, 3,
-				  pptr_by_child);
+		xck_vec_sort_keys_threads(&ck->pptrs, pptr_child_keys, 3,
+					  pptr_by_child, ck->threads);
 	ck->res->work[XFSJ_WK_NAMES] += ck->dirents.n + ck->pptrs.n;
 	err = count_entries(&nm);
 	if (err)

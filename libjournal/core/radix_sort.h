@@ -24,4 +24,12 @@ typedef uint64_t (*xfsj_sort_key)(const void *rec);
 int xfsj_radix_sort(void *base, size_t n, size_t esz,
 		    const xfsj_sort_key *keys, size_t nkeys);
 
+/*
+ * The same, on up to @threads threads (a large table): the same order
+ * whatever @threads is.
+ */
+int xfsj_radix_sort_threads(void *base, size_t n, size_t esz,
+			    const xfsj_sort_key *keys, size_t nkeys,
+			    unsigned int threads);
+
 #endif

@@ -52,6 +52,16 @@ static int ref_cmp(const void *pa, const void *pb)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* By the first key alone, ties in their first order. */
+static int ref_a_cmp(const void *pa, const void *pb)
+{
+	const struct rec *x = pa, *y = pb;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 static int ref12_cmp(const void *pa, const void *pb)
 {
 	const struct rec12 *x = pa, *y = pb;
@@ -113,7 +123,8 @@ static void fill(struct rec *r, size_t n, int kind, uint64_t seed)
 	}
 }
 
-static void sort_and_compare(size_t n, int kind, uint64_t seed)
+static void sort_and_compare_on(size_t n, int kind, uint64_t seed,
+				unsigned int threads, size_t nkeys)
 {
 	static const xfsj_sort_key keys[] = { key_a, key_b };
 	struct rec *got = calloc(n ? n : 1, sizeof(*got));
@@ -123,8 +134,9 @@ static void sort_and_compare(size_t n, int kind, uint64_t seed)
 	ck_assert_ptr_nonnull(want);
 	fill(got, n, kind, seed);
 	memcpy(want, got, n * sizeof(*got));
-	qsort(want, n, sizeof(*want), ref_cmp);
-	ck_assert_int_eq(xfsj_radix_sort(got, n, sizeof(*got), keys, 2), 0);
+	qsort(want, n, sizeof(*want), nkeys == 1 ? ref_a_cmp : ref_cmp);
+	ck_assert_int_eq(xfsj_radix_sort_threads(got, n, sizeof(*got), keys,
+						 nkeys, threads), 0);
 	for (size_t i = 0; i < n; i++) {
 		ck_assert_uint_eq(got[i].a, want[i].a);
 		ck_assert_uint_eq(got[i].b, want[i].b);
@@ -132,6 +144,11 @@ static void sort_and_compare(size_t n, int kind, uint64_t seed)
 	}
 	free(got);
 	free(want);
+}
+
+static void sort_and_compare(size_t n, int kind, uint64_t seed)
+{
+	sort_and_compare_on(n, kind, seed, 1, 2);
 }
 
 START_TEST(every_kind_every_size)
@@ -151,6 +168,25 @@ START_TEST(large_random)
 	/* Every byte of both keys varies: sixteen passes and more. */
 	sort_and_compare(200000, K_RANDOM, 12345);
 	sort_and_compare(200000, K_FEW_VALUES, 777);
+}
+END_TEST
+
+START_TEST(threads_same_order)
+{
+	/*
+	 * Past the cut where threads are used (8k records): every kind of
+	 * keys, one key and two, on 2, 3 and 8 threads (shares of unequal
+	 * size, runs of ties across the cuts); what one thread gives.
+	 */
+	static const unsigned int threads[] = { 2, 3, 8 };
+
+	for (int kind = 0; kind < K__N; kind++)
+		for (size_t t = 0; t < 3; t++) {
+			sort_and_compare_on(9001, kind, 17 + kind,
+					    threads[t], 2);
+			sort_and_compare_on(20011, kind, 99 + kind,
+					    threads[t], 1);
+		}
 }
 END_TEST
 
@@ -198,6 +234,7 @@ Suite *radix_sort_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, every_kind_every_size);
 	tcase_add_test(tc, large_random);
+	tcase_add_test(tc, threads_same_order);
 	tcase_add_test(tc, odd_record_size);
 	tcase_add_test(tc, no_keys_no_change);
 	suite_add_tcase(s, tc);
