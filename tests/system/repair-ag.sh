@@ -63,31 +63,6 @@ all:agi 0;addr root|recs[4].holemask|add
 
 SKIP=0
 JUDGED=${REPAIR_AG_JUDGED:-30}
-# imgsum IMG: a digest of the image's data and where it is (the holes of
-# the sparse 1 GiB image are skipped: md5sum of it all takes seconds).
-imgsum() {
-	python3 - "$1" <<-'PY'
-	import hashlib, os, sys
-	fd = os.open(sys.argv[1], os.O_RDONLY)
-	end = os.lseek(fd, 0, os.SEEK_END)
-	h = hashlib.md5()
-	pos = 0
-	while pos < end:
-	    try:
-	        pos = os.lseek(fd, pos, os.SEEK_DATA)
-	    except OSError:
-	        break
-	    hole = os.lseek(fd, pos, os.SEEK_HOLE)
-	    h.update(b"@%d:" % pos)
-	    os.lseek(fd, pos, os.SEEK_SET)
-	    while pos < hole:
-	        b = os.read(fd, min(1 << 20, hole - pos))
-	        h.update(b)
-	        pos += len(b)
-	print(h.hexdigest())
-	PY
-}
-
 dbx() {	# IMG NAV FIELD VERB
 	local img=$1 nav=$2 c cmds=()
 	IFS=';' read -ra navs <<< "$nav"
@@ -112,9 +87,9 @@ one_case() {	# PROFILE BASE NAV FIELD VERB
 	local prof=$1 base=$2 nav=$3 field=$4 verb=$5
 	local img=$T_DIR/case.img name="$prof: $nav: $field $verb" rc sum1 sum2
 	cp --sparse=always "$base" "$img"
-	sum1=$(imgsum "$img")
+	sum1=$(sparse_sum "$img")
 	dbx "$img" "$nav" "$field" "$verb"
-	if [ "$(imgsum "$img")" = "$sum1" ]; then
+	if [ "$(sparse_sum "$img")" = "$sum1" ]; then
 		echo "ok - $name # SKIP the fuzz changed nothing"; SKIP=$((SKIP + 1)); return
 	fi
 	timeout 60 "$ORACLE" -n "$img" >/dev/null 2>&1
@@ -133,9 +108,9 @@ one_case() {	# PROFILE BASE NAV FIELD VERB
 	if ! timeout 60 "$REPAIR" -n "$img" > "$T_DIR/check" 2>&1; then
 		not_ok "$name: xfsj-repair -n after the repair"; grep found "$T_DIR/check" | head -5 | sed 's/^/#   /'; return
 	fi
-	sum1=$(imgsum "$img")
+	sum1=$(sparse_sum "$img")
 	timeout 120 "$REPAIR" "$img" > "$T_DIR/out2" 2>&1; rc=$?
-	sum2=$(imgsum "$img")
+	sum2=$(sparse_sum "$img")
 	if [ $rc -ne 0 ] || [ "$sum1" != "$sum2" ]; then
 		not_ok "$name: second repair exit $rc, bytes $([ "$sum1" = "$sum2" ] && echo same || echo changed)"; return
 	fi

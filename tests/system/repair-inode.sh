@@ -96,32 +96,6 @@ agi:0 unlinked[0] =128
 PROFILE=${REPAIR_INODE_PROFILE:-4k}
 populate_image "$BASE" "$PROFILE" || exit 1
 
-# The image's bytes, holes skipped (a 1 GiB image holds a few MiB).
-datasum() {
-	python3 - "$1" <<-'EOF'
-	import hashlib, os, sys
-	fd = os.open(sys.argv[1], os.O_RDONLY)
-	end = os.fstat(fd).st_size
-	h = hashlib.md5()
-	off = 0
-	while off < end:
-	    try:
-	        d = os.lseek(fd, off, os.SEEK_DATA)
-	    except OSError:
-	        break
-	    e = os.lseek(fd, d, os.SEEK_HOLE)
-	    h.update(d.to_bytes(8, 'little'))
-	    while d < e:
-	        b = os.pread(fd, min(1 << 20, e - d), d)
-	        if not b:
-	            break
-	        h.update(b)
-	        d += len(b)
-	    off = e
-	print(h.hexdigest())
-	EOF
-}
-
 # The kernel mounts the image and takes a write, a remove, an unmount.
 kernel_takes() {
 	local dev ok=0
@@ -176,10 +150,10 @@ run_case() {
 		fails+=("xfs_repair -n after exit $?")
 	timeout 120 "$REPAIR" -n "$CASE" > "$T_DIR/check.out" 2>&1 ||
 		fails+=("xfsj-repair -n after exit $?")
-	sum=$(datasum "$CASE")
+	sum=$(sparse_sum "$CASE")
 	timeout 120 "$REPAIR" -r "$REDO" "$CASE" > "$T_DIR/again.out" 2>&1 ||
 		fails+=("second xfsj-repair exit $?")
-	[ "$sum" = "$(datasum "$CASE")" ] ||
+	[ "$sum" = "$(sparse_sum "$CASE")" ] ||
 		fails+=("second xfsj-repair changed the image")
 	kernel_takes "$CASE" || fails+=("the kernel refused it")
 	if [ ${#fails[@]} -eq 0 ]; then

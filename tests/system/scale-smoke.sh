@@ -106,30 +106,6 @@ check "unbounded run of $((2 * N)) files: exit 0" [ $? = 0 ]
 check "$((2 * N)) files: the output of -m $SPILL_MIB is the unbounded run's" \
 	cmp -s "$b" "$T_DIR/unbounded.json"
 
-# sparse_sum FILE: a SHA-256 of the data segments of a sparse file and
-# where they are (reading its holes would read 4 GiB of zeros)
-sparse_sum() {
-	python3 -c '
-import hashlib, os, sys
-h = hashlib.sha256()
-fd = os.open(sys.argv[1], os.O_RDONLY)
-end = os.fstat(fd).st_size
-off = 0
-while off < end:
-    try:
-        off = os.lseek(fd, off, os.SEEK_DATA)
-    except OSError:
-        break
-    hole = os.lseek(fd, off, os.SEEK_HOLE)
-    h.update(b"%d:%d:" % (off, hole))
-    os.lseek(fd, off, os.SEEK_SET)
-    while off < hole:
-        b = os.read(fd, min(1 << 20, hole - off))
-        h.update(b)
-        off += len(b)
-print(h.hexdigest(), end)' "$1"
-}
-
 # A scratch directory that cannot hold the tables: exit 8, one line.
 small=$T_DIR/small-tmp
 mkdir "$small"

@@ -155,3 +155,40 @@ t_done() {
 	echo "$T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# sparse_sum FILE: a SHA-256 of FILE's size, its data segments and where
+# they lie (SEEK_DATA/SEEK_HOLE: the holes of a sparse image are never
+# read).  sparse_sum FILE blocks: instead, a line "offset crc32" for each
+# 4 KiB block of the data segments that is not all zeroes: two files
+# whose lists are equal hold the same bytes, wherever their holes fell.
+sparse_sum() {
+	python3 - "$@" <<'PY'
+import hashlib, os, sys, zlib
+blocks = len(sys.argv) > 2 and sys.argv[2] == "blocks"
+fd = os.open(sys.argv[1], os.O_RDONLY)
+end = os.fstat(fd).st_size
+h = hashlib.sha256(b"%d;" % end)
+off = 0
+while off < end:
+    try:
+        off = os.lseek(fd, off, os.SEEK_DATA)
+    except OSError:
+        break
+    hole = os.lseek(fd, off, os.SEEK_HOLE)
+    if blocks:
+        off -= off % 4096
+    else:
+        h.update(b"@%d:" % off)
+    while off < hole:
+        b = os.pread(fd, 4096 if blocks else min(1 << 20, hole - off), off)
+        if not b:
+            break
+        if not blocks:
+            h.update(b)
+        elif b.strip(b"\0"):
+            print(off, zlib.crc32(b))
+        off += len(b)
+if not blocks:
+    print(h.hexdigest())
+PY
+}
