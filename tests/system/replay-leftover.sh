@@ -37,7 +37,11 @@
 # clock; printed) orders the records tried and seeds the workload;
 # UNDONE_TRIES=n (default 12) records tried per image; UNDONE_IMAGES=n
 # (default 4) crash images made (seeds SEED, SEED+7919, ...) until one
-# has a record whose loss leaves work undone.  Long runs: a loop
+# has a record whose loss leaves work undone; UNDONE_ATTEMPTS=n (default
+# 12) workloads run for each of them until the log holds at least 3
+# checkpoints ending an intent of an earlier one (on the small profile
+# about half the crashes leave fewer: the tail passed them before the
+# shutdown; 4 attempts failed a run of seed 43520).  Long runs: a loop
 # over seeds with LEFTOVER_PROFILES="defaults bigbuf small bs1k".
 # XFSJ_KEEP=1 keeps the damaged image of a failed case.  The time is
 # printed: 80 s with the defaults on the 2-core machine while another
@@ -55,6 +59,7 @@ SEED=${SEED:-$(( $(date +%s) % 100000 ))}
 PROFILES=${LEFTOVER_PROFILES:-defaults bigbuf small}
 TRIES=${UNDONE_TRIES:-12}
 IMAGES=${UNDONE_IMAGES:-4}
+ATTEMPTS=${UNDONE_ATTEMPTS:-12}
 TORN=10
 MNT=$T_DIR/mnt
 echo "# replay-leftover: seed $SEED, profiles $PROFILES"
@@ -305,6 +310,7 @@ undone_try() {
 	u=""
 	try=0
 	if ! CRASH_MKFS=$P_MKFS CRASH_NEED=need_split CRASH_SEED=$seed \
+		CRASH_ATTEMPTS=$ATTEMPTS \
 		CRASH_CHAINS=1 CRASH_HOLD=6 CRASH_FREEZE=1 \
 		make_crash_image "$T_DIR/crash.img" "$P_SIZE" "$P_MKOPTS" "$P_MOPTS" 3; then
 		return 1
