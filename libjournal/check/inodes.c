@@ -141,8 +141,8 @@ const struct xfsj_problem_def xck_inode_rows[INO__N] = {
 		XFSJ_H_SYMLINK_CRC, 0),
 	[INO_SL_LEN] = R("symlink.mapping", 0x040025,
 		"symlink {ino}: mapped to block {found}, past its target's "
-		"{expected} blocks", XFSJ_FIX_CLEAR_FORK,
-		XFSJ_H_FORK_TRIM, 0),
+		"{expected} blocks", XFSJ_FIX_CLEAR_INODE,
+		XFSJ_H_CLEAR_INODE, 0),
 	[INO_CHUNK_RANGE] = R("inode.chunk_range", 0x040026,
 		"AG {ag}: inode chunk at agino {found} lies outside the AG",
 		XFSJ_FIX_REBUILD_BTREE,
