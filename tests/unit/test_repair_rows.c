@@ -23,6 +23,7 @@
 #include "ondisk/format.h"
 #include "ondisk/attr_layout.h"
 #include "ondisk/dir_block.h"
+#include "ondisk/bmdr.h"
 #include "core/crc32c.h"
 #include "fs/iget.h"
 #include "fs/dir_write.h"
@@ -1005,6 +1006,123 @@ static const struct row_case rows_symlink[] = {
 	{ .code = "symlink.mapping", .make = symlink_mapping },
 };
 
+/* ---- a data fork in bmbt format (issue 23): its own table ---- */
+
+#define BMBT_EXTENTS	25	/* past the 21 an inode's fork holds */
+
+/*
+ * A file of BMBT_EXTENTS one-block mappings at every other offset (its
+ * data fork a bmbt of one leaf under the inode root), named "file" by
+ * the root, settled; read whole into @bf (the leaf: bf->lv[0][0]).
+ */
+static uint64_t bmbt_file(struct fs_fixture *fx, struct xfsj_bmbt_fork *bf)
+{
+	struct xfsj_dirent d;
+	struct xfsj_iref ip;
+	uint64_t ino = fs_fixture_make_file(fx, 10, 1, 0, 0, &ip);
+
+	for (unsigned int i = 0; i < BMBT_EXTENTS; i++)
+		fs_fixture_map(fx, ino, XFSJ_DATA_FORK, 2 * i,
+			       fs_fixture_alloc(fx, 0, 1), 1, false);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	ip.di.size = 2ULL * BMBT_EXTENTS * fx->sb.blocksize;
+	xfsj_iput(fx->fs, &ip, false);
+	d = (struct xfsj_dirent){ "file", 4, XFSJ_FT_REG, ino };
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino,
+					fx->sb.rootino, &d, 1, false, &fx->f),
+			 0);
+	settled(fx);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_BTREE);
+	memset(bf, 0, sizeof(*bf));
+	ck_assert_int_eq(xfsj_bmbt_fork_read(fx->fs, &ip, XFSJ_DATA_FORK, bf,
+					     &fx->f), 0);
+	ck_assert_uint_eq(bf->height, 1);
+	ck_assert_uint_eq(bf->nlv[0], 1);
+	return ino;
+}
+
+/*
+ * @c->v2 bytes (0: 4) at byte @c->off of the bmbt file's leaf set to
+ * @c->v, the CRC restamped; with @c->keep_crc, the CRC made wrong.
+ */
+static void bmbt_leaf(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_bmbt_fork bf;
+	struct xfsj_buf *bp;
+
+	bmbt_file(fx, &bf);
+	bp = bf.lv[0][0].bp;
+	if (c->keep_crc) {
+		uint64_t at = bp->daddr * 512 + XFSJ_LBLOCK_CRC_OFF;
+
+		xfsj_bmbt_fork_free(&bf);
+		overlay_xor(fx, at, 0x01);
+		return;
+	}
+	put_be(bp->data + c->off, (unsigned int)c->v2, c->v);
+	xfsj_cksum_update(bp->data, fx->sb.blocksize, XFSJ_LBLOCK_CRC_OFF);
+	xfsj_buf_dirty(bp);
+	xfsj_bmbt_fork_free(&bf);
+}
+
+/*
+ * The bmbt file's inode root (level and count, keys from byte 4, the
+ * pointers after as many keys as the fork has room for): @c->v2 bytes
+ * (0: 4) at byte @c->off set to @c->v (~0: a block of AG 5, past the
+ * last AG), or (@c->from_end) byte @c->off of the pointers; with
+ * @c->field2, a second pointer to the same leaf.
+ */
+static void bmbt_root(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_bmbt_fork bf;
+	struct xfsj_iref ip;
+	uint64_t ino = bmbt_file(fx, &bf);
+	uint32_t size, ptrs;
+	uint8_t *root;
+
+	xfsj_bmbt_fork_free(&bf);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	root = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
+	ptrs = XFSJ_BMDR_HDR_SIZE + 8 * xfsj_bmdr_room(size);
+	ck_assert_uint_le(ptrs + 16, size);
+	if (c->field2) {
+		/* (numrecs 2: key 1 past the leaf's offsets, pointer 1 the
+		 * leaf again) */
+		xfsj_put_be16(root + 2, 2);
+		xfsj_put_be64(root + XFSJ_BMDR_HDR_SIZE + 8, 1000);
+		memcpy(root + ptrs + 8, root + ptrs, 8);
+	} else {
+		put_be(root + (c->from_end ? ptrs : 0) + c->off,
+		       (unsigned int)c->v2, c->v == ~0ULL ?
+		       xfsj_agb_to_fsb(&fx->sb, 5, 1) : c->v);
+	}
+	core_changed(fx, &ip);
+}
+
+static const struct row_case rows_bmbt[] = {
+	{ .code = "fork.bmbt_magic", .make = bmbt_leaf,
+	  .off = XFSJ_LB_OFF(magic), .v = 0x12345678 },
+	{ .code = "fork.bmbt_crc", .make = bmbt_leaf, .keep_crc = true },
+	{ .code = "fork.bmbt_header", .make = bmbt_leaf,
+	  .off = XFSJ_LB_OFF(owner), .v2 = 8, .v = 99 },
+	{ .code = "fork.bmbt_sibling", .make = bmbt_leaf,
+	  .off = XFSJ_LB_OFF(leftsib), .v2 = 8, .v = 5 },
+	/* (the leaf holding 3 records: the btree could be extents) */
+	{ .code = "fork.btree_too_few", .make = bmbt_leaf,
+	  .off = XFSJ_LB_OFF(numrecs), .v2 = 2, .v = 3 },
+	/* (the root's count past what the fork holds) */
+	{ .code = "fork.bmbt_root", .make = bmbt_root, .off = 2, .v2 = 2,
+	  .v = 200 },
+	/* (the root's key: offset 1, the leaf's first is 0) */
+	{ .code = "fork.bmbt_key", .make = bmbt_root,
+	  .off = XFSJ_BMDR_HDR_SIZE, .v2 = 8, .v = 1 },
+	/* (the root's pointer past the last AG) */
+	{ .code = "fork.bmbt_ptr", .make = bmbt_root, .from_end = true,
+	  .v2 = 8, .v = ~0ULL },
+	{ .code = "fork.bmbt_dup", .make = bmbt_root, .field2 = "twice" },
+};
+
 /*
  * The fixable rows no case above makes, each with the reason (what its
  * fixture needs).  A row leaves this table when a case makes it.
@@ -1022,7 +1140,6 @@ enum why_not {
 	R_META,
 	R_CHUNK_RANGE,
 	R_FORK_SPACE,
-	R_BMBT,
 	R_SHARED,
 	R_DIR_BLOCK,
 	R_DIR_LEAF,
@@ -1058,8 +1175,6 @@ static const char *const reasons[] = {
 		"an inobt record past the AG end, reported first as such",
 	[R_FORK_SPACE] =
 		"a mapping into free space or metadata: not made yet",
-	[R_BMBT] =
-		"a file whose fork is a bmbt: not made yet",
 	[R_SHARED] =
 		"files sharing blocks through the refcountbt: not made yet",
 	[R_DIR_BLOCK] =
@@ -1107,15 +1222,6 @@ static const struct {
 	{ "inode.time", R_BIGTIME },
 	{ "inode.meta", R_META },
 	{ "inode.chunk_range", R_CHUNK_RANGE },
-	{ "fork.bmbt_root", R_BMBT },
-	{ "fork.bmbt_ptr", R_BMBT },
-	{ "fork.bmbt_magic", R_BMBT },
-	{ "fork.bmbt_crc", R_BMBT },
-	{ "fork.bmbt_header", R_BMBT },
-	{ "fork.bmbt_sibling", R_BMBT },
-	{ "fork.bmbt_key", R_BMBT },
-	{ "fork.bmbt_dup", R_BMBT },
-	{ "fork.btree_too_few", R_BMBT },
 	{ "fork.reflink_flag", R_SHARED },
 	{ "fork.ext_meta", R_FORK_SPACE },
 	{ "dir.noblocks", R_DIR_BLOCK },
@@ -1155,6 +1261,7 @@ static const struct {
 } tables[] = {
 	TABLE(rows),
 	TABLE(rows_symlink),
+	TABLE(rows_bmbt),
 };
 
 #define NTABLES	(sizeof(tables) / sizeof(tables[0]))
@@ -1178,7 +1285,7 @@ static size_t ncases(void)
 }
 
 /* Rows proven on a fixture: it may grow, never shrink. */
-#define ROWS_FLOOR	173
+#define ROWS_FLOOR	182
 
 static bool in_rows(const char *code)
 {
