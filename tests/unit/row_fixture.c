@@ -253,7 +253,8 @@ void root_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen)
 	settled(fx);
 }
 
-uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp)
+uint8_t *root_attr_block(struct fs_fixture *fx, uint32_t dablk,
+			 struct xfsj_buf **bp)
 {
 	struct xfsj_iref ip;
 	uint64_t fsb;
@@ -261,12 +262,19 @@ uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp)
 	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
 			 0);
 	ck_assert_uint_eq(ip.di.aformat, XFSJ_DINODE_FMT_EXTENTS);
-	ck_assert_int_eq(xfsj_attr_bmap(fx->fs, &ip, 0, &fsb, &fx->f), 0);
+	ck_assert_int_eq(xfsj_attr_bmap(fx->fs, &ip, dablk, &fsb, &fx->f), 0);
 	ck_assert_int_eq(xfsj_buf_read(fx->fs, xfsj_fsb_daddr(&fx->sb, fsb),
 				       fx->sb.blocksize, bp), 0);
-	ck_assert_uint_eq(xfsj_get_be16((*bp)->data + XFSJ_DA3_OFF_MAGIC),
-			  XFSJ_ATTR3_LEAF_MAGIC);
 	return (*bp)->data;
+}
+
+uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp)
+{
+	uint8_t *b = root_attr_block(fx, 0, bp);
+
+	ck_assert_uint_eq(xfsj_get_be16(b + XFSJ_DA3_OFF_MAGIC),
+			  XFSJ_ATTR3_LEAF_MAGIC);
+	return b;
 }
 
 struct xfsj_buf *root_block_dir(struct fs_fixture *fx)

@@ -79,6 +79,9 @@ void settled(struct fs_fixture *fx);
 void root_attrs(struct fs_fixture *fx, unsigned int n, uint32_t vlen);
 /* The root's attribute leaf block 0, in *@bp. */
 uint8_t *root_attr_leaf(struct fs_fixture *fx, struct xfsj_buf **bp);
+/* The root's attribute fork block @dablk (any kind), in *@bp. */
+uint8_t *root_attr_block(struct fs_fixture *fx, uint32_t dablk,
+			 struct xfsj_buf **bp);
 
 /*
  * The root rewritten as a block directory naming ROOT_DIR_FILES new
