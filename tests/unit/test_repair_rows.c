@@ -1194,6 +1194,124 @@ static const struct row_case rows_attr[] = {
 	ATTR_NODE("attr.node.before", XFSJ_DA3_NODE_HDR_SIZE + 4, 4, 0),
 };
 
+/* ---- the root, a node directory; its data fork gone (issue 23) ---- */
+
+#define NODE_DIR_NAMES	700	/* ten data blocks, two leaves, a node */
+
+/*
+ * The root rewritten as a node directory of NODE_DIR_NAMES names of
+ * one new file (its link count as many), settled: the root's first
+ * block at or past directory byte @from (XFSJ_DIR2_LEAF_OFFSET: the
+ * node; XFSJ_DIR2_FREE_OFFSET: the free index), in *@bp; its file
+ * offset in *@fileoff.
+ */
+static void root_node_dir(struct fs_fixture *fx, uint64_t from,
+			  struct xfsj_buf **bp, uint64_t *fileoff)
+{
+	static char names[NODE_DIR_NAMES][48];
+	static struct xfsj_dirent d[NODE_DIR_NAMES];
+	uint64_t want = from >> fx->sb.blocklog, ino;
+	struct xfsj_bmbt_irec *map;
+	struct xfsj_iref ip;
+	size_t n, i;
+
+	ino = fs_fixture_make_file(fx, 10, 1, 0, 0, &ip);
+	ip.di.nlink = NODE_DIR_NAMES;
+	xfsj_iput(fx->fs, &ip, false);
+	for (i = 0; i < NODE_DIR_NAMES; i++) {
+		snprintf(names[i], sizeof(names[i]),
+			 "a-name-long-enough-for-a-node-directory-%04zu", i);
+		d[i] = (struct xfsj_dirent){ names[i],
+			(uint8_t)strlen(names[i]), XFSJ_FT_REG, ino };
+	}
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino, fx->sb.rootino,
+					d, NODE_DIR_NAMES, false, &fx->f), 0);
+	settled(fx);
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	ck_assert_int_eq(xfsj_bmap_read(fx->fs, &ip, XFSJ_DATA_FORK, &map, &n,
+					&fx->f), 0);
+	for (i = 0; i < n && map[i].startoff + map[i].blockcount <= want; i++)
+		;
+	ck_assert_uint_lt(i, n);
+	*fileoff = map[i].startoff > want ? map[i].startoff : want;
+	ck_assert_int_eq(xfsj_buf_read(fx->fs, xfsj_fsb_daddr(&fx->sb,
+			map[i].startblock + (*fileoff - map[i].startoff)),
+				       fx->sb.blocksize, bp), 0);
+	free(map);
+}
+
+/*
+ * The node directory's node (@c->off2 0) or free index block (1):
+ * @c->v2 bytes (0: 4) at byte @c->off set to @c->v, the CRC restamped.
+ */
+static void node_dir(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_buf *bp;
+	uint64_t fileoff;
+	size_t crc;
+
+	if (c->off2) {
+		root_node_dir(fx, XFSJ_DIR2_FREE_OFFSET, &bp, &fileoff);
+		ck_assert_uint_eq(xfsj_get_be32(bp->data),
+				  XFSJ_DIR3_FREE_MAGIC);
+		crc = XFSJ_DIR3_OFF_CRC;
+	} else {
+		root_node_dir(fx, XFSJ_DIR2_LEAF_OFFSET, &bp, &fileoff);
+		ck_assert_uint_eq(xfsj_get_be16(bp->data + XFSJ_DA3_OFF_MAGIC),
+				  XFSJ_DA3_NODE_MAGIC);
+		crc = XFSJ_DA3_OFF_CRC;
+	}
+	put_be(bp->data + c->off, (unsigned int)c->v2, c->v);
+	xfsj_cksum_update(bp->data, fx->sb.blocksize, crc);
+	xfsj_buf_dirty(bp);
+}
+
+/* A block of free space mapped into the node directory's leaf space,
+ * past its node and leaves: no tree reaches it. */
+static void node_dir_stray(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_buf *bp;
+	uint64_t fileoff;
+
+	(void)c;
+	root_node_dir(fx, XFSJ_DIR2_LEAF_OFFSET, &bp, &fileoff);
+	fs_fixture_map(fx, fx->sb.rootino, XFSJ_DATA_FORK, fileoff + 100,
+		       fs_fixture_alloc(fx, 1, 1), 1, false);
+}
+
+/* The root a block directory whose fork then maps nothing. */
+static void dir_no_blocks(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_iref ip;
+
+	(void)c;
+	root_block_dir(fx);
+	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
+			 0);
+	xfsj_dinode_set_nextents(&ip.di, false, 0);
+	xfsj_iput(fx->fs, &ip, false);
+}
+
+#define NODE_DIR(c, o, w, val)	{ .code = c, .make = node_dir, .off = o, \
+				  .v2 = w, .v = val }
+#define FREE_IDX(c, o, w, val)	{ .code = c, .make = node_dir, .off = o, \
+				  .v2 = w, .v = val, .off2 = 1 }
+
+static const struct row_case rows_dir[] = {
+	{ .code = "dir.noblocks", .make = dir_no_blocks },
+	{ .code = "dir.stray", .make = node_dir_stray },
+	/* (the node's count 0) */
+	NODE_DIR("dir.node", XFSJ_DA3_NODE_OFF_COUNT, 2, 0),
+	/* (the node's first child a leaf-space block not mapped; 4 KiB
+	 * blocks) */
+	NODE_DIR("dir.unmapped", XFSJ_DA3_NODE_HDR_SIZE + 4, 4,
+		 (XFSJ_DIR2_LEAF_OFFSET >> 12) + 100),
+	/* (nused; data block 0's best) */
+	FREE_IDX("dir.free.header", 56, 4, 99),
+	FREE_IDX("dir.bests", XFSJ_DIR3_HDR_SIZE, 2, 0x10),
+};
+
 /*
  * The fixable rows no case above makes, each with the reason (what its
  * fixture needs).  A row leaves this table when a case makes it.
@@ -1212,8 +1330,6 @@ enum why_not {
 	R_CHUNK_RANGE,
 	R_FORK_SPACE,
 	R_SHARED,
-	R_DIR_BLOCK,
-	R_DIR_LEAF,
 	R_INFO,
 	R_PPTR,
 	R_SPACE,
@@ -1247,10 +1363,6 @@ static const char *const reasons[] = {
 		"a mapping into free space or metadata: not made yet",
 	[R_SHARED] =
 		"files sharing blocks through the refcountbt: not made yet",
-	[R_DIR_BLOCK] =
-		"a block directory damaged field by field: not made yet",
-	[R_DIR_LEAF] =
-		"a leaf or node directory: not made yet",
 	[R_INFO] =
 		"an INFO row (the kernel allows it): the repair acts on none",
 	[R_PPTR] =
@@ -1295,12 +1407,6 @@ static const struct {
 	{ "inode.chunk_range", R_CHUNK_RANGE },
 	{ "fork.reflink_flag", R_SHARED },
 	{ "fork.ext_meta", R_FORK_SPACE },
-	{ "dir.noblocks", R_DIR_BLOCK },
-	{ "dir.unmapped", R_DIR_BLOCK },
-	{ "dir.bests", R_DIR_LEAF },
-	{ "dir.node", R_DIR_LEAF },
-	{ "dir.free.header", R_DIR_LEAF },
-	{ "dir.stray", R_DIR_BLOCK },
 	{ "attr.pptr.nofeature", R_PPTR },
 	{ "attr.pptr.value", R_PPTR },
 	{ "attr.pptr.remote", R_PPTR },
@@ -1324,6 +1430,7 @@ static const struct {
 	TABLE(rows_symlink),
 	TABLE(rows_bmbt),
 	TABLE(rows_attr),
+	TABLE(rows_dir),
 };
 
 #define NTABLES	(sizeof(tables) / sizeof(tables[0]))
@@ -1347,7 +1454,7 @@ static size_t ncases(void)
 }
 
 /* Rows proven on a fixture: it may grow, never shrink. */
-#define ROWS_FLOOR	190
+#define ROWS_FLOOR	196
 
 static bool in_rows(const char *code)
 {
