@@ -914,6 +914,18 @@ static void pptr_step(struct fs_fixture *fx, const struct row_case *c)
 
 #define LONG_TARGET_LEN	1000	/* past the literal area, one block */
 
+/* The root rewritten naming @ino alone, as @name; then settled. */
+static void named_by_root(struct fs_fixture *fx, const char *name,
+			  uint8_t ftype, uint64_t ino)
+{
+	struct xfsj_dirent d = { name, (uint8_t)strlen(name), ftype, ino };
+
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino,
+					fx->sb.rootino, &d, 1, false, &fx->f),
+			 0);
+	settled(fx);
+}
+
 /*
  * A symlink of a LONG_TARGET_LEN-byte target (one remote block, written
  * by populate's symlink writer) named "link" by the root, settled: its
@@ -924,7 +936,6 @@ static uint64_t remote_symlink(struct fs_fixture *fx, struct xfsj_buf **bp)
 	static char target[LONG_TARGET_LEN + 1];
 	struct pop p = { .fs = fx->fs, .sb = &fx->sb, .f = &fx->f };
 	struct xfsj_bmbt_irec *map;
-	struct xfsj_dirent d;
 	struct xfsj_iref ip;
 	uint64_t ino;
 	size_t n;
@@ -936,11 +947,7 @@ static uint64_t remote_symlink(struct fs_fixture *fx, struct xfsj_buf **bp)
 	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_EXTENTS);
 	xfsj_iput(fx->fs, &ip, true);
 	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
-	d = (struct xfsj_dirent){ "link", 4, XFSJ_FT_SYMLINK, ino };
-	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino,
-					fx->sb.rootino, &d, 1, false, &fx->f),
-			 0);
-	settled(fx);
+	named_by_root(fx, "link", XFSJ_FT_SYMLINK, ino);
 	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
 	ck_assert_int_eq(xfsj_bmap_read(fx->fs, &ip, XFSJ_DATA_FORK, &map, &n,
 					&fx->f), 0);
@@ -1017,7 +1024,6 @@ static const struct row_case rows_symlink[] = {
  */
 static uint64_t bmbt_file(struct fs_fixture *fx, struct xfsj_bmbt_fork *bf)
 {
-	struct xfsj_dirent d;
 	struct xfsj_iref ip;
 	uint64_t ino = fs_fixture_make_file(fx, 10, 1, 0, 0, &ip);
 
@@ -1027,11 +1033,7 @@ static uint64_t bmbt_file(struct fs_fixture *fx, struct xfsj_bmbt_fork *bf)
 	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
 	ip.di.size = 2ULL * BMBT_EXTENTS * fx->sb.blocksize;
 	xfsj_iput(fx->fs, &ip, false);
-	d = (struct xfsj_dirent){ "file", 4, XFSJ_FT_REG, ino };
-	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino,
-					fx->sb.rootino, &d, 1, false, &fx->f),
-			 0);
-	settled(fx);
+	named_by_root(fx, "file", XFSJ_FT_REG, ino);
 	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
 	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_BTREE);
 	memset(bf, 0, sizeof(*bf));
