@@ -146,6 +146,20 @@ static void locate(struct fs_fixture *fx, enum poke_where w, struct spot *s)
 			sb->inodesize, XFSJ_DINODE_CRC_OFF };
 		return;
 	}
+	if (w == AT_RMAP1_CHILD0) {
+		uint32_t maxr = xfsj_btree_maxrecs(XFSJ_BT_RMAP,
+						   sb->blocksize, false);
+
+		locate(fx, AT_RMAP1, s);
+		ck_assert_int_eq(xfsj_overlay_read(fx->ov, hdr, sizeof(hdr),
+						   s->byte), 0);
+		ck_assert_uint_gt(xfsj_get_be16(hdr + 4), 0);	/* level */
+		ck_assert_int_eq(xfsj_overlay_read(fx->ov, hdr, 4, s->byte +
+				XFSJ_SBLOCK_HDR_SIZE + maxr * RMAP_NODE_KEY),
+				 0);
+		s->byte = xfsj_agb_to_daddr(sb, 1, xfsj_get_be32(hdr)) << 9;
+		return;
+	}
 	ck_assert_uint_lt(w, sizeof(roots) / sizeof(roots[0]));
 	ck_assert_ptr_nonnull(roots[w].root);
 	ck_assert_int_eq(xfsj_overlay_read(fx->ov, hdr, sizeof(hdr),
@@ -183,6 +197,18 @@ void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
 		xfsj_cksum_update(buf, s.len, s.crc_off);
 	ck_assert_int_eq(xfsj_overlay_write(fx->ov, buf, s.len, s.byte), 0);
 	fs_fixture_reopen(fx);
+}
+
+uint32_t peek_at(struct fs_fixture *fx, enum poke_where where, size_t off)
+{
+	uint8_t b[4];
+	struct spot s;
+
+	fs_fixture_reopen(fx);
+	locate(fx, where, &s);
+	ck_assert_uint_le(off + 4, s.len);
+	ck_assert_int_eq(xfsj_overlay_read(fx->ov, b, 4, s.byte + off), 0);
+	return xfsj_get_be32(b);
 }
 
 /*

@@ -31,6 +31,7 @@ void poke_ino(struct fs_fixture *fx, uint64_t ino, const char *field,
 void poke_root(struct fs_fixture *fx, const char *field, uint64_t v);
 
 /* The structures poke_at reaches. */
+#define RMAP_NODE_KEY	40	/* an rmapbt node's key: low and high */
 enum poke_where {
 	AT_SB0,		/* the primary superblock */
 	AT_SB1,		/* AG 1's superblock */
@@ -46,6 +47,7 @@ enum poke_where {
 	AT_INO0,	/* AG 0's inobt and finobt roots (the root's chunk) */
 	AT_FINO0,
 	AT_ROOTINO,	/* the root directory's inode */
+	AT_RMAP1_CHILD0, /* AG 1's rmapbt root's first child (a node root) */
 	AT__COUNT
 };
 
@@ -57,6 +59,8 @@ enum poke_where {
  */
 void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
 	     size_t off, uint64_t v, bool keep_crc);
+/* The big-endian 32 bits at byte @off of the structure at @where. */
+uint32_t peek_at(struct fs_fixture *fx, enum poke_where where, size_t off);
 
 /*
  * On a fresh fixture, a regular file of two mappings (offsets 0 and 10,

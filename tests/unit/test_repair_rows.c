@@ -1414,6 +1414,63 @@ static const struct row_case rows_space[] = {
 	{ .code = "fork.ext_meta", .make = fork_into_meta },
 };
 
+/* ---- AG 1's rmapbt of two levels (issue 23) ---- */
+
+#define RMAP_FILE_EXTENTS	200	/* past one rmapbt leaf's 168 */
+
+/*
+ * A file of RMAP_FILE_EXTENTS one-block mappings in AG 1 at every other
+ * offset, named by the root, settled: AG 1's rmapbt a node over two
+ * leaves.  Then the 32 bits at byte @c->off of that node (or, at
+ * @c->at AT_RMAP1_CHILD0, of its first leaf; with @c->from_end, bytes
+ * counted from the node's pointers) set to @c->v, plus the 32 bits at
+ * byte @c->off2 (counted the same way) with @c->field2.
+ */
+static void rmap_node(struct fs_fixture *fx, const struct row_case *c)
+{
+	size_t ptrs = XFSJ_SBLOCK_HDR_SIZE + RMAP_NODE_KEY *
+		      xfsj_btree_maxrecs(XFSJ_BT_RMAP, fx->sb.blocksize,
+					 false);
+	size_t base = c->from_end ? ptrs : 0;
+	struct xfsj_iref ip;
+	uint64_t ino = fs_fixture_make_file(fx, 10, 1, 0, 0, &ip);
+	uint32_t v = (uint32_t)c->v;
+
+	for (unsigned int i = 0; i < RMAP_FILE_EXTENTS; i++)
+		fs_fixture_map(fx, ino, XFSJ_DATA_FORK, 2 * i,
+			       fs_fixture_alloc(fx, 1, 1), 1, false);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	ip.di.size = 2ULL * RMAP_FILE_EXTENTS * fx->sb.blocksize;
+	xfsj_iput(fx->fs, &ip, false);
+	named_by_root(fx, "file", XFSJ_FT_REG, ino);
+	ck_assert_uint_eq(peek_at(fx, AT_RMAP1, 4) >> 16, 1);	/* level */
+	if (c->field2)
+		v += peek_at(fx, c->at, base + c->off2);
+	poke_at(fx, c->at, NULL, base + c->off, v, false);
+}
+
+/* Byte offsets in the node: key @i's low and high start block, and
+ * (from the pointers) pointer @i. */
+#define RKEY(i)		(XFSJ_SBLOCK_HDR_SIZE + (i) * RMAP_NODE_KEY)
+#define RHKEY(i)	(RKEY(i) + RMAP_NODE_KEY / 2)
+#define RPTR(i)		((i) * 4)
+
+static const struct row_case rows_btree2[] = {
+	{ .code = "btree.ptr", .make = rmap_node, .at = AT_RMAP1,
+	  .from_end = true, .off = RPTR(0), .v = 0x7ffffff0 },
+	{ .code = "btree.twice", .make = rmap_node, .at = AT_RMAP1,
+	  .from_end = true, .off = RPTR(1), .field2 = "+", .off2 = RPTR(0) },
+	{ .code = "btree.key", .make = rmap_node, .at = AT_RMAP1,
+	  .off = RKEY(1), .field2 = "+", .off2 = RKEY(1), .v = 1 },
+	{ .code = "btree.high_key", .make = rmap_node, .at = AT_RMAP1,
+	  .off = RHKEY(0), .field2 = "+", .off2 = RHKEY(0), .v = 1 },
+	{ .code = "btree.key_order", .make = rmap_node, .at = AT_RMAP1,
+	  .off = RKEY(1), .v = 0 },
+	/* (level 0, numrecs 10: the leaf's bytes at 4) */
+	{ .code = "btree.numrecs_min", .make = rmap_node,
+	  .at = AT_RMAP1_CHILD0, .off = 4, .v = 10 },
+};
+
 /*
  * The fixable rows no case above makes, each with the reason (what its
  * fixture needs).  A row leaves this table when a case makes it.
@@ -1423,7 +1480,6 @@ enum why_not {
 	R_SF_TOTSIZE,
 	R_SB_MOVED,
 	R_SHORT_DEV,
-	R_BTREE2,
 	R_RMAP_FILE,
 	R_NO_CHECK,
 	R_META,
@@ -1443,12 +1499,10 @@ static const char *const reasons[] = {
 		"secondaries where a changed AG size puts them: no helper",
 	[R_SHORT_DEV] =
 		"a device shorter than the filesystem: the fixture is its size",
-	[R_BTREE2] =
-		"a two-level AG btree (keys, pointers): one leaf each",
 	[R_RMAP_FILE] =
 		"an rmapbt record of a file fork: not made yet",
 	[R_NO_CHECK] =
-		"no check reports it (nanoseconds past 1e9: inode.nsec)",
+		"no check reports it",
 	[R_META] =
 		"a quota or realtime metadata inode: the fixture has none",
 	[R_CHUNK_RANGE] =
@@ -1469,8 +1523,9 @@ static const struct {
 	{ "attr.leaf.empty", R_INFO },
 	/* (any other format is inode.aformat, the core's rule, first) */
 	{ "attr.format", R_FIRST_ROW },
-	/* (finobt.differs, .nofree, .unknown, .missing: the btree walk's
-	 * rows, proven above, say it first) */
+	/* (its four cases are the btree walk's finobt.differs, .nofree,
+	 * .unknown and .missing, proven above, which come first: a finobt
+	 * record made to differ was finobt.differs) */
 	{ "finobt.mismatch", R_FIRST_ROW },
 	{ "rmapbt.extra", R_FIRST_ROW },
 	{ "dir.dotdot", R_FIRST_ROW },
@@ -1479,21 +1534,18 @@ static const struct {
 	{ "attr.sf.totsize", R_SF_TOTSIZE },
 	{ "sb.primary.elsewhere", R_SB_MOVED },
 	{ "sb.secondary.pastend", R_SHORT_DEV },
-	{ "btree.unreadable", R_BTREE2 },
-	{ "btree.root", R_BTREE2 },
-	{ "btree.height", R_BTREE2 },
-	{ "btree.numrecs_min", R_BTREE2 },
-	{ "btree.ptr", R_BTREE2 },
-	{ "btree.twice", R_BTREE2 },
-	{ "btree.key_order", R_BTREE2 },
-	{ "btree.key", R_BTREE2 },
-	{ "btree.high_key", R_BTREE2 },
 	{ "rmapbt.flagmix", R_RMAP_FILE },
 	{ "rmapbt.fileoff", R_RMAP_FILE },
 	{ "refcountbt.count", R_SHARED },
 	{ "refcountbt.cow", R_SHARED },
 	{ "refcountbt.merge", R_SHARED },
+	/* (nanoseconds past 1e9 are inode.nsec, proven) */
 	{ "inode.time", R_NO_CHECK },
+	{ "btree.unreadable", R_NO_CHECK },
+	/* (a root or height out of range: agf.root, agf.level, agi.root,
+	 * agi.level, the header's rows, first) */
+	{ "btree.root", R_FIRST_ROW },
+	{ "btree.height", R_FIRST_ROW },
 	{ "inode.meta", R_META },
 	{ "inode.chunk_range", R_CHUNK_RANGE },
 	{ "fork.reflink_flag", R_SHARED },
@@ -1520,6 +1572,7 @@ static const struct {
 	TABLE(rows_dirent),
 	TABLE(rows_pptr),
 	TABLE(rows_space),
+	TABLE(rows_btree2),
 };
 
 #define NTABLES	(sizeof(tables) / sizeof(tables[0]))
@@ -1543,7 +1596,7 @@ static size_t ncases(void)
 }
 
 /* Rows proven on a fixture: it may grow, never shrink. */
-#define ROWS_FLOOR	202
+#define ROWS_FLOOR	208
 
 static bool in_rows(const char *code)
 {
