@@ -1471,6 +1471,62 @@ static const struct row_case rows_btree2[] = {
 	  .at = AT_RMAP1_CHILD0, .off = 4, .v = 10 },
 };
 
+/* ---- a file's rmapbt record (issue 23) ---- */
+
+#define RMAP_REC	24	/* start, length, owner, offset and flags */
+
+/*
+ * A file of one two-block mapping in AG 1, named by the root, settled;
+ * its record in AG 1's rmapbt (one leaf) given the offset word pair
+ * (@c->v: the high 32 bits, the flags at the top; @c->v2: the low).
+ */
+static void rmap_file_rec(struct fs_fixture *fx, const struct row_case *c)
+{
+	struct xfsj_iref ip;
+	uint64_t ino = fs_fixture_make_file(fx, 10, 1, 0, 0, &ip);
+	uint32_t n, i;
+	size_t rec;
+
+	fs_fixture_map(fx, ino, XFSJ_DATA_FORK, 0, fs_fixture_alloc(fx, 1, 2),
+		       2, false);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	ip.di.size = 2ULL * fx->sb.blocksize;
+	xfsj_iput(fx->fs, &ip, false);
+	named_by_root(fx, "file", XFSJ_FT_REG, ino);
+	ck_assert_uint_eq(peek_at(fx, AT_RMAP1, 4) >> 16, 0);	/* a leaf */
+	n = peek_at(fx, AT_RMAP1, 4) & 0xffff;
+	for (i = 0; i < n; i++) {
+		rec = XFSJ_SBLOCK_HDR_SIZE + (size_t)i * RMAP_REC;
+		if (peek_at(fx, AT_RMAP1, rec + 12) == (uint32_t)ino &&
+		    !peek_at(fx, AT_RMAP1, rec + 8))
+			break;
+	}
+	ck_assert_uint_lt(i, n);
+	poke_at(fx, AT_RMAP1, NULL, rec + 16, c->v, false);
+	poke_at(fx, AT_RMAP1, NULL, rec + 20, c->v2, false);
+}
+
+/* AG 1's rmapbt (one leaf) without its last record. */
+static void rmap_drop_last(struct fs_fixture *fx, const struct row_case *c)
+{
+	uint32_t w = peek_at(fx, AT_RMAP1, 4);	/* level, numrecs */
+
+	(void)c;
+	ck_assert_uint_eq(w >> 16, 0);
+	ck_assert_uint_gt(w & 0xffff, 1);
+	poke_at(fx, AT_RMAP1, NULL, 4, w - 1, false);
+}
+
+static const struct row_case rows_rmap[] = {
+	/* (attribute fork and unwritten) */
+	{ .code = "rmapbt.flagmix", .make = rmap_file_rec,
+	  .v = 0xa0000000U },
+	/* (offset 2^54 - 1: its second block past the largest) */
+	{ .code = "rmapbt.fileoff", .make = rmap_file_rec, .v = 0x003fffffU,
+	  .v2 = 0xffffffffU },
+	{ .code = "rmapbt.missing", .make = rmap_drop_last },
+};
+
 /*
  * The fixable rows no case above makes, each with the reason (what its
  * fixture needs).  A row leaves this table when a case makes it.
@@ -1480,7 +1536,6 @@ enum why_not {
 	R_SF_TOTSIZE,
 	R_SB_MOVED,
 	R_SHORT_DEV,
-	R_RMAP_FILE,
 	R_NO_CHECK,
 	R_META,
 	R_CHUNK_RANGE,
@@ -1499,8 +1554,6 @@ static const char *const reasons[] = {
 		"secondaries where a changed AG size puts them: no helper",
 	[R_SHORT_DEV] =
 		"a device shorter than the filesystem: the fixture is its size",
-	[R_RMAP_FILE] =
-		"an rmapbt record of a file fork: not made yet",
 	[R_NO_CHECK] =
 		"no check reports it",
 	[R_META] =
@@ -1534,8 +1587,6 @@ static const struct {
 	{ "attr.sf.totsize", R_SF_TOTSIZE },
 	{ "sb.primary.elsewhere", R_SB_MOVED },
 	{ "sb.secondary.pastend", R_SHORT_DEV },
-	{ "rmapbt.flagmix", R_RMAP_FILE },
-	{ "rmapbt.fileoff", R_RMAP_FILE },
 	{ "refcountbt.count", R_SHARED },
 	{ "refcountbt.cow", R_SHARED },
 	{ "refcountbt.merge", R_SHARED },
@@ -1550,7 +1601,6 @@ static const struct {
 	{ "inode.chunk_range", R_CHUNK_RANGE },
 	{ "fork.reflink_flag", R_SHARED },
 	{ "space.free_twice", R_SPACE },
-	{ "rmapbt.missing", R_RMAP_FILE },
 	{ "refcount.shared", R_SHARED },
 	{ "refcountbt.cow_leftover", R_SHARED },
 };
@@ -1573,6 +1623,7 @@ static const struct {
 	TABLE(rows_pptr),
 	TABLE(rows_space),
 	TABLE(rows_btree2),
+	TABLE(rows_rmap),
 };
 
 #define NTABLES	(sizeof(tables) / sizeof(tables[0]))
@@ -1596,7 +1647,7 @@ static size_t ncases(void)
 }
 
 /* Rows proven on a fixture: it may grow, never shrink. */
-#define ROWS_FLOOR	208
+#define ROWS_FLOOR	211
 
 static bool in_rows(const char *code)
 {
