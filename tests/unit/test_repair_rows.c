@@ -30,6 +30,7 @@
 #include "fs/bmap.h"
 #include "fs/attr.h"
 #include "fs/defer.h"
+#include "fs/refcount.h"
 #include "populate/pop_priv.h"
 
 #define MB	(1ULL << 20)
@@ -1527,6 +1528,102 @@ static const struct row_case rows_rmap[] = {
 	{ .code = "rmapbt.missing", .make = rmap_drop_last },
 };
 
+/* ---- blocks shared through the refcountbt (issue 23) ---- */
+
+#define REFC_REC	12	/* start (CoW domain at the top), length,
+				 * count */
+#define REFC_COW	0x80000000U
+
+/*
+ * Two files "a" and "b" mapping the same two blocks of AG 1 at offset 0
+ * (reflink flag on "a", on "b" unless @unflagged), the refcountbt's one
+ * record saying 2, named by the root, settled.
+ */
+static void shared_files(struct fs_fixture *fx, bool unflagged)
+{
+	uint64_t fsb = fs_fixture_alloc(fx, 1, 2), ino[2];
+	struct xfsj_dirent d[2];
+	struct xfsj_iref ip;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		ino[i] = fs_fixture_make_file(fx, 10 + i, 1,
+			i && unflagged ? 0 : XFSJ_DIFLAG2_REFLINK, 0, &ip);
+		ip.di.size = 2ULL * fx->sb.blocksize;
+		xfsj_iput(fx->fs, &ip, false);
+		fs_fixture_map(fx, ino[i], XFSJ_DATA_FORK, 0, fsb, 2, false);
+		d[i] = (struct xfsj_dirent){ i ? "b" : "a", 1, XFSJ_FT_REG,
+					     ino[i] };
+	}
+	ck_assert_int_eq(xfsj_refcount_increase_extent(fx->fs, fsb, 2), 0);
+	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
+	ck_assert_int_eq(xfsj_dir_write(fx->fs, fx->sb.rootino,
+					fx->sb.rootino, d, 2, false, &fx->f),
+			 0);
+	if (!unflagged) {
+		settled(fx);
+		ck_assert_uint_eq(peek_at(fx, AT_REFC1, 4) & 0xffff, 1);
+		ck_assert_uint_eq(peek_at(fx, AT_REFC1,
+					  XFSJ_SBLOCK_HDR_SIZE + 8), 2);
+	}
+}
+
+/*
+ * The shared files' refcountbt record: its count made @c->v (with
+ * @c->off2 its start put in the CoW domain); or, with @c->off, split
+ * in two records of one block each (which should be one).
+ */
+static void refc_rec(struct fs_fixture *fx, const struct row_case *c)
+{
+	size_t r0 = XFSJ_SBLOCK_HDR_SIZE, r1 = r0 + REFC_REC;
+	uint32_t start;
+
+	shared_files(fx, false);
+	start = peek_at(fx, AT_REFC1, r0);
+	if (c->off) {
+		poke_at(fx, AT_REFC1, NULL, r1, start + 1, false);
+		poke_at(fx, AT_REFC1, NULL, r1 + 4, 1, false);
+		poke_at(fx, AT_REFC1, NULL, r1 + 8, 2, false);
+		poke_at(fx, AT_REFC1, NULL, r0 + 4, 1, false);
+		poke_at(fx, AT_REFC1, NULL, 4,
+			peek_at(fx, AT_REFC1, 4) + 1, false);
+		return;
+	}
+	if (c->off2)
+		poke_at(fx, AT_REFC1, NULL, r0, start | REFC_COW, false);
+	poke_at(fx, AT_REFC1, NULL, r0 + 8, c->v, false);
+}
+
+/* The shared files, "b" without the reflink flag. */
+static void shared_unflagged(struct fs_fixture *fx, const struct row_case *c)
+{
+	(void)c;
+	shared_files(fx, true);
+}
+
+/* Two blocks of AG 1 left as a CoW staging extent (as after a crash). */
+static void cow_left(struct fs_fixture *fx, const struct row_case *c)
+{
+	(void)c;
+	ck_assert_int_eq(xfsj_refcount_alloc_cow_extent(fx->fs,
+				fs_fixture_alloc(fx, 1, 2), 2), 0);
+	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
+}
+
+static const struct row_case rows_shared[] = {
+	{ .code = "refcount.shared", .make = refc_rec, .v = 3,
+	  .reflink = true },
+	{ .code = "refcountbt.count", .make = refc_rec, .v = 1,
+	  .reflink = true },
+	{ .code = "refcountbt.cow", .make = refc_rec, .v = 2, .off2 = 1,
+	  .reflink = true },
+	{ .code = "refcountbt.merge", .make = refc_rec, .off = 1,
+	  .reflink = true },
+	{ .code = "fork.reflink_flag", .make = shared_unflagged,
+	  .reflink = true },
+	{ .code = "refcountbt.cow_leftover", .make = cow_left,
+	  .reflink = true },
+};
+
 /*
  * The fixable rows no case above makes, each with the reason (what its
  * fixture needs).  A row leaves this table when a case makes it.
@@ -1539,7 +1636,6 @@ enum why_not {
 	R_NO_CHECK,
 	R_META,
 	R_CHUNK_RANGE,
-	R_SHARED,
 	R_INFO,
 	R_SPACE,
 };
@@ -1560,8 +1656,6 @@ static const char *const reasons[] = {
 		"a quota or realtime metadata inode: the fixture has none",
 	[R_CHUNK_RANGE] =
 		"an inobt record past the AG end, reported first as such",
-	[R_SHARED] =
-		"files sharing blocks through the refcountbt: not made yet",
 	[R_INFO] =
 		"an INFO row (the kernel allows it): the repair acts on none",
 	[R_SPACE] =
@@ -1587,9 +1681,6 @@ static const struct {
 	{ "attr.sf.totsize", R_SF_TOTSIZE },
 	{ "sb.primary.elsewhere", R_SB_MOVED },
 	{ "sb.secondary.pastend", R_SHORT_DEV },
-	{ "refcountbt.count", R_SHARED },
-	{ "refcountbt.cow", R_SHARED },
-	{ "refcountbt.merge", R_SHARED },
 	/* (nanoseconds past 1e9 are inode.nsec, proven) */
 	{ "inode.time", R_NO_CHECK },
 	{ "btree.unreadable", R_NO_CHECK },
@@ -1599,10 +1690,7 @@ static const struct {
 	{ "btree.height", R_FIRST_ROW },
 	{ "inode.meta", R_META },
 	{ "inode.chunk_range", R_CHUNK_RANGE },
-	{ "fork.reflink_flag", R_SHARED },
 	{ "space.free_twice", R_SPACE },
-	{ "refcount.shared", R_SHARED },
-	{ "refcountbt.cow_leftover", R_SHARED },
 };
 
 #define NNOT	(sizeof(not_covered) / sizeof(not_covered[0]))
@@ -1624,6 +1712,7 @@ static const struct {
 	TABLE(rows_space),
 	TABLE(rows_btree2),
 	TABLE(rows_rmap),
+	TABLE(rows_shared),
 };
 
 #define NTABLES	(sizeof(tables) / sizeof(tables[0]))
@@ -1647,7 +1736,7 @@ static size_t ncases(void)
 }
 
 /* Rows proven on a fixture: it may grow, never shrink. */
-#define ROWS_FLOOR	211
+#define ROWS_FLOOR	217
 
 static bool in_rows(const char *code)
 {
