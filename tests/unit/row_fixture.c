@@ -199,6 +199,12 @@ void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
 	fs_fixture_reopen(fx);
 }
 
+void row_put_be(uint8_t *p, unsigned int width, uint64_t v)
+{
+	for (unsigned int i = width ? width : 4; i-- > 0; v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
 uint32_t peek_at(struct fs_fixture *fx, enum poke_where where, size_t off)
 {
 	uint8_t b[4];

@@ -59,6 +59,8 @@ enum poke_where {
  */
 void poke_at(struct fs_fixture *fx, enum poke_where where, const char *field,
 	     size_t off, uint64_t v, bool keep_crc);
+/* Big-endian @v of @width bytes (0: 4) at @p. */
+void row_put_be(uint8_t *p, unsigned int width, uint64_t v);
 /* The big-endian 32 bits at byte @off of the structure at @where. */
 uint32_t peek_at(struct fs_fixture *fx, enum poke_where where, size_t off);
 
