@@ -512,11 +512,12 @@ static const struct row_case rows_pptr[] = {
 	  .v = XFSJ_ATTR_PPTR_VALUE_LEN, .no_parent = true },
 };
 
-/* ---- a mapping into metadata (issue 23) ---- */
+/* ---- a mapping into metadata or free space (issue 23) ---- */
 
 /*
  * The named file's data fork given a third mapping by hand (behind the
- * rmapbt's back): one block at offset 20, AG 1's block 1 (a btree root).
+ * rmapbt's back): one block at offset 20, AG 1's block @c->off (0: block
+ * 1, a btree root).
  */
 static void fork_into_meta(struct fs_fixture *fx, const struct row_case *c)
 {
@@ -524,9 +525,9 @@ static void fork_into_meta(struct fs_fixture *fx, const struct row_case *c)
 	struct xfsj_iref ip;
 	uint64_t ino[2];
 
-	(void)c;
 	two_named_files(fx, ino);
-	m.startblock = xfsj_agb_to_fsb(&fx->sb, 1, 1);
+	m.startblock = xfsj_agb_to_fsb(&fx->sb, 1,
+				       c->off ? (uint32_t)c->off : 1);
 	ck_assert_int_eq(xfsj_iget(fx->fs, ino[0], true, &ip, &fx->f), 0);
 	ck_assert_uint_eq(xfsj_dinode_nextents(&ip.di), 2);
 	xfsj_bmbt_rec_encode(&m, ip.dip + XFSJ_DINODE_CORE_SIZE +
@@ -539,6 +540,8 @@ static void fork_into_meta(struct fs_fixture *fx, const struct row_case *c)
 
 static const struct row_case rows_space[] = {
 	{ .code = "fork.ext_meta", .make = fork_into_meta },
+	/* (AG 1's block 1000: free space) */
+	{ .code = "fork.ext_free", .make = fork_into_meta, .off = 1000 },
 };
 
 /* ---- AG 1's rmapbt of two levels (issue 23) ---- */
@@ -596,7 +599,8 @@ static const struct row_case rows_btree2[] = {
 /*
  * A file of one two-block mapping in AG 1, named by the root, settled;
  * its record in AG 1's rmapbt (one leaf) given the offset word pair
- * (@c->v: the high 32 bits, the flags at the top; @c->v2: the low).
+ * (@c->v: the high 32 bits, the flags at the top; @c->v2: the low) and,
+ * with @c->field2, the root directory as its owner.
  */
 static void rmap_file_rec(struct fs_fixture *fx, const struct row_case *c)
 {
@@ -620,6 +624,9 @@ static void rmap_file_rec(struct fs_fixture *fx, const struct row_case *c)
 			break;
 	}
 	ck_assert_uint_lt(i, n);
+	if (c->field2)
+		poke_at(fx, AT_RMAP1, NULL, rec + 12, (uint32_t)fx->sb.rootino,
+			false);
 	poke_at(fx, AT_RMAP1, NULL, rec + 16, c->v, false);
 	poke_at(fx, AT_RMAP1, NULL, rec + 20, c->v2, false);
 }
@@ -643,6 +650,8 @@ static const struct row_case rows_rmap[] = {
 	{ .code = "rmapbt.fileoff", .make = rmap_file_rec, .v = 0x003fffffU,
 	  .v2 = 0xffffffffU },
 	{ .code = "rmapbt.missing", .make = rmap_drop_last },
+	/* (the file's record given to the root, which maps no block) */
+	{ .code = "rmapbt.extra", .make = rmap_file_rec, .field2 = "root" },
 };
 
 /* ---- blocks shared through the refcountbt (issue 23) ---- */
