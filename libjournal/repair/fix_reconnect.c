@@ -1,27 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * FIX_RECONNECT: an inode in use that no directory names (and a
- * directory whose chain of parents never reaches the root, when nothing
- * names it) goes to /lost+found under its inode number in decimal, as
- * xfs_repair names them.  Only the heads move: an inode named by a
- * directory that is itself disconnected comes back with it.
+ * FIX_RECONNECT: an inode in use that no directory names, a directory
+ * whose chain of parents never reaches the root (when nothing names it),
+ * and a member of a loop of directories cut off from the root: the heads.
+ * Only the heads move: an inode named by a directory that is itself
+ * disconnected comes back with it.
+ *
+ * First each head goes back under the names its parent pointers give,
+ * when they name a directory the root reaches that lacks the name
+ * (fix_home.c: one home for a directory, every name for a file with hard
+ * links; the rules against hostile pointers are there).  The rest go to
+ * /lost+found under their inode numbers in decimal, as xfs_repair names
+ * them.
  *
  * lost+found is found in the root's entries, or made (mode 0700, in a
  * free inode of an existing chunk: the inobt and finobt records and the
  * AGI's free count follow; the superblock's count is the counters
  * stage's), its entries and the root's written again by the directory
- * writer.  A moved directory's ".." becomes lost+found (in place, as
- * names.dotdot's fix does, or the directory written again); link counts are
- * set; with parent pointers each moved inode (and a new lost+found) gets
- * the pointer of its new entry (stale ones are FIX_PPTR's).
+ * writer.  A moved directory's ".." becomes its new parent (in place, as
+ * names.dotdot's fix does, or the directory written again); link counts
+ * are set; with parent pointers each moved inode (and a new lost+found)
+ * gets the pointer of its new entry (stale ones are FIX_PPTR's).
  *
  * A loop of directories cut off from the root (A names B, B names A; or
  * a directory that names itself) has no head: the check reports one
  * member.  The loop is broken at one member, the entries that named it
  * inside the loop removed, the link counts following: the first member
- * in inode order with a parent pointer naming a directory the root
- * reaches (that does not hold the name) goes back there under that name;
- * without one, the member reported goes to lost+found like a head.
+ * in inode order with a parent pointer that gives a home goes back
+ * there; without one, the member reported goes to lost+found like a
+ * head.
+ *
+ * The lookups in the check's entries are dirent_index.c's, logarithmic:
+ * a fuzzed filesystem may orphan thousands of inodes.
  */
 #include <stdint.h>
 #include <stdio.h>
