@@ -234,6 +234,53 @@ START_TEST(no_pptr_lpf)
 }
 END_TEST
 
+static void count_moves(void *arg, const struct xfsj_repair_action *a)
+{
+	size_t *n = arg;
+
+	if (a->fix == XFSJ_FIX_RECONNECT && strstr(a->what, "moved inode"))
+		n[strstr(a->what, "lost+found") ? 1 : 0]++;
+}
+
+/*
+ * Many orphans at once (a fuzzed directory block can orphan thousands):
+ * 16 chunks of files named by nothing, each with a pointer to the root:
+ * every one goes home in one pass (each lookup logarithmic: the root,
+ * which grows to a leaf directory, is written once).
+ */
+START_TEST(many_orphans)
+{
+	enum { CHUNKS = 16 };
+	struct fs_fixture fx;
+	struct xfsj_repair_result res;
+	size_t moved[2] = { 0, 0 };
+	struct xfsj_repair_cb cb = { .arg = moved, .action = count_moves };
+	char name[16];
+	uint64_t root;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+	root = fx.sb.rootino;
+	for (unsigned int c = 0; c < CHUNKS; c++) {
+		uint32_t start = make_chunk(&fx, 0, 64);
+
+		for (unsigned int k = 0; k < 64; k++) {
+			uint64_t ino = ino_make_reg(&fx, (unsigned int)
+						    (start + k - root), 1);
+
+			snprintf(name, sizeof(name), "o%u", c * 64 + k);
+			ino_add_pptr(&fx, ino, root, name);
+		}
+	}
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, &cb, &res), 0);
+	ck_assert_uint_eq(res.left, 0);
+	ck_assert_uint_eq(moved[0], CHUNKS * 64);
+	ck_assert_uint_eq(moved[1], 0);
+	ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 Suite *repair_home_suite(void)
 {
 	Suite *s = suite_create("repair_home");
@@ -245,6 +292,7 @@ Suite *repair_home_suite(void)
 	tcase_add_test(tc, subtree_home);
 	tcase_add_loop_test(tc, name_taken, 0, 2);
 	tcase_add_test(tc, no_pptr_lpf);
+	tcase_add_test(tc, many_orphans);
 	suite_add_tcase(s, tc);
 	return s;
 }
