@@ -39,6 +39,34 @@ static uint64_t key_dir(const void *p)
 	return ((const struct xck_dirent *)p)->dir;
 }
 
+static uint64_t key_run(const void *p)
+{
+	return ((const struct xrp_dix_run *)p)->dir;
+}
+
+static uint64_t key_child(const void *p)
+{
+	return ((const struct xrp_dix_named *)p)->child;
+}
+
+/* The first of the @n records at @base (sorted by @key) whose key is not
+ * below @want. */
+static size_t lower_bound(const void *base, size_t n, size_t esz,
+			  xfsj_sort_key key, uint64_t want)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key((const char *)base + mid * esz) < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int cmp_dir(const void *pa, const void *pb)
 {
 	const struct xck_dirent *a = pa, *b = pb;
@@ -174,43 +202,20 @@ void xrp_dix_free(struct xrp_dix *ix)
 void xrp_dix_run(const struct xrp_dix *ix, uint64_t dir, size_t *first,
 		 size_t *end)
 {
-	size_t lo = 0, hi = ix->n;
+	size_t hi = lower_bound(ix->de, ix->n, sizeof(*ix->de), key_dir, dir);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->de[mid].dir < dir)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*first = lo;
+	*first = hi;
 	while (hi < ix->n && ix->de[hi].dir == dir)
 		hi++;
 	*end = hi;
-}
-
-/* The run of asked directory @dir: its place in ix->runs (found or not). */
-static size_t run_at(const struct xrp_dix *ix, uint64_t dir)
-{
-	size_t lo = 0, hi = ix->nruns;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->runs[mid].dir < dir)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* Directory @dir's names copied out and sorted, the first time asked. */
 static int names_of(struct xrp_dix *ix, uint64_t dir,
 		    const struct xrp_dix_run **out)
 {
-	size_t at = run_at(ix, dir), first, end;
+	size_t at = lower_bound(ix->runs, ix->nruns, sizeof(*ix->runs),
+				key_run, dir), first, end;
 	struct xrp_dix_run *r;
 
 	if (at < ix->nruns && ix->runs[at].dir == dir) {
@@ -254,17 +259,10 @@ int xrp_dix_holds(struct xrp_dix *ix, uint64_t dir, uint32_t hash,
 void xrp_dix_namers(const struct xrp_dix *ix, uint64_t ino, size_t *first,
 		    size_t *end)
 {
-	size_t lo = 0, hi = ix->nby;
+	size_t hi = lower_bound(ix->by_child, ix->nby, sizeof(*ix->by_child),
+				key_child, ino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->by_child[mid].child < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*first = lo;
+	*first = hi;
 	while (hi < ix->nby && ix->by_child[hi].child == ino)
 		hi++;
 	*end = hi;
