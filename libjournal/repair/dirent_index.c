@@ -7,7 +7,8 @@
  *   - a directory's run: the table sorted by directory (names.c leaves
  *     it so; sorted here when it is not);
  *   - does a directory hold a name (its hash and length): the names of
- *     each directory asked, copied out of its run and sorted once;
+ *     each directory asked, copied out of its run and sorted once (but
+ *     those naming a free inode: dirent.target's fix removes them);
  *   - is a directory reached from the root: the check's reachability
  *     (XCK_I_REACHED) also marks what hangs from each inode it reports
  *     cut off, so those subtrees are walked again from the inodes the
@@ -231,10 +232,15 @@ static int names_of(struct xrp_dix *ix, uint64_t dir,
 	r = &ix->runs[at];
 	memmove(r + 1, r, (ix->nruns - at) * sizeof(*r));
 	ix->nruns++;
-	*r = (struct xrp_dix_run){ dir, ix->nkeys, end - first };
+	*r = (struct xrp_dix_run){ dir, ix->nkeys, 0 };
+	/* An entry naming a free inode is the entry fixes' to remove (this
+	 * round, before the reconnect): its name is not held. */
 	for (size_t i = first; i < end; i++)
-		ix->keys[ix->nkeys++] = (uint64_t)ix->de[i].namehash << 8 |
-					ix->de[i].namelen;
+		if (xrp_ino_ftype(ix->rp, ix->de[i].child))
+			ix->keys[ix->nkeys++] =
+				(uint64_t)ix->de[i].namehash << 8 |
+				ix->de[i].namelen;
+	r->n = ix->nkeys - r->off;
 	qsort(ix->keys + r->off, r->n, sizeof(*ix->keys), cmp_u64);
 	*out = r;
 	return 0;

@@ -28,7 +28,8 @@ static void on_left(void *arg, const struct xfsj_problem *p)
 	xfsj_problem_format(p, arg, 160);
 }
 
-/* Found (@code among what the check reports), repaired clean, stable. */
+/* Found (@code among what the check reports; NULL: not asked),
+ * repaired clean, stable. */
 static void repaired(struct fs_fixture *fx, const char *code)
 {
 	char last[160] = "", list[400];
@@ -37,7 +38,7 @@ static void repaired(struct fs_fixture *fx, const char *code)
 	struct seen s;
 
 	check_into(fx, &s);
-	ck_assert_msg(has(&s, code), "%s not found: %s", code,
+	ck_assert_msg(!code || has(&s, code), "%s not found: %s", code,
 		      seen_list(&s, list, sizeof(list)));
 	fs_fixture_reopen(fx);
 	ck_assert_int_eq(xfsj_repair(fx->fs, NULL, &cb, &res), 0);
@@ -86,17 +87,40 @@ static bool in_lpf(struct fs_fixture *fx, uint64_t ino)
 	return lpf != XFSJ_NULLFSINO && dir_sf_names(fx, lpf, ino, name);
 }
 
-/* (a) A file whose only entry is gone, its parent pointer left. */
+static void count_pptr_fixes(void *arg, const struct xfsj_repair_action *a)
+{
+	*(size_t *)arg += a->fix == XFSJ_FIX_PPTR;
+}
+
+/*
+ * (a) A file whose only entry is gone, its parent pointer left.  Case 1:
+ * the entry is there but names a free inode (its number fuzzed): the
+ * entry fix removes it and the name is free for the file again, in the
+ * same round; its pointer is kept, not removed and added back.
+ */
 START_TEST(file_home)
 {
 	struct fs_fixture fx;
+	struct xfsj_repair_result res;
+	size_t pfix = 0;
+	struct xfsj_repair_cb cb = { .arg = &pfix,
+				     .action = count_pptr_fixes };
 	uint64_t root, f;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 	root = fx.sb.rootino;
 	f = ino_make_reg(&fx, 5, 1);
 	ino_add_pptr(&fx, f, root, "file");
-	repaired(&fx, "inode.disconnected");
+	if (_i) {
+		struct xfsj_dirent e = { "file", 4, XFSJ_FT_REG, root + 9 };
+
+		dir_set(&fx, root, root, &e, 1);
+		fs_fixture_reopen(&fx);
+		ck_assert_int_eq(xfsj_repair(fx.fs, NULL, &cb, &res), 0);
+		ck_assert_uint_eq(res.left, 0);
+		ck_assert_uint_eq(pfix, 0);
+	}
+	repaired(&fx, _i ? NULL : "inode.disconnected");
 	ck_assert(dir_sf_names(&fx, root, f, "file"));
 	/* No lost+found made. */
 	ck_assert_uint_eq(dir_sf_count(&fx, root), 1);
@@ -287,7 +311,7 @@ Suite *repair_home_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, file_home);
+	tcase_add_loop_test(tc, file_home, 0, 2);
 	tcase_add_test(tc, hard_links_home);
 	tcase_add_test(tc, subtree_home);
 	tcase_add_loop_test(tc, name_taken, 0, 2);
