@@ -65,6 +65,21 @@ int xfsj_u64set_add(struct xfsj_u64set *s, uint64_t x)
 	return 0;
 }
 
+bool xfsj_u64set_has(const struct xfsj_u64set *s, uint64_t x)
+{
+	uint64_t key = x + 1;
+
+	if (x == UINT64_MAX)
+		return s->has_max;
+	if (!s->cap)
+		return false;
+	for (size_t h = slot_of(key, s->cap); s->v[h];
+	     h = (h + 1) & (s->cap - 1))
+		if (s->v[h] == key)
+			return true;
+	return false;
+}
+
 size_t xfsj_u64set_count(const struct xfsj_u64set *s)
 {
 	return s->n + s->has_max;

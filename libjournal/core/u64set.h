@@ -19,6 +19,8 @@ struct xfsj_u64set {
 
 /* Add @x: 0 when new, 1 when it was there, or -XFSJ_E_NOMEM. */
 int xfsj_u64set_add(struct xfsj_u64set *s, uint64_t x);
+/* Does it hold @x? */
+bool xfsj_u64set_has(const struct xfsj_u64set *s, uint64_t x);
 /* How many values it holds. */
 size_t xfsj_u64set_count(const struct xfsj_u64set *s);
 void xfsj_u64set_free(struct xfsj_u64set *s);

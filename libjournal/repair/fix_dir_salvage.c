@@ -595,7 +595,7 @@ void xrp_dirlist_free(struct xrp_dirlist *l)
 
 /* xrp_dir_collect, the names left out in @drop (may be NULL). */
 static int collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l,
-		   struct dropped *drop)
+		   struct dropped *drop, bool pptrs)
 {
 	bool ftype = (rp->sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0;
 	struct salvage s = { .rp = rp, .dir = dir, .dotdot = XFSJ_NULLFSINO,
@@ -624,7 +624,7 @@ static int collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l,
 		err = walk_blocks(&s, &ip);
 	}
 	if (!err)
-		err = walk_pptrs(&s);
+		err = pptrs ? walk_pptrs(&s) : 0;
 	if (!err && drop)
 		count_lost(&s);
 	free(s.lo);
@@ -661,7 +661,13 @@ static bool rebuilt_away(const struct xrp_prob *pr, uint64_t dir)
 
 int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l)
 {
-	return collect(rp, dir, l, NULL);
+	return collect(rp, dir, l, NULL, true);
+}
+
+int xrp_dir_collect_entries(struct xrp *rp, uint64_t dir,
+			    struct xrp_dirlist *l)
+{
+	return collect(rp, dir, l, NULL, false);
 }
 
 /* The children of a directory written again (xrp_renamed). */
@@ -701,7 +707,7 @@ int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 	char what[256];
 	int err;
 
-	err = collect(rp, dir, &l, &drop);
+	err = collect(rp, dir, &l, &drop, true);
 	if (err)
 		return err < 0 ? err : 0;
 	/* More than the data space holds: left alone. */

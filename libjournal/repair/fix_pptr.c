@@ -295,6 +295,9 @@ int xrp_fix_pptr(struct xrp *rp)
 		char what[128];
 		int err;
 
+		/* (answered already: a reconnect placed its entry) */
+		if (pr->done)
+			continue;
 		if (xrp_names(pr, XFSJ_H_PPTR_BAD_PARENT) &&
 		    (pr->p.has & bad) == bad) {
 			err = fix_existing(rp, pr, pr->p.found, true, false, 0,

@@ -1,27 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * FIX_RECONNECT: an inode in use that no directory names (and a
- * directory whose chain of parents never reaches the root, when nothing
- * names it) goes to /lost+found under its inode number in decimal, as
- * xfs_repair names them.  Only the heads move: an inode named by a
- * directory that is itself disconnected comes back with it.
+ * FIX_RECONNECT: an inode in use that no directory names, a directory
+ * whose chain of parents never reaches the root (when nothing names it),
+ * and a member of a loop of directories cut off from the root: the heads.
+ * Only the heads move: an inode named by a directory that is itself
+ * disconnected comes back with it.
+ *
+ * First each head goes back under the names its parent pointers give,
+ * when they name a directory the root reaches that lacks the name
+ * (fix_home.c: one home for a directory, every name for a file with hard
+ * links; the rules against hostile pointers are there).  The rest go to
+ * /lost+found under their inode numbers in decimal, as xfs_repair names
+ * them.
  *
  * lost+found is found in the root's entries, or made (mode 0700, in a
  * free inode of an existing chunk: the inobt and finobt records and the
  * AGI's free count follow; the superblock's count is the counters
  * stage's), its entries and the root's written again by the directory
- * writer.  A moved directory's ".." becomes lost+found (in place, as
- * names.dotdot's fix does, or the directory written again); link counts are
- * set; with parent pointers each moved inode (and a new lost+found) gets
- * the pointer of its new entry (stale ones are FIX_PPTR's).
+ * writer.  A moved directory's ".." becomes its new parent (in place, as
+ * names.dotdot's fix does, or the directory written again); link counts
+ * are set; with parent pointers each moved inode (and a new lost+found)
+ * gets the pointer of its new entry (stale ones are FIX_PPTR's).
  *
  * A loop of directories cut off from the root (A names B, B names A; or
  * a directory that names itself) has no head: the check reports one
  * member.  The loop is broken at one member, the entries that named it
  * inside the loop removed, the link counts following: the first member
- * in inode order with a parent pointer naming a directory the root
- * reaches (that does not hold the name) goes back there under that name;
- * without one, the member reported goes to lost+found like a head.
+ * in inode order with a parent pointer that gives a home goes back
+ * there; without one, the member reported goes to lost+found like a
+ * head.
+ *
+ * The lookups in the check's entries are dirent_index.c's, logarithmic:
+ * a fuzzed filesystem may orphan thousands of inodes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,14 +43,14 @@
 #include "fs/attr.h"
 #include "fs/btree.h"
 #include "fs/iget.h"
-#include "repair/repair_priv.h"
+#include "repair/reconnect.h"
 
 #define LPF_NAME	"lost+found"
 #define LPF_LEN		10
 #define S_IFMT_		0170000U
 #define S_IFDIR_	0040000U
 
-static bool is_dir_inuse(struct xrp *rp, uint64_t ino)
+bool xrp_rc_dir_inuse(struct xrp *rp, uint64_t ino)
 {
 	struct xck_inode *st;
 
@@ -51,15 +61,16 @@ static bool is_dir_inuse(struct xrp *rp, uint64_t ino)
 }
 
 /* lost+found in the root's entries, or NULLFSINO. */
-static uint64_t find_lpf(struct xrp *rp)
+static uint64_t find_lpf(struct xrp *rp, const struct xrp_dix *ix)
 {
 	uint32_t h = xfsj_da_hashname((const uint8_t *)LPF_NAME, LPF_LEN);
-	const struct xck_dirent *de = rp->ck->dirents.v;
+	const struct xck_dirent *de = ix->de;
+	size_t i, end;
 
-	for (size_t i = 0; i < rp->ck->dirents.n; i++)
-		if (de[i].dir == rp->sb->rootino && de[i].namelen == LPF_LEN &&
-		    de[i].namehash == h && de[i].child != rp->sb->rootino &&
-		    is_dir_inuse(rp, de[i].child))
+	for (xrp_dix_run(ix, rp->sb->rootino, &i, &end); i < end; i++)
+		if (de[i].namelen == LPF_LEN && de[i].namehash == h &&
+		    de[i].child != rp->sb->rootino &&
+		    xrp_rc_dir_inuse(rp, de[i].child))
 			return de[i].child;
 	return XFSJ_NULLFSINO;
 }
@@ -145,56 +156,98 @@ static int alloc_inode(struct xrp *rp, uint32_t agno, uint64_t *ino)
 	return 1;
 }
 
-static int pptr_set(struct xrp *rp, struct xfsj_iref *ip, const char *name,
-		    size_t namelen, uint64_t parent)
-{
-	struct xfsj_fault f = { 0 };
-	struct xfsj_iref pip;
-	uint8_t val[XFSJ_ATTR_PPTR_VALUE_LEN];
-	int err;
+/* A name of a directory, by its hash (then the name itself). */
+struct held {
+	uint32_t hash;
+	uint32_t i;		/* its entry */
+};
 
-	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_PARENT))
-		return 0;
-	err = xfsj_iget(rp->fs, parent, true, &pip, &f);
-	if (err)
-		return err;
-	xfsj_put_be64(val, parent);
-	xfsj_put_be32(val + 8, pip.di.gen);
-	return xfsj_attr_set(rp->fs, ip, &(struct xfsj_attr_arg){
-		.ns = XFSJ_ATTR_NS_PARENT, .name = (const uint8_t *)name,
-		.namelen = (uint32_t)namelen, .value = val,
-		.valuelen = sizeof(val) }, XFSJ_ATTR_UPSERT, &f);
+static int held_cmp(const void *pa, const void *pb)
+{
+	const struct held *a = pa, *b = pb;
+
+	return a->hash < b->hash ? -1 : a->hash > b->hash;
 }
 
-/* Add entries @add to directory @dir (its surviving entries kept). */
-static int dir_add(struct xrp *rp, uint64_t dir,
-		   const struct xfsj_dirent *add, size_t nadd)
+/* Does the entry list @v (@byhash, @n) hold the name of @e? */
+static bool list_holds(const struct xfsj_dirent *v, const struct held *byhash,
+		       size_t n, const struct xfsj_dirent *e)
+{
+	struct held key = { xfsj_da_hashname((const uint8_t *)e->name,
+					     e->namelen), 0 };
+	const struct held *hit = bsearch(&key, byhash, n, sizeof(key),
+					 held_cmp);
+
+	if (!hit)
+		return false;
+	while (hit > byhash && hit[-1].hash == key.hash)
+		hit--;
+	for (; hit < byhash + n && hit->hash == key.hash; hit++)
+		if (v[hit->i].namelen == e->namelen &&
+		    !memcmp(v[hit->i].name, e->name, e->namelen))
+			return true;
+	return false;
+}
+
+/* The names of the @n entries of @v, by hash (NULL: out of memory). */
+static struct held *by_hash(const struct xfsj_dirent *v, size_t n)
+{
+	struct held *b = calloc(n ? n : 1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		b[i] = (struct held){ xfsj_da_hashname((const uint8_t *)
+						       v[i].name,
+						       v[i].namelen),
+				      (uint32_t)i };
+	qsort(b, n, sizeof(*b), held_cmp);
+	return b;
+}
+
+int xrp_rc_dir_add(struct xrp *rp, uint64_t dir,
+		   const struct xfsj_dirent *add, size_t nadd, bool *ok)
 {
 	struct xfsj_fault f = { 0 };
 	struct xrp_dirlist l;
 	struct xfsj_dirent *v;
+	struct held *b = NULL;
+	size_t n;
 	int err;
 
-	err = xrp_dir_collect(rp, dir, &l);
+	err = xrp_dir_collect_entries(rp, dir, &l);
 	if (err)
 		return err < 0 ? err : 1;
 	v = realloc(l.de, (l.n + nadd) * sizeof(*v));
-	if (!v) {
+	if (v)
+		l.de = v;
+	if (v && ok)
+		b = by_hash(v, l.n);
+	if (!v || (ok && !b)) {
 		xrp_dirlist_free(&l);
 		return -XFSJ_E_NOMEM;
 	}
-	l.de = v;
-	memcpy(v + l.n, add, nadd * sizeof(*v));
+	n = l.n;
+	for (size_t i = 0; i < nadd; i++) {
+		if (ok)
+			ok[i] = !list_holds(v, b, l.n, &add[i]);
+		if (!ok || ok[i])
+			v[n++] = add[i];
+	}
+	free(b);
 	if (dir == rp->sb->rootino)
 		l.parent = dir;
-	err = xfsj_dir_fits(rp->sb, v, l.n + nadd) ?
-	      xfsj_dir_write(rp->fs, dir, l.parent, v, l.n + nadd,
+	err = n == l.n ? 0 : xfsj_dir_fits(rp->sb, v, n) ?
+	      xfsj_dir_write(rp->fs, dir, l.parent, v, n,
 			    xrp_keep_old_blocks(rp), &f) : 1;
 	xrp_dirlist_free(&l);
 	if (err < 0 && err != -XFSJ_E_NOMEM && err != -XFSJ_E_IO)
 		err = 1;
 	return err;
 }
+
+static int pptr_of(struct xrp *rp, struct xfsj_iref *ip,
+		   const struct xrp_rc_name *nm);
 
 /* A new lost+found in the root. */
 static int make_lpf(struct xrp *rp, uint64_t *lpf)
@@ -249,7 +302,7 @@ static int make_lpf(struct xrp *rp, uint64_t *lpf)
 	ip.di.size = (uint64_t)err;
 	xfsj_iput(rp->fs, &ip, true);
 	e.ino = *lpf;
-	err = dir_add(rp, sb->rootino, &e, 1);
+	err = xrp_rc_dir_add(rp, sb->rootino, &e, 1, NULL);
 	if (err)
 		return err;
 	err = xfsj_iget(rp->fs, sb->rootino, true, &root, &f);
@@ -259,7 +312,9 @@ static int make_lpf(struct xrp *rp, uint64_t *lpf)
 	xfsj_iput(rp->fs, &root, true);
 	err = xfsj_iget(rp->fs, *lpf, true, &ip, &f);
 	if (!err)
-		err = pptr_set(rp, &ip, LPF_NAME, LPF_LEN, sb->rootino);
+		err = pptr_of(rp, &ip, &(struct xrp_rc_name){
+			.parent = sb->rootino, .name = LPF_NAME,
+			.namelen = LPF_LEN });
 	if (!err)
 		xfsj_iput(rp->fs, &ip, true);
 	if (!err)
@@ -269,40 +324,21 @@ static int make_lpf(struct xrp *rp, uint64_t *lpf)
 	return err;
 }
 
-static bool is_dotish(const struct xck_dirent *e)
-{
-	static const uint8_t dot[2] = { '.', '.' };
-
-	return (e->namelen == 1 || e->namelen == 2) &&
-	       e->namehash == xfsj_da_hashname(dot, e->namelen);
-}
-
-/* The first directory whose entry (not "." or "..") names @ino. */
-static uint64_t namer(struct xrp *rp, uint64_t ino)
-{
-	const struct xck_dirent *de = rp->ck->dirents.v;
-
-	for (size_t i = 0; i < rp->ck->dirents.n; i++)
-		if (de[i].child == ino && !is_dotish(&de[i]))
-			return de[i].dir;
-	return XFSJ_NULLFSINO;
-}
-
 /*
  * Is directory @ino on a loop of names: do the directories naming it,
  * followed up, come back to it?  Floyd's tortoise and hare, so a chain
  * that runs into another loop ends.
  */
-static bool in_name_loop(struct xrp *rp, uint64_t ino)
+static bool in_name_loop(const struct xrp_dix *ix, uint64_t ino)
 {
 	uint64_t slow = ino, fast = ino;
-	size_t bound = rp->ck->dirents.n + 1;
+	size_t bound = ix->n + 1;
 
 	while (bound--) {
-		slow = namer(rp, slow);
-		fast = namer(rp, fast);
+		slow = xrp_dix_namer(ix, slow);
+		fast = xrp_dix_namer(ix, fast);
 		if (fast != XFSJ_NULLFSINO && fast != ino)
-			fast = namer(rp, fast);
+			fast = xrp_dix_namer(ix, fast);
 		if (slow == ino || fast == ino)
 			return true;
 		if (slow == XFSJ_NULLFSINO || fast == XFSJ_NULLFSINO ||
@@ -312,21 +348,29 @@ static bool in_name_loop(struct xrp *rp, uint64_t ino)
 	return false;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * The heads to move: in use, named by no directory entry at all, or the
- * member of a loop of names the check reported.
+ * The heads to move, in inode order, once each: in use, named by no
+ * directory entry at all, or the member of a loop of names the check
+ * reported.
  */
-static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
+static int heads(struct xrp *rp, const struct xrp_dix *ix, uint64_t lpf,
+		 uint64_t **out, size_t *n)
 {
 	struct xrp_prob *pr;
 	uint64_t *v = NULL;
-	size_t cap = 0;
+	size_t cap = 0, k = 0;
 
 	*n = 0;
 	xrp_for_each(rp, pr, XFSJ_FIX_RECONNECT) {
 		struct xck_inode *st;
 		uint64_t ino = pr->p.ino;
-		size_t i;
 
 		/* (one a directory rebuilt this round names again stays) */
 		if (!(pr->p.has & XFSJ_PF_INO) || ino == lpf ||
@@ -340,11 +384,7 @@ static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
 		    !st->ftype)
 			continue;
 		if ((st->flags & XCK_I_INDIR) &&
-		    (st->ftype != XFSJ_FT_DIR || !in_name_loop(rp, ino)))
-			continue;
-		for (i = 0; i < *n && v[i] != ino; i++)
-			;
-		if (i < *n)
+		    (st->ftype != XFSJ_FT_DIR || !in_name_loop(ix, ino)))
 			continue;
 		if (xfsj_grow(&v, &cap, *n, 1, sizeof(*v), 16)) {
 			free(v);
@@ -352,6 +392,12 @@ static int heads(struct xrp *rp, uint64_t lpf, uint64_t **out, size_t *n)
 		}
 		v[(*n)++] = ino;
 	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), u64_cmp);
+	for (size_t i = 0; i < *n; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	*n = k;
 	*out = v;
 	return 0;
 }
@@ -382,34 +428,30 @@ static int drop_names(struct xrp *rp, uint64_t dir, uint64_t ino,
 	return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
 }
 
-/*
- * Break the loop at @ino (moved to lost+found @lpf): the entries of the
- * other directories (and its own) naming it are removed.  The number of
- * entries removed, or a negative XFSJ_E_*.
- */
-static int cut_loop(struct xrp *rp, uint64_t ino, uint64_t lpf)
+int xrp_rc_cut_loop(struct xrp *rp, struct xrp_dix *ix, uint64_t ino,
+		    uint64_t lpf)
 {
-	const struct xck_dirent *de = rp->ck->dirents.v;
 	uint64_t *dirs = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, i, end;
 	int err = 0, cut = 0;
 
-	for (size_t i = 0; i < rp->ck->dirents.n; i++) {
+	for (xrp_dix_namers(ix, ino, &i, &end); i < end; i++) {
+		uint64_t dir = xrp_dix_namer_at(ix, i);
 		size_t k;
 
-		if (de[i].child != ino || de[i].dir == lpf ||
-		    is_dotish(&de[i]))
+		if (dir == lpf)
 			continue;
 		cut++;
-		for (k = 0; k < n && dirs[k] != de[i].dir; k++)
+		/* (the namers come by directory: one run each) */
+		for (k = n; k > 0 && dirs[k - 1] != dir; k--)
 			;
-		if (k < n)
+		if (k)
 			continue;
 		if (xfsj_grow(&dirs, &cap, n, 1, sizeof(*dirs), 4)) {
 			free(dirs);
 			return -XFSJ_E_NOMEM;
 		}
-		dirs[n++] = de[i].dir;
+		dirs[n++] = dir;
 	}
 	for (size_t k = 0; k < n && !err; k++) {
 		const struct xck_inode *st = xck_inode_find(rp->ck, dirs[k],
@@ -422,52 +464,84 @@ static int cut_loop(struct xrp *rp, uint64_t ino, uint64_t lpf)
 	return err < 0 ? err : cut;
 }
 
-/*
- * A moved inode: ".." (directories), link count, parent pointer; @cut
- * entries naming it were removed.
- */
-static int settle(struct xrp *rp, uint64_t ino, uint64_t lpf,
-		  const char *name, int cut)
+/* Directory @ino's ".." set to @parent: in place, or written again. */
+static int set_parent(struct xrp *rp, uint64_t ino, uint64_t parent)
+{
+	struct xfsj_fault f = { 0 };
+	struct xrp_dirlist l;
+	int err = xrp_set_dotdot(rp, ino, parent);
+
+	if (err <= 0)
+		return err;
+	err = xrp_dir_collect(rp, ino, &l);
+	if (err)
+		return err;
+	/* Too big to write again: its ".." is left for the next round to
+	 * report. */
+	err = xfsj_dir_fits(rp->sb, l.de, l.n) ?
+	      xfsj_dir_write(rp->fs, ino, parent, l.de, l.n,
+			    xrp_keep_old_blocks(rp), &f) : 0;
+	xrp_dirlist_free(&l);
+	return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
+}
+
+/* The parent pointer of name @nm on @ip, one there already kept when it
+ * has the parent's generation. */
+static int pptr_of(struct xrp *rp, struct xfsj_iref *ip,
+		   const struct xrp_rc_name *nm)
+{
+	struct xfsj_fault f = { 0 };
+	struct xfsj_iref pip;
+	uint8_t val[XFSJ_ATTR_PPTR_VALUE_LEN];
+	struct xfsj_attr_arg a = {
+		.ns = XFSJ_ATTR_NS_PARENT, .name = (const uint8_t *)nm->name,
+		.namelen = nm->namelen, .value = val, .valuelen = sizeof(val),
+	};
+	bool found;
+	int err;
+
+	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_PARENT))
+		return 0;
+	err = xfsj_iget(rp->fs, nm->parent, true, &pip, &f);
+	if (err)
+		return err;
+	if (nm->had && nm->gen == pip.di.gen)
+		return 0;
+	xfsj_put_be64(val, nm->parent);
+	if (nm->had) {
+		xfsj_put_be32(val + 8, nm->gen);
+		err = xfsj_attr_remove(rp->fs, ip, &a, &found, &f);
+		if (err)
+			return err;
+	}
+	xfsj_put_be32(val + 8, pip.di.gen);
+	return xfsj_attr_set(rp->fs, ip, &a, XFSJ_ATTR_UPSERT, &f);
+}
+
+int xrp_rc_settle(struct xrp *rp, uint64_t ino, const struct xrp_rc_name *nm,
+		  size_t n, int cut)
 {
 	struct xck_inode *st = xck_inode_find(rp->ck, ino, NULL);
 	struct xfsj_fault f = { 0 };
-	struct xrp_dirlist l;
 	struct xfsj_iref ip;
 	int err;
 
+	if (!n)
+		return 0;
 	/* Only ".." changes: in place, or the directory written again. */
-	err = st->ftype == XFSJ_FT_DIR ? xrp_set_dotdot(rp, ino, lpf) : 0;
-	if (err < 0)
-		return err;
-	if (err > 0) {
-		err = xrp_dir_collect(rp, ino, &l);
-		if (err)
-			return err;
-		/* Too big to write again: its ".." is left for the next
-		 * round to report. */
-		err = xfsj_dir_fits(rp->sb, l.de, l.n) ?
-		      xfsj_dir_write(rp->fs, ino, lpf, l.de, l.n,
-				    xrp_keep_old_blocks(rp), &f) : 0;
-		xrp_dirlist_free(&l);
-		if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO)
-			return err;
-	}
-	err = xfsj_iget(rp->fs, ino, true, &ip, &f);
+	err = st->ftype == XFSJ_FT_DIR ? set_parent(rp, ino, nm[0].parent) : 0;
+	if (!err)
+		err = xfsj_iget(rp->fs, ino, true, &ip, &f);
 	if (err)
 		return err;
-	/* Its own "." and its subdirectories' "..", and the new entry;
+	/* Its own "." and its subdirectories' "..", and the new entries;
 	 * not the entries cut, nor its own ".." when it named itself. */
-	ip.di.nlink = st->refs + 1 - (uint32_t)cut - (st->parent == ino);
-	err = pptr_set(rp, &ip, name, strlen(name), lpf);
+	ip.di.nlink = st->refs + (uint32_t)n - (uint32_t)cut -
+		      (st->parent == ino);
+	for (size_t i = 0; i < n && !err; i++)
+		err = pptr_of(rp, &ip, &nm[i]);
 	xfsj_iput(rp->fs, &ip, true);
 	return err;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -475,7 +549,7 @@ static int u64_cmp(const void *a, const void *b)
  * the ".." of each gave it, so that the next check finds their counts
  * right instead of fixing them in another round.
  */
-static int unlink_old_parents(struct xrp *rp, const uint64_t *h, size_t n,
+int xrp_rc_unlink_old_parents(struct xrp *rp, const uint64_t *h, size_t n,
 			      uint64_t lpf)
 {
 	uint64_t *par = calloc(n ? n : 1, sizeof(*par));
@@ -488,7 +562,7 @@ static int unlink_old_parents(struct xrp *rp, const uint64_t *h, size_t n,
 		const struct xck_inode *st = xck_inode_find(rp->ck, h[i], NULL);
 
 		if (st && st->ftype == XFSJ_FT_DIR && st->parent != lpf &&
-		    st->parent != h[i] && is_dir_inuse(rp, st->parent))
+		    st->parent != h[i] && xrp_rc_dir_inuse(rp, st->parent))
 			par[np++] = st->parent;
 	}
 	qsort(par, np, sizeof(*par), u64_cmp);
@@ -515,207 +589,34 @@ static int unlink_old_parents(struct xrp *rp, const uint64_t *h, size_t n,
 	return err < 0 ? err : 0;
 }
 
-/* ---- a loop member back under its parent pointer ---- */
-
-struct home {
-	struct xrp *rp;
-	uint64_t self;
-	uint64_t parent;	/* NULLFSINO: none found */
-	char name[256];
-};
-
-/* Does directory @dir hold a name of @namelen bytes hashing to @hash? */
-static bool holds_name(struct xrp *rp, uint64_t dir, uint32_t hash,
-		       uint32_t namelen)
+void xrp_rc_mark_done(struct xrp *rp, const uint64_t *h, size_t n)
 {
-	const struct xck_dirent *de = rp->ck->dirents.v;
-
-	for (size_t i = 0; i < rp->ck->dirents.n; i++)
-		if (de[i].dir == dir && de[i].namehash == hash &&
-		    de[i].namelen == namelen)
-			return true;
-	return false;
+	for (struct xrp_prob *pr = rp->probs; pr < rp->probs + rp->nprobs;
+	     pr++)
+		if (pr->p.def->fix == XFSJ_FIX_RECONNECT &&
+		    bsearch(&pr->p.ino, h, n, sizeof(*h), u64_cmp))
+			pr->done = true;
 }
 
-static int home_match(void *arg, const struct xfsj_attr_arg *a)
+/* The heads @h (@n) to lost+found @lpf (made when NULLFSINO). */
+static int to_lpf(struct xrp *rp, struct xrp_dix *ix, uint64_t lpf,
+		  const uint64_t *h, size_t n)
 {
-	struct home *h = arg;
-	const struct xck_inode *st;
-	uint64_t parent;
-
-	if (h->parent != XFSJ_NULLFSINO || a->ns != XFSJ_ATTR_NS_PARENT ||
-	    !a->value || a->valuelen != XFSJ_ATTR_PPTR_VALUE_LEN ||
-	    !a->namelen || a->namelen > 255 ||
-	    memchr(a->name, '/', a->namelen) ||
-	    memchr(a->name, 0, a->namelen))
-		return 0;
-	parent = xfsj_get_be64(a->value);
-	if (parent == h->self || !is_dir_inuse(h->rp, parent))
-		return 0;
-	st = xck_inode_find(h->rp->ck, parent, NULL);
-	if (!(st->flags & XCK_I_REACHED) ||
-	    holds_name(h->rp, parent, xfsj_da_hashname(a->name, a->namelen),
-		       a->namelen))
-		return 0;
-	h->parent = parent;
-	memcpy(h->name, a->name, a->namelen);
-	h->name[a->namelen] = 0;
-	return 0;
-}
-
-/* A parent pointer of @ino naming a directory the root reaches. */
-static int find_home(struct xrp *rp, uint64_t ino, struct home *h)
-{
-	struct xfsj_fault f = { 0 };
-	struct xfsj_iref ip;
-	int err;
-
-	*h = (struct home){ .rp = rp, .self = ino,
-			    .parent = XFSJ_NULLFSINO };
-	if (!(rp->sb->features_incompat & XFSJ_INCOMPAT_PARENT))
-		return 0;
-	err = xfsj_iget(rp->fs, ino, true, &ip, &f);
-	if (!err)
-		err = xfsj_attr_list(rp->fs, &ip, home_match, h, &f);
-	if (err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO)
-		return err;
-	if (err)
-		h->parent = XFSJ_NULLFSINO;	/* an unreadable fork: none */
-	return 0;
-}
-
-/*
- * The member of @head's loop to break it at, with its home: the first
- * in inode order that has one; none (*@home's parent NULLFSINO) leaves
- * @head for lost+found.
- */
-static int loop_home(struct xrp *rp, uint64_t head, uint64_t *member,
-		     struct home *home)
-{
-	uint64_t m = head, best = UINT64_MAX;
-	struct home h;
-	size_t bound = rp->ck->dirents.n + 1;
-	int err;
-
-	home->parent = XFSJ_NULLFSINO;
-	do {
-		if (m < best) {
-			err = find_home(rp, m, &h);
-			if (err)
-				return err;
-			if (h.parent != XFSJ_NULLFSINO) {
-				best = m;
-				*home = h;
-			}
-		}
-		m = namer(rp, m);
-	} while (m != head && m != XFSJ_NULLFSINO && bound--);
-	*member = best;
-	return 0;
-}
-
-/* Loop member @m back in directory @home->parent under its name. */
-static int go_home(struct xrp *rp, uint64_t m, const struct home *home)
-{
-	struct xfsj_dirent e = { home->name, (uint8_t)strlen(home->name),
-				 XFSJ_FT_DIR, m };
-	struct xfsj_iref ip;
-	char what[320];
-	int err, cut;
-
-	err = dir_add(rp, home->parent, &e, 1);
-	if (err)
-		return err;
-	cut = cut_loop(rp, m, home->parent);
-	if (cut < 0)
-		return cut;
-	err = settle(rp, m, home->parent, home->name, cut);
-	if (!err)
-		err = unlink_old_parents(rp, &m, 1, home->parent);
-	if (!err)
-		err = xrp_iget(rp, home->parent, &ip);
-	if (err)
-		return err;
-	ip.di.nlink++;
-	xfsj_iput(rp->fs, &ip, false);
-	snprintf(what, sizeof(what),
-		 "moved inode %llu to directory %llu as %s (its parent pointer)",
-		 (unsigned long long)m, (unsigned long long)home->parent,
-		 home->name);
-	xrp_action(rp, &(struct xfsj_repair_action){
-		.fix = XFSJ_FIX_RECONNECT, .has = XFSJ_PF_INO | XFSJ_PF_COUNT,
-		.ino = m, .count = 1, .what = what });
-	return 0;
-}
-
-/*
- * The loops among the heads @h (@n) that a parent pointer breaks: sent
- * home, and taken off the list (the rest go to lost+found).
- */
-static int homes(struct xrp *rp, uint64_t *h, size_t *n)
-{
-	size_t k = 0;
-	int err = 0;
-
-	for (size_t i = 0; i < *n && !err; i++) {
-		const struct xck_inode *st = xck_inode_find(rp->ck, h[i], NULL);
-		struct home home;
-		uint64_t m;
-
-		if (!(st->flags & XCK_I_INDIR)) {
-			h[k++] = h[i];
-			continue;
-		}
-		err = loop_home(rp, h[i], &m, &home);
-		if (err)
-			break;
-		if (home.parent == XFSJ_NULLFSINO) {
-			h[k++] = h[i];
-			continue;
-		}
-		err = go_home(rp, m, &home);
-		if (err > 0) {
-			err = 0;	/* left for the next round */
-			continue;
-		}
-		for (struct xrp_prob *pr = rp->probs;
-		     pr < rp->probs + rp->nprobs; pr++)
-			if (pr->p.def->fix == XFSJ_FIX_RECONNECT &&
-			    pr->p.ino == h[i])
-				pr->done = true;
-	}
-	*n = k;
-	return err;
-}
-
-int xrp_fix_reconnect(struct xrp *rp)
-{
-	uint64_t lpf, *h = NULL;
 	struct xfsj_dirent *add = NULL;
 	char (*names)[24] = NULL;
 	struct xfsj_fault f = { 0 };
+	struct xrp_dirlist l;
 	struct xfsj_iref ip;
-	size_t n, ndirs = 0;
-	int err;
+	size_t ndirs = 0;
+	int err = 0;
 
-	lpf = find_lpf(rp);
-	err = heads(rp, lpf, &h, &n);
-	if (!err)
-		err = homes(rp, h, &n);
-	if (err || !n)
-		goto out;
-	if (lpf == XFSJ_NULLFSINO) {
+	if (lpf == XFSJ_NULLFSINO)
 		err = make_lpf(rp, &lpf);
-		if (err)
-			goto out;
-	}
 	add = calloc(n, sizeof(*add));
 	names = calloc(n, sizeof(*names));
-	if (!add || !names) {
+	if (!err && (!add || !names))
 		err = -XFSJ_E_NOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !err; i++) {
 		struct xck_inode *st = xck_inode_find(rp->ck, h[i], NULL);
 
 		snprintf(names[i], sizeof(names[i]), "%llu",
@@ -723,25 +624,25 @@ int xrp_fix_reconnect(struct xrp *rp)
 		add[i] = (struct xfsj_dirent){ names[i],
 			(uint8_t)strlen(names[i]), st->ftype, h[i] };
 	}
-	err = dir_add(rp, lpf, add, n);
-	if (err)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
+	if (!err)
+		err = xrp_rc_dir_add(rp, lpf, add, n, NULL);
+	for (size_t i = 0; i < n && !err; i++) {
 		const struct xck_inode *st = xck_inode_find(rp->ck, h[i],
 							    NULL);
 		char what[96];
 		int cut = 0;
 
-		if (st->flags & XCK_I_INDIR) {
-			cut = cut_loop(rp, h[i], lpf);
-			if (cut < 0) {
-				err = cut;
-				goto out;
-			}
+		if (st->flags & XCK_I_INDIR)
+			cut = xrp_rc_cut_loop(rp, ix, h[i], lpf);
+		if (cut < 0) {
+			err = cut;
+			break;
 		}
-		err = settle(rp, h[i], lpf, names[i], cut);
+		err = xrp_rc_settle(rp, h[i], &(struct xrp_rc_name){
+			.parent = lpf, .name = names[i],
+			.namelen = add[i].namelen }, 1, cut);
 		if (err)
-			goto out;
+			break;
 		snprintf(what, sizeof(what),
 			 "moved inode %llu to lost+found as %s",
 			 (unsigned long long)h[i], names[i]);
@@ -750,35 +651,46 @@ int xrp_fix_reconnect(struct xrp *rp)
 			.has = XFSJ_PF_INO | XFSJ_PF_COUNT, .ino = h[i],
 			.count = 1, .what = what });
 	}
-	err = unlink_old_parents(rp, h, n, lpf);
-	if (err)
-		goto out;
-	/* lost+found's links: ".", its entry, each subdirectory's "..". */
-	{
-		struct xrp_dirlist l;
-
-		err = xrp_dir_collect(rp, lpf, &l);
-		if (err)
-			goto out;
-		for (size_t i = 0; i < l.n; i++)
-			ndirs += l.de[i].ftype == XFSJ_FT_DIR;
-		xrp_dirlist_free(&l);
-	}
-	err = xfsj_iget(rp->fs, lpf, true, &ip, &f);
-	if (err)
-		goto out;
-	ip.di.nlink = (uint32_t)(2 + ndirs);
-	xfsj_iput(rp->fs, &ip, true);
-	for (struct xrp_prob *pr = rp->probs; pr < rp->probs + rp->nprobs;
-	     pr++)
-		for (size_t i = 0; i < n; i++)
-			if (pr->p.def->fix == XFSJ_FIX_RECONNECT &&
-			    pr->p.ino == h[i])
-				pr->done = true;
-out:
-	free(h);
 	free(add);
 	free(names);
+	if (!err)
+		err = xrp_rc_unlink_old_parents(rp, h, n, lpf);
+	/* lost+found's links: ".", its entry, each subdirectory's "..". */
+	if (!err)
+		err = xrp_dir_collect(rp, lpf, &l);
+	if (err)
+		return err;
+	for (size_t i = 0; i < l.n; i++)
+		ndirs += l.de[i].ftype == XFSJ_FT_DIR;
+	xrp_dirlist_free(&l);
+	err = xfsj_iget(rp->fs, lpf, true, &ip, &f);
+	if (err)
+		return err;
+	ip.di.nlink = (uint32_t)(2 + ndirs);
+	xfsj_iput(rp->fs, &ip, true);
+	xrp_rc_mark_done(rp, h, n);
+	return 0;
+}
+
+int xrp_fix_reconnect(struct xrp *rp)
+{
+	struct xrp_dix ix;
+	uint64_t lpf, *h = NULL;
+	size_t n = 0;
+	int err;
+
+	err = xrp_dix_build(rp, &ix);
+	if (err)
+		goto out;
+	lpf = find_lpf(rp, &ix);
+	err = heads(rp, &ix, lpf, &h, &n);
+	if (!err && n)
+		err = xrp_homes(rp, &ix, h, &n, &lpf);
+	if (!err && n)
+		err = to_lpf(rp, &ix, lpf, h, n);
+out:
+	xrp_dix_free(&ix);
+	free(h);
 	/* A fix that cannot be made is left for the final check. */
 	return err > 0 ? 0 : err;
 }

@@ -252,6 +252,9 @@ struct xrp_dirlist {
 	void *priv;		/* the names */
 };
 int xrp_dir_collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l);
+/* ... only those its blocks hold (none given back from parent pointers). */
+int xrp_dir_collect_entries(struct xrp *rp, uint64_t dir,
+			    struct xrp_dirlist *l);
 /* Is @ino named by a directory written again this round? */
 bool xrp_renamed(struct xrp *rp, uint64_t ino);
 void xrp_dirlist_free(struct xrp_dirlist *l);
@@ -285,7 +288,8 @@ struct xrp_attrlist {
 int xrp_attr_collect(struct xrp *rp, struct xfsj_iref *ip,
 		     struct xrp_attrlist *l);
 void xrp_attrlist_free(struct xrp_attrlist *l);
-/* fix_reconnect.c: FIX_RECONNECT, to lost+found. */
+/* fix_reconnect.c: FIX_RECONNECT, home under parent pointers
+ * (fix_home.c) or to lost+found. */
 int xrp_fix_reconnect(struct xrp *rp);
 /* fix_root.c: dir.root, the root directory made again. */
 int xrp_fix_dir_root(struct xrp *rp);

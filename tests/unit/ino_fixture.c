@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <string.h>
+#include <sys/stat.h>
 
 #include <check.h>
 
@@ -8,6 +9,8 @@
 #include "fs/ialloc.h"
 #include "core/crc32c.h"
 #include "core/layout.h"
+#include "fs/attr.h"
+#include "fs/dir_write.h"
 
 uint8_t *ino_ptr(struct fs_fixture *fx, uint64_t ino, struct xfsj_buf **bpp)
 {
@@ -269,4 +272,107 @@ uint32_t make_chunk_sparse(struct fs_fixture *fx, uint32_t agno,
 uint32_t make_chunk(struct fs_fixture *fx, uint32_t agno, uint32_t from)
 {
 	return make_chunk_sparse(fx, agno, from, 0);
+}
+
+uint64_t ino_make_dir(struct fs_fixture *fx, unsigned int slot)
+{
+	struct xfsj_iref ip;
+	uint64_t ino = fs_fixture_make_file(fx, slot, 1, 0, 0, &ip);
+
+	ip.di.mode = S_IFDIR | 0755;
+	ip.di.nlink = 2;
+	xfsj_iput(fx->fs, &ip, true);
+	ino_take(fx, 0, xfsj_ino_agino(&fx->sb, ino));
+	return ino;
+}
+
+uint64_t ino_make_reg(struct fs_fixture *fx, unsigned int slot,
+		      uint32_t nlink)
+{
+	struct xfsj_iref ip;
+	uint64_t ino = fs_fixture_make_file(fx, slot, 1, 0, 0, &ip);
+
+	ip.di.mode = S_IFREG | 0644;
+	ip.di.nlink = nlink;
+	xfsj_iput(fx->fs, &ip, true);
+	ino_take(fx, 0, xfsj_ino_agino(&fx->sb, ino));
+	return ino;
+}
+
+void ino_add_pptr(struct fs_fixture *fx, uint64_t ino, uint64_t parent,
+		  const char *name)
+{
+	struct xfsj_iref ip, pip;
+	uint8_t val[XFSJ_ATTR_PPTR_VALUE_LEN];
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, parent, true, &pip, &fx->f), 0);
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	xfsj_put_be64(val, parent);
+	xfsj_put_be32(val + 8, pip.di.gen);
+	ck_assert_int_eq(xfsj_attr_set(fx->fs, &ip, &(struct xfsj_attr_arg){
+		.ns = XFSJ_ATTR_NS_PARENT, .name = (const uint8_t *)name,
+		.namelen = (uint32_t)strlen(name), .value = val,
+		.valuelen = sizeof(val) }, XFSJ_ATTR_UPSERT, &fx->f), 0);
+	xfsj_iput(fx->fs, &ip, true);
+}
+
+struct sf_look {
+	const struct xfsj_dirent *want;	/* NULL: count them; ino 0: any */
+	size_t n;
+	uint64_t found;
+};
+
+static int sf_look_one(const struct xfsj_dirent *e, void *arg)
+{
+	struct sf_look *l = arg;
+
+	l->n++;
+	if (!l->want || (l->want->ino && e->ino != l->want->ino) ||
+	    e->namelen != l->want->namelen ||
+	    memcmp(e->name, l->want->name, e->namelen))
+		return 0;
+	l->found = e->ino;
+	return 1;
+}
+
+static int sf_look(struct fs_fixture *fx, uint64_t dir, struct sf_look *l)
+{
+	struct xfsj_iref ip;
+	uint64_t parent;
+	uint32_t size;
+	const uint8_t *f;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, dir, true, &ip, &fx->f), 0);
+	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_LOCAL);
+	f = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
+	return xfsj_dir_sf_walk(f, ip.di.size,
+				(fx->sb.features_incompat &
+				 XFSJ_INCOMPAT_FTYPE) != 0,
+				&parent, sf_look_one, l, &fx->f);
+}
+
+bool dir_sf_names(struct fs_fixture *fx, uint64_t dir, uint64_t ino,
+		  const char *name)
+{
+	struct xfsj_dirent want = { name, (uint8_t)strlen(name), 0, ino };
+	struct sf_look l = { &want, 0, 0 };
+
+	return sf_look(fx, dir, &l) == 1;
+}
+
+uint64_t dir_sf_lookup(struct fs_fixture *fx, uint64_t dir, const char *name)
+{
+	struct xfsj_dirent want = { name, (uint8_t)strlen(name), 0, 0 };
+	struct sf_look l = { &want, 0, XFSJ_NULLFSINO };
+
+	sf_look(fx, dir, &l);
+	return l.found;
+}
+
+size_t dir_sf_count(struct fs_fixture *fx, uint64_t dir)
+{
+	struct sf_look l = { NULL, 0, 0 };
+
+	ck_assert_int_eq(sf_look(fx, dir, &l), 0);
+	return l.n;
 }

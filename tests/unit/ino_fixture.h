@@ -38,4 +38,20 @@ uint32_t make_chunk_sparse(struct fs_fixture *fx, uint32_t agno,
 			   uint32_t from, uint16_t holemask);
 uint32_t make_chunk(struct fs_fixture *fx, uint32_t agno, uint32_t from);
 
+/* Inode rootino + @slot made an empty directory in use (nlink 2), or a
+ * regular file in use with @nlink links; named by no entry. */
+uint64_t ino_make_dir(struct fs_fixture *fx, unsigned int slot);
+uint64_t ino_make_reg(struct fs_fixture *fx, unsigned int slot,
+		      uint32_t nlink);
+/* Give @ino a parent pointer (@parent, @name), the parent's generation. */
+void ino_add_pptr(struct fs_fixture *fx, uint64_t ino, uint64_t parent,
+		  const char *name);
+/* Does short-form directory @dir name @ino @name? */
+bool dir_sf_names(struct fs_fixture *fx, uint64_t dir, uint64_t ino,
+		  const char *name);
+/* The inode short-form directory @dir names @name (NULLFSINO: none). */
+uint64_t dir_sf_lookup(struct fs_fixture *fx, uint64_t dir, const char *name);
+/* How many entries short-form directory @dir holds ("." and ".." not). */
+size_t dir_sf_count(struct fs_fixture *fx, uint64_t dir);
+
 #endif

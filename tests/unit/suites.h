@@ -68,6 +68,7 @@
 	X(repair_dir_suite)	\
 	X(repair_attr_suite)	\
 	X(repair_dir2_suite)	\
+	X(repair_home_suite)	\
 	X(check_space_suite)	\
 	X(ag_trust_suite)	\
 	X(check_index_suite)	\

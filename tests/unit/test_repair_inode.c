@@ -247,19 +247,6 @@ START_TEST(pending_list_freed)
 }
 END_TEST
 
-/* Inode rootino + @slot made an empty directory in use (nlink 2). */
-static uint64_t loop_dir(struct fs_fixture *fx, unsigned int slot)
-{
-	struct xfsj_iref ip;
-	uint64_t ino = fs_fixture_make_file(fx, slot, 1, 0, 0, &ip);
-
-	ip.di.mode = S_IFDIR | 0755;
-	ip.di.nlink = 2;
-	xfsj_iput(fx->fs, &ip, true);
-	ino_take(fx, 0, xfsj_ino_agino(&fx->sb, ino));
-	return ino;
-}
-
 /* Directory @dir (its ".." @parent) holds only @name naming directory
  * @child: the entry, its parent pointer (with the feature), and @dir's
  * link for the ".." of @child (whose own ".." is @dir). */
@@ -288,49 +275,6 @@ static void loop_link(struct fs_fixture *fx, uint64_t dir, uint64_t parent,
 	xfsj_iput(fx->fs, &ip, true);
 }
 
-/* Give @ino a parent pointer (@parent, @name). */
-static void add_pptr(struct fs_fixture *fx, uint64_t ino, uint64_t parent,
-		     const char *name)
-{
-	struct xfsj_iref ip, pip;
-	uint8_t val[XFSJ_ATTR_PPTR_VALUE_LEN];
-
-	ck_assert_int_eq(xfsj_iget(fx->fs, parent, true, &pip, &fx->f), 0);
-	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
-	xfsj_put_be64(val, parent);
-	xfsj_put_be32(val + 8, pip.di.gen);
-	ck_assert_int_eq(xfsj_attr_set(fx->fs, &ip, &(struct xfsj_attr_arg){
-		.ns = XFSJ_ATTR_NS_PARENT, .name = (const uint8_t *)name,
-		.namelen = (uint32_t)strlen(name), .value = val,
-		.valuelen = sizeof(val) }, XFSJ_ATTR_UPSERT, &fx->f), 0);
-	xfsj_iput(fx->fs, &ip, true);
-}
-
-static int find_name(const struct xfsj_dirent *e, void *arg)
-{
-	const struct xfsj_dirent *want = arg;
-
-	return e->ino == want->ino && e->namelen == want->namelen &&
-	       !memcmp(e->name, want->name, e->namelen);
-}
-
-/* Does the root (short form) name @ino @name? */
-static bool root_names(struct fs_fixture *fx, uint64_t ino, const char *name)
-{
-	struct xfsj_dirent want = { name, (uint8_t)strlen(name), 0, ino };
-	struct xfsj_iref ip;
-	uint64_t parent;
-	uint32_t size;
-	const uint8_t *f;
-
-	ck_assert_int_eq(xfsj_iget(fx->fs, fx->sb.rootino, true, &ip, &fx->f),
-			 0);
-	ck_assert_uint_eq(ip.di.format, XFSJ_DINODE_FMT_LOCAL);
-	f = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
-	return xfsj_dir_sf_walk(f, ip.di.size, true, &parent, find_name,
-				&want, &fx->f) == 1;
-}
-
 /*
  * dir.loop: two directories naming each other (A names B, B names A,
  * each ".." the other) and one naming itself, none reachable from the
@@ -349,15 +293,15 @@ START_TEST(dir_loops)
 	uint64_t a, b, c;
 
 	fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
-	a = loop_dir(&fx, 5);
-	b = loop_dir(&fx, 6);
-	c = loop_dir(&fx, 7);
+	a = ino_make_dir(&fx, 5);
+	b = ino_make_dir(&fx, 6);
+	c = ino_make_dir(&fx, 7);
 	loop_link(&fx, a, b, "b", b);
 	loop_link(&fx, b, a, "a", a);
 	loop_link(&fx, c, c, "self", c);
 	if (_i) {
 		ck_assert(fx.sb.features_incompat & XFSJ_INCOMPAT_PARENT);
-		add_pptr(&fx, b, fx.sb.rootino, "home");
+		ino_add_pptr(&fx, b, fx.sb.rootino, "home");
 	}
 	/* One report a loop (the superblock's inode counts are off too;
 	 * the root does not hold B's name). */
@@ -369,7 +313,7 @@ START_TEST(dir_loops)
 	ck_assert_uint_ge(repair(&fx, NULL), 2);
 	ck_assert_uint_eq(repair(&fx, NULL), 0);
 	/* Clean: all reached again; the member moved keeps the other. */
-	ck_assert(root_names(&fx, b, "home") == (_i == 1));
+	ck_assert(dir_sf_names(&fx, fx.sb.rootino, b, "home") == (_i == 1));
 	ino_get(&fx, a, &di);
 	ck_assert_uint_eq(di.mode & S_IFMT, S_IFDIR);
 	ck_assert_uint_eq(di.nlink, _i ? 2 : 3);

@@ -15,7 +15,11 @@ START_TEST(twice_is_known)
 
 	ck_assert_int_eq(xfsj_u64set_add(&s, 100), 0);
 	ck_assert_int_eq(xfsj_u64set_add(&s, 100), 1);
+	ck_assert(!xfsj_u64set_has(&s, 101));
 	ck_assert_int_eq(xfsj_u64set_add(&s, 101), 0);
+	ck_assert(xfsj_u64set_has(&s, 100) && xfsj_u64set_has(&s, 101));
+	ck_assert(!xfsj_u64set_has(&s, 102) &&
+		  !xfsj_u64set_has(&s, UINT64_MAX));
 	ck_assert_uint_eq(xfsj_u64set_count(&s), 2);
 	xfsj_u64set_free(&s);
 	ck_assert_uint_eq(xfsj_u64set_count(&s), 0);
