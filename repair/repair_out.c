@@ -241,7 +241,7 @@ static const struct {
 } cats[CAT__N] = {
 	[CAT_FIELDS] = { "fields", "fields_fixed" },
 	[CAT_INODES] = { "inodes cleared", "inodes_cleared" },
-	[CAT_MOVED] = { "entries to lost+found", "entries_moved" },
+	[CAT_MOVED] = { "entries reconnected", "entries_moved" },
 	[CAT_REMOVED] = { "entries removed", "entries_removed" },
 	[CAT_BLOCKS] = { "blocks reclaimed", "blocks_reclaimed" },
 	[CAT_BTREES] = { "btrees rebuilt", "btrees_rebuilt" },

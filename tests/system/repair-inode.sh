@@ -144,8 +144,8 @@ run_case() {
 	# (the summary line names only the kinds of fix that were applied)
 	[ "$keep" != keep ] ||
 		! grep -E ' problems? found, [0-9]+ fix' "$T_DIR/repair.out" |
-		grep -q 'inodes cleared\|entries to lost+found' ||
-		fails+=("xfsj-repair cleared an inode or moved entries to lost+found")
+		grep -q 'inodes cleared\|entries reconnected' ||
+		fails+=("xfsj-repair cleared an inode or reconnected entries")
 	"$XFSPROGS613/xfs_repair" -n "$CASE" > "$T_DIR/oracle.out" 2>&1 ||
 		fails+=("xfs_repair -n after exit $?")
 	timeout 120 "$REPAIR" -n "$CASE" > "$T_DIR/check.out" 2>&1 ||

@@ -94,7 +94,7 @@ while read -r field verb; do
 	fi
 	# (the summary names only the kinds of fix that were applied)
 	check "$name: no inode cleared, no entry moved" \
-		bash -c "! grep -v '^found\|^fixed' '$T_DIR/r1.out' | grep -q 'inodes cleared\|entries to lost+found'"
+		bash -c "! grep -v '^found\|^fixed' '$T_DIR/r1.out' | grep -q 'inodes cleared\|entries reconnected'"
 	"$XFSPROGS613/xfs_repair" -n "$OURS" > "$T_DIR/o2.out" 2>&1
 	check "$name: xfs_repair -n clean after" test $? -eq 0
 	"$REPAIR" -n "$OURS" > "$T_DIR/n2.out" 2>&1
