@@ -50,10 +50,8 @@ static uint64_t key_child(const void *p)
 	return ((const struct xrp_dix_named *)p)->child;
 }
 
-/* The first of the @n records at @base (sorted by @key) whose key is not
- * below @want. */
-static size_t lower_bound(const void *base, size_t n, size_t esz,
-			  xfsj_sort_key key, uint64_t want)
+size_t xrp_lower_bound(const void *base, size_t n, size_t esz,
+		       xfsj_sort_key key, uint64_t want)
 {
 	size_t lo = 0, hi = n;
 
@@ -203,7 +201,8 @@ void xrp_dix_free(struct xrp_dix *ix)
 void xrp_dix_run(const struct xrp_dix *ix, uint64_t dir, size_t *first,
 		 size_t *end)
 {
-	size_t hi = lower_bound(ix->de, ix->n, sizeof(*ix->de), key_dir, dir);
+	size_t hi = xrp_lower_bound(ix->de, ix->n, sizeof(*ix->de), key_dir,
+				    dir);
 
 	*first = hi;
 	while (hi < ix->n && ix->de[hi].dir == dir)
@@ -215,8 +214,8 @@ void xrp_dix_run(const struct xrp_dix *ix, uint64_t dir, size_t *first,
 static int names_of(struct xrp_dix *ix, uint64_t dir,
 		    const struct xrp_dix_run **out)
 {
-	size_t at = lower_bound(ix->runs, ix->nruns, sizeof(*ix->runs),
-				key_run, dir), first, end;
+	size_t at = xrp_lower_bound(ix->runs, ix->nruns, sizeof(*ix->runs),
+				    key_run, dir), first, end;
 	struct xrp_dix_run *r;
 
 	if (at < ix->nruns && ix->runs[at].dir == dir) {
@@ -265,8 +264,8 @@ int xrp_dix_holds(struct xrp_dix *ix, uint64_t dir, uint32_t hash,
 void xrp_dix_namers(const struct xrp_dix *ix, uint64_t ino, size_t *first,
 		    size_t *end)
 {
-	size_t hi = lower_bound(ix->by_child, ix->nby, sizeof(*ix->by_child),
-				key_child, ino);
+	size_t hi = xrp_lower_bound(ix->by_child, ix->nby,
+				    sizeof(*ix->by_child), key_child, ino);
 
 	*first = hi;
 	while (hi < ix->nby && ix->by_child[hi].child == ino)

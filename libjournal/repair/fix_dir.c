@@ -267,35 +267,44 @@ static int clear_in(struct xrp *rp, struct xrp_prob *pr, uint64_t dir)
  * told from the kept entry by its hash stays).  Its ".." and the link
  * counts follow in the next round.
  */
+struct extra {
+	struct xrp *rp;
+	struct xrp_prob *pr;
+	uint32_t dotdot;	/* the hash of ".." */
+};
+
+static int clear_extra(void *arg, const struct xck_dirent *e)
+{
+	struct extra *x = arg;
+	struct xrp_prob *pr = x->pr, one = *pr;
+	uint64_t child = pr->p.ino;
+	int err;
+
+	if (e->dir == child || (e->namelen == 2 && e->namehash == x->dotdot))
+		return 0;
+	if (e->dir == pr->p.off && (!(pr->p.has & XFSJ_PF_FOUND) ||
+				    e->namehash == (uint32_t)pr->p.found))
+		return 0;
+	one.done = false;
+	one.p.ino = e->dir;
+	one.p.expected = child;
+	one.p.found = e->namehash;
+	one.p.has |= XFSJ_PF_EXPECTED | XFSJ_PF_FOUND;
+	err = clear_in(x->rp, &one, e->dir);
+	if (one.done)
+		pr->done = true;
+	return err;
+}
+
 static int clear_extra_parents(struct xrp *rp, struct xrp_prob *pr)
 {
-	const struct xck_dirent *de = rp->ck->dirents.v;
-	uint32_t dd = xfsj_da_hashname((const uint8_t *)"..", 2);
-	uint64_t child = pr->p.ino, keep = pr->p.off;
-	bool by_hash = pr->p.has & XFSJ_PF_FOUND;
-	uint32_t hash = (uint32_t)pr->p.found;
-	int err = 0;
+	struct extra x = { rp, pr,
+			   xfsj_da_hashname((const uint8_t *)"..", 2) };
 
 	if (!(pr->p.has & XFSJ_PF_OFF))
 		return 0;
-	for (size_t i = 0; i < rp->ck->dirents.n && !err; i++) {
-		struct xrp_prob one = *pr;
-
-		if (de[i].child != child || de[i].dir == child ||
-		    (de[i].namelen == 2 && de[i].namehash == dd))
-			continue;
-		if (de[i].dir == keep && (!by_hash || de[i].namehash == hash))
-			continue;
-		one.done = false;
-		one.p.ino = de[i].dir;
-		one.p.expected = child;
-		one.p.found = de[i].namehash;
-		one.p.has |= XFSJ_PF_EXPECTED | XFSJ_PF_FOUND;
-		err = clear_in(rp, &one, de[i].dir);
-		if (one.done)
-			pr->done = true;
-	}
-	return err;
+	return xrp_entries_naming(rp, pr->p.ino, &(struct xrp_naming_cb){
+		clear_extra, &x });
 }
 
 int xrp_fix_clear_entry(struct xrp *rp)

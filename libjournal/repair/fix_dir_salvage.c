@@ -561,24 +561,50 @@ static int walk_pptrs(struct salvage *s)
 
 /* ---- the parent ---- */
 
-static uint64_t find_parent(struct salvage *s)
+struct parent_of {
+	struct xrp *rp;
+	uint64_t dir;
+	uint32_t dotdot;	/* the hash of ".." */
+	uint64_t found;
+};
+
+static int first_dir(void *arg, const struct xck_dirent *e)
+{
+	struct parent_of *p = arg;
+
+	if (e->dir == p->dir || (e->namelen == 2 && e->namehash == p->dotdot) ||
+	    child_ftype(p->rp, e->dir) != XFSJ_FT_DIR)
+		return 0;
+	p->found = e->dir;
+	return 1;
+}
+
+/*
+ * The directory that names @s->dir (the lowest numbered, when several
+ * do), else its "..", else the root, into *@parent; 0 or -XFSJ_E_NOMEM.
+ */
+static int find_parent(struct salvage *s, uint64_t *parent)
 {
 	struct xrp *rp = s->rp;
 	uint64_t root = rp->sb->rootino;
-	uint32_t dd = xfsj_da_hashname((const uint8_t *)"..", 2);
-	const struct xck_dirent *de = rp->ck->dirents.v;
+	struct parent_of p = { rp, s->dir,
+			       xfsj_da_hashname((const uint8_t *)"..", 2),
+			       XFSJ_NULLFSINO };
+	int ret;
 
+	*parent = root;
 	if (s->dir == root)
-		return root;
-	for (size_t i = 0; i < rp->ck->dirents.n; i++)
-		if (de[i].child == s->dir && de[i].dir != s->dir &&
-		    !(de[i].namelen == 2 && de[i].namehash == dd) &&
-		    child_ftype(rp, de[i].dir) == XFSJ_FT_DIR)
-			return de[i].dir;
-	if (s->dotdot != XFSJ_NULLFSINO &&
-	    child_ftype(rp, s->dotdot) == XFSJ_FT_DIR)
-		return s->dotdot;
-	return root;
+		return 0;
+	ret = xrp_entries_naming(rp, s->dir, &(struct xrp_naming_cb){
+		first_dir, &p });
+	if (ret < 0)
+		return ret;
+	if (ret == 1)
+		*parent = p.found;
+	else if (s->dotdot != XFSJ_NULLFSINO &&
+		 child_ftype(rp, s->dotdot) == XFSJ_FT_DIR)
+		*parent = s->dotdot;
+	return 0;
 }
 
 bool xrp_keep_old_blocks(const struct xrp *rp)
@@ -628,6 +654,8 @@ static int collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l,
 	if (!err && drop)
 		count_lost(&s);
 	free(s.lo);
+	if (!err)
+		err = find_parent(&s, &l->parent);
 	if (!err) {
 		l->de = calloc(s.n + 1, sizeof(*l->de));
 		if (!l->de)
@@ -645,7 +673,6 @@ static int collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l,
 	l->n = s.n;
 	l->seen = s.seen;
 	l->priv = s.e;
-	l->parent = find_parent(&s);
 	return 0;
 }
 

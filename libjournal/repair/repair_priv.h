@@ -73,7 +73,37 @@ struct xrp {
 	/* The inodes a problem (not INFO) named in any round so far. */
 	uint64_t *suspects;
 	size_t nsuspects, capsuspects;
+	/* The check's entries by the inode they name (entries_naming.c). */
+	struct {
+		struct xck_dirent *de;	/* sorted by child, directory */
+		size_t n;
+		unsigned int scans;	/* questions answered by a scan */
+		bool built;
+	} naming;
 };
+
+/*
+ * Who names an inode (entries_naming.c): @fn called on each entry of
+ * this round's check whose child is @child, in the order of the
+ * directories holding them, until it returns nonzero (returned).  The
+ * first XRP_NAMING_SCANS questions of a round scan the table; then one
+ * sorted copy answers the rest.  xrp_naming_free drops the copy: when
+ * the check it was made from is dropped or run again.
+ */
+#define XRP_NAMING_SCANS	16
+/*
+ * The first of the @n records of @esz bytes at @base, sorted by @key,
+ * whose key is not below @want (@n when none).
+ */
+size_t xrp_lower_bound(const void *base, size_t n, size_t esz,
+		       xfsj_sort_key key, uint64_t want);
+struct xrp_naming_cb {
+	int (*fn)(void *arg, const struct xck_dirent *e);
+	void *arg;
+};
+int xrp_entries_naming(struct xrp *rp, uint64_t child,
+		       const struct xrp_naming_cb *cb);
+void xrp_naming_free(struct xrp *rp);
 
 /*
  * A row of the handler table (fixes.c): the code a problem row's handler

@@ -20,6 +20,7 @@
 #include "xfsj/geometry.h"
 #include "xfsj/repair.h"
 #include "fs/dir_write.h"
+#include "repair/repair_priv.h"
 
 #define MB	(1ULL << 20)
 
@@ -305,6 +306,87 @@ START_TEST(many_orphans)
 }
 END_TEST
 
+/* ---- who names an inode: the scan and the sorted copy agree ---- */
+
+struct heard {
+	uint64_t dir[64];
+	uint32_t hash[64];
+	size_t n, stop_at;	/* stop after this many (0: never) */
+};
+
+static int hear(void *arg, const struct xck_dirent *e)
+{
+	struct heard *h = arg;
+
+	ck_assert_uint_lt(h->n, 64);
+	h->dir[h->n] = e->dir;
+	h->hash[h->n++] = e->namehash;
+	return h->stop_at && h->n == h->stop_at;
+}
+
+/*
+ * A table in no order, 40 children asked twice: the first 16 questions
+ * of a round scan, the rest go to the sorted copy; the two passes ask in
+ * opposite orders, so each child is answered once each way.  The answers
+ * match a count by hand and come in directory order; a callback's
+ * nonzero return stops the walk and is returned.
+ */
+START_TEST(naming_scan_equals_index)
+{
+	enum { N = 600, KIDS = 40 };
+	static struct xck_dirent de[N];
+	static struct heard a[KIDS], b[KIDS];
+	struct xck ck;
+	struct xrp rp;
+	uint32_t r = 12345;
+
+	for (size_t i = 0; i < N; i++) {
+		r = r * 1103515245U + 12345U;
+		de[i] = (struct xck_dirent){ .dir = 1 + (r >> 8) % 50,
+			.child = 100 + (r >> 16) % KIDS, .namehash = r,
+			.namelen = 3, .ftype = XFSJ_FT_REG };
+	}
+	memset(&ck, 0, sizeof(ck));
+	ck.dirents.v = de;
+	ck.dirents.n = N;
+	ck.dirents.esz = sizeof(*de);
+	rp = (struct xrp){ .ck = &ck };
+	for (size_t k = 0; k < KIDS; k++)
+		ck_assert_int_eq(xrp_entries_naming(&rp, 100 + k,
+			&(struct xrp_naming_cb){ hear, &a[k] }), 0);
+	ck_assert(rp.naming.built);
+	xrp_naming_free(&rp);
+	ck_assert(!rp.naming.built && !rp.naming.de);
+	for (size_t k = KIDS; k-- > 0;)
+		ck_assert_int_eq(xrp_entries_naming(&rp, 100 + k,
+			&(struct xrp_naming_cb){ hear, &b[k] }), 0);
+	for (size_t k = 0; k < KIDS; k++) {
+		size_t want = 0;
+
+		for (size_t i = 0; i < N; i++)
+			want += de[i].child == 100 + k;
+		ck_assert_uint_eq(a[k].n, want);
+		ck_assert_uint_eq(b[k].n, want);
+		for (size_t i = 0; i < want; i++) {
+			ck_assert_uint_eq(a[k].dir[i], b[k].dir[i]);
+			ck_assert_uint_eq(a[k].hash[i], b[k].hash[i]);
+			if (i)
+				ck_assert_uint_le(a[k].dir[i - 1], a[k].dir[i]);
+		}
+	}
+	/* Stopped by the callback: its value comes back. */
+	{
+		struct heard h = { .stop_at = 1 };
+
+		ck_assert_int_eq(xrp_entries_naming(&rp, 100,
+			&(struct xrp_naming_cb){ hear, &h }), 1);
+		ck_assert_uint_eq(h.n, 1);
+		ck_assert_uint_eq(h.dir[0], a[0].dir[0]);
+	}
+	xrp_naming_free(&rp);
+}
+END_TEST
+
 Suite *repair_home_suite(void)
 {
 	Suite *s = suite_create("repair_home");
@@ -317,6 +399,7 @@ Suite *repair_home_suite(void)
 	tcase_add_loop_test(tc, name_taken, 0, 2);
 	tcase_add_test(tc, no_pptr_lpf);
 	tcase_add_test(tc, many_orphans);
+	tcase_add_test(tc, naming_scan_equals_index);
 	suite_add_tcase(s, tc);
 	return s;
 }
