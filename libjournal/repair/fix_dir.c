@@ -259,14 +259,6 @@ static int clear_in(struct xrp *rp, struct xrp_prob *pr, uint64_t dir)
 	return err;
 }
 
-/*
- * dir.parents: a directory named by several entries (a loop, two parents,
- * or one directory naming it twice).  The entry the check chose stays
- * (its directory, and its name's hash); the others are removed, each
- * found by the child it names and its name's hash (one that cannot be
- * told from the kept entry by its hash stays).  Its ".." and the link
- * counts follow in the next round.
- */
 struct extra {
 	struct xrp *rp;
 	struct xrp_prob *pr;
@@ -296,6 +288,14 @@ static int clear_extra(void *arg, const struct xck_dirent *e)
 	return err;
 }
 
+/*
+ * dir.parents: a directory named by several entries (a loop, two parents,
+ * or one directory naming it twice).  The entry the check chose stays
+ * (its directory, and its name's hash); the others are removed, each
+ * found by the child it names and its name's hash (one that cannot be
+ * told from the kept entry by its hash stays).  Its ".." and the link
+ * counts follow in the next round.
+ */
 static int clear_extra_parents(struct xrp *rp, struct xrp_prob *pr)
 {
 	struct extra x = { rp, pr,
