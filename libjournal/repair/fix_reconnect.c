@@ -249,6 +249,48 @@ int xrp_rc_dir_add(struct xrp *rp, uint64_t dir,
 static int pptr_of(struct xrp *rp, struct xfsj_iref *ip,
 		   const struct xrp_rc_name *nm);
 
+/*
+ * The lost+found names of @n heads, each its inode number in decimal; a
+ * number lost+found @lpf already holds as a name (a file put there by an
+ * earlier repair and renamed, or made by hand) gets ".1", ".2", ... as
+ * xfs_repair's orphanage does, until free.  The suffixed names cannot
+ * collide with each other: each starts with a different number.
+ */
+static int lpf_names(struct xrp *rp, uint64_t lpf, const uint64_t *h,
+		     size_t n, char (*names)[32], struct xfsj_dirent *add)
+{
+	struct xrp_dirlist l = { 0 };
+	struct held *b = NULL;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct xck_inode *st = xck_inode_find(rp->ck, h[i], NULL);
+
+		snprintf(names[i], sizeof(names[i]), "%llu",
+			 (unsigned long long)h[i]);
+		add[i] = (struct xfsj_dirent){ names[i],
+			(uint8_t)strlen(names[i]), st->ftype, h[i] };
+	}
+	err = xrp_dir_collect_entries(rp, lpf, &l);
+	if (err)
+		return err < 0 ? err : 0;	/* unreadable: written anew */
+	b = by_hash(l.de, l.n);
+	if (!b) {
+		xrp_dirlist_free(&l);
+		return -XFSJ_E_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 1; list_holds(l.de, b, l.n, &add[i]) &&
+				     k < 100000; k++) {
+			snprintf(names[i], sizeof(names[i]), "%llu.%u",
+				 (unsigned long long)h[i], k);
+			add[i].namelen = (uint8_t)strlen(names[i]);
+		}
+	free(b);
+	xrp_dirlist_free(&l);
+	return 0;
+}
+
 /* A new lost+found in the root. */
 static int make_lpf(struct xrp *rp, uint64_t *lpf)
 {
@@ -603,7 +645,7 @@ static int to_lpf(struct xrp *rp, struct xrp_dix *ix, uint64_t lpf,
 		  const uint64_t *h, size_t n)
 {
 	struct xfsj_dirent *add = NULL;
-	char (*names)[24] = NULL;
+	char (*names)[32] = NULL;
 	struct xfsj_fault f = { 0 };
 	struct xrp_dirlist l;
 	struct xfsj_iref ip;
@@ -616,14 +658,8 @@ static int to_lpf(struct xrp *rp, struct xrp_dix *ix, uint64_t lpf,
 	names = calloc(n, sizeof(*names));
 	if (!err && (!add || !names))
 		err = -XFSJ_E_NOMEM;
-	for (size_t i = 0; i < n && !err; i++) {
-		struct xck_inode *st = xck_inode_find(rp->ck, h[i], NULL);
-
-		snprintf(names[i], sizeof(names[i]), "%llu",
-			 (unsigned long long)h[i]);
-		add[i] = (struct xfsj_dirent){ names[i],
-			(uint8_t)strlen(names[i]), st->ftype, h[i] };
-	}
+	if (!err)
+		err = lpf_names(rp, lpf, h, n, names, add);
 	if (!err)
 		err = xrp_rc_dir_add(rp, lpf, add, n, NULL);
 	for (size_t i = 0; i < n && !err; i++) {

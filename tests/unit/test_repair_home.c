@@ -6,7 +6,8 @@
  * file with hard links; a directory cut off with its subtree under one);
  * lost+found takes only what no pointer places (a name taken, two heads
  * asking for one name: the first in inode order wins; no parent
- * pointers at all).  Each case: found by the check, repaired, the check
+ * pointers at all; a number lost+found already holds as a name gets
+ * ".1").  Each case: found by the check, repaired, the check
  * after finds nothing and a second repair does nothing.
  */
 #include <stdio.h>
@@ -259,6 +260,44 @@ START_TEST(no_pptr_lpf)
 }
 END_TEST
 
+/*
+ * (f) lost+found already holds the number of the next orphan as a name
+ * (a file an earlier repair put there, renamed): the orphan gets the
+ * number with ".1", as xfs_repair's orphanage names it, not a second
+ * entry of the same name.
+ */
+START_TEST(lpf_name_taken)
+{
+	struct xfsj_features feat;
+	struct fs_fixture fx;
+	uint64_t root, f, g, lpf;
+	char gname[24], gname1[32];
+	struct xfsj_dirent e;
+
+	xfsj_features_default(&feat);
+	feat.parent = false;
+	fs_fixture_make_feat(&fx, 64 * MB, 4096, 2, &feat);
+	root = fx.sb.rootino;
+	f = ino_make_reg(&fx, 5, 1);
+	repaired(&fx, "inode.disconnected");
+	lpf = dir_sf_lookup(&fx, root, "lost+found");
+	ck_assert_uint_ne(lpf, XFSJ_NULLFSINO);
+	snprintf(gname, sizeof(gname), "%llu", (unsigned long long)(root + 6));
+	snprintf(gname1, sizeof(gname1), "%s.1", gname);
+	e = (struct xfsj_dirent){ gname, (uint8_t)strlen(gname), XFSJ_FT_REG,
+				  f };
+	dir_set(&fx, lpf, root, &e, 1);
+	g = ino_make_reg(&fx, 6, 1);
+	ck_assert_uint_eq(g, root + 6);
+	repaired(&fx, "inode.disconnected");
+	ck_assert(dir_sf_names(&fx, lpf, f, gname));
+	ck_assert(dir_sf_names(&fx, lpf, g, gname1));
+	ck_assert_uint_eq(dir_sf_count(&fx, lpf), 2);
+	ck_assert_uint_eq(nlink_of(&fx, g), 1);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 static void count_moves(void *arg, const struct xfsj_repair_action *a)
 {
 	size_t *n = arg;
@@ -398,6 +437,7 @@ Suite *repair_home_suite(void)
 	tcase_add_test(tc, subtree_home);
 	tcase_add_loop_test(tc, name_taken, 0, 2);
 	tcase_add_test(tc, no_pptr_lpf);
+	tcase_add_test(tc, lpf_name_taken);
 	tcase_add_test(tc, many_orphans);
 	tcase_add_test(tc, naming_scan_equals_index);
 	suite_add_tcase(s, tc);
