@@ -92,7 +92,7 @@ dir_victim() {
 	local list='$3 == "directory" && $6 != "." && $6 != ".." { print $6 }'
 	for d in $("$DB" -r -c "ls /" "$img" | awk "$list" | head -6); do
 		for sub in "/$d" $("$DB" -r -c "ls /$d" "$img" | awk "$list" |
-				    head -3 | sed "s|^|/$d/|"); do
+				    head -12 | sed "s|^|/$d/|"); do
 			blk=$("$DB" -r -c "path $sub" -c bmap "$img" | awk '
 				/^data offset [1-9][0-9]* startblock/ { print $5; exit }')
 			[ -n "$blk" ] && { echo "$sub $blk"; return 0; }
