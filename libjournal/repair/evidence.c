@@ -23,6 +23,11 @@
  *   only others over the range;
  * - refcount (4): the refcountbt records the range as shared, and the
  *   claim may share (a regular file's written data, reflink);
+ * - zeroes (-2): an unwritten extent where another file maps the range
+ *   unwritten too: it reads as zeroes, as the hole left by giving it up
+ *   does, so with nothing else to go on both give way and no byte a
+ *   reader sees changes (a tie left as it is would leave the repair
+ *   unfinished);
  * - sound (1, keeper only): no problem named the claiming inode; it
  *   picks which file of a clone keeps the original blocks, never who
  *   loses them.
@@ -144,6 +149,14 @@ static bool row_refcount(const struct xrp_claim *c, size_t n, size_t i,
 	return reflink && c[i].refcount && shareable(&c[i]);
 }
 
+static bool row_zeroes(const struct xrp_claim *c, size_t n, size_t i,
+		       bool reflink)
+{
+	(void)reflink;
+	return is_data(&c[i]) && unwritten(&c[i]) &&
+	       other_data(c, n, i, unwritten);
+}
+
 static bool row_sound(const struct xrp_claim *c, size_t n, size_t i,
 		      bool reflink)
 {
@@ -161,6 +174,7 @@ static const struct xrp_ev_row_def rows[XRP_EV__N] = {
 	[XRP_EV_RMAPBT_OTHER] = { "rmapbt_other", -8, false,
 				  row_rmapbt_other },
 	[XRP_EV_REFCOUNT] = { "refcount", 4, false, row_refcount },
+	[XRP_EV_ZEROES] = { "zeroes", -2, false, row_zeroes },
 	[XRP_EV_SOUND] = { "sound", 1, true, row_sound },
 };
 

@@ -14,7 +14,9 @@
  * gives way.  When claims of different owners tie at the best score and
  * are all regular files' written data, the range is cloned: one keeps
  * it (the keeper-only rows decide which, then the lowest inode number),
- * the others get a copy; any other tie is left as it is.
+ * the others get a copy; any other tie is left as it is.  (Two files'
+ * unwritten extents over one range read as zeroes either way: without
+ * other evidence both give it up, and their holes read the same.)
  */
 #ifndef XFSJ_REPAIR_EVIDENCE_H
 #define XFSJ_REPAIR_EVIDENCE_H
@@ -32,6 +34,7 @@ enum xrp_ev_row {
 	XRP_EV_RMAPBT,		/* the rmapbt records this claim */
 	XRP_EV_RMAPBT_OTHER,	/* the rmapbt records others, not it */
 	XRP_EV_REFCOUNT,	/* the refcountbt records the range shared */
+	XRP_EV_ZEROES,		/* unwritten, against another's unwritten */
 	XRP_EV_SOUND,		/* the claiming inode is sound (keeper only) */
 	XRP_EV__N
 };

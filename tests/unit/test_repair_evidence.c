@@ -108,9 +108,12 @@ static const struct evcase cases[] = {
 	{ "a tie of a file and an unknown metadata claim: left", false, 2,
 	  { { .owner = 100, .offset = 0, .ftype = REG }, { .owner = XFSJ_RMAP_OWN_AG, .offset = 0, .ftype = 0 } },
 	  XRP_D_TIE, { LEFT, LEFT }, 0, 0 },
-	{ "two unwritten extents the rmapbt names neither: left", false, 2,
+	{ "zeroes: two unwritten extents the rmapbt names neither: both give way", false, 2,
 	  { { .owner = 100, .offset = UNW, .ftype = REG }, { .owner = 101, .offset = UNW, .ftype = REG } },
-	  XRP_D_TIE, { LEFT, LEFT }, 0, 0 },
+	  XRP_D_NONE, { GIVE, GIVE }, B(XRP_EV_ZEROES), 0 },
+	{ "two unwritten extents, the rmapbt names one: it keeps", false, 2,
+	  { { .owner = 100, .offset = UNW, .ftype = REG }, { .owner = 101, .offset = UNW, .ftype = REG, .rmap = true } },
+	  XRP_D_KEEP, { GIVE, KEEP }, B(XRP_EV_RMAPBT), 1 },
 
 	/* ---- combinations ---- */
 	{ "a btree block's header beats a file the rmapbt lacks", false, 2,

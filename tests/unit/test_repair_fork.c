@@ -757,6 +757,67 @@ START_TEST(cross_link_clone)
 }
 END_TEST
 
+/* Extent @k of @ino's data fork flagged unwritten. */
+static void set_unwritten(struct fs_fixture *fx, uint64_t ino, unsigned int k)
+{
+	struct xfsj_iref ip;
+	struct xfsj_bmbt_irec r;
+	uint32_t size;
+	uint8_t *f;
+
+	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
+	f = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
+	xfsj_bmbt_rec_decode(f + k * XFSJ_BMBT_REC_SIZE, &r);
+	r.unwritten = true;
+	xfsj_bmbt_rec_encode(&r, f + k * XFSJ_BMBT_REC_SIZE);
+	xfsj_iput(fx->fs, &ip, false);
+	fs_fixture_reopen(fx);
+}
+
+/*
+ * Without an rmapbt, extent 0 of a pointed at b's blocks, both mapped
+ * unwritten (what a salvaged log can leave: two preallocations of one
+ * range): a tie nothing else settles, but both read as zeroes, as holes
+ * do, so both give the range up (the zeroes row) and the repair ends
+ * clean with nothing cleared; a keeps its other two extents.
+ */
+START_TEST(cross_link_unwritten)
+{
+	static const char *const zeroes[] = { "zeroes" };
+	struct why_seen w = { 0 };
+	struct xfsj_repair_cb cb = { .arg = &w, .action = on_why };
+	struct fs_fixture fx;
+	struct files fl;
+	struct xfsj_repair_result res;
+	struct xfsj_bmbt_irec *e;
+	size_t n;
+
+	fs_fixture_make(&fx, 64 * MB, 4096, 2, false, false);
+	make_files(&fx, &fl);
+	set_unwritten(&fx, fl.a, 0);
+	set_unwritten(&fx, fl.b, 0);
+	ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+	damage(&fx, fl.a, 0, fl.bfsb, 0);
+	ck_assert_uint_gt(fs_fixture_problems(&fx), 0);
+	fs_fixture_reopen(&fx);
+	ck_assert_int_eq(xfsj_repair(fx.fs, NULL, &cb, &res), 0);
+	expect_why(&w, "none", zeroes, 1);
+	ck_assert_uint_eq(res.left, 0);
+	ck_assert_uint_eq(res.inodes_cleared, 0);
+	ck_assert_uint_eq(res.blocks_cloned, 0);
+	ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+	n = read_fork(&fx, fl.a, &e, NULL);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(e[0].startoff, 8);
+	ck_assert_uint_eq(e[1].startoff, 16);
+	free(e);
+	n = read_fork(&fx, fl.b, &e, NULL);
+	ck_assert_uint_eq(n, 0);
+	free(e);
+	fs_fixture_free(&fx);
+}
+END_TEST
+
 /*
  * The same cross-link with every free block of both AGs (and a's own
  * blocks) given to a third file first: no room for the copy.  The range is left (both files keep
@@ -836,6 +897,7 @@ Suite *repair_fork_suite(void)
 	tcase_add_loop_test(tc, start_in_free_space, 0, 2);
 	tcase_add_test(tc, start_in_metadata);
 	tcase_add_loop_test(tc, cross_link_clone, 0, 2);
+	tcase_add_test(tc, cross_link_unwritten);
 	tcase_add_test(tc, clone_no_space);
 	tcase_add_loop_test(tc, self_overlap_fuzz, 0, 2);
 	suite_add_tcase(s, tc);
