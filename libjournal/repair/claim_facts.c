@@ -322,21 +322,34 @@ void xrp_claim_fill(struct xrp *rp, const struct xck_ag *ag,
 				     x->ftype);
 }
 
+struct gather {
+	struct xrp *rp;
+	const struct xck_ag *ag;
+	uint64_t s, e;
+	struct xrp_claim *f;
+	const struct xfsj_rmap_rec **rec;
+	size_t max, *n;
+};
+
+static int gather_one(void *arg, const struct xfsj_rmap_rec *c)
+{
+	struct gather *g = arg;
+
+	if (*g->n == g->max)
+		return 1;
+	g->rec[*g->n] = c;
+	xrp_claim_fill(g->rp, g->ag, c, g->s, g->e, &g->f[(*g->n)++]);
+	return 0;
+}
+
 int xrp_claims_gather(struct xrp *rp, const struct xck_ag *ag, uint64_t s,
 		      uint64_t e, struct xrp_claim *f,
 		      const struct xfsj_rmap_rec **rec, size_t max,
 		      size_t *n)
 {
-	*n = 0;
-	for (size_t i = 0; i < ag->claims.n; i++) {
-		const struct xfsj_rmap_rec *c = xck_vec_at(&ag->claims, i);
+	struct gather g = { rp, ag, s, e, f, rec, max, n };
 
-		if (!xrp_claim_over(c, s, e))
-			continue;
-		if (*n == max)
-			return 1;
-		rec[*n] = c;
-		xrp_claim_fill(rp, ag, c, s, e, &f[(*n)++]);
-	}
-	return 0;
+	*n = 0;
+	return xrp_recs_over(rp, ag, XRP_TAB_CLAIMS, s, e,
+			     &(struct xrp_claims_cb){ gather_one, &g });
 }

@@ -58,6 +58,7 @@
 #include <sys/stat.h>
 
 #include "core/layout.h"
+#include "core/u64set.h"
 #include "fs/alloc.h"
 #include "fs/bmbt.h"
 #include "fs/bmbt_walk.h"
@@ -87,25 +88,53 @@ static struct xfsj_bmbt_irec *mv(const struct xck_vec *l)
 	return l->v;
 }
 
-static uint64_t *bv(const struct xck_vec *l)
+/*
+ * A list of blocks, each once, in the order first added: the vector
+ * (of the check's state) and a set to ask.
+ */
+struct blist {
+	struct xck_vec v;	/* uint64_t */
+	struct xfsj_u64set set;
+};
+
+static uint64_t *bv(const struct blist *l)
 {
-	return l->v;
+	return l->v.v;
 }
 
-static bool bknown(const struct xck_vec *l, uint64_t fsb)
+static void blist_init(struct blist *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (bv(l)[i] == fsb)
-			return true;
-	return false;
+	xck_vec_init(&l->v, sizeof(uint64_t));
+	memset(&l->set, 0, sizeof(l->set));
+}
+
+static void blist_free(struct xrp *rp, struct blist *l)
+{
+	xck_vec_free(rp->ck, &l->v);
+	xfsj_u64set_free(&l->set);
+}
+
+static bool bknown(const struct blist *l, uint64_t fsb)
+{
+	return xfsj_u64set_has(&l->set, fsb);
 }
 
 /* Add block @fsb once: 1 when it is there already. */
-static int bpush(struct xrp *rp, struct xck_vec *l, uint64_t fsb)
+static int bpush(struct xrp *rp, struct blist *l, uint64_t fsb)
 {
-	if (bknown(l, fsb))
-		return 1;
-	return xck_vec_push(rp->ck, l, &fsb);
+	int err = xfsj_u64set_add(&l->set, fsb);
+
+	if (err)
+		return err;
+	return xck_vec_push(rp->ck, &l->v, &fsb);
+}
+
+/* @dst freed, then given what @src held (@src left empty). */
+static void blist_move(struct xrp *rp, struct blist *dst, struct blist *src)
+{
+	blist_free(rp, dst);
+	*dst = *src;
+	blist_init(src);
 }
 
 /*
@@ -153,29 +182,37 @@ static bool may_share(const struct xrp *rp, int whichfork,
  * as another owner; the same fork's own mappings do not; nor does
  * written data another file may share.
  */
-static bool held_by_other(const struct xrp *rp, const struct xck_vec *v,
+struct held {
+	const struct xrp *rp;
+	uint64_t ino;
+	int whichfork;
+	bool unwritten;
+};
+
+static int held_one(void *arg, const struct xfsj_rmap_rec *r)
+{
+	const struct held *h = arg;
+
+	if (r->owner == h->ino &&
+	    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == h->whichfork &&
+	    !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
+		return 0;
+	return h->unwritten || !may_share(h->rp, h->whichfork, r);
+}
+
+static bool held_by_other(struct xrp *rp, enum xrp_rec_table t,
 			  uint64_t ino, int whichfork, uint64_t fsb,
 			  uint64_t len, bool unwritten)
 {
+	struct held h = { rp, ino, whichfork, unwritten };
+	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
 	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
-	uint64_t end = (uint64_t)agbno + len;
-	size_t i;
 
-	for (i = 0; i < v->n; i++) {
-		const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
-
-		if (r->startblock >= end ||
-		    (uint64_t)r->startblock + r->blockcount <= agbno)
-			continue;
-		if (r->owner == ino &&
-		    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == whichfork &&
-		    !(r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK))
-			continue;
-		if (!unwritten && may_share(rp, whichfork, r))
-			continue;
+	if (agno >= rp->ck->agcount)
 		return true;
-	}
-	return false;
+	return xrp_recs_over(rp, &rp->ck->ags[agno], t, agbno,
+			     (uint64_t)agbno + len,
+			     &(struct xrp_claims_cb){ held_one, &h }) != 0;
 }
 
 static bool rec_allowed(const struct xrp *rp, uint16_t mode, int whichfork,
@@ -203,7 +240,7 @@ static int by_off(const void *pa, const void *pb)
  * XFSJ_E_*.
  */
 static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
-		       struct xck_vec *out, struct xck_vec *bmbt)
+		       struct xck_vec *out, struct blist *bmbt)
 {
 	const struct xfsj_sb *sb = rp->sb;
 	uint32_t agno;
@@ -240,8 +277,9 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 				continue;
 			}
 			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
-			    held_by_other(rp, v, j->ino, j->whichfork,
-					  fsb, m.blockcount, m.unwritten))
+			    held_by_other(rp, XRP_TAB_RMAPS, j->ino,
+					  j->whichfork, fsb, m.blockcount,
+					  m.unwritten))
 				return 1;
 			err = mpush(rp, out, &m);
 			if (err)
@@ -279,7 +317,7 @@ struct walk {
 	struct xrp *rp;
 	uint64_t ino;
 	struct xck_vec *recs;
-	struct xck_vec *blocks;
+	struct blist *blocks;
 	struct xck_vec leaves;	/* struct leaf, in the order met */
 	struct xck_vec sibs;	/* uint64_t pairs: block, level */
 	struct xfsj_bmbt_walk bw;	/* the descent (fs/bmbt_walk.h) */
@@ -527,7 +565,7 @@ static int leaf_order(struct walk *w, size_t nwalked)
 
 /* Every record the fork holds, in its order, and its bmbt blocks. */
 static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
-			struct xck_vec *recs, struct xck_vec *blocks)
+			struct xck_vec *recs, struct blist *blocks)
 {
 	struct walk w = { .rp = rp, .ino = ip->ino, .recs = recs,
 			  .blocks = blocks };
@@ -706,12 +744,9 @@ static bool gives_way(struct xrp *rp, const struct job *j,
 static bool claimed_elsewhere(struct xrp *rp, const struct job *j,
 			      const struct xfsj_bmbt_irec *r, bool rmaps)
 {
-	const struct xck_ag *ag = &rp->ck->ags[xfsj_fsb_agno(rp->sb,
-							     r->startblock)];
-
 	if (!rmaps)
 		return gives_way(rp, j, r);
-	return held_by_other(rp, &ag->rmaps, j->ino, j->whichfork,
+	return held_by_other(rp, XRP_TAB_RMAPS, j->ino, j->whichfork,
 			     r->startblock, r->blockcount, r->unwritten);
 }
 
@@ -888,44 +923,83 @@ static uint64_t mapped_blocks(const struct xck_vec *l)
 }
 
 /* The bmbt blocks a new tree may use: not mapped as data by @l. */
+static int other_owner(void *arg, const struct xfsj_rmap_rec *r)
+{
+	return r->owner != *(const uint64_t *)arg;
+}
+
 /* Does an inode other than @ino claim block @fsb? */
-static bool other_inode_claims(const struct xrp *rp, uint64_t ino,
-			       uint64_t fsb)
+static bool other_inode_claims(struct xrp *rp, uint64_t ino, uint64_t fsb)
 {
 	uint32_t agno = xfsj_fsb_agno(rp->sb, fsb);
 	uint32_t agbno = xfsj_fsb_agbno(rp->sb, fsb);
-	const struct xck_vec *v;
 
 	if (agno >= rp->ck->agcount)
 		return true;
-	v = &rp->ck->ags[agno].claims;
-	for (size_t i = 0; i < v->n; i++) {
-		const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
-
-		if (r->owner != ino && agbno >= r->startblock &&
-		    agbno - r->startblock < r->blockcount)
-			return true;
-	}
-	return false;
+	return xrp_recs_over(rp, &rp->ck->ags[agno], XRP_TAB_CLAIMS, agbno,
+			     (uint64_t)agbno + 1,
+			     &(struct xrp_claims_cb){ other_owner, &ino }) != 0;
 }
 
-static void usable_blocks(const struct xrp *rp, const struct job *j,
-			  struct xck_vec *b, const struct xck_vec *l)
+/* A mapping's blocks, and the largest end of those sorted up to it. */
+struct span {
+	uint64_t start, maxend;
+};
+
+static int span_cmp(const void *pa, const void *pb)
 {
-	size_t i, k, n = 0;
+	const struct span *a = pa, *b = pb;
 
-	for (i = 0; i < b->n; i++) {
-		bool mapped = false;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
 
-		for (k = 0; k < l->n && !mapped; k++)
-			mapped = bv(b)[i] >= mv(l)[k].startblock &&
-				 bv(b)[i] < mv(l)[k].startblock +
-					   mv(l)[k].blockcount;
-		/* (an old bmbt block another file's data now holds) */
-		if (!mapped && !other_inode_claims(rp, j->ino, bv(b)[i]))
-			bv(b)[n++] = bv(b)[i];
+/* Is @fsb among the blocks of the @n spans @sp (sorted, maxend set)? */
+static bool span_holds(const struct span *sp, size_t n, uint64_t fsb)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {	/* the first starting past fsb */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp[mid].start <= fsb)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	b->n = n;
+	return lo && sp[lo - 1].maxend > fsb;
+}
+
+static int usable_blocks(struct xrp *rp, const struct job *j,
+			 struct blist *b, const struct xck_vec *l)
+{
+	struct span *sp = malloc(l->n ? l->n * sizeof(*sp) : 1);
+	size_t i, n = 0;
+
+	if (!sp)
+		return -XFSJ_E_NOMEM;
+	for (i = 0; i < l->n; i++)
+		sp[i] = (struct span){ mv(l)[i].startblock,
+				       mv(l)[i].startblock +
+				       mv(l)[i].blockcount };
+	qsort(sp, l->n, sizeof(*sp), span_cmp);
+	for (i = 1; i < l->n; i++)
+		if (sp[i].maxend < sp[i - 1].maxend)
+			sp[i].maxend = sp[i - 1].maxend;
+	xfsj_u64set_free(&b->set);
+	for (i = 0; i < b->v.n; i++) {
+		/* (an old bmbt block another file's data now holds) */
+		if (span_holds(sp, l->n, bv(b)[i]) ||
+		    other_inode_claims(rp, j->ino, bv(b)[i]))
+			continue;
+		if (xfsj_u64set_add(&b->set, bv(b)[i]) < 0) {
+			free(sp);
+			return -XFSJ_E_NOMEM;
+		}
+		bv(b)[n++] = bv(b)[i];
+	}
+	b->v.n = n;
+	free(sp);
+	return 0;
 }
 
 /*
@@ -935,7 +1009,7 @@ static void usable_blocks(const struct xrp *rp, const struct job *j,
  * take, or a negative XFSJ_E_*.
  */
 static int more_blocks(struct xrp *rp, const struct job *j,
-		       struct xck_vec *blocks)
+		       struct blist *blocks)
 {
 	uint32_t agno = xfsj_ino_agno(rp->sb, j->ino), agbno;
 	struct xfsj_owner oi = { .owner = j->ino, .bmbt_block = true,
@@ -1031,7 +1105,8 @@ static int clone_recs(struct xrp *rp, uint16_t mode, const struct job *j,
 static int rebuild(struct xrp *rp, struct job *j, struct xrp_prob *pr,
 		   enum xfsj_fix fix)
 {
-	struct xck_vec recs, kept, out, blocks, rblocks, taken;
+	struct xck_vec recs, kept, out, taken;
+	struct blist blocks, rblocks;
 	struct xfsj_iref ip;
 	size_t dropped = 0, added = 0, used = 0, mended = 0;
 	uint64_t ncloned = 0;
@@ -1046,8 +1121,8 @@ static int rebuild(struct xrp *rp, struct job *j, struct xrp_prob *pr,
 	xck_vec_init(&recs, sizeof(struct xfsj_bmbt_irec));
 	xck_vec_init(&kept, sizeof(struct xfsj_bmbt_irec));
 	xck_vec_init(&out, sizeof(struct xfsj_bmbt_irec));
-	xck_vec_init(&blocks, sizeof(uint64_t));
-	xck_vec_init(&rblocks, sizeof(uint64_t));
+	blist_init(&blocks);
+	blist_init(&rblocks);
 	xck_vec_init(&taken, sizeof(struct xfsj_bmbt_irec));
 	err = fork_records(rp, &ip, j->whichfork, &recs, &blocks);
 	if (err)
@@ -1086,19 +1161,21 @@ static int rebuild(struct xrp *rp, struct job *j, struct xrp_prob *pr,
 		if (err)
 			goto out;
 		/* The tree's blocks the rmapbt names come first. */
-		for (size_t i = 0; i < blocks.n; i++)
+		for (size_t i = 0; i < blocks.v.n; i++)
 			if (bpush(rp, &rblocks, bv(&blocks)[i]) < 0) {
 				err = -XFSJ_E_NOMEM;
 				goto out;
 			}
-		vec_move(rp, &blocks, &rblocks);
+		blist_move(rp, &blocks, &rblocks);
 	} else {
 		vec_move(rp, &out, &kept);
 	}
-	usable_blocks(rp, j, &blocks, &out);
+	err = usable_blocks(rp, j, &blocks, &out);
+	if (err)
+		goto out;
 	for (int more = 0; ; more++) {
 		err = xrp_fork_write(rp, &ip, j->whichfork, mv(&out), out.n,
-				     bv(&blocks), blocks.n, &used);
+				     bv(&blocks), blocks.v.n, &used);
 		if (err != 1 || more == MORE_BLOCKS)
 			break;
 		err = more_blocks(rp, j, &blocks);
@@ -1147,8 +1224,8 @@ out:
 	xck_vec_free(rp->ck, &recs);
 	xck_vec_free(rp->ck, &kept);
 	xck_vec_free(rp->ck, &out);
-	xck_vec_free(rp->ck, &blocks);
-	xck_vec_free(rp->ck, &rblocks);
+	blist_free(rp, &blocks);
+	blist_free(rp, &rblocks);
 	return err;
 }
 

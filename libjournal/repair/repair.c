@@ -270,6 +270,7 @@ static int check_round(struct xrp *rp, bool local)
 
 	xfsj_fs_cache_stats(rp->fs, &st);
 	xrp_naming_free(rp);	/* made from the check run again now */
+	xrp_claims_ix_free(rp);
 	if (local && rp->ck) {
 		const struct xck_inoset set = { rp->reino, rp->nreino };
 
@@ -834,6 +835,7 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 			     xfsj_check_weight(&res->first);
 	}
 	xrp_naming_free(&rp);
+	xrp_claims_ix_free(&rp);
 	xck_free(rp.ck);
 	free_probs(&rp);
 	free(rp.probs);

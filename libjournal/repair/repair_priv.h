@@ -73,6 +73,10 @@ struct xrp {
 	/* The inodes a problem (not INFO) named in any round so far. */
 	uint64_t *suspects;
 	size_t nsuspects, capsuspects;
+	/* Each AG's claims and rmapbt records: their running ends
+	 * (claims_over.c), XRP_TAB__N an AG. */
+	struct xrp_claims_ix *claims_ix;
+	size_t claims_ix_n;
 	/* The check's entries by the inode they name (entries_naming.c). */
 	struct {
 		struct xck_dirent *de;	/* sorted by child, directory */
@@ -104,6 +108,30 @@ struct xrp_naming_cb {
 int xrp_entries_naming(struct xrp *rp, uint64_t child,
 		       const struct xrp_naming_cb *cb);
 void xrp_naming_free(struct xrp *rp);
+
+/*
+ * The records of an AG's claims or rmapbt over [s, e) of its blocks
+ * (claims_over.c): @fn called on each in table order until it returns
+ * nonzero (returned).  The first XRP_NAMING_SCANS questions of a round
+ * to a table scan it; then its running ends (4 bytes a record) answer
+ * by binary search.  xrp_claims_ix_free drops them: when the check they
+ * were made from is dropped or run again.
+ */
+enum xrp_rec_table { XRP_TAB_CLAIMS, XRP_TAB_RMAPS, XRP_TAB__N };
+struct xrp_claims_ix {
+	uint32_t *maxend;	/* the largest end up to each record */
+	size_t n;		/* the records it was built over */
+	unsigned int scans;	/* questions answered by a scan */
+	bool built;
+};
+struct xrp_claims_cb {
+	int (*fn)(void *arg, const struct xfsj_rmap_rec *r);
+	void *arg;
+};
+int xrp_recs_over(struct xrp *rp, const struct xck_ag *ag,
+		  enum xrp_rec_table t, uint64_t s, uint64_t e,
+		  const struct xrp_claims_cb *cb);
+void xrp_claims_ix_free(struct xrp *rp);
 
 /*
  * A row of the handler table (fixes.c): the code a problem row's handler

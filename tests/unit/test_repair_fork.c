@@ -818,6 +818,96 @@ START_TEST(cross_link_unwritten)
 }
 END_TEST
 
+/* The records xrp_recs_over gave, by their index in the table. */
+struct over_seen {
+	const struct xfsj_rmap_rec *base;
+	size_t n, at[64];
+};
+
+static int over_hear(void *arg, const struct xfsj_rmap_rec *r)
+{
+	struct over_seen *o = arg;
+
+	if (o->n == 64)
+		return 7;
+	o->at[o->n++] = (size_t)(r - o->base);
+	return 0;
+}
+
+/*
+ * claims_over.c: the records over a range, scanned (the first questions
+ * of a round) or by the running ends (the rest), are those a scan of
+ * the whole table finds, in table order; a table out of start order is
+ * scanned every time and answers the same; a callback's value stops the
+ * walk and comes back.
+ */
+START_TEST(recs_over_equals_scan)
+{
+	enum { N = 3000, Q = 400 };
+	static struct xfsj_rmap_rec rec[N];
+	struct xck_ag ag[1];
+	struct xck ck;
+	struct xrp rp;
+	uint32_t r = 777;
+	bool sorted = _i == 0;
+
+	for (size_t i = 0; i < N; i++) {
+		r = r * 1103515245U + 12345U;
+		rec[i] = (struct xfsj_rmap_rec){
+			.startblock = sorted ? (uint32_t)(i * 8 + (r >> 29)) :
+					       (r >> 12) % 22000,
+			/* mostly short, some long enough to span many */
+			.blockcount = (r >> 8) % 16 == 0 ? 200 + (r >> 20) % 900 :
+				      1 + (r >> 4) % 9,
+			.owner = 100 + (r >> 16) % 30 };
+	}
+	memset(&ck, 0, sizeof(ck));
+	memset(ag, 0, sizeof(ag));
+	ag[0].claims.v = rec;
+	ag[0].claims.n = N;
+	ag[0].claims.esz = sizeof(*rec);
+	ck.ags = ag;
+	ck.agcount = 1;
+	rp = (struct xrp){ .ck = &ck };
+	for (size_t q = 0; q < Q; q++) {
+		struct over_seen got = { .base = rec };
+		uint64_t s, e;
+		size_t want = 0;
+		int rc;
+
+		r = r * 1103515245U + 12345U;
+		s = (r >> 8) % 22000;
+		e = s + 1 + (r >> 3) % 12;
+		rc = xrp_recs_over(&rp, &ag[0], XRP_TAB_CLAIMS, s, e,
+				   &(struct xrp_claims_cb){ over_hear, &got });
+		for (size_t i = 0; i < N; i++) {
+			if (!xrp_claim_over(&rec[i], s, e))
+				continue;
+			if (want == 64) {
+				ck_assert_int_eq(rc, 7);
+				break;
+			}
+			ck_assert_uint_lt(want, got.n);
+			ck_assert_uint_eq(got.at[want], i);
+			want++;
+		}
+		if (want < 64) {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_uint_eq(got.n, want);
+		}
+	}
+	/* Past the first scans the sorted table got its running ends. */
+	ck_assert_ptr_nonnull(rp.claims_ix);
+	ck_assert(rp.claims_ix[XRP_TAB_CLAIMS].built);
+	if (sorted)
+		ck_assert_ptr_nonnull(rp.claims_ix[XRP_TAB_CLAIMS].maxend);
+	else
+		ck_assert_ptr_null(rp.claims_ix[XRP_TAB_CLAIMS].maxend);
+	xrp_claims_ix_free(&rp);
+	ck_assert_ptr_null(rp.claims_ix);
+}
+END_TEST
+
 /*
  * The same cross-link with every free block of both AGs (and a's own
  * blocks) given to a third file first: no room for the copy.  The range is left (both files keep
@@ -898,6 +988,7 @@ Suite *repair_fork_suite(void)
 	tcase_add_test(tc, start_in_metadata);
 	tcase_add_loop_test(tc, cross_link_clone, 0, 2);
 	tcase_add_test(tc, cross_link_unwritten);
+	tcase_add_loop_test(tc, recs_over_equals_scan, 0, 2);
 	tcase_add_test(tc, clone_no_space);
 	tcase_add_loop_test(tc, self_overlap_fuzz, 0, 2);
 	suite_add_tcase(s, tc);
