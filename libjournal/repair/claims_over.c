@@ -23,17 +23,22 @@
  */
 #include <stdlib.h>
 
+#include "core/radix_sort.h"
 #include "repair/repair_priv.h"
 
 void xrp_claims_ix_free(struct xrp *rp)
 {
 	if (rp->claims_ix) {
-		for (uint32_t a = 0; a < rp->claims_ix_n; a++)
+		for (size_t a = 0; a < rp->claims_ix_n; a++)
 			free(rp->claims_ix[a].maxend);
 		free(rp->claims_ix);
 	}
 	rp->claims_ix = NULL;
 	rp->claims_ix_n = 0;
+	for (int t = 0; t < XRP_TAB__N; t++) {
+		free(rp->by_owner[t].v);
+		rp->by_owner[t] = (struct xrp_by_owner){ 0 };
+	}
 }
 
 /* A claim's end, clamped (an AG has fewer than 2^31 blocks). */
@@ -141,6 +146,114 @@ int xrp_recs_over(struct xrp *rp, const struct xck_ag *ag,
 		if (!xrp_claim_over(&c[i], s, e))
 			continue;
 		err = cb->fn(cb->arg, &c[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- the records of one owner ---- */
+
+/*
+ * The fixes that ask once per fork rebuilt for the records of its inode
+ * (the rmapbt's mappings of the fork, the blocks of the other fork) ask
+ * here: the first XRP_NAMING_SCANS questions of a round to a table scan
+ * every AG's; then one copy of (owner, AG, index) for every record,
+ * sorted by owner (16 bytes a record), answers by binary search.  Either
+ * way the records come by AG, then in table order.
+ */
+struct owned_at {
+	uint64_t owner;
+	uint64_t at;		/* agno << 32 | index in the AG's table */
+};
+
+static uint64_t key_owner(const void *p)
+{
+	return ((const struct owned_at *)p)->owner;
+}
+
+static uint64_t key_at(const void *p)
+{
+	return ((const struct owned_at *)p)->at;
+}
+
+static void owners_build(struct xrp *rp, enum xrp_rec_table t)
+{
+	static const xfsj_sort_key keys[] = { key_owner, key_at };
+	struct xrp_by_owner *bo = &rp->by_owner[t];
+	struct owned_at *v;
+	size_t n = 0, k = 0;
+
+	bo->built = true;
+	for (uint32_t a = 0; a < rp->ck->agcount; a++)
+		n += table(&rp->ck->ags[a], t)->n;
+	v = malloc(n ? n * sizeof(*v) : 1);
+	if (!v)
+		return;		/* scanned every time */
+	for (uint32_t a = 0; a < rp->ck->agcount; a++) {
+		const struct xck_vec *tv = table(&rp->ck->ags[a], t);
+		const struct xfsj_rmap_rec *c = tv->v;
+
+		for (size_t i = 0; i < tv->n; i++)
+			v[k++] = (struct owned_at){ c[i].owner,
+						    (uint64_t)a << 32 | i };
+	}
+	if (xfsj_radix_sort(v, n, sizeof(*v), keys, 2)) {
+		free(v);
+		return;
+	}
+	bo->v = v;
+	bo->n = n;
+}
+
+int xrp_recs_of(struct xrp *rp, enum xrp_rec_table t, uint64_t owner,
+		const struct xrp_owned_cb *cb)
+{
+	struct xrp_by_owner *bo = &rp->by_owner[t];
+	const struct owned_at *v;
+	size_t lo = 0, hi;
+	int err;
+
+	if (!bo->built && bo->scans < XRP_NAMING_SCANS) {
+		bo->scans++;
+	} else if (!bo->built) {
+		owners_build(rp, t);
+	}
+	if (!bo->v) {
+		for (uint32_t a = 0; a < rp->ck->agcount; a++) {
+			const struct xck_vec *tv = table(&rp->ck->ags[a], t);
+			const struct xfsj_rmap_rec *c = tv->v;
+
+			for (size_t i = 0; i < tv->n; i++) {
+				if (c[i].owner != owner)
+					continue;
+				err = cb->fn(cb->arg, a, &c[i]);
+				if (err)
+					return err;
+			}
+		}
+		return 0;
+	}
+	v = bo->v;
+	for (hi = bo->n; lo < hi; ) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].owner < owner)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < bo->n && v[lo].owner == owner; lo++) {
+		uint32_t a = (uint32_t)(v[lo].at >> 32);
+		const struct xck_vec *tv;
+
+		if (a >= rp->ck->agcount)
+			break;
+		tv = table(&rp->ck->ags[a], t);
+		if ((uint32_t)v[lo].at >= tv->n)
+			break;
+		err = cb->fn(cb->arg, a, (const struct xfsj_rmap_rec *)tv->v +
+				 (uint32_t)v[lo].at);
 		if (err)
 			return err;
 	}

@@ -239,55 +239,57 @@ static int by_off(const void *pa, const void *pb)
  * Returns 0 (consistent), 1 (no rmapbt, or it disagrees), or a negative
  * XFSJ_E_*.
  */
+struct from_rm {
+	struct xrp *rp;
+	uint16_t mode;
+	const struct job *j;
+	struct xck_vec *out;
+	struct blist *bmbt;
+};
+
+/* One rmapbt record of the inode: 0, 1 (it disagrees), or -XFSJ_E_*. */
+static int from_rm_one(void *arg, uint32_t agno, const struct xfsj_rmap_rec *r)
+{
+	struct from_rm *x = arg;
+	struct xrp *rp = x->rp;
+	uint64_t fsb = xfsj_agb_to_fsb(rp->sb, agno, r->startblock);
+	struct xfsj_bmbt_irec m = {
+		.startoff = r->offset & XFSJ_RMAP_OFF_MASK,
+		.startblock = fsb,
+		.blockcount = r->blockcount,
+		.unwritten = !!(r->offset & XFSJ_RMAP_OFF_UNWRITTEN),
+	};
+
+	if (!!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) != x->j->whichfork)
+		return 0;
+	if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) {
+		for (uint32_t b = 0; b < r->blockcount; b++)
+			if (xrp_blocks_ok(rp, fsb + b, 1) &&
+			    bpush(rp, x->bmbt, fsb + b) < 0)
+				return -XFSJ_E_NOMEM;
+		return 0;
+	}
+	if (!rec_allowed(rp, x->mode, x->j->whichfork, &m) ||
+	    held_by_other(rp, XRP_TAB_RMAPS, x->j->ino, x->j->whichfork, fsb,
+			  m.blockcount, m.unwritten))
+		return 1;
+	return mpush(rp, x->out, &m);
+}
+
 static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 		       struct xck_vec *out, struct blist *bmbt)
 {
-	const struct xfsj_sb *sb = rp->sb;
-	uint32_t agno;
-	size_t i;
+	struct from_rm x = { rp, mode, j, out, bmbt };
 	int err;
 
 	if (!xrp_rmapbt_whole(rp))
 		return 1;
-	for (agno = 0; agno < rp->ck->agcount; agno++) {
-		const struct xck_vec *v = &rp->ck->ags[agno].rmaps;
-
-		for (i = 0; i < v->n; i++) {
-			const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
-			uint64_t fsb = xfsj_agb_to_fsb(sb, agno,
-						       r->startblock);
-			struct xfsj_bmbt_irec m = {
-				.startoff = r->offset & XFSJ_RMAP_OFF_MASK,
-				.startblock = fsb,
-				.blockcount = r->blockcount,
-				.unwritten = !!(r->offset &
-						XFSJ_RMAP_OFF_UNWRITTEN),
-			};
-			uint32_t b;
-
-			if (r->owner != j->ino ||
-			    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) !=
-			    j->whichfork)
-				continue;
-			if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) {
-				for (b = 0; b < r->blockcount; b++)
-					if (xrp_blocks_ok(rp, fsb + b, 1) &&
-					    bpush(rp, bmbt, fsb + b) < 0)
-						return -XFSJ_E_NOMEM;
-				continue;
-			}
-			if (!rec_allowed(rp, mode, j->whichfork, &m) ||
-			    held_by_other(rp, XRP_TAB_RMAPS, j->ino,
-					  j->whichfork, fsb, m.blockcount,
-					  m.unwritten))
-				return 1;
-			err = mpush(rp, out, &m);
-			if (err)
-				return err;
-		}
-	}
+	err = xrp_recs_of(rp, XRP_TAB_RMAPS, j->ino,
+			  &(struct xrp_owned_cb){ from_rm_one, &x });
+	if (err)
+		return err;
 	xck_vec_sort(out, by_off);
-	for (i = 1; i < out->n; i++)
+	for (size_t i = 1; i < out->n; i++)
 		if (mv(out)[i].startoff < mv(out)[i - 1].startoff +
 					 mv(out)[i - 1].blockcount)
 			return 1;
@@ -866,25 +868,29 @@ static int add_unnamed(struct xrp *rp, struct xck_vec *out,
 }
 
 /* The blocks the inode's other fork takes, as the check claimed them. */
-static uint64_t other_fork_blocks(const struct xrp *rp, const struct job *j)
+struct other_fork {
+	int whichfork;
+	uint64_t total;
+};
+
+static int other_fork_one(void *arg, uint32_t agno,
+			  const struct xfsj_rmap_rec *r)
 {
-	uint64_t total = 0;
-	uint32_t agno;
-	size_t i;
+	struct other_fork *o = arg;
 
-	for (agno = 0; agno < rp->ck->agcount; agno++) {
-		const struct xck_vec *v = &rp->ck->ags[agno].claims;
+	(void)agno;
+	if (!!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) != o->whichfork)
+		o->total += r->blockcount;
+	return 0;
+}
 
-		for (i = 0; i < v->n; i++) {
-			const struct xfsj_rmap_rec *r = xck_vec_at(v, i);
+static uint64_t other_fork_blocks(struct xrp *rp, const struct job *j)
+{
+	struct other_fork o = { j->whichfork, 0 };
 
-			if (r->owner == j->ino &&
-			    !!(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) !=
-			    j->whichfork)
-				total += r->blockcount;
-		}
-	}
-	return total;
+	xrp_recs_of(rp, XRP_TAB_CLAIMS, j->ino,
+		    &(struct xrp_owned_cb){ other_fork_one, &o });
+	return o.total;
 }
 
 /* Do any of the fork's new data blocks lie where the refcountbt counts

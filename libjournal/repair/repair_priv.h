@@ -30,6 +30,9 @@ struct xrp_prob {
 	bool done;		/* a fix answered it */
 };
 
+/* The check's tables of rmap records an AG (claims_over.c). */
+enum xrp_rec_table { XRP_TAB_CLAIMS, XRP_TAB_RMAPS, XRP_TAB__N };
+
 struct xrp {
 	struct xfsj_fs *fs;
 	const struct xfsj_sb *sb;
@@ -74,9 +77,15 @@ struct xrp {
 	uint64_t *suspects;
 	size_t nsuspects, capsuspects;
 	/* Each AG's claims and rmapbt records: their running ends
-	 * (claims_over.c), XRP_TAB__N an AG. */
+	 * (claims_over.c), XRP_TAB__N an AG; and by owner. */
 	struct xrp_claims_ix *claims_ix;
 	size_t claims_ix_n;
+	struct xrp_by_owner {
+		void *v;		/* struct owned_at, by owner */
+		size_t n;
+		unsigned int scans;
+		bool built;
+	} by_owner[XRP_TAB__N];
 	/* The check's entries by the inode they name (entries_naming.c). */
 	struct {
 		struct xck_dirent *de;	/* sorted by child, directory */
@@ -117,7 +126,6 @@ void xrp_naming_free(struct xrp *rp);
  * by binary search.  xrp_claims_ix_free drops them: when the check they
  * were made from is dropped or run again.
  */
-enum xrp_rec_table { XRP_TAB_CLAIMS, XRP_TAB_RMAPS, XRP_TAB__N };
 struct xrp_claims_ix {
 	uint32_t *maxend;	/* the largest end up to each record */
 	size_t n;		/* the records it was built over */
@@ -131,6 +139,19 @@ struct xrp_claims_cb {
 int xrp_recs_over(struct xrp *rp, const struct xck_ag *ag,
 		  enum xrp_rec_table t, uint64_t s, uint64_t e,
 		  const struct xrp_claims_cb *cb);
+/*
+ * The records of owner @owner in table @t of every AG: @fn called on
+ * each, by AG then in table order, until it returns nonzero (returned).
+ * The first XRP_NAMING_SCANS questions of a round scan the tables; then
+ * one copy sorted by owner (16 bytes a record) answers.  Dropped by
+ * xrp_claims_ix_free.
+ */
+struct xrp_owned_cb {
+	int (*fn)(void *arg, uint32_t agno, const struct xfsj_rmap_rec *r);
+	void *arg;
+};
+int xrp_recs_of(struct xrp *rp, enum xrp_rec_table t, uint64_t owner,
+		const struct xrp_owned_cb *cb);
 void xrp_claims_ix_free(struct xrp *rp);
 
 /*

@@ -908,6 +908,74 @@ START_TEST(recs_over_equals_scan)
 }
 END_TEST
 
+struct of_seen {
+	size_t n;
+	uint64_t at[256];	/* agno << 32 | index */
+	const struct xck_ag *ags;
+};
+
+static int of_hear(void *arg, uint32_t agno, const struct xfsj_rmap_rec *r)
+{
+	struct of_seen *o = arg;
+	const struct xfsj_rmap_rec *base = o->ags[agno].claims.v;
+
+	ck_assert_uint_lt(o->n, 256);
+	o->at[o->n++] = (uint64_t)agno << 32 | (uint64_t)(r - base);
+	return 0;
+}
+
+/* The records of one owner, scanned or from the copy by owner: the same,
+ * by AG then in table order. */
+START_TEST(recs_of_equals_scan)
+{
+	enum { N = 1500, OWNERS = 60 };
+	static struct xfsj_rmap_rec rec[2][N];
+	struct xck_ag ag[2];
+	struct xck ck;
+	struct xrp rp;
+	uint32_t r = 4242;
+
+	memset(ag, 0, sizeof(ag));
+	for (int a = 0; a < 2; a++) {
+		for (size_t i = 0; i < N; i++) {
+			r = r * 1103515245U + 12345U;
+			rec[a][i] = (struct xfsj_rmap_rec){
+				.startblock = (uint32_t)i, .blockcount = 1,
+				.owner = 100 + (r >> 16) % OWNERS };
+		}
+		ag[a].agno = (uint32_t)a;
+		ag[a].claims.v = rec[a];
+		ag[a].claims.n = N;
+		ag[a].claims.esz = sizeof(rec[a][0]);
+	}
+	memset(&ck, 0, sizeof(ck));
+	ck.ags = ag;
+	ck.agcount = 2;
+	rp = (struct xrp){ .ck = &ck };
+	for (size_t q = 0; q < OWNERS + 2; q++) {
+		struct of_seen got = { .ags = ag };
+		uint64_t owner = 99 + q;
+		size_t want = 0;
+
+		ck_assert_int_eq(xrp_recs_of(&rp, XRP_TAB_CLAIMS, owner,
+			&(struct xrp_owned_cb){ of_hear, &got }), 0);
+		for (int a = 0; a < 2; a++)
+			for (size_t i = 0; i < N; i++)
+				if (rec[a][i].owner == owner) {
+					ck_assert_uint_lt(want, got.n);
+					ck_assert_uint_eq(got.at[want],
+						(uint64_t)a << 32 | i);
+					want++;
+				}
+		ck_assert_uint_eq(got.n, want);
+	}
+	ck_assert(rp.by_owner[XRP_TAB_CLAIMS].built);
+	ck_assert_ptr_nonnull(rp.by_owner[XRP_TAB_CLAIMS].v);
+	xrp_claims_ix_free(&rp);
+	ck_assert_ptr_null(rp.by_owner[XRP_TAB_CLAIMS].v);
+}
+END_TEST
+
 /*
  * The same cross-link with every free block of both AGs (and a's own
  * blocks) given to a third file first: no room for the copy.  The range is left (both files keep
@@ -989,6 +1057,7 @@ Suite *repair_fork_suite(void)
 	tcase_add_loop_test(tc, cross_link_clone, 0, 2);
 	tcase_add_test(tc, cross_link_unwritten);
 	tcase_add_loop_test(tc, recs_over_equals_scan, 0, 2);
+	tcase_add_test(tc, recs_of_equals_scan);
 	tcase_add_test(tc, clone_no_space);
 	tcase_add_loop_test(tc, self_overlap_fuzz, 0, 2);
 	suite_add_tcase(s, tc);
