@@ -235,9 +235,10 @@ static void make_files(struct fs_fixture *fx, struct files *fl)
 	ck_assert_uint_eq(fs_fixture_problems(fx), 0);
 }
 
-/* Record @k of the extents fork of @ino given a new start or length. */
-static void damage(struct fs_fixture *fx, uint64_t ino, unsigned int k,
-		   uint64_t startblock, uint64_t blockcount)
+/* Record @k of the extents fork of @ino given a new start or length
+ * (0: as it was), or flagged unwritten. */
+static void edit_rec(struct fs_fixture *fx, uint64_t ino, unsigned int k,
+		     uint64_t startblock, uint64_t blockcount, bool unwritten)
 {
 	struct xfsj_iref ip;
 	struct xfsj_bmbt_irec r;
@@ -251,9 +252,17 @@ static void damage(struct fs_fixture *fx, uint64_t ino, unsigned int k,
 		r.startblock = startblock;
 	if (blockcount)
 		r.blockcount = blockcount;
+	if (unwritten)
+		r.unwritten = true;
 	xfsj_bmbt_rec_encode(&r, f + k * XFSJ_BMBT_REC_SIZE);
 	xfsj_iput(fx->fs, &ip, false);
 	fs_fixture_reopen(fx);
+}
+
+static void damage(struct fs_fixture *fx, uint64_t ino, unsigned int k,
+		   uint64_t startblock, uint64_t blockcount)
+{
+	edit_rec(fx, ino, k, startblock, blockcount, false);
 }
 
 static void repair_clean(struct fs_fixture *fx)
@@ -760,18 +769,7 @@ END_TEST
 /* Extent @k of @ino's data fork flagged unwritten. */
 static void set_unwritten(struct fs_fixture *fx, uint64_t ino, unsigned int k)
 {
-	struct xfsj_iref ip;
-	struct xfsj_bmbt_irec r;
-	uint32_t size;
-	uint8_t *f;
-
-	ck_assert_int_eq(xfsj_iget(fx->fs, ino, true, &ip, &fx->f), 0);
-	f = xfsj_ifork(fx->fs, &ip, XFSJ_DATA_FORK, &size);
-	xfsj_bmbt_rec_decode(f + k * XFSJ_BMBT_REC_SIZE, &r);
-	r.unwritten = true;
-	xfsj_bmbt_rec_encode(&r, f + k * XFSJ_BMBT_REC_SIZE);
-	xfsj_iput(fx->fs, &ip, false);
-	fs_fixture_reopen(fx);
+	edit_rec(fx, ino, k, 0, 0, true);
 }
 
 /*
