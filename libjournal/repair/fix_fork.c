@@ -58,19 +58,16 @@
 #include <sys/stat.h>
 
 #include "core/layout.h"
-#include "core/u64set.h"
 #include "fs/alloc.h"
 #include "fs/bmbt.h"
-#include "fs/bmbt_walk.h"
 #include "fs/iget.h"
 #include "ondisk/attr_layout.h"
 #include "ondisk/dir_block.h"
+#include "repair/blist.h"
 #include "repair/repair_priv.h"
 
 /* The fresh blocks a rebuilt bmbt may take when its old ones run out. */
 #define MORE_BLOCKS	8
-/* A bound on the bmbt blocks one lenient walk reads. */
-#define WALK_MAX_BLOCKS	(1U << 16)
 
 /*
  * Lists of mappings (struct xfsj_bmbt_irec) and of block numbers
@@ -86,55 +83,6 @@ static int mpush(struct xrp *rp, struct xck_vec *l,
 static struct xfsj_bmbt_irec *mv(const struct xck_vec *l)
 {
 	return l->v;
-}
-
-/*
- * A list of blocks, each once, in the order first added: the vector
- * (of the check's state) and a set to ask.
- */
-struct blist {
-	struct xck_vec v;	/* uint64_t */
-	struct xfsj_u64set set;
-};
-
-static uint64_t *bv(const struct blist *l)
-{
-	return l->v.v;
-}
-
-static void blist_init(struct blist *l)
-{
-	xck_vec_init(&l->v, sizeof(uint64_t));
-	memset(&l->set, 0, sizeof(l->set));
-}
-
-static void blist_free(struct xrp *rp, struct blist *l)
-{
-	xck_vec_free(rp->ck, &l->v);
-	xfsj_u64set_free(&l->set);
-}
-
-static bool bknown(const struct blist *l, uint64_t fsb)
-{
-	return xfsj_u64set_has(&l->set, fsb);
-}
-
-/* Add block @fsb once: 1 when it is there already. */
-static int bpush(struct xrp *rp, struct blist *l, uint64_t fsb)
-{
-	int err = xfsj_u64set_add(&l->set, fsb);
-
-	if (err)
-		return err;
-	return xck_vec_push(rp->ck, &l->v, &fsb);
-}
-
-/* @dst freed, then given what @src held (@src left empty). */
-static void blist_move(struct xrp *rp, struct blist *dst, struct blist *src)
-{
-	blist_free(rp, dst);
-	*dst = *src;
-	blist_init(src);
 }
 
 /*
@@ -244,7 +192,7 @@ struct from_rm {
 	uint16_t mode;
 	const struct job *j;
 	struct xck_vec *out;
-	struct blist *bmbt;
+	struct xrp_blist *bmbt;
 };
 
 /* One rmapbt record of the inode: 0, 1 (it disagrees), or -XFSJ_E_*. */
@@ -265,7 +213,7 @@ static int from_rm_one(void *arg, uint32_t agno, const struct xfsj_rmap_rec *r)
 	if (r->offset & XFSJ_RMAP_OFF_BMBT_BLOCK) {
 		for (uint32_t b = 0; b < r->blockcount; b++)
 			if (xrp_blocks_ok(rp, fsb + b, 1) &&
-			    bpush(rp, x->bmbt, fsb + b) < 0)
+			    xrp_bpush(rp, x->bmbt, fsb + b) < 0)
 				return -XFSJ_E_NOMEM;
 		return 0;
 	}
@@ -277,7 +225,7 @@ static int from_rm_one(void *arg, uint32_t agno, const struct xfsj_rmap_rec *r)
 }
 
 static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
-		       struct xck_vec *out, struct blist *bmbt)
+		       struct xck_vec *out, struct xrp_blist *bmbt)
 {
 	struct from_rm x = { rp, mode, j, out, bmbt };
 	int err;
@@ -294,323 +242,6 @@ static int from_rmapbt(struct xrp *rp, uint16_t mode, const struct job *j,
 					 mv(out)[i - 1].blockcount)
 			return 1;
 	return 0;
-}
-
-/* ---- the fork's own records ---- */
-
-/*
- * A bmbt read past its damage: every block the pointers lead to that is
- * a bmbt block of the inode at the level its parent says, then the
- * siblings of those blocks at each level that the pointers did not reach
- * (a damaged node or pointer loses no more than itself).  A block whose
- * record count is impossible gives the entries that look sound, in
- * order, inside the key range its parent gives it.  The records come out
- * in leaf order: the leaves the pointers reached as they lie, one reached
- * through a sibling link next to that sibling.
- */
-struct leaf {
-	uint64_t fsb;
-	uint64_t left, right;	/* its sibling pointers */
-	size_t first, n;	/* its records in walk.recs */
-	bool placed;
-};
-
-struct walk {
-	struct xrp *rp;
-	uint64_t ino;
-	struct xck_vec *recs;
-	struct blist *blocks;
-	struct xck_vec leaves;	/* struct leaf, in the order met */
-	struct xck_vec sibs;	/* uint64_t pairs: block, level */
-	struct xfsj_bmbt_walk bw;	/* the descent (fs/bmbt_walk.h) */
-};
-
-/*
- * A block of @max entries whose count is impossible: the entries from
- * the first that look sound (keys rising inside [@lo, @hi); a node's
- * pointers inside the filesystem, a leaf's records of some length not
- * running past @hi).
- */
-static unsigned int sound_entries(const struct xrp *rp, const uint8_t *d,
-				  unsigned int level, unsigned int max,
-				  uint64_t lo, uint64_t hi)
-{
-	uint64_t prev = lo;
-	unsigned int i;
-
-	for (i = 0; i < max; i++) {
-		struct xfsj_bmbt_irec r;
-
-		if (level) {
-			uint64_t key = xfsj_get_be64(d + (size_t)i * 8);
-
-			if (key < prev || (i && key == prev) || key >= hi ||
-			    !xrp_blocks_ok(rp, xfsj_get_be64(d +
-					   (size_t)(max + i) * 8), 1))
-				break;
-			prev = key;
-			continue;
-		}
-		xfsj_bmbt_rec_decode(d + (size_t)i * XFSJ_BMBT_REC_SIZE, &r);
-		if (!r.blockcount || r.startoff < prev ||
-		    r.startoff + r.blockcount > hi ||
-		    r.startoff + r.blockcount < r.startoff)
-			break;
-		prev = r.startoff + r.blockcount;
-	}
-	return i;
-}
-
-static int push_sib(struct walk *w, uint64_t fsb, unsigned int level)
-{
-	uint64_t e[2] = { fsb, level };
-
-	if (fsb == XFSJ_NULLFSBLOCK)
-		return 0;
-	return xck_vec_push(w->rp->ck, &w->sibs, e) ? -XFSJ_E_NOMEM : 0;
-}
-
-static bool sv_ptr_ok(void *arg, uint64_t fsb)
-{
-	struct walk *w = arg;
-
-	return xrp_blocks_ok(w->rp, fsb, 1);
-}
-
-/* An unreadable block is passed over. */
-static int sv_read(void *arg, struct xfsj_bmbt_wblk *b)
-{
-	int err = xfsj_bmbt_wblk_read(((struct walk *)arg)->rp->fs, b);
-
-	if (err)
-		return err == -XFSJ_E_NOMEM ? err : XFSJ_BMBT_SKIP;
-	return 0;
-}
-
-static void sv_put(void *arg, struct xfsj_bmbt_wblk *b)
-{
-	xfsj_bmbt_wblk_put(((struct walk *)arg)->rp->fs, b);
-}
-
-/*
- * A block is left unless it is a bmbt block of the inode at the level
- * its parent says; an impossible record count gives the entries that
- * look sound; one reached again is read again unless it was kept (it
- * may have been left at another level).  The rest is not the salvage's
- * concern.
- */
-static int sv_fault(void *arg, struct xfsj_bmbt_wblk *b,
-		    const struct xfsj_bmbt_fault *ft)
-{
-	struct walk *w = arg;
-	unsigned int max = xfsj_btree_maxrecs(XFSJ_BT_BMAP,
-					      w->rp->sb->blocksize, true);
-
-	switch (ft->kind) {
-	case XFSJ_BMBT_F_ROOT_NUMRECS:	/* walk what the room holds */
-		return 0;
-	case XFSJ_BMBT_F_DUP:
-		return bknown(w->blocks, ft->fsbno) ? XFSJ_BMBT_SKIP : 0;
-	case XFSJ_BMBT_F_NUMRECS:
-		b->nrecs = sound_entries(w->rp, b->data + XFSJ_LBLOCK_HDR_SIZE,
-					 b->level, max, b->lo, b->hi);
-		return b->nrecs ? 0 : XFSJ_BMBT_SKIP;
-	case XFSJ_BMBT_F_MAGIC:
-	case XFSJ_BMBT_F_LEVEL:
-	case XFSJ_BMBT_F_OWNER:
-	case XFSJ_BMBT_F_LIMIT:
-		return XFSJ_BMBT_SKIP;
-	default:
-		return 0;
-	}
-}
-
-/* A block kept: its siblings to read later, a leaf's place. */
-static int sv_node(void *arg, struct xfsj_bmbt_wblk *b)
-{
-	struct walk *w = arg;
-	int err = bpush(w->rp, w->blocks, b->fsbno);
-
-	if (err)
-		return err < 0 ? err : XFSJ_BMBT_SKIP;	/* once */
-	err = push_sib(w, b->hdr.leftsib, b->level);
-	if (!err)
-		err = push_sib(w, b->hdr.rightsib, b->level);
-	if (!err && b->level == 0) {
-		struct leaf lf = { b->fsbno, b->hdr.leftsib, b->hdr.rightsib,
-				   w->recs->n, b->nrecs, false };
-
-		err = xck_vec_push(w->rp->ck, &w->leaves, &lf);
-	}
-	return err;
-}
-
-static int sv_rec(void *arg, const struct xfsj_bmbt_wblk *b, unsigned int i,
-		  const uint8_t *rec, uint64_t where)
-{
-	struct walk *w = arg;
-	struct xfsj_bmbt_irec r;
-
-	(void)b;
-	(void)i;
-	(void)where;
-	xfsj_bmbt_rec_decode(rec, &r);
-	return mpush(w->rp, w->recs, &r);
-}
-
-static const struct xfsj_bmbt_walk_ops salvage_ops = {
-	.ptr_ok = sv_ptr_ok,
-	.read = sv_read,
-	.put = sv_put,
-	.fault = sv_fault,
-	.node = sv_node,
-	.rec = sv_rec,
-};
-
-/* The siblings the pointers did not reach (and theirs, and so on). */
-static int walk_sibs(struct walk *w)
-{
-	size_t i;
-	int err;
-
-	for (i = 0; i < w->sibs.n; i++) {
-		const uint64_t *e = xck_vec_at(&w->sibs, i);
-
-		if (bknown(w->blocks, e[0]))
-			continue;
-		err = xfsj_bmbt_descend_block(&w->bw, e[0], (unsigned int)e[1],
-					      0, UINT64_MAX);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static struct leaf *lv_at(const struct walk *w, size_t i)
-{
-	return xck_vec_at(&w->leaves, i);
-}
-
-/*
- * Put each leaf met through a sibling link next to its sibling in
- * @order (the first @n entries placed), as long as that places one.
- */
-static size_t place_leaves(const struct walk *w, size_t *order, size_t n)
-{
-	size_t i, p;
-	bool moved = true;
-
-	while (moved) {
-		moved = false;
-		for (i = 0; i < w->leaves.n; i++) {
-			struct leaf *lf = lv_at(w, i);
-
-			if (lf->placed)
-				continue;
-			for (p = 0; p < n; p++) {
-				const struct leaf *o = lv_at(w, order[p]);
-
-				if (o->fsb == lf->left || o->fsb == lf->right)
-					break;
-			}
-			if (p == n)
-				continue;
-			if (lv_at(w, order[p])->fsb == lf->left)
-				p++;
-			memmove(order + p + 1, order + p,
-				(n - p) * sizeof(*order));
-			order[p] = i;
-			lf->placed = true;
-			n++;
-			moved = true;
-		}
-	}
-	return n;
-}
-
-/* The records again, in leaf order (see struct walk). */
-static int leaf_order(struct walk *w, size_t nwalked)
-{
-	struct xck_vec out;
-	size_t *order, i, n;
-	int err = 0;
-
-	if (w->leaves.n == nwalked)
-		return 0;
-	order = calloc(w->leaves.n, sizeof(*order));
-	if (!order)
-		return -XFSJ_E_NOMEM;
-	for (i = 0; i < nwalked; i++) {
-		order[i] = i;
-		lv_at(w, i)->placed = true;
-	}
-	n = place_leaves(w, order, nwalked);
-	for (i = 0; i < w->leaves.n; i++)
-		if (!lv_at(w, i)->placed)
-			order[n++] = i;		/* the salvage judges them */
-	xck_vec_init(&out, sizeof(struct xfsj_bmbt_irec));
-	for (i = 0; i < n && !err; i++) {
-		const struct leaf *lf = lv_at(w, order[i]);
-
-		for (size_t k = 0; k < lf->n && !err; k++)
-			err = mpush(w->rp, &out, &mv(w->recs)[lf->first + k]);
-	}
-	free(order);
-	if (err) {
-		xck_vec_free(w->rp->ck, &out);
-		return err;
-	}
-	xck_vec_free(w->rp->ck, w->recs);
-	*w->recs = out;
-	return 0;
-}
-
-/* Every record the fork holds, in its order, and its bmbt blocks. */
-static int fork_records(struct xrp *rp, struct xfsj_iref *ip, int whichfork,
-			struct xck_vec *recs, struct blist *blocks)
-{
-	struct walk w = { .rp = rp, .ino = ip->ino, .recs = recs,
-			  .blocks = blocks };
-	uint8_t fmt = whichfork ? ip->di.aformat : ip->di.format;
-	uint32_t size;
-	const uint8_t *f = xfsj_ifork(rp->fs, ip, whichfork, &size);
-	size_t nwalked;
-	uint64_t n, i;
-	int err;
-
-	if (!f)
-		return 0;
-	if (fmt == XFSJ_DINODE_FMT_EXTENTS) {
-		n = whichfork ? xfsj_dinode_anextents(&ip->di) :
-				xfsj_dinode_nextents(&ip->di);
-		if (n > size / XFSJ_BMBT_REC_SIZE)
-			n = size / XFSJ_BMBT_REC_SIZE;
-		for (i = 0; i < n; i++) {
-			struct xfsj_bmbt_irec r;
-
-			xfsj_bmbt_rec_decode(f + i * XFSJ_BMBT_REC_SIZE, &r);
-			err = mpush(rp, recs, &r);
-			if (err)
-				return err;
-		}
-		return 0;
-	}
-	if (fmt != XFSJ_DINODE_FMT_BTREE)
-		return 0;
-	xck_vec_init(&w.leaves, sizeof(struct leaf));
-	xck_vec_init(&w.sibs, 2 * sizeof(uint64_t));
-	xfsj_bmbt_walk_init(&w.bw, rp->sb, ip->ino, &salvage_ops, &w);
-	w.bw.max_blocks = WALK_MAX_BLOCKS;
-	err = xfsj_bmbt_descend(&w.bw, f, size);
-	nwalked = w.leaves.n;
-	if (!err)
-		err = walk_sibs(&w);
-	if (!err)
-		err = leaf_order(&w, nwalked);
-	xfsj_bmbt_walk_free(&w.bw);
-	xck_vec_free(rp->ck, &w.leaves);
-	xck_vec_free(rp->ck, &w.sibs);
-	return err;
 }
 
 /*
@@ -976,7 +607,7 @@ static bool span_holds(const struct span *sp, size_t n, uint64_t fsb)
 }
 
 static int usable_blocks(struct xrp *rp, const struct job *j,
-			 struct blist *b, const struct xck_vec *l)
+			 struct xrp_blist *b, const struct xck_vec *l)
 {
 	struct span *sp = malloc(l->n ? l->n * sizeof(*sp) : 1);
 	size_t i, n = 0;
@@ -994,14 +625,14 @@ static int usable_blocks(struct xrp *rp, const struct job *j,
 	xfsj_u64set_free(&b->set);
 	for (i = 0; i < b->v.n; i++) {
 		/* (an old bmbt block another file's data now holds) */
-		if (span_holds(sp, l->n, bv(b)[i]) ||
-		    other_inode_claims(rp, j->ino, bv(b)[i]))
+		if (span_holds(sp, l->n, xrp_bv(b)[i]) ||
+		    other_inode_claims(rp, j->ino, xrp_bv(b)[i]))
 			continue;
-		if (xfsj_u64set_add(&b->set, bv(b)[i]) < 0) {
+		if (xfsj_u64set_add(&b->set, xrp_bv(b)[i]) < 0) {
 			free(sp);
 			return -XFSJ_E_NOMEM;
 		}
-		bv(b)[n++] = bv(b)[i];
+		xrp_bv(b)[n++] = xrp_bv(b)[i];
 	}
 	b->v.n = n;
 	free(sp);
@@ -1015,7 +646,7 @@ static int usable_blocks(struct xrp *rp, const struct job *j,
  * take, or a negative XFSJ_E_*.
  */
 static int more_blocks(struct xrp *rp, const struct job *j,
-		       struct blist *blocks)
+		       struct xrp_blist *blocks)
 {
 	uint32_t agno = xfsj_ino_agno(rp->sb, j->ino), agbno;
 	struct xfsj_owner oi = { .owner = j->ino, .bmbt_block = true,
@@ -1026,7 +657,7 @@ static int more_blocks(struct xrp *rp, const struct job *j,
 		return 1;
 	if (xfsj_alloc_extent(rp->fs, agno, 0, 1, &oi, &agbno, &f))
 		return 1;
-	return bpush(rp, blocks, xfsj_agb_to_fsb(rp->sb, agno, agbno)) < 0 ?
+	return xrp_bpush(rp, blocks, xfsj_agb_to_fsb(rp->sb, agno, agbno)) < 0 ?
 	       -XFSJ_E_NOMEM : 0;
 }
 
@@ -1112,7 +743,7 @@ static int rebuild(struct xrp *rp, struct job *j, struct xrp_prob *pr,
 		   enum xfsj_fix fix)
 {
 	struct xck_vec recs, kept, out, taken;
-	struct blist blocks, rblocks;
+	struct xrp_blist blocks, rblocks;
 	struct xfsj_iref ip;
 	size_t dropped = 0, added = 0, used = 0, mended = 0;
 	uint64_t ncloned = 0;
@@ -1127,10 +758,10 @@ static int rebuild(struct xrp *rp, struct job *j, struct xrp_prob *pr,
 	xck_vec_init(&recs, sizeof(struct xfsj_bmbt_irec));
 	xck_vec_init(&kept, sizeof(struct xfsj_bmbt_irec));
 	xck_vec_init(&out, sizeof(struct xfsj_bmbt_irec));
-	blist_init(&blocks);
-	blist_init(&rblocks);
+	xrp_blist_init(&blocks);
+	xrp_blist_init(&rblocks);
 	xck_vec_init(&taken, sizeof(struct xfsj_bmbt_irec));
-	err = fork_records(rp, &ip, j->whichfork, &recs, &blocks);
+	err = xrp_fork_records(rp, &ip, j->whichfork, &recs, &blocks);
 	if (err)
 		goto out;
 	if (j->clones.n) {
@@ -1168,11 +799,11 @@ static int rebuild(struct xrp *rp, struct job *j, struct xrp_prob *pr,
 			goto out;
 		/* The tree's blocks the rmapbt names come first. */
 		for (size_t i = 0; i < blocks.v.n; i++)
-			if (bpush(rp, &rblocks, bv(&blocks)[i]) < 0) {
+			if (xrp_bpush(rp, &rblocks, xrp_bv(&blocks)[i]) < 0) {
 				err = -XFSJ_E_NOMEM;
 				goto out;
 			}
-		blist_move(rp, &blocks, &rblocks);
+		xrp_blist_move(rp, &blocks, &rblocks);
 	} else {
 		vec_move(rp, &out, &kept);
 	}
@@ -1181,7 +812,7 @@ static int rebuild(struct xrp *rp, struct job *j, struct xrp_prob *pr,
 		goto out;
 	for (int more = 0; ; more++) {
 		err = xrp_fork_write(rp, &ip, j->whichfork, mv(&out), out.n,
-				     bv(&blocks), blocks.v.n, &used);
+				     xrp_bv(&blocks), blocks.v.n, &used);
 		if (err != 1 || more == MORE_BLOCKS)
 			break;
 		err = more_blocks(rp, j, &blocks);
@@ -1230,8 +861,8 @@ out:
 	xck_vec_free(rp->ck, &recs);
 	xck_vec_free(rp->ck, &kept);
 	xck_vec_free(rp->ck, &out);
-	blist_free(rp, &blocks);
-	blist_free(rp, &rblocks);
+	xrp_blist_free(rp, &blocks);
+	xrp_blist_free(rp, &rblocks);
 	return err;
 }
 
