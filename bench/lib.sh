@@ -57,6 +57,23 @@ run_one() {
 
 cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
+# run_median REPS SETUP OUT CMD...: REPS runs of CMD, each after SETUP
+# (eval'd, not timed: a fresh copy of a damaged image) and a cold page
+# cache; prints the run of median wall time as run_one does ("ns kib rc
+# cpu_ms"), its peak RSS the largest of all runs.
+run_median() {
+	local reps=$1 setup=$2 out=$3 i
+	shift 3
+	for ((i = 0; i < reps; i++)); do
+		eval "$setup"
+		cold
+		run_one "$out" "$@"
+	done | sort -n | awk -v r="$reps" '
+		{ l[NR] = $0; if ($2 > m) m = $2 }
+		END { split(l[int((r + 1) / 2)], f, " ")
+		      print f[1], m, f[3], f[4] }'
+}
+
 # time_tools: the benchmarks of mkfs-like tools (bench/populate*.sh).  The
 # caller defines TOOLS (names), cmd TOOL (its command line, the image
 # left off), label TOOL, verify TOOL IMG, and SIZE, REPS, FAILED.  Each

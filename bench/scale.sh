@@ -24,6 +24,9 @@
 #   MAKE_ONLY=1: make (or find) the images, print their paths, stop
 #   REPAIR_BENCH=0: the check only (default 1: the repair too, below)
 #   CHECK_BENCH=0: the repair only (default 1: the check too)
+#   REPS=n: each timed run n times from a cold cache, the median wall
+#     time shown with its CPU time (peak RSS: the largest); default 1.
+#     The VM's disk varies by 10-20% between single cold runs.
 #
 # The repair (on by default, REPAIR_BENCH=0 leaves it out): for each shape
 # and size, one damaged copy of the image (in this run's temp dir, removed
@@ -47,6 +50,7 @@ SHAPES=${SHAPES:-fileserver frag bigdirs mixed}
 SIZES=${SIZES:-100000 1000000}
 [ "${BIG:-0}" = 1 ] && SIZES="$SIZES 10000000"
 THREADS=${THREADS:-2}
+REPS=${REPS:-1}
 CACHE=${BENCH_CACHE:-/var/cache/xfsj/bench}
 # lib.sh: run_one, cold, /usr/bin/time, and image (the mixed shape)
 source "$TOP/bench/lib.sh"
@@ -112,15 +116,14 @@ repair_bench() {
 	dd if=/dev/zero of="$base" bs="$bs" seek="${v#* }" count=1 conv=notrunc \
 		status=none
 	echo "# repair $shape $n: AGF 1 freeblks fuzzed, ${v% *} block ${v#* } zeroed"
-	cp --sparse=always "$base" "$T_DIR/ours.img"
-	cp --sparse=always "$base" "$T_DIR/theirs.img"
+	read -r xns xkib xrc xcpu < <(run_median "$REPS" \
+		'cp --sparse=always "$base" "$T_DIR/ours.img"' \
+		"$T_DIR/ours.json" "$REPAIR" --json "$T_DIR/ours.img")
+	read -r tns tkib trc tcpu < <(run_median "$REPS" \
+		'cp --sparse=always "$base" "$T_DIR/theirs.img"' \
+		"$T_DIR/theirs.out" "$XFSPROGS613/xfs_repair" -f \
+		"$T_DIR/theirs.img")
 	rm -f "$base"
-	cold
-	read -r xns xkib xrc xcpu < <(run_one "$T_DIR/ours.json" "$REPAIR" \
-		--json "$T_DIR/ours.img")
-	cold
-	read -r tns tkib trc tcpu < <(run_one "$T_DIR/theirs.out" \
-		"$XFSPROGS613/xfs_repair" -f "$T_DIR/theirs.img")
 	full=$(grep -o '"full_checks":[0-9]*' "$T_DIR/ours.json" | head -1 | cut -d: -f2)
 	local_n=$(grep -o '"local_checks":[0-9]*' "$T_DIR/ours.json" | head -1 | cut -d: -f2)
 	[ "$xrc" = 1 ] || echo "# repair $shape $n: xfsj-repair exit $xrc"
@@ -156,11 +159,10 @@ for shape in $SHAPES; do
 			repair_bench "$shape" "$n" "$img" || FAILED=1
 		fi
 		[ "${CHECK_BENCH:-1}" = 1 ] || continue
-		cold
-		read -r xns xkib xrc xcpu < <(run_one "$T_DIR/ours" "$REPAIR" -n "$img")
-		cold
-		read -r tns tkib trc tcpu < <(run_one "$T_DIR/theirs" \
-			"$XFSPROGS613/xfs_repair" -n -f "$img")
+		read -r xns xkib xrc xcpu < <(run_median "$REPS" : \
+			"$T_DIR/ours" "$REPAIR" -n "$img")
+		read -r tns tkib trc tcpu < <(run_median "$REPS" : \
+			"$T_DIR/theirs" "$XFSPROGS613/xfs_repair" -n -f "$img")
 		[ "$xrc" = 0 ] || echo "# $shape $n: xfsj-repair -n exit $xrc"
 		[ "$trc" = 0 ] || echo "# $shape $n: xfs_repair -n exit $trc"
 		for tool in xfsj xfs; do
