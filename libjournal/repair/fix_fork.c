@@ -317,8 +317,33 @@ static int self_take(struct xrp *rp, struct job *j,
 	return 0;
 }
 
-/* The most claims over one range the model weighs (more: left). */
-#define CLAIMS_MAX	16
+/*
+ * The most claims over one range the model weighs (more: left).  A
+ * block a reflink workload cloned into many files has one claim per
+ * file: 16, as it was, left such a range alone and took it from a fork
+ * being rebuilt.
+ */
+#define CLAIMS_MAX	1024
+
+/* The scratch arrays of CLAIMS_MAX + 1 claims (made once a repair). */
+static int claims_scratch(struct xrp *rp, struct xrp_claim **f,
+			  const struct xfsj_rmap_rec ***rec)
+{
+	if (!rp->ev_f) {
+		rp->ev_f = malloc((CLAIMS_MAX + 1) * sizeof(*rp->ev_f));
+		rp->ev_rec = malloc((CLAIMS_MAX + 1) * sizeof(*rp->ev_rec));
+		if (!rp->ev_f || !rp->ev_rec) {
+			free(rp->ev_f);
+			free(rp->ev_rec);
+			rp->ev_f = NULL;
+			rp->ev_rec = NULL;
+			return -XFSJ_E_NOMEM;
+		}
+	}
+	*f = rp->ev_f;
+	*rec = rp->ev_rec;
+	return 0;
+}
 
 /*
  * Does the evidence model give the blocks of mapping @r of the job's fork
@@ -334,13 +359,14 @@ static bool gives_way(struct xrp *rp, const struct job *j,
 							     r->startblock)];
 	uint64_t s = xfsj_fsb_agbno(sb, r->startblock), e = s + r->blockcount;
 	uint64_t fork = j->whichfork ? XFSJ_RMAP_OFF_ATTR_FORK : 0;
-	struct xrp_claim f[CLAIMS_MAX + 1];
-	const struct xfsj_rmap_rec *rec[CLAIMS_MAX + 1];
+	struct xrp_claim *f;
+	const struct xfsj_rmap_rec **rec;
 	struct xrp_decision d;
 	size_t n, i, self = CLAIMS_MAX + 1;
 	bool others = false;
 
-	if (xrp_claims_gather(rp, ag, s, e, f, rec, CLAIMS_MAX, &n))
+	if (claims_scratch(rp, &f, &rec) ||
+	    xrp_claims_gather(rp, ag, s, e, f, rec, CLAIMS_MAX, &n))
 		return true;
 	for (i = 0; i < n; i++) {
 		if (f[i].owner == j->ino &&
@@ -1026,8 +1052,8 @@ static int add_self(struct xrp *rp, struct xck_vec *js,
 static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 			  struct xrp_prob *pr)
 {
-	struct xrp_claim f[CLAIMS_MAX];
-	const struct xfsj_rmap_rec *rec[CLAIMS_MAX];
+	struct xrp_claim *f;
+	const struct xfsj_rmap_rec **rec;
 	struct xrp_decision d;
 	struct xfsj_repair_why why;
 	uint64_t s = pr->p.agbno, e = s + pr->p.count, fsb;
@@ -1036,6 +1062,9 @@ static int add_multi_prob(struct xrp *rp, struct xck_vec *js,
 
 	if (!(pr->p.has & XFSJ_PF_AG) || pr->p.agno >= rp->ck->agcount)
 		return 0;
+	err = claims_scratch(rp, &f, &rec);
+	if (err)
+		return err;
 	err = xrp_claims_gather(rp, &rp->ck->ags[pr->p.agno], s, e, f, rec,
 				CLAIMS_MAX, &n);
 	if (err)

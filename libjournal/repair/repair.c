@@ -836,6 +836,8 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 	}
 	xrp_naming_free(&rp);
 	xrp_claims_ix_free(&rp);
+	free(rp.ev_f);
+	free(rp.ev_rec);
 	xck_free(rp.ck);
 	free_probs(&rp);
 	free(rp.probs);

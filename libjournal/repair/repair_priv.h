@@ -86,6 +86,9 @@ struct xrp {
 		unsigned int scans;
 		bool built;
 	} by_owner[XRP_TAB__N];
+	/* The evidence model's scratch claims (fix_fork.c). */
+	struct xrp_claim *ev_f;
+	const struct xfsj_rmap_rec **ev_rec;
 	/* The check's entries by the inode they name (entries_naming.c). */
 	struct {
 		struct xck_dirent *de;	/* sorted by child, directory */
