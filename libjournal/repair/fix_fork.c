@@ -348,8 +348,9 @@ static int claims_scratch(struct xrp *rp, struct xrp_claim **f,
 /*
  * Does the evidence model give the blocks of mapping @r of the job's fork
  * to another claim?  (The fork's own claim joins those the check made,
- * when the check did not see it.)  More claims than the model weighs:
- * yes.
+ * when the check did not see it.)  More claims than the model weighs,
+ * or no memory to weigh them: no, the mapping is kept (a range that
+ * many files share is data, and taking it would lose it).
  */
 static bool gives_way(struct xrp *rp, const struct job *j,
 		      const struct xfsj_bmbt_irec *r)
@@ -367,7 +368,7 @@ static bool gives_way(struct xrp *rp, const struct job *j,
 
 	if (claims_scratch(rp, &f, &rec) ||
 	    xrp_claims_gather(rp, ag, s, e, f, rec, CLAIMS_MAX, &n))
-		return true;
+		return false;
 	for (i = 0; i < n; i++) {
 		if (f[i].owner == j->ino &&
 		    (f[i].offset & XRP_RMAP_FORK_FLAGS) == fork) {
