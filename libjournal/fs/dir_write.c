@@ -49,9 +49,15 @@ static int unmap_data(struct xfsj_fs *fs, struct xfsj_iref *ip,
 	    ip->di.format != XFSJ_DINODE_FMT_BTREE)
 		return 0;
 	err = xfsj_bmap_read(fs, ip, XFSJ_DATA_FORK, &ext, &n, f);
-	for (size_t i = n; !err && i-- > 0;)
-		err = xfsj_bmap_unmap(fs, ip, XFSJ_DATA_FORK, ext[i].startoff,
-				      ext[i].blockcount, keep_blocks, &done, f);
+	/*
+	 * One unmap of the whole mapped range: the fork is read and written
+	 * once, not once an extent (a directory of thousands of extents).
+	 */
+	if (!err && n)
+		err = xfsj_bmap_unmap(fs, ip, XFSJ_DATA_FORK, ext[0].startoff,
+				      ext[n - 1].startoff +
+				      ext[n - 1].blockcount - ext[0].startoff,
+				      keep_blocks, &done, f);
 	free(ext);
 	return err;
 }

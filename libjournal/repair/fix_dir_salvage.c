@@ -30,11 +30,19 @@
 #include "ondisk/dir_block.h"
 #include "repair/repair_priv.h"
 
+/* An entry kept: its name is in the salvage's name arena, at @off. */
 struct sent {
 	uint64_t ino;
+	uint64_t off;
 	uint32_t hash;
 	uint8_t namelen;
 	uint8_t ftype;
+};
+
+/* A name left out (few: kept whole). */
+struct lent {
+	uint32_t hash;
+	uint8_t namelen;
 	char name[256];
 };
 
@@ -43,6 +51,8 @@ struct salvage {
 	uint64_t dir;
 	struct sent *e;
 	size_t n, cap;
+	char *names;		/* the kept names, each ended by a NUL */
+	size_t nnames, capnames;
 	size_t seen;		/* entries found, "." and ".." left out */
 	uint64_t dotdot;	/* the ".." found, or NULLFSINO */
 	uint32_t *slot;		/* names by hash: index + 1, 0 empty */
@@ -50,7 +60,7 @@ struct salvage {
 	const struct xrp_prob **named;	/* this round's dir.parents */
 	size_t nnamed;
 	struct dropped *drop;	/* names lost, or NULL: not counted */
-	struct sent *lo;	/* names left out (with drop) */
+	struct lent *lo;	/* names left out (with drop) */
 	size_t nlo, caplo;
 };
 
@@ -68,7 +78,7 @@ struct dropped {
 /* An entry named @name is left out: kept aside till the end (collect). */
 static int left_out(struct salvage *s, const uint8_t *name, uint8_t namelen)
 {
-	struct sent *e;
+	struct lent *e;
 
 	if (!s->drop || !namelen)
 		return 0;
@@ -82,7 +92,7 @@ static int left_out(struct salvage *s, const uint8_t *name, uint8_t namelen)
 }
 
 /* Name @e in @d's list (the first few). */
-static void name_lost(struct dropped *d, const struct sent *e)
+static void name_lost(struct dropped *d, const struct lent *e)
 {
 	size_t at = strlen(d->names), i;
 
@@ -168,15 +178,21 @@ static uint32_t *name_slot(const struct salvage *s, uint32_t hash,
 			   const uint8_t *name, uint8_t namelen)
 {
 	size_t mask = s->nslot - 1;
+	/*
+	 * The high half of a 64-bit product: the name hash's low bits vary
+	 * little between names that differ in one character, and a slot
+	 * taken from them made long runs of probes.
+	 */
+	size_t i = (size_t)(((uint64_t)hash * 0x9e3779b97f4a7c15ULL) >> 32);
 
-	for (size_t i = (hash * 2654435761U) & mask;; i = (i + 1) & mask) {
+	for (i &= mask;; i = (i + 1) & mask) {
 		const struct sent *e;
 
 		if (!s->slot[i])
 			return &s->slot[i];
 		e = &s->e[s->slot[i] - 1];
 		if (e->hash == hash && e->namelen == namelen &&
-		    !memcmp(e->name, name, namelen))
+		    !memcmp(s->names + e->off, name, namelen))
 			return &s->slot[i];
 	}
 }
@@ -184,7 +200,8 @@ static uint32_t *name_slot(const struct salvage *s, uint32_t hash,
 /* Room for one more entry and its slot. */
 static int grow(struct salvage *s)
 {
-	if (xfsj_grow(&s->e, &s->cap, s->n, 1, sizeof(*s->e), 64))
+	if (xfsj_grow(&s->e, &s->cap, s->n, 1, sizeof(*s->e), 64) ||
+	    xfsj_grow(&s->names, &s->capnames, s->nnames, 256, 1, 4096))
 		return -XFSJ_E_NOMEM;
 	if (2 * (s->n + 1) >= s->nslot) {
 		size_t nslot = s->nslot ? 2 * s->nslot : 256;
@@ -201,7 +218,8 @@ static int grow(struct salvage *s)
 		for (size_t i = 0; i < s->n; i++) {
 			const struct sent *e = &s->e[i];
 
-			*name_slot(s, e->hash, (const uint8_t *)e->name,
+			*name_slot(s, e->hash,
+				   (const uint8_t *)s->names + e->off,
 				   e->namelen) = (uint32_t)i + 1;
 		}
 		free(old);
@@ -242,30 +260,72 @@ static int add(struct salvage *s, uint64_t ino, const uint8_t *name,
 	e = &s->e[s->n++];
 	*slot = (uint32_t)s->n;
 	e->ino = ino;
+	e->off = s->nnames;
 	e->hash = hash;
 	e->namelen = namelen;
 	e->ftype = ft;
-	memcpy(e->name, name, namelen);
-	e->name[namelen] = 0;
+	memcpy(s->names + s->nnames, name, namelen);
+	s->names[s->nnames + namelen] = 0;
+	s->nnames += (size_t)namelen + 1;
 	return 0;
 }
 
-/* The names left out that no kept entry has, into s->drop. */
-static void count_lost(struct salvage *s)
+/* Left-out names in order of hash and name; equal names by position. */
+static int lent_ptr_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < s->nlo; i++) {
-		const struct sent *e = &s->lo[i];
-		bool dup = false;
+	const struct lent *x = *(const struct lent *const *)a;
+	const struct lent *y = *(const struct lent *const *)b;
+	int c;
 
-		if (s->nslot && *name_slot(s, e->hash, (const uint8_t *)e->name,
-					   e->namelen))
-			continue;
-		for (size_t k = 0; k < i && !dup; k++)
-			dup = s->lo[k].namelen == e->namelen &&
-			      !memcmp(s->lo[k].name, e->name, e->namelen);
-		if (!dup)
-			name_lost(s->drop, e);
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	if (x->namelen != y->namelen)
+		return x->namelen < y->namelen ? -1 : 1;
+	c = memcmp(x->name, y->name, x->namelen);
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The names left out that no kept entry has, into s->drop, each once and
+ * in the order the walk found them.  The repeats are found by sorting
+ * (a directory may leave out most of its entries).
+ */
+static int count_lost(struct salvage *s)
+{
+	const struct lent **by;
+	bool *dup;
+
+	if (!s->nlo)
+		return 0;
+	by = malloc(s->nlo * sizeof(*by));
+	dup = calloc(s->nlo, sizeof(*dup));
+	if (!by || !dup) {
+		free(by);
+		free(dup);
+		return -XFSJ_E_NOMEM;
 	}
+	for (size_t i = 0; i < s->nlo; i++)
+		by[i] = &s->lo[i];
+	qsort(by, s->nlo, sizeof(*by), lent_ptr_cmp);
+	for (size_t i = 1; i < s->nlo; i++)
+		if (by[i]->hash == by[i - 1]->hash &&
+		    by[i]->namelen == by[i - 1]->namelen &&
+		    !memcmp(by[i]->name, by[i - 1]->name, by[i]->namelen))
+			dup[by[i] - s->lo] = true;
+	free(by);
+	for (size_t i = 0; i < s->nlo; i++) {
+		const struct lent *e = &s->lo[i];
+
+		if (dup[i] || (s->nslot &&
+			       *name_slot(s, e->hash, (const uint8_t *)e->name,
+					  e->namelen)))
+			continue;
+		name_lost(s->drop, e);
+	}
+	free(dup);
+	return 0;
 }
 
 /* ---- blocks ---- */
@@ -652,7 +712,7 @@ static int collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l,
 	if (!err)
 		err = pptrs ? walk_pptrs(&s) : 0;
 	if (!err && drop)
-		count_lost(&s);
+		err = count_lost(&s);
 	free(s.lo);
 	if (!err)
 		err = find_parent(&s, &l->parent);
@@ -665,14 +725,17 @@ static int collect(struct xrp *rp, uint64_t dir, struct xrp_dirlist *l,
 	free(s.named);
 	if (err) {
 		free(s.e);
+		free(s.names);
 		return err;
 	}
 	for (size_t i = 0; i < s.n; i++)
-		l->de[i] = (struct xfsj_dirent){ s.e[i].name, s.e[i].namelen,
-						 s.e[i].ftype, s.e[i].ino };
+		l->de[i] = (struct xfsj_dirent){ s.names + s.e[i].off,
+						 s.e[i].namelen, s.e[i].ftype,
+						 s.e[i].ino };
+	free(s.e);
 	l->n = s.n;
 	l->seen = s.seen;
-	l->priv = s.e;
+	l->priv = s.names;
 	return 0;
 }
 
