@@ -300,12 +300,14 @@ int xck_run(struct xfsj_fs *fs, const struct xfsj_check_opts *o,
 void xck_free(struct xck *ck);
 /*
  * Check again, in the state @ck a check kept, what a change of the
- * filesystem may have changed: the AGs marked in @redo (agcount entries)
- * whole (headers, btrees, inodes), the inodes of @set (may be NULL) in
- * the other AGs alone, and the superblocks, the space of every AG, the
- * names and the counters (recheck.c).  The problems of the AG and inode
- * phases of the other AGs, but those of @set's inodes, are not reported
- * again (the caller keeps them: xfsj_problem.phase, scan_ag and ino).
+ * filesystem may have changed: in each AG what @redo (agcount entries)
+ * says, the inodes of @set (may be NULL) in the AGs whose inodes are kept
+ * alone, and the superblocks, the space of every AG, the names and the
+ * counters (recheck.c).  An AG asked XCK_REDO_AG whose inodes' states
+ * cannot be kept is raised to XCK_REDO_ALL in @redo.  The problems of the
+ * phases not run again in an AG, but those of @set's inodes, are not
+ * reported again (the caller keeps them: xfsj_problem.phase, scan_ag and
+ * ino).
  * Returns 0, 1 when the superblocks stop the check or an inode of @set
  * cannot be scanned alone (only a whole check may tell more), or a
  * negative XFSJ_E_*; but for 0, @ck is unusable (still freed by
@@ -316,7 +318,18 @@ struct xck_inoset {
 	size_t n;
 };
 bool xck_inoset_has(const struct xck_inoset *s, uint64_t ino);
-int xck_rerun(struct xck *ck, const bool *redo, const struct xck_inoset *set,
+/* What a local check does again in one AG. */
+enum xck_redo {
+	XCK_REDO_NONE = 0,	/* nothing: what the check found stays */
+	/*
+	 * Headers and btrees: only metadata the inode scan does not read
+	 * changed (the AGF, the AGFL, free space, rmap and refcount
+	 * btrees); the inodes' states stay, their chunks unchanged.
+	 */
+	XCK_REDO_AG,
+	XCK_REDO_ALL,		/* headers, btrees and every inode */
+};
+int xck_rerun(struct xck *ck, uint8_t *redo, const struct xck_inoset *set,
 	      const struct xfsj_check_cb *cb, struct xfsj_check_result *res);
 /*
  * inodes.c: inodes @inos (@n, sorted, of AG @ag, their states reset)

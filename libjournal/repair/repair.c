@@ -189,28 +189,55 @@ static void add_work(struct xrp *rp, bool local)
 
 /*
  * Before a local check: the problems it will not find again (those of the
- * AG and inode phases of the AGs it keeps, but those of the inodes @set
- * scans again) stay, as a whole check would have found them.
+ * AG phase of the AGs it keeps, those of the inode phase of the AGs whose
+ * inodes it keeps, but those of the inodes @set scans again) stay, as a
+ * whole check would have found them.  Returns how many stay.
  */
-static void keep_unchanged(struct xrp *rp, const struct xck_inoset *set)
+static size_t keep_unchanged(struct xrp *rp, const struct xck_inoset *set)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < rp->nprobs; i++) {
 		struct xrp_prob *pr = &rp->probs[i];
 
-		if ((pr->p.phase == XFSJ_CK_AG ||
-		     pr->p.phase == XFSJ_CK_INODES) &&
-		    pr->p.scan_ag < rp->sb->agcount &&
-		    !rp->redo[pr->p.scan_ag] &&
-		    !(pr->p.phase == XFSJ_CK_INODES &&
-		      (pr->p.has & XFSJ_PF_INO) &&
-		      xck_inoset_has(set, pr->p.ino))) {
+		uint8_t redo = pr->p.scan_ag < rp->sb->agcount ?
+			       rp->redo[pr->p.scan_ag] : XCK_REDO_ALL;
+
+		if ((pr->p.phase == XFSJ_CK_AG && redo == XCK_REDO_NONE) ||
+		    (pr->p.phase == XFSJ_CK_INODES && redo != XCK_REDO_ALL &&
+		     !((pr->p.has & XFSJ_PF_INO) &&
+		       xck_inoset_has(set, pr->p.ino)))) {
 			pr->done = false;
 			rp->probs[n++] = *pr;
 			continue;
 		}
 		free_strings(pr);
+	}
+	rp->nprobs = n;
+	return n;
+}
+
+/*
+ * After the local check: the AGs it raised from XCK_REDO_AG to
+ * XCK_REDO_ALL (@asked: what it was asked) had their inodes scanned
+ * again, so the inode-phase problems kept for them (the first @kept)
+ * were found again: the old ones go.
+ */
+static void drop_raised(struct xrp *rp, const uint8_t *asked, size_t kept)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rp->nprobs; i++) {
+		struct xrp_prob *pr = &rp->probs[i];
+
+		if (i < kept && pr->p.phase == XFSJ_CK_INODES &&
+		    pr->p.scan_ag < rp->sb->agcount &&
+		    asked[pr->p.scan_ag] != XCK_REDO_ALL &&
+		    rp->redo[pr->p.scan_ag] == XCK_REDO_ALL) {
+			free_strings(pr);
+			continue;
+		}
+		rp->probs[n++] = *pr;
 	}
 	rp->nprobs = n;
 }
@@ -273,11 +300,19 @@ static int check_round(struct xrp *rp, bool local)
 	xrp_claims_ix_free(rp);
 	if (local && rp->ck) {
 		const struct xck_inoset set = { rp->reino, rp->nreino };
+		uint8_t *asked = malloc(rp->sb->agcount);
+		size_t kept;
 
-		keep_unchanged(rp, &set);
+		if (!asked)
+			return -XFSJ_E_NOMEM;
+		memcpy(asked, rp->redo, rp->sb->agcount);
+		kept = keep_unchanged(rp, &set);
 		empty_cache(rp, st.bound / LOCAL_CACHE_SHARE);
 		err = xck_rerun(rp->ck, rp->redo, &set, &ccb, &rp->ckres);
 		empty_cache(rp, st.bound);
+		if (!err)
+			drop_raised(rp, asked, kept);
+		free(asked);
 		if (!err) {
 			if (rp->nprobs > 1)
 				qsort(rp->probs, rp->nprobs,
@@ -299,6 +334,12 @@ static int check_round(struct xrp *rp, bool local)
 }
 
 /* ---- what a round changed: the scope of the next check ---- */
+
+static void redo_at_least(struct xrp *rp, uint32_t agno, uint8_t level)
+{
+	if (rp->redo[agno] < level)
+		rp->redo[agno] = level;
+}
 
 struct written {
 	struct xrp *rp;
@@ -329,7 +370,9 @@ static int on_written(void *arg, uint64_t off, unsigned int sectors)
 		if (in < sb->sectsize)
 			continue;	/* a superblock: always checked */
 		if (in < 4ULL * sb->sectsize) {
-			w->rp->redo[agno] = true;	/* AGF, AGI, AGFL */
+			/* AGF, AGI, AGFL (a changed unlinked list in the
+			 * AGI has the local check scan the AG's inodes) */
+			redo_at_least(w->rp, agno, XCK_REDO_AG);
 			continue;
 		}
 		agbno = (uint32_t)(in / sb->blocksize);
@@ -425,14 +468,20 @@ static int mark_owners(struct xrp *rp, struct written *w)
 					err = add_block_inodes(rp, agno,
 							(uint32_t)w->blk[j]);
 				else if (r[c].owner >> 63)
-					rp->redo[agno] = true;
+					redo_at_least(rp, agno, XCK_REDO_AG);
 				else
 					err = add_reino(rp, r[c].owner);
 			}
 		}
+		/*
+		 * Taken from the free space: the free space btrees changed;
+		 * an inode that maps it had its core or bmbt written, a new
+		 * inode chunk the inobt (the local check then finds other
+		 * chunks and scans the AG's inodes).
+		 */
 		for (c = i; c < k; c++)
 			if (!seen[c])
-				rp->redo[agno] = true;
+				redo_at_least(rp, agno, XCK_REDO_AG);
 	}
 	free(seen);
 	return err;
@@ -449,7 +498,7 @@ static void settle_reino(struct xrp *rp)
 	if (rp->nreino > REINO_MAX) {
 		for (i = 0; i < rp->nreino; i++)
 			rp->redo[xfsj_ino_agno(rp->sb, rp->reino[i]) %
-				 rp->sb->agcount] = true;
+				 rp->sb->agcount] = XCK_REDO_ALL;
 		rp->nreino = 0;
 		return;
 	}
@@ -459,7 +508,8 @@ static void settle_reino(struct xrp *rp)
 		uint64_t ino = rp->reino[i];
 
 		if ((n && rp->reino[n - 1] == ino) ||
-		    rp->redo[xfsj_ino_agno(rp->sb, ino) % rp->sb->agcount])
+		    rp->redo[xfsj_ino_agno(rp->sb, ino) % rp->sb->agcount] ==
+		    XCK_REDO_ALL)
 			continue;
 		rp->reino[n++] = ino;
 	}
@@ -488,8 +538,9 @@ static bool more_to_do(const struct xrp *rp)
 
 /*
  * Can the next check be a local one, after a round that wrote since
- * @epoch?  rp->redo gets the AGs it scans again; false when the round
- * fixed superblocks or wrote in every AG (a whole check is no dearer).
+ * @epoch?  rp->redo gets what it does again in each AG; false when the
+ * round fixed superblocks or must have every AG's inodes scanned again
+ * (a whole check is no dearer).
  */
 static bool local_scope(struct xrp *rp, uint32_t epoch)
 {
@@ -517,7 +568,7 @@ static bool local_scope(struct xrp *rp, uint32_t epoch)
 		return false;
 	settle_reino(rp);
 	for (agno = 0; agno < rp->sb->agcount; agno++)
-		marked += rp->redo[agno];
+		marked += rp->redo[agno] == XCK_REDO_ALL;
 	return marked < rp->sb->agcount;
 }
 

@@ -53,11 +53,13 @@ struct xrp {
 	 */
 	bool recheck;
 	/*
-	 * The AGs the next check scans again when it is a local one
-	 * (recheck.c; agcount entries): those the round wrote in, and those
-	 * of the inodes owning the blocks it wrote (repair.c).
+	 * What the next check does again in each AG when it is a local one
+	 * (enum xck_redo, recheck.c; agcount entries): the AG phase where
+	 * the round wrote AG metadata the inode scan does not read, the
+	 * inodes too where it wrote the AGI or the inode btrees, or more
+	 * inodes than are scanned alone (repair.c).
 	 */
-	bool *redo;
+	uint8_t *redo;
 	/*
 	 * The inodes the next local check scans again alone, in the AGs it
 	 * keeps (sorted, once each): those whose cores or blocks the round

@@ -114,8 +114,20 @@ if [ -n "$dblk" ]; then
 		test $rc = 1
 	check "its later rounds are local checks (${local_n:-?} local, ${full:-?} whole)" \
 		test "${local_n:-0}" -ge 1 -a "${full:-9}" -le 2
-	"$REPAIR" -n "$IMG" >/dev/null 2>&1
+	# The inodes the repair's checks scanned, less two whole checks'
+	# (the -n check after it): the local checks'.  They scan the inodes
+	# the round wrote, not AG 1's (only its AGF changed) nor those of
+	# /d's AG (its free space changed).
+	scanned=$(grep '"kind":"repair_summary"' <<<"$out" |
+		grep -o '"work":{[^}]*' | grep -o '"inodes":[0-9]*' | cut -d: -f2)
+	nout=$("$REPAIR" -n --json "$IMG" 2>/dev/null)
 	check "xfsj-repair -n is clean after it" test $? = 0
+	whole=$(grep '"kind":"check_summary"' <<<"$nout" |
+		grep -o '"work":{[^}]*' | grep -o '"inodes":[0-9]*' | cut -d: -f2)
+	localscan=$(( ${scanned:-0} - 2 * ${whole:-0} ))
+	check "the local checks scanned ${localscan} inodes, under a quarter of a whole check's ${whole:-?}" \
+		test -n "$scanned" -a -n "$whole" -a "$localscan" -ge 0 -a \
+		$((4 * localscan)) -lt "${whole:-0}"
 	"$XFSPROGS613/xfs_repair" -n "$IMG" >/dev/null 2>&1
 	check "xfs_repair -n is clean after it" test $? = 0
 fi
