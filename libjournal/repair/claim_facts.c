@@ -280,22 +280,17 @@ static bool in_layout(const struct xrp *rp, uint32_t agno,
 static bool refcount_shared(const struct xck_ag *ag, uint64_t s, uint64_t e)
 {
 	uint64_t pos = s;
-	bool moved = true;
 
 	if (!ag->tree_ok[XFSJ_BT_REFC])
 		return false;
-	while (pos < e && moved) {
-		moved = false;
-		for (size_t k = 0; k < ag->refcs.n; k++) {
-			const struct xfsj_refc_rec *r =
-				xck_vec_at(&ag->refcs, k);
+	/* Sorted and apart: each record in turn must go on from @pos. */
+	for (size_t k = xrp_refc_from(ag, s); k < ag->refcs.n && pos < e;
+	     k++) {
+		const struct xfsj_refc_rec *r = xck_vec_at(&ag->refcs, k);
 
-			if (r->refcount >= 2 && r->startblock <= pos &&
-			    pos < (uint64_t)r->startblock + r->blockcount) {
-				pos = (uint64_t)r->startblock + r->blockcount;
-				moved = true;
-			}
-		}
+		if (r->startblock > pos || r->refcount < 2)
+			break;
+		pos = (uint64_t)r->startblock + r->blockcount;
 	}
 	return pos >= e;
 }

@@ -259,3 +259,19 @@ int xrp_recs_of(struct xrp *rp, enum xrp_rec_table t, uint64_t owner,
 	}
 	return 0;
 }
+
+size_t xrp_refc_from(const struct xck_ag *ag, uint64_t s)
+{
+	size_t lo = 0, hi = ag->refcs.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct xfsj_refc_rec *r = xck_vec_at(&ag->refcs, mid);
+
+		if ((uint64_t)r->startblock + r->blockcount <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

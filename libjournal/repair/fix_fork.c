@@ -563,10 +563,14 @@ static bool any_shared(const struct xrp *rp, const struct xck_vec *l)
 		uint32_t s = xfsj_fsb_agbno(rp->sb, mv(l)[i].startblock);
 		uint64_t e = (uint64_t)s + mv(l)[i].blockcount;
 
-		for (k = 0; k < ag->refcs.n; k++) {
+		/* A tree read in order: the records over [s, e) alone. */
+		k = ag->tree_ok[XFSJ_BT_REFC] ? xrp_refc_from(ag, s) : 0;
+		for (; k < ag->refcs.n; k++) {
 			const struct xfsj_refc_rec *c = xck_vec_at(&ag->refcs,
 								   k);
 
+			if (ag->tree_ok[XFSJ_BT_REFC] && c->startblock >= e)
+				break;
 			if (!(c->startblock & XFSJ_REFC_COWFLAG) &&
 			    c->refcount > 1 && c->startblock < e &&
 			    s < (uint64_t)c->startblock + c->blockcount)

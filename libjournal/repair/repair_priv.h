@@ -158,6 +158,13 @@ struct xrp_owned_cb {
 int xrp_recs_of(struct xrp *rp, enum xrp_rec_table t, uint64_t owner,
 		const struct xrp_owned_cb *cb);
 void xrp_claims_ix_free(struct xrp *rp);
+/*
+ * The first record of @ag's refcountbt table that ends past @s; the
+ * records over [s, e) follow it while their start is below @e.  Only for
+ * a tree the check read whole and in order (tree_ok[XFSJ_BT_REFC]: its
+ * records sorted and apart, the CoW staging ones last).
+ */
+size_t xrp_refc_from(const struct xck_ag *ag, uint64_t s);
 
 /*
  * A row of the handler table (fixes.c): the code a problem row's handler

@@ -1046,6 +1046,47 @@ START_TEST(recs_of_equals_scan)
 END_TEST
 
 /*
+ * xrp_refc_from (the refcount lookups of the fork fixes and the evidence
+ * model): on a sorted table of records apart, with gaps and CoW staging
+ * records last, the first record ending past s, for every s, is the one a
+ * scan finds.
+ */
+START_TEST(refc_from_equals_scan)
+{
+	enum { N = 400 };
+	static struct xfsj_refc_rec rec[N];
+	struct xck_ag ag;
+	uint32_t at = 10, top = 0, r = 99;
+
+	memset(&ag, 0, sizeof(ag));
+	for (size_t i = 0; i < N; i++) {
+		r = r * 1103515245U + 12345U;
+		if (i == N - 20) {
+			top = at;
+			at = 5;		/* the CoW staging domain */
+		}
+		rec[i] = (struct xfsj_refc_rec){
+			.startblock = at | (i >= N - 20 ? XFSJ_REFC_COWFLAG : 0),
+			.blockcount = 1 + (r >> 16) % 7,
+			.refcount = 1 + (r >> 20) % 3 };
+		at += rec[i].blockcount + (r >> 24) % 3;
+	}
+	ag.refcs.v = rec;
+	ag.refcs.n = N;
+	ag.refcs.esz = sizeof(rec[0]);
+	for (uint64_t q = 0; q < top + 20; q++) {
+		size_t want = 0;
+
+		while (want < N && (uint64_t)rec[want].startblock +
+		       rec[want].blockcount <= q)
+			want++;
+		ck_assert_uint_eq(xrp_refc_from(&ag, q), want);
+	}
+	ck_assert_uint_eq(xrp_refc_from(&ag, (uint64_t)UINT32_MAX + 9), N);
+}
+END_TEST
+
+/*
  * The same cross-link with every free block of both AGs (and a's own
  * blocks) given to a third file first: no room for the copy.  The range is left (both files keep
  * their mappings), said in the result; nothing is cleared.
@@ -1128,6 +1169,7 @@ Suite *repair_fork_suite(void)
 	tcase_add_test(tc, crosslink_many_sharers);
 	tcase_add_loop_test(tc, recs_over_equals_scan, 0, 2);
 	tcase_add_test(tc, recs_of_equals_scan);
+	tcase_add_test(tc, refc_from_equals_scan);
 	tcase_add_test(tc, clone_no_space);
 	tcase_add_loop_test(tc, self_overlap_fuzz, 0, 2);
 	suite_add_tcase(s, tc);
