@@ -70,6 +70,7 @@
 	X(repair_dir2_suite)	\
 	X(repair_home_suite)	\
 	X(check_space_suite)	\
+	X(recheck_suite)	\
 	X(ag_trust_suite)	\
 	X(check_index_suite)	\
 	X(check_agbt_suite)	\
