@@ -382,6 +382,19 @@ static int ag_phase(struct xck *ck, enum xfsj_check_phase ph,
 	int err;
 
 	ck->phase = ck->ag_ph = ph;
+	/* Every AG (the space phase): on the check's threads. */
+	if (!redo && ck->threads > 1 && ck->agcount > 1) {
+		err = xck_ag_phase_parallel(ck, fn, ck->threads);
+		if (err <= 0) {
+			if (!err)
+				xck_progress(ck, ph, (uint64_t)ck->agcount *
+					     XFSJ_CK_AG_STEPS,
+					     (uint64_t)ck->agcount *
+					     XFSJ_CK_AG_STEPS);
+			return err;
+		}
+		/* 1: no thread to be had; the loop below scans. */
+	}
 	for (agno = 0; agno < ck->agcount; agno++) {
 		if (redo && redo[agno] < least)
 			continue;
