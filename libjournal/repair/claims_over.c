@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "core/radix_sort.h"
+#include "fs/iget.h"
 #include "repair/repair_priv.h"
 
 void xrp_claims_ix_free(struct xrp *rp)
@@ -274,4 +275,51 @@ size_t xrp_refc_from(const struct xck_ag *ag, uint64_t s)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* ---- a fork that shares a block with another claim ---- */
+
+struct crossed {
+	struct xrp *rp;
+	uint64_t ino;
+	bool attr;
+};
+
+static bool fork_is(const struct xfsj_rmap_rec *r, bool attr)
+{
+	return !(r->offset & XFSJ_RMAP_OFF_ATTR_FORK) == !attr;
+}
+
+/* A claim over the fork's record that is not the fork's own. */
+static int not_own(void *arg, const struct xfsj_rmap_rec *r)
+{
+	const struct crossed *x = arg;
+
+	return r->owner != x->ino || !fork_is(r, x->attr);
+}
+
+static int own_rec(void *arg, uint32_t agno, const struct xfsj_rmap_rec *r)
+{
+	struct crossed *x = arg;
+
+	if (!fork_is(r, x->attr) || agno >= x->rp->ck->agcount)
+		return 0;
+	return xrp_recs_over(x->rp, &x->rp->ck->ags[agno], XRP_TAB_CLAIMS,
+			     r->startblock,
+			     (uint64_t)r->startblock + r->blockcount,
+			     &(struct xrp_claims_cb){ not_own, x }) != 0;
+}
+
+bool xrp_fork_crosslinked(struct xrp *rp, uint64_t ino, int whichfork)
+{
+	struct crossed x = { rp, ino, whichfork == XFSJ_ATTR_FORK };
+
+	return xrp_recs_of(rp, XRP_TAB_CLAIMS, ino,
+			   &(struct xrp_owned_cb){ own_rec, &x }) != 0;
+}
+
+bool xrp_keep_old_blocks(struct xrp *rp, uint64_t ino, int whichfork)
+{
+	return !xck_ags_trusted(rp->ck, XCK_TRUST_FREE) ||
+	       xrp_fork_crosslinked(rp, ino, whichfork);
 }

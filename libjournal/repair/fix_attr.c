@@ -67,12 +67,14 @@ static int empty_fork(struct xrp *rp, struct xfsj_iref *ip, bool readable,
 	int err = 0;
 
 	if (readable && ip->di.aformat != XFSJ_DINODE_FMT_LOCAL) {
+		bool keep = xrp_keep_old_blocks(rp, ip->ino, XFSJ_ATTR_FORK);
+
 		err = xfsj_bmap_read(rp->fs, ip, XFSJ_ATTR_FORK, &ext, &n, f);
 		for (size_t i = n; !err && i-- > 0;)
 			err = xfsj_bmap_unmap(rp->fs, ip, XFSJ_ATTR_FORK,
 					      ext[i].startoff,
-					      ext[i].blockcount,
-					      xrp_keep_old_blocks(rp), &done, f);
+					      ext[i].blockcount, keep, &done,
+					      f);
 		free(ext);
 		if (err)
 			return err;

@@ -667,11 +667,6 @@ static int find_parent(struct salvage *s, uint64_t *parent)
 	return 0;
 }
 
-bool xrp_keep_old_blocks(const struct xrp *rp)
-{
-	return !xck_ags_trusted(rp->ck, XCK_TRUST_FREE);
-}
-
 void xrp_dirlist_free(struct xrp_dirlist *l)
 {
 	free(l->de);
@@ -804,7 +799,7 @@ int xrp_dir_rebuild(struct xrp *rp, uint64_t dir)
 	if (!xfsj_dir_fits(rp->sb, l.de, l.n))
 		goto out;
 	err = xfsj_dir_write(rp->fs, dir, l.parent, l.de, l.n,
-			    xrp_keep_old_blocks(rp), &f);
+			    xrp_keep_old_blocks(rp, dir, XFSJ_DATA_FORK), &f);
 	if (err) {
 		err = err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
 		goto out;

@@ -239,7 +239,7 @@ int xrp_rc_dir_add(struct xrp *rp, uint64_t dir,
 		l.parent = dir;
 	err = n == l.n ? 0 : xfsj_dir_fits(rp->sb, v, n) ?
 	      xfsj_dir_write(rp->fs, dir, l.parent, v, n,
-			    xrp_keep_old_blocks(rp), &f) : 1;
+			    xrp_keep_old_blocks(rp, dir, XFSJ_DATA_FORK), &f) : 1;
 	xrp_dirlist_free(&l);
 	if (err < 0 && err != -XFSJ_E_NOMEM && err != -XFSJ_E_IO)
 		err = 1;
@@ -465,7 +465,7 @@ static int drop_names(struct xrp *rp, uint64_t dir, uint64_t ino,
 			l.de[k++] = l.de[i];
 	err = xfsj_dir_fits(rp->sb, l.de, k) ?
 	      xfsj_dir_write(rp->fs, dir, parent, l.de, k,
-			    xrp_keep_old_blocks(rp), &f) : 0;
+			    xrp_keep_old_blocks(rp, dir, XFSJ_DATA_FORK), &f) : 0;
 	xrp_dirlist_free(&l);
 	return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
 }
@@ -522,7 +522,7 @@ static int set_parent(struct xrp *rp, uint64_t ino, uint64_t parent)
 	 * report. */
 	err = xfsj_dir_fits(rp->sb, l.de, l.n) ?
 	      xfsj_dir_write(rp->fs, ino, parent, l.de, l.n,
-			    xrp_keep_old_blocks(rp), &f) : 0;
+			    xrp_keep_old_blocks(rp, ino, XFSJ_DATA_FORK), &f) : 0;
 	xrp_dirlist_free(&l);
 	return err == -XFSJ_E_NOMEM || err == -XFSJ_E_IO ? err : 0;
 }

@@ -349,9 +349,18 @@ int xrp_dir_collect_entries(struct xrp *rp, uint64_t dir,
 /* Is @ino named by a directory written again this round? */
 bool xrp_renamed(struct xrp *rp, uint64_t ino);
 void xrp_dirlist_free(struct xrp_dirlist *l);
-/* Old directory blocks only unmapped, not freed: some AG's free space
- * btrees cannot be trusted. */
-bool xrp_keep_old_blocks(const struct xrp *rp);
+/*
+ * claims_over.c: does a claim of another owner (or of the inode's other
+ * fork) lie over a block fork @whichfork of @ino maps, in the check's
+ * claims?  Then a fork written again must not free its old blocks: the
+ * other claim keeps them, and the AG stage takes back what nothing
+ * claims.
+ */
+bool xrp_fork_crosslinked(struct xrp *rp, uint64_t ino, int whichfork);
+/* A fork's old blocks only unmapped, not freed: some AG's free space
+ * btrees cannot be trusted, or the fork shares a block with another
+ * claim. */
+bool xrp_keep_old_blocks(struct xrp *rp, uint64_t ino, int whichfork);
 /* fix_attr.c: FIX_SALVAGE_ATTR, attribute forks rewritten from what
  * survives. */
 int xrp_fix_salvage_attr(struct xrp *rp);
