@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum xfsj_kind {
 	XFSJ_K_U8,
@@ -211,5 +212,32 @@ static inline void xfsj_put_le64(void *p, uint64_t v)
 	xfsj_put_le32(p, (uint32_t)v);
 	xfsj_put_le32((uint8_t *)p + 4, (uint32_t)(v >> 32));
 }
+
+/*
+ * The same list made into a straight-line big-endian decoder (for the
+ * structures decoded once per inode or block in a scan: no loop over the
+ * field table, no switch per field).  Used in the structure's .c file:
+ *   XFSJ_DEFINE_DECODER(fn, tag, LIST)
+ * defines void fn(const void *disk, struct tag *host), which writes what
+ * xfsj_layout_decode() of the same list writes (test_layout.c).
+ */
+#define XFSJ_DEC_U8(n, off)	h_->n = d_[off];
+#define XFSJ_DEC_U16(n, off)	h_->n = xfsj_get_be16(d_ + (off));
+#define XFSJ_DEC_U32(n, off)	h_->n = xfsj_get_be32(d_ + (off));
+#define XFSJ_DEC_U64(n, off)	h_->n = xfsj_get_be64(d_ + (off));
+#define XFSJ_DEC_UUID(n, off)	memcpy(h_->n, d_ + (off), 16);
+#define XFSJ_DEC_NAME12(n, off)	memcpy(h_->n, d_ + (off), 12);
+#define XFSJ_DEC_CRC(n, off)	h_->n = xfsj_get_le32(d_ + (off));
+#define XFSJ_DEC_U32A64(n, off)						\
+	for (int j_ = 0; j_ < 64; j_++)					\
+		h_->n[j_] = xfsj_get_be32(d_ + (off) + 4 * j_);
+#define XFSJ_FDEC(k, n, off)	XFSJ_DEC_##k(n, off)
+#define XFSJ_DEFINE_DECODER(fn, tag, LIST)				\
+	void fn(const void *disk, struct tag *h_)			\
+	{								\
+		const uint8_t *d_ = disk;				\
+									\
+		LIST(XFSJ_FDEC, XFSJ_PNONE)				\
+	}
 
 #endif

@@ -96,20 +96,14 @@ unsigned int xfsj_btree_maxrecs(enum xfsj_btnum bt, uint32_t blocksize,
 	return space / (s->keylen + s->ptrlen);
 }
 
-void xfsj_sblock_decode(const void *buf, struct xfsj_sblock *h)
-{
-	xfsj_layout_decode(&xfsj_sblock_layout, buf, h);
-}
+XFSJ_DEFINE_DECODER(xfsj_sblock_decode, xfsj_sblock, XFSJ_SBLOCK_FIELDS)
 
 void xfsj_sblock_encode(const struct xfsj_sblock *h, void *buf)
 {
 	xfsj_layout_encode(&xfsj_sblock_layout, h, buf);
 }
 
-void xfsj_lblock_decode(const void *buf, struct xfsj_lblock *h)
-{
-	xfsj_layout_decode(&xfsj_lblock_layout, buf, h);
-}
+XFSJ_DEFINE_DECODER(xfsj_lblock_decode, xfsj_lblock, XFSJ_LBLOCK_FIELDS)
 
 void xfsj_lblock_encode(const struct xfsj_lblock *h, void *buf)
 {

@@ -42,10 +42,7 @@ void xfsj_time_decode(uint64_t v, bool bigtime, int64_t *sec,
 	}
 }
 
-void xfsj_dinode_decode(const void *buf, struct xfsj_dinode *di)
-{
-	xfsj_layout_decode(&xfsj_dinode_layout, buf, di);
-}
+XFSJ_DEFINE_DECODER(xfsj_dinode_decode, xfsj_dinode, XFSJ_DINODE_FIELDS)
 
 void xfsj_log_dinode_decode(const void *p, uint32_t len,
 			    struct xfsj_dinode *di)
