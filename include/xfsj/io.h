@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 struct xfsj_io;
 
@@ -52,6 +53,13 @@ struct xfsj_io_ops {
 	 * show on the read itself.
 	 */
 	void (*advise)(struct xfsj_io *io, uint64_t off, uint64_t len);
+	/*
+	 * Optional (NULL: one pread per piece): the @n pieces of @iov read
+	 * from the bytes that follow one another from @off, in one request
+	 * (a run of buffers read without a copy through a bounce buffer).
+	 */
+	int (*preadv)(struct xfsj_io *io, const struct iovec *iov, int n,
+		      uint64_t off);
 };
 
 struct xfsj_io {
@@ -90,6 +98,11 @@ static inline int xfsj_pread(struct xfsj_io *io, void *buf, size_t len,
 {
 	return io->ops->pread(io, buf, len, off);
 }
+
+/* At most XFSJ_IOV_MAX pieces a request. */
+#define XFSJ_IOV_MAX	256
+int xfsj_preadv(struct xfsj_io *io, const struct iovec *iov, int n,
+		uint64_t off);
 
 static inline int xfsj_pwrite(struct xfsj_io *io, const void *buf, size_t len,
 			      uint64_t off)

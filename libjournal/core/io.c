@@ -138,3 +138,20 @@ void *xfsj_io_mem_buffer(struct xfsj_io *io)
 {
 	return io->ops == &mem_ops ? io->priv : NULL;
 }
+
+int xfsj_preadv(struct xfsj_io *io, const struct iovec *iov, int n,
+		uint64_t off)
+{
+	if (n < 0 || n > XFSJ_IOV_MAX)
+		return -XFSJ_E_INVAL;
+	if (io->ops->preadv)
+		return io->ops->preadv(io, iov, n, off);
+	for (int i = 0; i < n; i++) {
+		int err = xfsj_pread(io, iov[i].iov_base, iov[i].iov_len, off);
+
+		if (err)
+			return err;
+		off += iov[i].iov_len;
+	}
+	return 0;
+}

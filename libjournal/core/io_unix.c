@@ -71,6 +71,40 @@ static int unix_pread(struct xfsj_io *io, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* preadv until every piece is full (a short read goes on where it
+ * stopped). */
+static int unix_preadv(struct xfsj_io *io, const struct iovec *iov, int n,
+		       uint64_t off)
+{
+	struct iovec v[XFSJ_IOV_MAX];
+	int first = 0;
+
+	if (n < 0 || n > XFSJ_IOV_MAX)
+		return -XFSJ_E_INVAL;
+	memcpy(v, iov, (size_t)n * sizeof(*v));
+	while (first < n) {
+		ssize_t got = preadv(ufd(io), v + first, n - first,
+				     (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -XFSJ_E_IO;
+		if (got == 0)
+			return -XFSJ_E_SHORTIO;
+		off += (uint64_t)got;
+		while (first < n && (size_t)got >= v[first].iov_len) {
+			got -= (ssize_t)v[first].iov_len;
+			first++;
+		}
+		if (first < n) {
+			v[first].iov_base = (char *)v[first].iov_base + got;
+			v[first].iov_len -= (size_t)got;
+		}
+	}
+	return 0;
+}
+
 static int unix_pwrite(struct xfsj_io *io, const void *buf, size_t len,
 		       uint64_t off)
 {
@@ -351,6 +385,7 @@ static const struct xfsj_io_ops unix_ops = {
 	.unmap = unix_unmap,
 	.next_data = unix_next_data,
 	.advise = unix_advise,
+	.preadv = unix_preadv,
 };
 
 const char *xfsj_io_open_strerror(int err)

@@ -193,6 +193,31 @@ int xfsj_overlay_read(struct xfsj_overlay *ov, void *buf, size_t len,
 	return 0;
 }
 
+int xfsj_overlay_readv(struct xfsj_overlay *ov, const struct iovec *iov,
+		       int n, uint64_t off)
+{
+	uint64_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	if (off > ov->io->size || len > ov->io->size - off)
+		return -XFSJ_E_RANGE;
+	/* None of it in the overlay: the device reads it all at once. */
+	if (len && !find(ov, off / XFSJ_OVL_PAGE) &&
+	    device_run(ov, off / XFSJ_OVL_PAGE,
+		       (size_t)(off % XFSJ_OVL_PAGE), (size_t)len) == len)
+		return xfsj_preadv(ov->io, iov, n, off);
+	for (int i = 0; i < n; i++) {
+		int err = xfsj_overlay_read(ov, iov[i].iov_base,
+					    iov[i].iov_len, off);
+
+		if (err)
+			return err;
+		off += iov[i].iov_len;
+	}
+	return 0;
+}
+
 void xfsj_overlay_advise(struct xfsj_overlay *ov, uint64_t off, uint64_t len)
 {
 	xfsj_io_advise(ov->io, off, len);

@@ -27,6 +27,10 @@ void xfsj_overlay_free(struct xfsj_overlay *ov);
 /* Read @len bytes at byte offset @off, overlay first, device below. */
 int xfsj_overlay_read(struct xfsj_overlay *ov, void *buf, size_t len,
 		      uint64_t off);
+/* The same into @n pieces (at most XFSJ_IOV_MAX) that follow one another
+ * from @off: one device request when the overlay holds none of it. */
+int xfsj_overlay_readv(struct xfsj_overlay *ov, const struct iovec *iov,
+		       int n, uint64_t off);
 /* A read-soon hint to the device below (xfsj_io_advise). */
 void xfsj_overlay_advise(struct xfsj_overlay *ov, uint64_t off, uint64_t len);
 /* Write into the overlay only. */

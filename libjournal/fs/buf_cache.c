@@ -77,6 +77,7 @@ struct xfsj_bcache {
 	size_t nhash, nhashed;
 	struct dlink age, lru;
 	uint64_t bound, lru_bytes;
+	uint64_t pending;	/* made for a run read, not yet in the cache */
 	struct xfsj_cache_stats st;
 };
 
@@ -205,7 +206,8 @@ static void free_ent(struct xfsj_bcache *c, struct bufent *e)
 static void shrink_reuse(struct xfsj_bcache *c, uint64_t want,
 			 struct bufent **reuse)
 {
-	while (c->st.bytes + want > c->bound && dl_listed(&c->lru)) {
+	while (c->st.bytes + c->pending + want > c->bound &&
+	       dl_listed(&c->lru)) {
 		struct bufent *e = ENT_OF(c->lru.next, lru);
 
 		lru_del(c, e);
@@ -491,33 +493,71 @@ int xfsj_bcache_prefetch(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 	return 0;
 }
 
-/* Add the buffers of @v, read as one run into @run (NULL: one buffer). */
-static int ra_run(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
-		  size_t n, uint8_t *run)
+/* Add the buffers of @v, read one by one. */
+static int ra_each(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
+		   size_t n)
 {
-	size_t off = 0;
-	int err;
-
-	for (size_t i = 0; i < n; off += v[i].len, i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct bufent *e;
+		int err;
 
 		if (lookup(c, v[i].daddr))
 			continue;	/* repeated in the request */
 		err = new_ent(c, v[i].daddr, v[i].len, false, &e);
 		if (err)
 			return err;
-		if (run) {
-			memcpy(e->b.data, run + off, v[i].len);
-		} else {
-			err = xfsj_overlay_read(c->ov, e->b.data, v[i].len,
-						v[i].daddr << 9);
-			if (err) {
-				drop_new(e);
-				return err;
-			}
+		err = xfsj_overlay_read(c->ov, e->b.data, v[i].len,
+					v[i].daddr << 9);
+		if (err) {
+			drop_new(e);
+			return err;
 		}
 		link_ent(c, e);
 		lru_add(c, e);
+		c->st.readahead++;
+	}
+	return 0;
+}
+
+/*
+ * Add the buffers of @v (adjacent on the device, at most XFSJ_IOV_MAX),
+ * read by one request straight into their own memory.  A buffer the
+ * cache holds already (a request naming a block twice) sends the run to
+ * ra_each.
+ */
+static int ra_run(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
+		  size_t n)
+{
+	struct bufent *ent[XFSJ_IOV_MAX];
+	struct iovec iov[XFSJ_IOV_MAX];
+	size_t i, k;
+	int err = 0;
+
+	if (n < 2 || n > XFSJ_IOV_MAX)
+		return ra_each(c, v, n);
+	for (i = 0; i < n; i++)
+		if (lookup(c, v[i].daddr))
+			return ra_each(c, v, n);
+	for (k = 0; k < n; k++) {
+		err = new_ent(c, v[k].daddr, v[k].len, false, &ent[k]);
+		if (err)
+			break;
+		c->pending += v[k].len;
+		iov[k].iov_base = ent[k]->b.data;
+		iov[k].iov_len = v[k].len;
+	}
+	if (!err)
+		err = xfsj_overlay_readv(c->ov, iov, (int)n, v[0].daddr << 9);
+	for (i = 0; i < k; i++)
+		c->pending -= v[i].len;
+	if (err) {
+		while (k-- > 0)
+			drop_new(ent[k]);
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		link_ent(c, ent[i]);
+		lru_add(c, ent[i]);
 		c->st.readahead++;
 	}
 	return 0;
@@ -552,7 +592,6 @@ int xfsj_bcache_readahead(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 			  size_t n)
 {
 	uint64_t pinned = c->st.bytes - c->lru_bytes;
-	uint8_t *run = NULL;
 	struct xfsj_buf_ra *pick;
 	size_t m, i, j;
 	int err;
@@ -569,21 +608,11 @@ int xfsj_bcache_readahead(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 		size_t len = pick[i].len;
 
 		for (j = i + 1; j < m && ra_adjacent(&pick[j - 1], &pick[j]) &&
-		     len + pick[j].len <= RA_RUN_MAX; j++)
+		     len + pick[j].len <= RA_RUN_MAX &&
+		     j - i < XFSJ_IOV_MAX; j++)
 			len += pick[j].len;
-		if (j - i == 1) {
-			err = ra_run(c, &pick[i], 1, NULL);
-			continue;
-		}
-		if (!run && !(run = malloc(RA_RUN_MAX))) {
-			err = -XFSJ_E_NOMEM;
-			break;
-		}
-		err = xfsj_overlay_read(c->ov, run, len, pick[i].daddr << 9);
-		if (!err)
-			err = ra_run(c, &pick[i], j - i, run);
+		err = ra_run(c, &pick[i], j - i);
 	}
-	free(run);
 	free(pick);
 	return err;
 }

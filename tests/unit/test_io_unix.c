@@ -126,6 +126,36 @@ static void *hint_many(void *arg)
 	return NULL;
 }
 
+/* preadv through a file: pieces filled in order from the offset, the
+ * end of the file short, too many pieces refused. */
+START_TEST(unix_preadv)
+{
+	char *path = make_temp();
+	static uint8_t buf[3 * 4096], a[1000], b[5000], c[4096];
+	struct iovec iov[3] = { { a, sizeof(a) }, { b, sizeof(b) },
+				{ c, sizeof(c) } };
+	struct xfsj_io *io = NULL;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 13 + i / 4096);
+	ck_assert_int_eq(xfsj_io_open(path, 0, &io), 0);
+	ck_assert_int_eq(xfsj_io_extend(io, sizeof(buf) + 4096), 0);
+	ck_assert_int_eq(xfsj_pwrite(io, buf, sizeof(buf), 0), 0);
+	ck_assert_ptr_nonnull(io->ops->preadv);
+	ck_assert_int_eq(xfsj_preadv(io, iov, 3, 100), 0);
+	ck_assert_mem_eq(a, buf + 100, sizeof(a));
+	ck_assert_mem_eq(b, buf + 1100, sizeof(b));
+	ck_assert_mem_eq(c, buf + 6100, sizeof(c));
+	ck_assert_int_eq(xfsj_preadv(io, iov, 3, sizeof(buf)),
+			 -XFSJ_E_SHORTIO);
+	ck_assert_int_eq(xfsj_preadv(io, iov, XFSJ_IOV_MAX + 1, 0),
+			 -XFSJ_E_INVAL);
+	xfsj_io_close(io);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 START_TEST(unix_advise_ring)
 {
 	char *path = make_temp();
@@ -379,6 +409,7 @@ Suite *io_unix_suite(void)
 	TCase *tc = tcase_create("unix");
 
 	tcase_add_test(tc, unix_file);
+	tcase_add_test(tc, unix_preadv);
 	tcase_add_test(tc, unix_map);
 	tcase_add_test(tc, unix_advise_ring);
 	tcase_add_test(tc, unix_readonly);

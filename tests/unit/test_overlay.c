@@ -58,6 +58,46 @@ START_TEST(reads_through)
 }
 END_TEST
 
+/* Pieces of uneven sizes, one after another: from the device alone (one
+ * request), then with the first page of the range written in the
+ * overlay, then a later one too (the overlay wins there); past the end
+ * refused. */
+START_TEST(readv_pieces)
+{
+	static const size_t sz[] = { 512, 1024, PG, 3000, 7 };
+	struct xfsj_io *io = patterned(10 * PG);
+	uint8_t buf[5][PG], page[PG];
+	struct iovec iov[5];
+	struct xfsj_overlay *ov;
+	uint64_t at = PG - 100, off;
+
+	ck_assert_int_eq(xfsj_overlay_create(io, &ov), 0);
+	for (int i = 0; i < 5; i++)
+		iov[i] = (struct iovec){ buf[i], sz[i] };
+	memset(page, 0xee, sizeof(page));
+	for (int pass = 0; pass < 3; pass++) {
+		/* pass 1: the first page only; pass 2: page 2 as well */
+		if (pass)
+			ck_assert_int_eq(xfsj_overlay_write(ov, page, PG,
+					 pass == 1 ? 0 : 2 * PG), 0);
+		memset(buf, 0, sizeof(buf));
+		ck_assert_int_eq(xfsj_overlay_readv(ov, iov, 5, at), 0);
+		off = at;
+		for (int i = 0; i < 5; i++)
+			for (size_t k = 0; k < sz[i]; k++, off++)
+				ck_assert_uint_eq(buf[i][k],
+					(pass && off < PG) ||
+					(pass == 2 && off >= 2 * PG &&
+					 off < 3 * PG) ?
+					0xee : pat(off));
+	}
+	ck_assert_int_eq(xfsj_overlay_readv(ov, iov, 5, 10 * PG - 4096),
+			 -XFSJ_E_RANGE);
+	xfsj_overlay_free(ov);
+	xfsj_io_close(io);
+}
+END_TEST
+
 struct seen {
 	uint64_t off[16];
 	uint8_t first[16];
@@ -454,6 +494,7 @@ Suite *overlay_suite(void)
 	TCase *tc = tcase_create("overlay");
 
 	tcase_add_test(tc, reads_through);
+	tcase_add_test(tc, readv_pieces);
 	tcase_add_test(tc, writes_stay_in_overlay);
 	tcase_add_test(tc, bounds_and_short_last_page);
 	tcase_add_test(tc, many_pages);
