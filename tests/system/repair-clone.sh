@@ -29,6 +29,15 @@
 #     was pointed at, its other blocks its own), its size kept;
 #   - `xfs_repair` on another copy: the files it keeps whole, printed
 #     beside ours; ours keeps more.
+# One more case, attr: /d holds 30 small xattrs and one ("user.big") of
+# 8 KiB, a leaf and a remote value of 3 blocks; the attribute fork's
+# mapping of the value (a.bmx[1]) pointed at /a's first blocks (the fuzz
+# corpus's bmbt.attr recs[].startblock, seed 112).  The value's blocks
+# fail their check, so the attribute fork is written again without it;
+# its old blocks must not go back to the free space, which /a also
+# claims: /a, /b and /c keep every byte, /d keeps the 30 small xattrs
+# (xfs_repair 6.13 clears the whole fork), both checkers are clean after
+# it and a second run changes nothing.
 export LC_ALL=C
 source "$(dirname "$0")/lib/common.sh"
 need_root
@@ -63,6 +72,10 @@ for i in range(120):
     os.pwrite(fd, pattern(100 + i, 1), 2 * i * 4096)
     os.fsync(fd)
 os.close(fd)
+open(d + "/d", "wb").write(b"d" * 100)
+for i in range(30):
+    os.setxattr(d + "/d", "user.small%02d" % i, b"v" * 40)
+os.setxattr(d + "/d", "user.big", pattern(50, 2))
 ' "$MNT" || return 1
 	t_umount "$MNT"
 	detach_loop "$dev"
@@ -88,6 +101,9 @@ damage() {
 		"$DB" -x -c "path /c" -c "addr u3.bmbt.ptrs[1]" \
 			-c "write -d recs[2].startblock $((a0 + 3))" \
 			"$img" > /dev/null 2>&1 ;;
+	attr)
+		"$DB" -x -c "path /d" -c "write -d a.bmx[1].startblock $a0" \
+			"$img" > /dev/null 2>&1 ;;
 	esac
 }
 
@@ -107,6 +123,7 @@ expected() {
 		dd if="$dir/a" of="$dir/c" bs=4096 skip=3 seek=2 count=1 \
 			conv=notrunc status=none ;;
 	esac
+	return 0
 }
 
 # kept IMG WANTDIR: "N" files of a, b, c whose bytes are what WANTDIR
@@ -193,4 +210,63 @@ for case in extents bmbt; do
 		grep -v "log is clean" "$T_DIR/check.out" | head -4
 	} | sed 's/^/#   /'
 done
+
+# xattrs IMG: how many xattrs the kernel lists on /d (-1: refused).
+xattrs() {
+	local dev n
+	dev=$(attach_loop "$1") || { echo -1; return; }
+	if ! t_mount "$dev" "$MNT" ro,nouuid; then
+		detach_loop "$dev"
+		echo -1
+		return
+	fi
+	n=$(python3 -c 'import os, sys; print(len(os.listxattr(sys.argv[1])))' \
+		"$MNT/d" 2>/dev/null || echo -1)
+	t_umount "$MNT"
+	detach_loop "$dev"
+	echo "$n"
+}
+
+OURS=$T_DIR/ours.attr.img THEIRS=$T_DIR/theirs.attr.img WANT=$T_DIR/want.attr
+mkdir -p "$WANT"
+cp --sparse=always "$BASE" "$OURS"
+fails=()
+[ "$(value "$OURS" "path /d" core.aformat)" = "2 (extents)" ] &&
+	[ "$(value "$OURS" "path /d" "a.bmx[1].blockcount")" = 3 ] ||
+	fails+=("/d's attribute fork is not a leaf and a 3-block value")
+damage "$OURS" attr
+cp --sparse=always "$OURS" "$THEIRS"
+expected "$WANT" attr || fails+=("the kernel refuses the base image")
+"$XFSPROGS613/xfs_repair" -n "$OURS" > /dev/null 2>&1
+[ $? -eq 1 ] || fails+=("xfs_repair -n does not detect it")
+timeout 60 "$REPAIR" -r "$REDO" "$OURS" > "$T_DIR/repair.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fails+=("xfsj-repair exit $rc")
+grep -q "found: space.multiply_claimed: .* by inode [0-9]* attr and by inode [0-9]* data" \
+	"$T_DIR/repair.out" || fails+=("no cross-link of an attr fork and data found")
+grep -q "rebuilt attribute fork: 30 kept, 1 dropped" "$T_DIR/repair.out" ||
+	fails+=("the attribute fork was not rewritten with the 30 small xattrs")
+"$XFSPROGS613/xfs_repair" -n "$OURS" > /dev/null 2>&1 ||
+	fails+=("xfs_repair -n after exit $?")
+timeout 60 "$REPAIR" -n "$OURS" > "$T_DIR/check.out" 2>&1 ||
+	fails+=("xfsj-repair -n after exit $?")
+sum=$(md5sum < "$OURS")
+timeout 60 "$REPAIR" -r "$REDO" "$OURS" > /dev/null 2>&1 ||
+	fails+=("second xfsj-repair exit $?")
+[ "$(md5sum < "$OURS")" = "$sum" ] || fails+=("second xfsj-repair changed it")
+ours=$(kept "$OURS" "$WANT") ox=$(xattrs "$OURS")
+[ "$ours" = 3 ] || fails+=("$ours of 3 files hold their bytes")
+[ "$ox" = 30 ] || fails+=("/d has $ox xattrs, not 30")
+"$XFSPROGS613/xfs_repair" "$THEIRS" > /dev/null 2>&1
+theirs=$(kept "$THEIRS" "$WANT") tx=$(xattrs "$THEIRS")
+echo "# attr: files kept whole: xfsj-repair $ours, xfs_repair $theirs (of 3); xattrs of /d: $ox and $tx (of 31)"
+[ "$ours" -ge "$theirs" ] && [ "$ox" -gt "$tx" ] ||
+	fails+=("keeps $ours files and $ox xattrs, xfs_repair $theirs and $tx: not more")
+if [ ${#fails[@]} -eq 0 ]; then
+	ok "attr"
+else
+	not_ok "attr: $(IFS=';'; echo "${fails[*]}")"
+	grep -v "log is clean" "$T_DIR/repair.out" "$T_DIR/check.out" | head -12 |
+		sed 's/^/#   /'
+fi
 t_done
