@@ -56,6 +56,7 @@ static void dl_del(struct dlink *l)
 struct bufent {
 	struct xfsj_buf b;	/* first: a struct xfsj_buf * is a bufent */
 	struct bufent *hnext;	/* hash chain */
+	struct bufent **hpprev;	/* what points at it: removed in place */
 	struct dlink age;	/* every buffer, oldest first */
 	struct dlink lru;	/* listed only while idle */
 	uint32_t refs;
@@ -122,20 +123,23 @@ static void hash_add(struct xfsj_bcache *c, struct bufent *e)
 	size_t s = slot(c, e->b.daddr);
 
 	e->hnext = c->hash[s];
+	e->hpprev = &c->hash[s];
+	if (e->hnext)
+		e->hnext->hpprev = &e->hnext;
 	c->hash[s] = e;
 	c->nhashed++;
 }
 
 static void hash_del(struct xfsj_bcache *c, struct bufent *e)
 {
-	for (struct bufent **pp = &c->hash[slot(c, e->b.daddr)]; *pp;
-	     pp = &(*pp)->hnext) {
-		if (*pp == e) {
-			*pp = e->hnext;
-			c->nhashed--;
-			return;
-		}
-	}
+	if (!e->hpprev)
+		return;
+	*e->hpprev = e->hnext;
+	if (e->hnext)
+		e->hnext->hpprev = e->hpprev;
+	e->hnext = NULL;
+	e->hpprev = NULL;
+	c->nhashed--;
 }
 
 static int grow(struct xfsj_bcache *c)
