@@ -145,6 +145,20 @@ kept() {
 	echo $n
 }
 
+# repaired_clean: after the repair of $OURS, both checkers find it clean
+# and a second xfsj-repair changes no byte (what is not, into fails).
+repaired_clean() {
+	local sum
+	"$XFSPROGS613/xfs_repair" -n "$OURS" > /dev/null 2>&1 ||
+		fails+=("xfs_repair -n after exit $?")
+	timeout 60 "$REPAIR" -n "$OURS" > "$T_DIR/check.out" 2>&1 ||
+		fails+=("xfsj-repair -n after exit $?")
+	sum=$(md5sum < "$OURS")
+	timeout 60 "$REPAIR" -r "$REDO" "$OURS" > /dev/null 2>&1 ||
+		fails+=("second xfsj-repair exit $?")
+	[ "$(md5sum < "$OURS")" = "$sum" ] || fails+=("second xfsj-repair changed it")
+}
+
 make_base || { not_ok "the base image"; t_done; }
 # The conditions the cases need: b an extents fork, c a bmbt.
 fmt_b=$(value "$BASE" "path /b" core.format)
@@ -187,14 +201,7 @@ for case in extents bmbt; do
 	[ "$case" = bmbt ] && want_cloned=1
 	[ "${cloned:-0}" = "$want_cloned" ] ||
 		fails+=("summary says ${cloned:-no} blocks cloned, not $want_cloned")
-	"$XFSPROGS613/xfs_repair" -n "$OURS" > /dev/null 2>&1 ||
-		fails+=("xfs_repair -n after exit $?")
-	timeout 60 "$REPAIR" -n "$OURS" > "$T_DIR/check.out" 2>&1 ||
-		fails+=("xfsj-repair -n after exit $?")
-	sum=$(md5sum < "$OURS")
-	timeout 60 "$REPAIR" -r "$REDO" "$OURS" > /dev/null 2>&1 ||
-		fails+=("second xfsj-repair exit $?")
-	[ "$(md5sum < "$OURS")" = "$sum" ] || fails+=("second xfsj-repair changed it")
+	repaired_clean
 	ours=$(kept "$OURS" "$WANT")
 	[ "$ours" = 3 ] || fails+=("$ours of 3 files hold what they should")
 	"$XFSPROGS613/xfs_repair" "$THEIRS" > /dev/null 2>&1
@@ -246,14 +253,7 @@ grep -q "found: space.multiply_claimed: .* by inode [0-9]* attr and by inode [0-
 	"$T_DIR/repair.out" || fails+=("no cross-link of an attr fork and data found")
 grep -q "rebuilt attribute fork: 30 kept, 1 dropped" "$T_DIR/repair.out" ||
 	fails+=("the attribute fork was not rewritten with the 30 small xattrs")
-"$XFSPROGS613/xfs_repair" -n "$OURS" > /dev/null 2>&1 ||
-	fails+=("xfs_repair -n after exit $?")
-timeout 60 "$REPAIR" -n "$OURS" > "$T_DIR/check.out" 2>&1 ||
-	fails+=("xfsj-repair -n after exit $?")
-sum=$(md5sum < "$OURS")
-timeout 60 "$REPAIR" -r "$REDO" "$OURS" > /dev/null 2>&1 ||
-	fails+=("second xfsj-repair exit $?")
-[ "$(md5sum < "$OURS")" = "$sum" ] || fails+=("second xfsj-repair changed it")
+repaired_clean
 ours=$(kept "$OURS" "$WANT") ox=$(xattrs "$OURS")
 [ "$ours" = 3 ] || fails+=("$ours of 3 files hold their bytes")
 [ "$ox" = 30 ] || fails+=("/d has $ox xattrs, not 30")
