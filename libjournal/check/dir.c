@@ -369,20 +369,33 @@ static int dent_addr_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Both orders as one key of the radix sort: the hash, then the address. */
-static uint64_t lent_key(const void *p)
+/*
+ * The radix sort's keys for both orders: the hash, then the address.  Two
+ * keys, not one of 64 bits: the hash takes four passes and only the runs
+ * of one hash (few, and short) are sorted again by address.
+ */
+static uint64_t lent_hash_key(const void *p)
 {
-	const struct xck_lent *x = p;
+	return ((const struct xck_lent *)p)->hash;
+}
 
-	return (uint64_t)x->hash << 32 | x->addr;
+static uint64_t lent_addr_key(const void *p)
+{
+	return ((const struct xck_lent *)p)->addr;
+}
+
+static uint64_t dent_hash_key(const void *p)
+{
+	return ((const struct xck_dent *)p)->hash;
 }
 
 static uint64_t dent_addr_key(const void *p)
 {
-	const struct xck_dent *x = p;
-
-	return (uint64_t)x->hash << 32 | x->addr;
+	return ((const struct xck_dent *)p)->addr;
 }
+
+static const xfsj_sort_key dent_keys[] = { dent_hash_key, dent_addr_key };
+static const xfsj_sort_key lent_keys[] = { lent_hash_key, lent_addr_key };
 
 static void report_name(struct xck_dctx *d, int row,
 			const struct xck_dent *e, uint64_t found)
@@ -414,10 +427,8 @@ static void leaf_vs_data(struct xck_dctx *d)
 	struct xck_dent *e = d->dents.v;
 	size_t i = 0, j = 0;
 
-	xck_vec_sort_keys(&d->dents, (const xfsj_sort_key[]){ dent_addr_key },
-			  1, dent_addr_cmp);
-	xck_vec_sort_keys(&d->lents, (const xfsj_sort_key[]){ lent_key }, 1,
-			  lent_cmp);
+	xck_vec_sort_keys(&d->dents, dent_keys, 2, dent_addr_cmp);
+	xck_vec_sort_keys(&d->lents, lent_keys, 2, lent_cmp);
 	while (i < d->dents.n || j < d->lents.n) {
 		int c;
 
@@ -478,9 +489,7 @@ static void sort_by_name(struct xck_dctx *d, bool by_hash)
 	size_t i, j;
 
 	if (!by_hash)
-		xck_vec_sort_keys(&d->dents,
-				  (const xfsj_sort_key[]){ dent_addr_key }, 1,
-				  dent_addr_cmp);
+		xck_vec_sort_keys(&d->dents, dent_keys, 2, dent_addr_cmp);
 	e = d->dents.v;
 	name_ctx = d;
 	for (i = 0; i < d->dents.n; i = j) {
