@@ -830,34 +830,93 @@ static int unreached_pass(struct names *nm, int pass)
 	return err;
 }
 
-static bool root_ok(struct names *nm)
+/* What is wrong with the root directory, or NULL (BAD: reported). */
+static const char *root_state(const struct names *nm, bool *bad)
 {
-	struct xck *ck = nm->ck;
-	const struct xck_inode *st = xck_inode_find(ck, nm->root, NULL);
-	const char *what = NULL;
+	const struct xck_inode *st = xck_inode_find(nm->ck, nm->root, NULL);
 
+	*bad = false;
 	if (!st || !(st->flags & XCK_I_SCANNED))
-		what = "not in any inode chunk";
-	else if (st->flags & XCK_I_BAD)
-		return false;	/* reported with the inode */
+		return "not in any inode chunk";
+	if (st->flags & XCK_I_BAD)
+		*bad = true;	/* reported with the inode */
 	else if (!(st->flags & XCK_I_INUSE))
-		what = "free";
+		return "free";
 	else if (st->ftype != XFSJ_FT_DIR)
-		what = "not a directory";
-	if (what)
-		xck_report(ck, &(struct xfsj_problem){
-			.def = &rows[NM_ROOT], .has = XFSJ_PF_INO,
-			.ino = nm->root, .field = what });
-	return !what;
+		return "not a directory";
+	return NULL;
 }
 
-static int reachability(struct names *nm)
+static bool root_ok(struct names *nm)
+{
+	bool bad;
+	const char *what = root_state(nm, &bad);
+
+	if (what)
+		xck_report(nm->ck, &(struct xfsj_problem){
+			.def = &rows[NM_ROOT], .has = XFSJ_PF_INO,
+			.ino = nm->root, .field = what });
+	return !what && !bad;
+}
+
+static bool sorted_by_dir(const struct xck_vec *v)
+{
+	const struct xck_dirent *e = v->v;
+
+	for (size_t i = 1; i < v->n; i++)
+		if (e[i - 1].dir > e[i].dir)
+			return false;
+	return true;
+}
+
+/* The walks from the root and the metadata root (entries by directory). */
+static int walk_roots(struct names *nm)
+{
+	int err = walk_from(nm, nm->root);
+
+	if (!err && nm->metaroot != XFSJ_NULLFSINO)
+		err = walk_from(nm, nm->metaroot);
+	return err;
+}
+
+/* Is some inode in use left unreached that must be reported? */
+static bool any_unreached(const struct names *nm)
+{
+	const struct xck *ck = nm->ck;
+
+	for (uint32_t agno = 0; agno < ck->agcount; agno++) {
+		const struct xck_ag *ag = &ck->ags[agno];
+
+		for (size_t i = 0; i < ag->chunks.n; i++) {
+			const struct xck_chunk *c = xck_vec_at(&ag->chunks, i);
+
+			for (unsigned int k = 0;
+			     c->ino && k < XFSJ_INODES_PER_CHUNK; k++)
+				if (must_be_reached(nm,
+					xfsj_agino_to_ino(ck->sb, agno,
+						c->rec.startino + k),
+					&c->ino[k]))
+					return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * @walked: the walks from the roots were made already, on the entries
+ * in the order the scan gave them (by directory), before the sort by
+ * child; the sort back by directory is then needed only when something
+ * is left to walk from.
+ */
+static int reachability(struct names *nm, bool walked)
 {
 	struct xck *ck = nm->ck;
-	int err;
+	int err = 0;
 
 	if (!root_ok(nm))
 		return 0;	/* everything would be cut off: say it once */
+	if (walked && !any_unreached(nm))
+		return 0;
 	/*
 	 * By directory alone: the radix sort is stable and the entries come
 	 * sorted by child, so each directory's run is in the order of
@@ -866,9 +925,8 @@ static int reachability(struct names *nm)
 	 */
 	xck_vec_sort_keys_threads(&ck->dirents, dirent_dir_keys, 1,
 				  dirent_by_dir, ck->threads);
-	err = walk_from(nm, nm->root);
-	if (!err && nm->metaroot != XFSJ_NULLFSINO)
-		err = walk_from(nm, nm->metaroot);
+	if (!walked)
+		err = walk_roots(nm);
 	if (!err)
 		err = unreached_pass(nm, 0);
 	if (!err)
@@ -932,7 +990,7 @@ int xck_names(struct xck *ck)
 		.metaroot = xfsj_fs_has_incompat(ck->fs, XFSJ_INCOMPAT_METADIR) ?
 			    ck->sb->metadirino : XFSJ_NULLFSINO,
 	};
-	bool named_any;
+	bool named_any, walked = false, root_bad;
 	size_t i;
 	int err;
 
@@ -948,6 +1006,21 @@ int xck_names(struct xck *ck)
 	if (err || !ck->dirents.n)
 		goto out;
 
+	/*
+	 * The scan gives each directory's entries together, the directories
+	 * in inode order: the walks from the roots need that order, so they
+	 * go first when the table has it (the tree reached is the same
+	 * whenever it is walked: the counts below change no inode's state
+	 * the walk reads).  A clean filesystem then never sorts the table
+	 * back by directory.
+	 */
+	if (nm.complete && !root_state(&nm, &root_bad) && !root_bad &&
+	    sorted_by_dir(&ck->dirents)) {
+		err = walk_roots(&nm);
+		if (err)
+			goto out;
+		walked = true;
+	}
 	/*
 	 * One after the other, each on the threads: at once they would
 	 * need both scratch copies at the peak of the tables (24 MB more at
@@ -975,7 +1048,7 @@ int xck_names(struct xck *ck)
 	/* No parent pointer at all beside entries: attributes not read. */
 	if (nm.pptr && (ck->pptrs.n || !named_any))
 		pptr_compare(&nm);
-	err = reachability(&nm);
+	err = reachability(&nm, walked);
 out:
 	xck_vec_free(ck, &nm.queue);
 	return err;
