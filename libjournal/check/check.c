@@ -307,6 +307,7 @@ void xck_free(struct xck *ck)
 	/* The run's result may be gone: count the freeing elsewhere. */
 	memset(&scratch, 0, sizeof(scratch));
 	ck->res = &scratch;
+	xck_dir_scratch_free(ck);
 	for (agno = 0; ck->ags && agno < ck->agcount; agno++)
 		xck_ag_free(ck, &ck->ags[agno]);
 	free(ck->ags);

@@ -283,6 +283,11 @@ struct xck {
 	struct xfsj_spill *spill;
 	/* The chunks' inode records (xck_chunk.ino), shared by workers. */
 	struct xfsj_spill_arena *ino_arena;
+	/*
+	 * dir.c: one directory's tables, kept for the next directory this
+	 * thread checks (NULL: none yet).  A worker's copy has its own.
+	 */
+	struct xck_dir_scratch *dir_scratch;
 };
 
 enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };
@@ -452,6 +457,8 @@ int xck_forks(struct xck *ck, struct xck_icheck *ic);
 void xck_forks_free(struct xck_icheck *ic);
 /* Content of one in-use inode, after xck_forks. */
 int xck_dir(struct xck *ck, struct xck_icheck *ic);
+/* Free the tables xck_dir kept on @ck for the next directory. */
+void xck_dir_scratch_free(struct xck *ck);
 int xck_attr(struct xck *ck, struct xck_icheck *ic);
 /*
  * space.c: once before the AGs' runs, which then look at their own AG's

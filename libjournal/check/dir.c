@@ -667,6 +667,97 @@ static int check_blocks(struct xck_dctx *d)
 	return 0;
 }
 
+/*
+ * ---- the tables of one directory, kept for the next ----
+ * A huge directory's tables fill megabytes of fresh pages; freed after
+ * each directory, the next one faulted them in again (a tenth of a check
+ * of huge directories).  Each thread keeps them, emptied, for its next
+ * directory, up to SCRATCH_KEEP bytes; their bytes count in the check's
+ * state only while a directory is being checked.
+ */
+#define SCRATCH_KEEP	(32U << 20)
+
+struct xck_dir_scratch {
+	struct xck_vec dents, lents, bests;
+	uint8_t *names;
+	size_t names_cap;
+};
+
+static size_t vec_cap_bytes(const struct xck_vec *v)
+{
+	return v->cap * v->esz;
+}
+
+static void scratch_take(struct xck_dctx *d)
+{
+	struct xck_dir_scratch *s = d->ck->dir_scratch;
+
+	if (!s) {
+		xck_vec_init(&d->dents, sizeof(struct xck_dent));
+		xck_vec_init(&d->lents, sizeof(struct xck_lent));
+		xck_vec_init(&d->bests, sizeof(struct xck_best));
+		return;
+	}
+	d->dents = s->dents;
+	d->lents = s->lents;
+	d->bests = s->bests;
+	d->names = s->names;
+	d->names_cap = s->names_cap;
+	free(s);
+	d->ck->dir_scratch = NULL;
+	xck_account(d->ck, (int64_t)(vec_cap_bytes(&d->dents) +
+				     vec_cap_bytes(&d->lents) +
+				     vec_cap_bytes(&d->bests)));
+}
+
+static void scratch_drop(struct xck *ck, struct xck_vec *dents,
+			 struct xck_vec *lents, struct xck_vec *bests,
+			 uint8_t *names)
+{
+	xck_vec_free(ck, dents);
+	xck_vec_free(ck, lents);
+	xck_vec_free(ck, bests);
+	free(names);
+}
+
+static void scratch_keep(struct xck_dctx *d)
+{
+	struct xck *ck = d->ck;
+	size_t bytes = vec_cap_bytes(&d->dents) + vec_cap_bytes(&d->lents) +
+		       vec_cap_bytes(&d->bests);
+	struct xck_dir_scratch *s;
+
+	if (ck->dir_scratch || bytes + d->names_cap > SCRATCH_KEEP ||
+	    !(s = malloc(sizeof(*s)))) {
+		scratch_drop(ck, &d->dents, &d->lents, &d->bests, d->names);
+		return;
+	}
+	d->dents.n = d->lents.n = d->bests.n = 0;
+	s->dents = d->dents;
+	s->lents = d->lents;
+	s->bests = d->bests;
+	s->names = d->names;
+	s->names_cap = d->names_cap;
+	ck->dir_scratch = s;
+	xck_account(ck, -(int64_t)bytes);
+}
+
+void xck_dir_scratch_free(struct xck *ck)
+{
+	struct xck_dir_scratch *s = ck->dir_scratch;
+
+	if (!s)
+		return;
+	ck->dir_scratch = NULL;
+	/* Counted out of the state when kept: freed without counting (a
+	 * worker's last job may be another thread's to read by now). */
+	xck_vec_release(&s->dents);
+	xck_vec_release(&s->lents);
+	xck_vec_release(&s->bests);
+	free(s->names);
+	free(s);
+}
+
 int xck_dir(struct xck *ck, struct xck_icheck *ic)
 {
 	const struct xfsj_sb *sb = ck->sb;
@@ -691,9 +782,7 @@ int xck_dir(struct xck *ck, struct xck_icheck *ic)
 	d.dirblksize = 1U << d.dirblkbytelog;
 	d.leafdb = XFSJ_DIR2_LEAF_OFFSET >> d.dirblkbytelog;
 	d.freedb = XFSJ_DIR2_FREE_OFFSET >> d.dirblkbytelog;
-	xck_vec_init(&d.dents, sizeof(struct xck_dent));
-	xck_vec_init(&d.lents, sizeof(struct xck_lent));
-	xck_vec_init(&d.bests, sizeof(struct xck_best));
+	scratch_take(&d);
 	err = sf ? check_sf(&d) : check_blocks(&d);
 	if (!err && d.lost)
 		err = xck_note_lossy(ck, ic->ino, d.lost_id);
@@ -708,9 +797,6 @@ int xck_dir(struct xck *ck, struct xck_icheck *ic)
 		find_dups(&d, by_hash);
 		err = store_dirents(&d);
 	}
-	xck_vec_free(ck, &d.dents);
-	xck_vec_free(ck, &d.lents);
-	xck_vec_free(ck, &d.bests);
-	free(d.names);
+	scratch_keep(&d);
 	return err;
 }

@@ -180,6 +180,7 @@ static void *worker(void *arg)
 		xfsj_fs_set_cache_bound(fs, pl->cache_bound);
 	wk.fs = fs;
 	wk.cb = NULL;
+	wk.dir_scratch = NULL;	/* the proto's is the main thread's */
 	for (;;) {
 		uint32_t agno;
 
@@ -201,6 +202,7 @@ static void *worker(void *arg)
 		pthread_cond_broadcast(&pl->cond);
 		pthread_mutex_unlock(&pl->lock);
 	}
+	xck_dir_scratch_free(&wk);
 	xfsj_fs_close(fs);
 	return NULL;
 }

@@ -75,6 +75,7 @@ static void env_make(struct env *e)
 
 static void env_free(struct env *e)
 {
+	xck_dir_scratch_free(&e->ck);
 	xck_vec_free(&e->ck, &e->ck.dirents);
 	xck_vec_free(&e->ck, &e->ck.lossy);
 	xck_vec_free(&e->ck, &e->ck.holders);
@@ -321,6 +322,45 @@ START_TEST(block_duplicate_name)
 }
 END_TEST
 
+/*
+ * The tables of a directory are kept for the next one on the same
+ * thread: the next directory sees none of the last one's entries, and
+ * the check's state counts them only while a directory is checked.
+ */
+START_TEST(block_tables_kept)
+{
+	static const char *const dup[] = { "alpha", "beta", "alpha" };
+	struct env e;
+	uint64_t bytes;
+	uint8_t *b;
+
+	env_make(&e);
+	b = malloc(e.bs);
+	bytes = e.ck.state_bytes;
+	build_block(&e, b, names, NNAMES);
+	run_block(&e, b);
+	ck_assert_ptr_nonnull(e.ck.dir_scratch);
+	ck_assert_uint_eq(e.got.n, 0);
+	ck_assert_uint_eq(e.ck.state_bytes,
+			  bytes + e.ck.dirents.cap * e.ck.dirents.esz);
+	bytes = e.ck.state_bytes;
+	/* Fewer names: none of the last directory's is seen again. */
+	build_block(&e, b, names + 2, 1);
+	run_block(&e, b);
+	ck_assert_uint_eq(e.got.n, 0);
+	ck_assert_uint_eq(e.ck.dirents.n, 3);
+	ck_assert_uint_eq(e.ck.state_bytes, bytes);
+	/* A duplicate still found on kept tables, and only it. */
+	build_block(&e, b, dup, 3);
+	run_block(&e, b);
+	ck_assert_uint_eq(e.got.n, 1);
+	ck_assert_str_eq(e.got.code[0], "dir.entry.dup");
+	free(b);
+	env_free(&e);
+	ck_assert_ptr_null(e.ck.dir_scratch);
+}
+END_TEST
+
 START_TEST(block_hostile)
 {
 	struct env e;
@@ -404,6 +444,7 @@ Suite *check_dir_suite(void)
 	tcase_add_test(tc, block_one_field);
 	tcase_add_test(tc, block_duplicate_name);
 	tcase_add_test(tc, block_lost_noted);
+	tcase_add_test(tc, block_tables_kept);
 	tcase_add_test(tc, block_hostile);
 	tcase_add_test(tc, short_form);
 	suite_add_tcase(s, tc);

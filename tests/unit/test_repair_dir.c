@@ -67,6 +67,7 @@ static void env_make(struct env *e)
 
 static void env_free(struct env *e)
 {
+	xck_dir_scratch_free(&e->ck);
 	xck_vec_free(&e->ck, &e->ck.dirents);
 	xck_vec_free(&e->ck, &e->ck.lossy);
 	free(e->ck.ags);
