@@ -35,7 +35,7 @@
 # the logbsize=256k log, a last record long enough to tear), so that no
 # case depends on what the workload happened to write.
 #   SEED=s (default 1) chooses the records, ops and bits; FUZZ=n rounds
-#   of random bytes behind a valid CRC per log (default 5).
+#   of random bytes behind a valid CRC per log (default 3).
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/crashimg.sh"
 need_root
@@ -53,7 +53,7 @@ cp "$LP" "$T_DIR/xfsj-logprint" && LP=$T_DIR/xfsj-logprint
 [ -x "$LPSAN" ] && cp "$LPSAN" "$T_DIR/xfsj-logprint-san" && LPSAN=$T_DIR/xfsj-logprint-san
 SEED=${SEED:-1}
 TMO=${TMO:-20}
-FUZZ=${FUZZ:-5}
+FUZZ=${FUZZ:-3}
 BINS=("$LP")
 if [ -x "$LPSAN" ]; then
 	BINS+=("$LPSAN")

@@ -26,7 +26,7 @@
 # with another undo file is refused without a write.
 #
 #   UNDO_SEED=s (default: the time)  UNDO_CASES=n (default 2: xfsj-mkfs
-#   defaults, then -b size=1024)  UNDO_KILLS=n (default 6)
+#   defaults, then -b size=1024)  UNDO_KILLS=n (default 4)
 #   XFSJ_KEEP=1: a crash image whose -U run did not exit 0 is kept in the
 #   test's directory (orig-CASE.img), the directory too
 source "$(dirname "$0")/lib/common.sh"
@@ -37,7 +37,7 @@ REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
 LP=${XFSJ_LOGPRINT:-$BUILD/xfsj-logprint}
 UNDO_SEED=${UNDO_SEED:-$(( $(date +%s) % 100000 ))}
 UNDO_CASES=${UNDO_CASES:-2}
-UNDO_KILLS=${UNDO_KILLS:-6}
+UNDO_KILLS=${UNDO_KILLS:-4}
 echo "# repair-undo: seed $UNDO_SEED, $UNDO_CASES cases, $UNDO_KILLS kills"
 
 sum() { md5sum < "$1" | cut -d' ' -f1; }

@@ -27,9 +27,9 @@
 # The counts of cases wanted are met by making more images until they
 # are (at most MAXTRIES), never by hoping a workload made them.
 #
-#   CASES=n (matched cases wanted, default 20, across every profile)
-#   FREE_CASES=n (of which with finished AG work, default 14)
-#   SEED=s  KILLS=n (default 8)
+#   CASES=n (matched cases wanted, default 16, across every profile)
+#   FREE_CASES=n (of which with finished AG work, default 11)
+#   SEED=s  KILLS=n (default 6)
 #   FSR_CASES=n (default 1): cases whose log holds owner changes, made
 #   first by xfs_fsr on a filesystem without rmapbt (extent swaps whose
 #   btree forks change owner; up to six tries each);
@@ -44,10 +44,10 @@ source "$(dirname "$0")/lib/checker.sh"
 need_root
 oracle_613
 REPAIR=${XFSJ_REPAIR:-$BUILD/xfsj-repair}
-CASES=${CASES:-20}
+CASES=${CASES:-16}
 SEED=${SEED:-$(( $(date +%s) % 100000 ))}
-KILLS=${KILLS:-8}
-FREE_CASES=${FREE_CASES:-14}
+KILLS=${KILLS:-6}
+FREE_CASES=${FREE_CASES:-11}
 INODE_CASES=${INODE_CASES:-3}
 FSR_CASES=${FSR_CASES:-1}
 MAXTRIES=$(((CASES + FREE_CASES + 4 * INODE_CASES + 6 * FSR_CASES) * 3))
