@@ -45,6 +45,28 @@ int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e)
 	return 0;
 }
 
+int xck_vec_append(struct xck *ck, struct xck_vec *dst,
+		   const struct xck_vec *src)
+{
+	if (!src->n)
+		return 0;
+	if (dst->n + src->n > dst->cap) {
+		size_t ocap = dst->cap;
+		int err;
+
+		if (!dst->v)
+			dst->sp = ck->spill;
+		err = xfsj_spill_grow(dst->sp, &dst->v, &dst->cap, &dst->foff,
+				      dst->n, src->n, dst->esz, 64);
+		if (err)
+			return err;
+		xck_account(ck, (int64_t)((dst->cap - ocap) * dst->esz));
+	}
+	memcpy((char *)dst->v + dst->n * dst->esz, src->v, src->n * src->esz);
+	dst->n += src->n;
+	return 0;
+}
+
 void xck_vec_free(struct xck *ck, struct xck_vec *v)
 {
 	xck_account(ck, -(int64_t)(v->cap * v->esz));

@@ -68,6 +68,9 @@ void xck_account(struct xck *ck, int64_t delta);
 void xck_vec_init(struct xck_vec *v, size_t esz);
 /* Append a copy of @e; -XFSJ_E_NOMEM, -XFSJ_E_SCRATCH. */
 int xck_vec_push(struct xck *ck, struct xck_vec *v, const void *e);
+/* Append every element of @src (of @dst's size) at once. */
+int xck_vec_append(struct xck *ck, struct xck_vec *dst,
+		   const struct xck_vec *src);
 void xck_vec_free(struct xck *ck, struct xck_vec *v);
 /* Free @v's storage without counting it (bytes counted elsewhere). */
 void xck_vec_release(struct xck_vec *v);

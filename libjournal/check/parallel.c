@@ -209,18 +209,6 @@ static void *worker(void *arg)
 
 /* ---- in the main thread: hand over in AG order ---- */
 
-static int append(struct xck *ck, struct xck_vec *dst,
-		  const struct xck_vec *src)
-{
-	for (size_t i = 0; i < src->n; i++) {
-		int err = xck_vec_push(ck, dst, xck_vec_at(src, i));
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static int hand_over(struct xck *ck, struct xck_job *job)
 {
 	struct xfsj_check_result *r = ck->res;
@@ -250,9 +238,9 @@ static int hand_over(struct xck *ck, struct xck_job *job)
 	}
 	pthread_mutex_unlock(ck->ix_lock);
 	if (!err)
-		err = append(ck, &ck->dirents, &job->dirents);
+		err = xck_vec_append(ck, &ck->dirents, &job->dirents);
 	if (!err)
-		err = append(ck, &ck->pptrs, &job->pptrs);
+		err = xck_vec_append(ck, &ck->pptrs, &job->pptrs);
 	/* The job numbered its problems from 0: now they follow base. */
 	for (size_t i = 0; i < job->lossy.n && !err; i++) {
 		const struct xck_lossy *l = xck_vec_at(&job->lossy, i);

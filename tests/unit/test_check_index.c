@@ -185,6 +185,45 @@ START_TEST(index_next_meta)
 }
 END_TEST
 
+/*
+ * A worker's table handed over at once (xck_vec_append): the same
+ * elements in the same order as pushing them one by one, into an empty
+ * table and after what it holds, and the bytes counted and given back.
+ */
+START_TEST(vec_append_as_pushes)
+{
+	struct xck ck;
+	struct xfsj_check_result res;
+	struct xck_vec a, b, src;
+	uint64_t x;
+
+	memset(&ck, 0, sizeof(ck));
+	memset(&res, 0, sizeof(res));
+	ck.res = &res;
+	xck_vec_init(&a, sizeof(uint64_t));
+	xck_vec_init(&b, sizeof(uint64_t));
+	xck_vec_init(&src, sizeof(uint64_t));
+	ck_assert_int_eq(xck_vec_append(&ck, &b, &src), 0);
+	ck_assert_uint_eq(b.n, 0);
+	for (int round = 0; round < 3; round++) {
+		src.n = 0;
+		for (x = 0; x < 1000u + 777u * (uint64_t)round; x++) {
+			uint64_t v = x * 2654435761u + (uint64_t)round;
+
+			ck_assert_int_eq(xck_vec_push(&ck, &src, &v), 0);
+			ck_assert_int_eq(xck_vec_push(&ck, &a, &v), 0);
+		}
+		ck_assert_int_eq(xck_vec_append(&ck, &b, &src), 0);
+		ck_assert_uint_eq(b.n, a.n);
+		ck_assert_int_eq(memcmp(a.v, b.v, a.n * a.esz), 0);
+	}
+	xck_vec_free(&ck, &a);
+	xck_vec_free(&ck, &b);
+	xck_vec_free(&ck, &src);
+	ck_assert_uint_eq(ck.state_bytes, 0);
+}
+END_TEST
+
 Suite *check_index_suite(void)
 {
 	Suite *s = suite_create("check_index");
@@ -193,6 +232,7 @@ Suite *check_index_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, index_lookups_match_walks, 0, 3);
 	tcase_add_test(tc, index_next_meta);
+	tcase_add_test(tc, vec_append_as_pushes);
 	suite_add_tcase(s, tc);
 	return s;
 }
