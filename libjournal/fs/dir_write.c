@@ -18,8 +18,10 @@
  *
  * The old blocks leave the fork first (freed through the deferred work,
  * or only unmapped when the caller says the free space cannot be
- * trusted: the AG stage's rebuild reclaims them); the new block comes
- * from xfsj_bmap_alloc.  The flush stamps the CRC and LSN.
+ * trusted: the AG stage's rebuild reclaims them); the new blocks are
+ * mapped a region at a time (the data blocks, the leaf space, the free
+ * index) from xfsj_bmap_alloc, in extents as long as the free space
+ * holds.  The flush stamps the CRC and LSN.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,11 @@ static int lent_cmp(const void *a, const void *b)
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
+/* File blocks [off, off + len) mapped to [fsb, fsb + len). */
+struct dw_run {
+	uint64_t off, fsb, len;
+};
+
 /* One directory being written. */
 struct dw {
 	struct xfsj_fs *fs;
@@ -86,6 +93,9 @@ struct dw {
 	struct xfsj_dir2_leaf_ent *le;	/* n + 2: every entry's leaf entry */
 	struct xfsj_buf **bufs;		/* the blocks written (dir_buf.c) */
 	size_t nbufs, capbufs;
+	struct dw_run *runs;		/* the space mapped, by offset */
+	size_t nruns, capruns;
+	uint64_t want;			/* the longest run to ask for next */
 };
 
 /* Entry @k of the directory: "." and ".." first. */
@@ -156,7 +166,69 @@ static uint32_t fill_data(struct dw *w, uint8_t *b, uint64_t db,
 	return end - off;
 }
 
-/* A new directory block at file block @fileoff, zeroed, its header set. */
+/*
+ * Map file blocks [@off, @off + @len) of the directory before its blocks
+ * are written: in as few extents as the free space holds (a run as long
+ * as the last one that could be had, halved while none is free), each
+ * a whole number of directory blocks.  One allocation and one fork
+ * change per extent, not per directory block: a directory of millions
+ * of entries no longer reloads its fork for each of its blocks.
+ */
+static int map_range(struct dw *w, uint64_t off, uint64_t len)
+{
+	while (len) {
+		uint64_t want = len < w->want ? len : w->want;
+		struct xfsj_fault before = *w->f;
+		uint64_t fsb;
+		int err;
+
+		want -= want % w->fsbs;
+		for (;;) {
+			err = xfsj_bmap_alloc(w->fs, w->ip, XFSJ_DATA_FORK,
+					      off, (uint32_t)want, &fsb, w->f);
+			if (err != -XFSJ_E_NOSPC || want == w->fsbs)
+				break;
+			/* Not this long: the fault says nothing yet. */
+			*w->f = before;
+			want /= 2;
+			want = want < w->fsbs ? w->fsbs : want - want % w->fsbs;
+		}
+		if (err)
+			return err;
+		if (xfsj_grow(&w->runs, &w->capruns, w->nruns, 1,
+			      sizeof(*w->runs), 8))
+			return -XFSJ_E_NOMEM;
+		w->runs[w->nruns++] = (struct dw_run){ off, fsb, want };
+		w->want = want;
+		off += want;
+		len -= want;
+	}
+	return 0;
+}
+
+/* The filesystem block that file block @fileoff was mapped to. */
+static int run_of(const struct dw *w, uint64_t fileoff, uint64_t *fsb)
+{
+	size_t lo = 0, hi = w->nruns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct dw_run *r = &w->runs[mid];
+
+		if (fileoff < r->off)
+			hi = mid;
+		else if (fileoff >= r->off + r->len)
+			lo = mid + 1;
+		else {
+			*fsb = r->fsb + (fileoff - r->off);
+			return 0;
+		}
+	}
+	return -XFSJ_E_INVAL;
+}
+
+/* A new directory block at file block @fileoff (mapped by map_range),
+ * zeroed, its header set. */
 static int new_block(struct dw *w, uint64_t fileoff, uint32_t magic,
 		     uint32_t crc_off, struct xfsj_buf **bp)
 {
@@ -165,10 +237,9 @@ static int new_block(struct dw *w, uint64_t fileoff, uint32_t magic,
 	uint64_t fsb;
 	int err;
 
-	err = xfsj_bmap_alloc(w->fs, w->ip, XFSJ_DATA_FORK, fileoff, w->fsbs,
-			      &fsb, w->f);
-	if (err)
-		return err;
+	if (run_of(w, fileoff, &fsb))
+		return xfsj_fault_set(w->f, XFSJ_E_INVAL, "directory block",
+				      "not mapped", fileoff, w->ip->ino);
 	h.blkno = xfsj_fsb_daddr(w->sb, fsb);
 	if (xfsj_grow(&w->bufs, &w->capbufs, w->nbufs, 1, sizeof(*w->bufs),
 		      16))
@@ -206,7 +277,9 @@ static int write_block(struct dw *w)
 	size_t k = 0;
 	int err;
 
-	err = new_block(w, 0, XFSJ_DIR3_BLOCK_MAGIC, 4, &bp);
+	err = map_range(w, 0, w->fsbs);
+	if (!err)
+		err = new_block(w, 0, XFSJ_DIR3_BLOCK_MAGIC, 4, &bp);
 	if (err)
 		return err;
 	fill_data(w, bp->data, 0, &k, leaf);
@@ -246,7 +319,7 @@ static int write_data(struct dw *w, uint64_t ndb, uint16_t *bests)
 {
 	struct xfsj_buf *bp;
 	size_t k = 0;
-	int err = 0;
+	int err = map_range(w, 0, ndb * w->fsbs);
 
 	for (uint64_t db = 0; db < ndb && !err; db++) {
 		err = new_block(w, db * w->fsbs, XFSJ_DIR3_DATA_MAGIC, 4, &bp);
@@ -268,6 +341,9 @@ static int write_leaf(struct dw *w, uint64_t ndb)
 	if (!bests)
 		return -XFSJ_E_NOMEM;
 	err = write_data(w, ndb, bests);
+	if (!err)
+		err = map_range(w, XFSJ_DIR2_LEAF_OFFSET >> w->sb->blocklog,
+				w->fsbs);
 	if (!err)
 		err = new_block(w, XFSJ_DIR2_LEAF_OFFSET >> w->sb->blocklog,
 				XFSJ_DIR3_LEAF1_MAGIC, 12, &bp);
@@ -310,6 +386,19 @@ static unsigned int node_levels(const struct dw *w)
 		level++;
 	}
 	return level;
+}
+
+/* Blocks of the leaf space in node format: the root, the leaves and
+ * the node levels between them. */
+static uint64_t leaf_space_blocks(const struct dw *w)
+{
+	uint64_t cnt = node_leaves(w), per = node_per(w), total = 1 + cnt;
+
+	while (cnt > per) {
+		cnt = (cnt + per - 1) / per;
+		total += cnt;
+	}
+	return total;
 }
 
 /* The data blocks end below the leaf space, the tree below the maximum
@@ -465,7 +554,17 @@ static int write_node(struct dw *w, uint64_t ndb)
 	int err = -XFSJ_E_NOMEM;
 
 	if (bests && k) {
+		uint64_t maxb = xfsj_dir3_free_max_bests(w->bs);
+		uint64_t free0 = (XFSJ_DIR2_FREE_OFFSET >> w->bytelog) *
+				 w->fsbs;
+
 		err = write_data(w, ndb, bests);
+		if (!err)
+			err = map_range(w, leaf0,
+					leaf_space_blocks(w) * w->fsbs);
+		if (!err)
+			err = map_range(w, free0,
+					(ndb + maxb - 1) / maxb * w->fsbs);
 		if (!err)
 			err = write_leafn(w, leaf0, k);
 		if (!err)
@@ -521,6 +620,7 @@ int xfsj_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		.ftype = (sb->features_incompat & XFSJ_INCOMPAT_FTYPE) != 0,
 		.bs = sb->blocksize << sb->dirblklog, .fsbs = 1U << sb->dirblklog,
 		.bytelog = sb->blocklog + sb->dirblklog,
+		.want = XFSJ_BMBT_MAX_EXTLEN,
 	};
 	bool block = xfsj_dir_fits_block(sb, ents, n);
 	uint64_t ndb = block ? 1 : leaf_data_blocks(&w);
@@ -574,5 +674,6 @@ int xfsj_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 	for (size_t i = 0; i < w.nbufs && !err; i++)
 		err = xfsj_dirbuf_put(fs, w.bufs[i], w.fsbs, f);
 	free(w.bufs);
+	free(w.runs);
 	return err;
 }

@@ -16,6 +16,7 @@
 #include "suites.h"
 #include "fs_fixture.h"
 #include "check/dir_priv.h"
+#include "fs/alloc.h"
 #include "fs/bmap.h"
 #include "fs/bmbt.h"
 #include "fs/iget.h"
@@ -250,6 +251,63 @@ START_TEST(two_levels)
 }
 END_TEST
 
+/* The extents mapping file blocks [@from, @to) of the directory. */
+static size_t extents_in(struct env *e, uint64_t from, uint64_t to)
+{
+	struct xfsj_bmbt_irec *ext = NULL;
+	struct xfsj_iref ip;
+	size_t n = 0, k = 0;
+
+	ck_assert_int_eq(xfsj_iget(e->fx.fs, e->dir, true, &ip, &e->fx.f), 0);
+	ck_assert_int_eq(xfsj_bmap_read(e->fx.fs, &ip, XFSJ_DATA_FORK, &ext,
+					&n, &e->fx.f), 0);
+	for (size_t i = 0; i < n; i++)
+		k += ext[i].startoff >= from && ext[i].startoff < to;
+	free(ext);
+	return k;
+}
+
+/*
+ * The directory's AG holds only one-block holes, the other AGs whole free
+ * extents: a node directory rewritten there is mapped a region at a time
+ * (its data blocks in one extent from another AG), where a block at a
+ * time took one hole per block (an extent and a fork rewrite each).
+ */
+START_TEST(mapped_in_runs)
+{
+	struct env e;
+	uint64_t *blk = NULL, leaf0, free0;
+	size_t n = 0, cap = 0;
+	uint32_t agno, agbno;
+
+	env_make(&e);
+	agno = xfsj_ino_agno(e.ck.sb, e.dir);
+	while (xfsj_alloc_extent(e.fx.fs, agno, 0, 1, NULL, &agbno,
+				 &e.fx.f) == 0) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			blk = realloc(blk, cap * sizeof(*blk));
+			ck_assert_ptr_nonnull(blk);
+		}
+		blk[n++] = agbno;
+	}
+	ck_assert_uint_gt(n, 1000);
+	for (size_t i = 0; i < n; i += 2)
+		ck_assert_int_eq(xfsj_free_extent(e.fx.fs, agno,
+						  (uint32_t)blk[i], 1, NULL,
+						  &e.fx.f), 0);
+	free(blk);
+	memset(&e.fx.f, 0, sizeof(e.fx.f));
+	leaf0 = XFSJ_DIR2_LEAF_OFFSET >> e.ck.sb->blocklog;
+	free0 = XFSJ_DIR2_FREE_OFFSET >> e.ck.sb->blocklog;
+	write_and_walk(&e, 20000, 30, XFSJ_DINODE_FMT_EXTENTS, 0);
+	ck_assert_uint_eq(extents_in(&e, 0, leaf0), 1);
+	ck_assert_uint_eq(extents_in(&e, leaf0, free0), 1);
+	ck_assert_uint_eq(extents_in(&e, free0, UINT64_MAX), 1);
+	env_free(&e);
+}
+END_TEST
+
 /* The file type of the short-form entry naming @ino (0: none). */
 static uint8_t sf_type_of(struct env *e, uint64_t ino)
 {
@@ -386,6 +444,7 @@ Suite *repair_dir_suite(void)
 	tcase_add_test(tc, each_format);
 	tcase_add_test(tc, node_format);
 	tcase_add_test(tc, two_levels);
+	tcase_add_test(tc, mapped_in_runs);
 	tcase_add_test(tc, sf_dirent_ftype);
 	tcase_add_test(tc, dotdot_each_format);
 	suite_add_tcase(s, tc);
