@@ -260,7 +260,7 @@ static struct xck_inode *live(struct xck *ck, uint64_t ino)
  * by child, and a directory's entries sorted by child, name inodes of one
  * chunk one after the other.
  */
-static struct xck_inode *live_near(struct names *nm, uint64_t ino)
+static struct xck_inode *slot_near(struct names *nm, uint64_t ino)
 {
 	struct xck *ck = nm->ck;
 	uint32_t agno = xfsj_ino_agno(ck->sb, ino);
@@ -279,7 +279,12 @@ static struct xck_inode *live_near(struct names *nm, uint64_t ino)
 			nm->near_agno = agno;
 		}
 	}
-	return sound(st);
+	return st;
+}
+
+static struct xck_inode *live_near(struct names *nm, uint64_t ino)
+{
+	return sound(slot_near(nm, ino));
 }
 
 /* Is @ino named by the superblock (quota, realtime, metadata root)? */
@@ -708,6 +713,8 @@ static size_t first_entry_of(const struct xck_vec *v, uint64_t dir)
 	return lo;
 }
 
+#define WALK_BATCH	16
+
 /* Mark everything reachable from @start (in use) as reached. */
 static int walk_from(struct names *nm, uint64_t start)
 {
@@ -726,21 +733,39 @@ static int walk_from(struct names *nm, uint64_t start)
 	err = xck_vec_push(ck, &nm->queue, &start);
 	while (!err && head < nm->queue.n) {
 		uint64_t dir = *(uint64_t *)xck_vec_at(&nm->queue, head++);
-		size_t i;
+		size_t i = first_entry_of(&ck->dirents, dir);
 
-		for (i = first_entry_of(&ck->dirents, dir);
-		     !err && i < ck->dirents.n && e[i].dir == dir; i++) {
-			struct xck_inode *cst;
+		while (!err && i < ck->dirents.n && e[i].dir == dir) {
+			struct xck_inode *slot[WALK_BATCH];
+			size_t at[WALK_BATCH];
+			unsigned int m = 0, k;
 
-			if (is_dotish(nm, &e[i]))
-				continue;
-			cst = live_near(nm, e[i].child);
-			if (!cst || (cst->flags & XCK_I_REACHED))
-				continue;
-			cst->flags |= XCK_I_REACHED;
-			if (cst->ftype == XFSJ_FT_DIR)
-				err = xck_vec_push(ck, &nm->queue,
-						   &e[i].child);
+			/*
+			 * A batch of the children's states looked up and
+			 * fetched at once, then judged in order: in a
+			 * directory's own order (the scan's) they are far
+			 * apart in the table, and one at a time each waited
+			 * on memory.
+			 */
+			for (; i < ck->dirents.n && e[i].dir == dir &&
+			       m < WALK_BATCH; i++) {
+				if (is_dotish(nm, &e[i]))
+					continue;
+				slot[m] = slot_near(nm, e[i].child);
+				if (slot[m])
+					__builtin_prefetch(slot[m], 1);
+				at[m++] = i;
+			}
+			for (k = 0; k < m && !err; k++) {
+				struct xck_inode *cst = sound(slot[k]);
+
+				if (!cst || (cst->flags & XCK_I_REACHED))
+					continue;
+				cst->flags |= XCK_I_REACHED;
+				if (cst->ftype == XFSJ_FT_DIR)
+					err = xck_vec_push(ck, &nm->queue,
+							   &e[at[k]].child);
+			}
 		}
 	}
 	return err;
