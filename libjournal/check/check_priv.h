@@ -117,7 +117,8 @@ struct xck_inode {
 	uint32_t gen;		/* the core's generation (parent ptrs) */
 	uint8_t ftype;		/* XFSJ_FT_* from the mode; 0: free */
 	uint8_t flags;		/* XCK_I_* */
-	uint16_t pad;
+	uint16_t named;		/* names.c's scratch: entries naming a
+				 * directory, "." and ".." left out */
 };
 
 /* An inobt record, with the state of its 64 inodes once scanned. */

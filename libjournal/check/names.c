@@ -287,6 +287,9 @@ static struct xck_inode *live_near(struct names *nm, uint64_t ino)
 	return sound(slot_near(nm, ino));
 }
 
+/* Children looked up (and their states fetched) at once, then judged. */
+#define WALK_BATCH	16
+
 /* Is @ino named by the superblock (quota, realtime, metadata root)? */
 static bool sb_named(const struct xck *ck, uint64_t ino)
 {
@@ -522,6 +525,79 @@ static int count_entries(struct names *nm)
 	return err;
 }
 
+/*
+ * The same counts without the sort, where nothing is to be reported: one
+ * pass over the entries in the scan's order, the children's states
+ * looked up a batch at a time (as the walk does).  It gives up at the
+ * first entry count_range would report on (a child not in use or
+ * unsound, a file type that disagrees, a directory named twice, or by
+ * the root's entry, or from elsewhere than its ".." says); then the
+ * marks are undone and count_entries, on the entries sorted by child,
+ * says what is wrong.  true: refs and XCK_I_INDIR as count_range sets
+ * them, nothing to report.
+ */
+static bool count_unsorted(struct names *nm)
+{
+	struct xck *ck = nm->ck;
+	const struct xck_dirent *e = ck->dirents.v;
+	size_t n = ck->dirents.n, i = 0;
+	bool ok = true;
+
+	while (ok && i < n) {
+		struct xck_inode *slot[WALK_BATCH];
+		size_t at[WALK_BATCH];
+		unsigned int m = 0, k;
+
+		for (; i < n && m < WALK_BATCH; i++) {
+			slot[m] = slot_near(nm, e[i].child);
+			if (slot[m])
+				__builtin_prefetch(slot[m], 1);
+			at[m++] = i;
+		}
+		for (k = 0; k < m && ok; k++) {
+			const struct xck_dirent *d = &e[at[k]];
+			struct xck_inode *st = sound(slot[k]);
+
+			if (!st) {
+				ok = false;
+				break;
+			}
+			if (st->refs < UINT32_MAX)
+				st->refs++;
+			if (is_dotish(nm, d))
+				continue;
+			st->flags |= XCK_I_INDIR;
+			if (nm->ftype && d->ftype != st->ftype)
+				ok = false;
+			else if (st->ftype == XFSJ_FT_DIR &&
+				 (st->named++ || d->child == nm->root ||
+				  (st->parent != XFSJ_NULLFSINO &&
+				   st->parent != d->dir)))
+				ok = false;
+		}
+	}
+	/* The scratch counts cleared; the rest too when giving up. */
+	for (uint32_t agno = 0; agno < ck->agcount; agno++) {
+		struct xck_ag *ag = &ck->ags[agno];
+
+		for (size_t c = 0; c < ag->chunks.n; c++) {
+			struct xck_chunk *ch = xck_vec_at(&ag->chunks, c);
+
+			for (unsigned int k = 0;
+			     ch->ino && k < XFSJ_INODES_PER_CHUNK; k++) {
+				struct xck_inode *st = &ch->ino[k];
+
+				st->named = 0;
+				if (ok)
+					continue;
+				st->refs = 0;
+				st->flags &= (uint8_t)~XCK_I_INDIR;
+			}
+		}
+	}
+	return ok;
+}
+
 /* ---- parent pointers against the entries (both sorted by child) ---- */
 
 static void pptr_report(struct xck *ck, int row, uint64_t child,
@@ -712,8 +788,6 @@ static size_t first_entry_of(const struct xck_vec *v, uint64_t dir)
 	}
 	return lo;
 }
-
-#define WALK_BATCH	16
 
 /* Mark everything reachable from @start (in use) as reached. */
 static int walk_from(struct names *nm, uint64_t start)
@@ -946,10 +1020,12 @@ static int reachability(struct names *nm, bool walked)
 	 * By directory alone: the radix sort is stable and the entries come
 	 * sorted by child, so each directory's run is in the order of
 	 * dirent_by_dir without being sorted again (a huge directory's run
-	 * cost as much as the whole sort).
+	 * cost as much as the whole sort).  Counted unsorted, they are in
+	 * the scan's order still: by directory already.
 	 */
-	xck_vec_sort_keys_threads(&ck->dirents, dirent_dir_keys, 1,
-				  dirent_by_dir, ck->threads);
+	if (!sorted_by_dir(&ck->dirents))
+		xck_vec_sort_keys_threads(&ck->dirents, dirent_dir_keys, 1,
+					  dirent_by_dir, ck->threads);
 	if (!walked)
 		err = walk_roots(nm);
 	if (!err)
@@ -1051,15 +1127,23 @@ int xck_names(struct xck *ck)
 	 * need both scratch copies at the peak of the tables (24 MB more at
 	 * 1M entries with parent pointers) for a few tens of milliseconds.
 	 */
-	xck_vec_sort_keys_threads(&ck->dirents, dirent_child_keys, 3,
-				  dirent_by_child, ck->threads);
-	if (nm.pptr)
-		xck_vec_sort_keys_threads(&ck->pptrs, pptr_child_keys, 3,
-					  pptr_by_child, ck->threads);
 	ck->res->work[XFSJ_WK_NAMES] += ck->dirents.n + ck->pptrs.n;
-	err = count_entries(&nm);
-	if (err)
-		goto out;
+	/*
+	 * Without parent pointers to merge with (nor lossy directories,
+	 * whose causes are looked up by child), a clean table is counted in
+	 * the scan's order; the sort by child only to say what is wrong.
+	 */
+	if (nm.pptr || ck->lossy.n || !count_unsorted(&nm)) {
+		xck_vec_sort_keys_threads(&ck->dirents, dirent_child_keys, 3,
+					  dirent_by_child, ck->threads);
+		if (nm.pptr)
+			xck_vec_sort_keys_threads(&ck->pptrs, pptr_child_keys,
+						  3, pptr_by_child,
+						  ck->threads);
+		err = count_entries(&nm);
+		if (err)
+			goto out;
+	}
 	/*
 	 * Inodes not found (an AGI or inobt not read whole) may hold entries
 	 * and parent pointers: the counts and the tree are not known then.

@@ -595,6 +595,55 @@ START_TEST(names_consistent_is_clean)
 }
 END_TEST
 
+/*
+ * A clean table is counted in the scan's order (by directory), not
+ * sorted by child; a table with something to report is counted again
+ * after the sort, from zero, whatever the first pass had counted.
+ */
+START_TEST(names_counted_unsorted)
+{
+	struct tcheck t;
+	const struct xck_dirent *e;
+
+	setup_names(&t);
+	entry(&t, 1, 2, "hard", XFSJ_FT_REG);
+	slot(&t, 2)->nlink = 2;
+	run_names(&t);
+	expect(&t, "");
+	e = t.ck.dirents.v;
+	for (size_t i = 1; i < t.ck.dirents.n; i++)
+		ck_assert_uint_le(e[i - 1].dir, e[i].dir);
+	ck_assert_uint_eq(e[t.ck.dirents.n - 1].child, ino_of(&t, 2));
+	ck_assert_uint_eq(slot(&t, 0)->refs, 3);
+	ck_assert_uint_eq(slot(&t, 1)->refs, 2);
+	ck_assert_uint_eq(slot(&t, 2)->refs, 2);
+	ck_assert(slot(&t, 2)->flags & XCK_I_INDIR);
+	ck_assert_uint_eq(slot(&t, 1)->named, 0);
+	teardown(&t);
+
+	/* The last entry's file type is wrong: counted again, once. */
+	setup_names(&t);
+	entry(&t, 1, 2, "hard", XFSJ_FT_SYMLINK);
+	slot(&t, 2)->nlink = 2;
+	run_names(&t);
+	expect(&t, "dirent.ftype");
+	ck_assert_uint_eq(slot(&t, 0)->refs, 3);
+	ck_assert_uint_eq(slot(&t, 1)->refs, 2);
+	ck_assert_uint_eq(slot(&t, 2)->refs, 2);
+	ck_assert_uint_eq(slot(&t, 1)->named, 0);
+	teardown(&t);
+
+	/* A directory named twice, the second time last. */
+	setup_names(&t);
+	entry(&t, 1, 1, "again", XFSJ_FT_DIR);
+	run_names(&t);
+	ck_assert_ptr_nonnull(find(&t, "dir.parents"));
+	ck_assert_uint_eq(slot(&t, 0)->refs, 3);
+	ck_assert_uint_eq(slot(&t, 1)->named, 0);
+	teardown(&t);
+}
+END_TEST
+
 START_TEST(names_link_counts)
 {
 	struct tcheck t;
@@ -916,6 +965,7 @@ Suite *check_space_suite(void)
 	tcase_add_test(tc, space_damaged_tree_not_compared);
 	tcase_add_test(tc, counters_sb);
 	tcase_add_test(tc, names_consistent_is_clean);
+	tcase_add_test(tc, names_counted_unsorted);
 	tcase_add_test(tc, names_link_counts);
 	tcase_add_test(tc, names_entry_targets);
 	tcase_add_test(tc, names_disconnected_and_loops);
