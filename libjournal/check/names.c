@@ -19,9 +19,14 @@
  *     pointer (child, parent, name) on its child and every parent pointer
  *     has its entry, with the parent's generation.
  *
- * Everything is a sort and a merge: the entries sorted by child meet the
- * inode table (chunks by start) and the parent pointers; sorted by
- * directory they drive the walk from the root.
+ * The entries come from the scan grouped by directory, the directories in
+ * inode order: in that order they drive the walk from the root, and a
+ * clean table is counted without being sorted (the children's states
+ * looked up a batch at a time).  Where something is to be reported, or
+ * parent pointers are to be merged, it is a sort and a merge: the
+ * entries sorted by child meet the inode table (chunks by start) and the
+ * parent pointers; sorted back by directory they drive the walks from
+ * what is left unreached.
  */
 #include <pthread.h>
 #include <stdlib.h>
