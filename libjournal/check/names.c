@@ -533,54 +533,106 @@ static int count_entries(struct names *nm)
 /*
  * The same counts without the sort, where nothing is to be reported: one
  * pass over the entries in the scan's order, the children's states
- * looked up a batch at a time (as the walk does).  It gives up at the
- * first entry count_range would report on (a child not in use or
- * unsound, a file type that disagrees, a directory named twice, or by
- * the root's entry, or from elsewhere than its ".." says); then the
- * marks are undone and count_entries, on the entries sorted by child,
- * says what is wrong.  true: refs and XCK_I_INDIR as count_range sets
- * them, nothing to report.
+ * looked up a batch at a time (as the walk does), a share of the entries
+ * per thread (the counts and marks atomic: hard links of one inode fall
+ * in several shares).  It gives up at an entry count_range would report
+ * on (a child not in use or unsound, a file type that disagrees, a
+ * directory named twice, or by the root's entry, or from elsewhere than
+ * its ".." says): whatever the threads' order, such an entry gives up.
+ * Then the marks are undone and count_entries, on the entries sorted by
+ * child, says what is wrong.  true: refs and XCK_I_INDIR as count_range
+ * sets them, nothing to report.
  */
-static bool count_unsorted(struct names *nm)
-{
-	struct xck *ck = nm->ck;
-	const struct xck_dirent *e = ck->dirents.v;
-	size_t n = ck->dirents.n, i = 0;
-	bool ok = true;
+struct unsorted_job {
+	struct names nm;	/* a copy: its own chunk of the last lookup */
+	size_t from, to;
+	bool *ok;		/* shared: cleared by the first to give up */
+};
 
-	while (ok && i < n) {
+/* Does entry @d, naming the state @slot, leave nothing to report? */
+static bool count_one(struct names *nm, const struct xck_dirent *d,
+		      struct xck_inode *slot)
+{
+	uint8_t flags;
+
+	if (!slot)
+		return false;
+	flags = __atomic_load_n(&slot->flags, __ATOMIC_RELAXED);
+	if ((flags & (XCK_I_INUSE | XCK_I_BAD)) != XCK_I_INUSE)
+		return false;
+	__atomic_fetch_add(&slot->refs, 1, __ATOMIC_RELAXED);
+	if (is_dotish(nm, d))
+		return true;
+	__atomic_fetch_or(&slot->flags, XCK_I_INDIR, __ATOMIC_RELAXED);
+	if (nm->ftype && d->ftype != slot->ftype)
+		return false;
+	return slot->ftype != XFSJ_FT_DIR ||
+	       (!__atomic_fetch_add(&slot->named, 1, __ATOMIC_RELAXED) &&
+		d->child != nm->root &&
+		(slot->parent == XFSJ_NULLFSINO || slot->parent == d->dir));
+}
+
+static void *count_unsorted_run(void *arg)
+{
+	struct unsorted_job *j = arg;
+	const struct xck_dirent *e = j->nm.ck->dirents.v;
+	size_t i = j->from;
+
+	while (i < j->to && __atomic_load_n(j->ok, __ATOMIC_RELAXED)) {
 		struct xck_inode *slot[WALK_BATCH];
 		size_t at[WALK_BATCH];
 		unsigned int m = 0, k;
 
-		for (; i < n && m < WALK_BATCH; i++) {
-			slot[m] = slot_near(nm, e[i].child);
+		for (; i < j->to && m < WALK_BATCH; i++) {
+			slot[m] = slot_near(&j->nm, e[i].child);
 			if (slot[m])
 				__builtin_prefetch(slot[m], 1);
 			at[m++] = i;
 		}
-		for (k = 0; k < m && ok; k++) {
-			const struct xck_dirent *d = &e[at[k]];
-			struct xck_inode *st = sound(slot[k]);
-
-			if (!st) {
-				ok = false;
+		for (k = 0; k < m; k++) {
+			if (!count_one(&j->nm, &e[at[k]], slot[k])) {
+				__atomic_store_n(j->ok, false,
+						 __ATOMIC_RELAXED);
 				break;
 			}
-			if (st->refs < UINT32_MAX)
-				st->refs++;
-			if (is_dotish(nm, d))
-				continue;
-			st->flags |= XCK_I_INDIR;
-			if (nm->ftype && d->ftype != st->ftype)
-				ok = false;
-			else if (st->ftype == XFSJ_FT_DIR &&
-				 (st->named++ || d->child == nm->root ||
-				  (st->parent != XFSJ_NULLFSINO &&
-				   st->parent != d->dir)))
-				ok = false;
 		}
 	}
+	return NULL;
+}
+
+static bool count_unsorted(struct names *nm)
+{
+	struct xck *ck = nm->ck;
+	size_t n = ck->dirents.n, at = 0;
+	unsigned int t = ck->threads > 1 ? ck->threads : 1, k, started;
+	struct unsorted_job *jobs;
+	pthread_t tid[COUNT_THREADS_MAX];
+	bool ok = true;
+
+	if (t > COUNT_THREADS_MAX)
+		t = COUNT_THREADS_MAX;
+	if (n < 4096)
+		t = 1;
+	jobs = calloc(t, sizeof(*jobs));
+	if (!jobs)
+		return false;
+	for (k = 0; k < t; k++) {
+		size_t end = k + 1 == t ? n : n / t * (k + 1);
+
+		jobs[k] = (struct unsorted_job){ .nm = *nm, .from = at,
+						 .to = end, .ok = &ok };
+		at = end;
+	}
+	for (started = 1; started < t; started++)
+		if (pthread_create(&tid[started], NULL, count_unsorted_run,
+				   &jobs[started]))
+			break;
+	count_unsorted_run(&jobs[0]);
+	for (k = started; k < t; k++)
+		count_unsorted_run(&jobs[k]);
+	for (k = 1; k < started; k++)
+		pthread_join(tid[k], NULL);
+	free(jobs);
 	/* The scratch counts cleared; the rest too when giving up. */
 	for (uint32_t agno = 0; agno < ck->agcount; agno++) {
 		struct xck_ag *ag = &ck->ags[agno];
@@ -588,9 +640,9 @@ static bool count_unsorted(struct names *nm)
 		for (size_t c = 0; c < ag->chunks.n; c++) {
 			struct xck_chunk *ch = xck_vec_at(&ag->chunks, c);
 
-			for (unsigned int k = 0;
-			     ch->ino && k < XFSJ_INODES_PER_CHUNK; k++) {
-				struct xck_inode *st = &ch->ino[k];
+			for (unsigned int i = 0;
+			     ch->ino && i < XFSJ_INODES_PER_CHUNK; i++) {
+				struct xck_inode *st = &ch->ino[i];
 
 				st->named = 0;
 				if (ok)

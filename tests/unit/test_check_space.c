@@ -641,6 +641,23 @@ START_TEST(names_counted_unsorted)
 	ck_assert_uint_eq(slot(&t, 0)->refs, 3);
 	ck_assert_uint_eq(slot(&t, 1)->named, 0);
 	teardown(&t);
+
+	/* On two threads: 6,000 hard links of f counted across both
+	 * shares; then one of them of the wrong type, in the first. */
+	for (int bad = 0; bad < 2; bad++) {
+		setup_names(&t);
+		t.ck.threads = 2;
+		for (unsigned int i = 0; i < 6000; i++)
+			entry(&t, 1, 2, "link",
+			      bad && i == 10 ? XFSJ_FT_SYMLINK : XFSJ_FT_REG);
+		slot(&t, 2)->nlink = 6001;
+		run_names(&t);
+		expect(&t, bad ? "dirent.ftype" : "");
+		ck_assert_uint_eq(slot(&t, 2)->refs, 6001);
+		ck_assert_uint_eq(slot(&t, 1)->refs, 2);
+		ck_assert_uint_eq(slot(&t, 1)->named, 0);
+		teardown(&t);
+	}
 }
 END_TEST
 
