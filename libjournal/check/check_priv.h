@@ -288,10 +288,16 @@ struct xck {
 	/* The chunks' inode records (xck_chunk.ino), shared by workers. */
 	struct xfsj_spill_arena *ino_arena;
 	/*
-	 * dir.c: one directory's tables, kept for the next directory this
-	 * thread checks (NULL: none yet).  A worker's copy has its own.
+	 * dir.c: one directory's tables, emptied and kept for the next
+	 * directory this thread checks (kept false: none).  A worker's
+	 * copy has its own.
 	 */
-	struct xck_dir_scratch *dir_scratch;
+	struct xck_dir_scratch {
+		struct xck_vec dents, lents, bests;
+		uint8_t *names;
+		size_t names_cap;
+		bool kept;
+	} dir_scratch;
 };
 
 enum { XCK_TOTAL_INODES = 1 << 0, XCK_TOTAL_FDBLOCKS = 1 << 1 };

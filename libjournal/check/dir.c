@@ -677,12 +677,6 @@ static int check_blocks(struct xck_dctx *d)
  */
 #define SCRATCH_KEEP	(32U << 20)
 
-struct xck_dir_scratch {
-	struct xck_vec dents, lents, bests;
-	uint8_t *names;
-	size_t names_cap;
-};
-
 static size_t vec_cap_bytes(const struct xck_vec *v)
 {
 	return v->cap * v->esz;
@@ -690,9 +684,9 @@ static size_t vec_cap_bytes(const struct xck_vec *v)
 
 static void scratch_take(struct xck_dctx *d)
 {
-	struct xck_dir_scratch *s = d->ck->dir_scratch;
+	struct xck_dir_scratch *s = &d->ck->dir_scratch;
 
-	if (!s) {
+	if (!s->kept) {
 		xck_vec_init(&d->dents, sizeof(struct xck_dent));
 		xck_vec_init(&d->lents, sizeof(struct xck_lent));
 		xck_vec_init(&d->bests, sizeof(struct xck_best));
@@ -703,8 +697,7 @@ static void scratch_take(struct xck_dctx *d)
 	d->bests = s->bests;
 	d->names = s->names;
 	d->names_cap = s->names_cap;
-	free(s);
-	d->ck->dir_scratch = NULL;
+	s->kept = false;
 	xck_account(d->ck, (int64_t)(vec_cap_bytes(&d->dents) +
 				     vec_cap_bytes(&d->lents) +
 				     vec_cap_bytes(&d->bests)));
@@ -723,39 +716,34 @@ static void scratch_drop(struct xck *ck, struct xck_vec *dents,
 static void scratch_keep(struct xck_dctx *d)
 {
 	struct xck *ck = d->ck;
+	struct xck_dir_scratch *s = &ck->dir_scratch;
 	size_t bytes = vec_cap_bytes(&d->dents) + vec_cap_bytes(&d->lents) +
 		       vec_cap_bytes(&d->bests);
-	struct xck_dir_scratch *s;
 
-	if (ck->dir_scratch || bytes + d->names_cap > SCRATCH_KEEP ||
-	    !(s = malloc(sizeof(*s)))) {
+	if (s->kept || bytes + d->names_cap > SCRATCH_KEEP) {
 		scratch_drop(ck, &d->dents, &d->lents, &d->bests, d->names);
 		return;
 	}
 	d->dents.n = d->lents.n = d->bests.n = 0;
-	s->dents = d->dents;
-	s->lents = d->lents;
-	s->bests = d->bests;
-	s->names = d->names;
-	s->names_cap = d->names_cap;
-	ck->dir_scratch = s;
+	*s = (struct xck_dir_scratch){
+		.dents = d->dents, .lents = d->lents, .bests = d->bests,
+		.names = d->names, .names_cap = d->names_cap, .kept = true };
 	xck_account(ck, -(int64_t)bytes);
 }
 
 void xck_dir_scratch_free(struct xck *ck)
 {
-	struct xck_dir_scratch *s = ck->dir_scratch;
+	struct xck_dir_scratch *s = &ck->dir_scratch;
 
-	if (!s)
+	if (!s->kept)
 		return;
-	ck->dir_scratch = NULL;
+	s->kept = false;
 	/* Counted out of the state when kept: freed without counting (a
 	 * worker's last job may be another thread's to read by now). */
 	xck_vec_release(&s->dents);
 	xck_vec_release(&s->lents);
 	xck_vec_release(&s->bests);
 	free(s->names);
-	free(s);
 }
 
 int xck_dir(struct xck *ck, struct xck_icheck *ic)

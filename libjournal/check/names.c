@@ -28,12 +28,12 @@
  * parent pointers; sorted back by directory they drive the walks from
  * what is left unreached.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/check_priv.h"
 #include "core/grow.h"
+#include "core/jobs.h"
 #include "fs/attr.h"
 
 enum {
@@ -469,7 +469,7 @@ static void *count_job_run(void *arg)
 	return NULL;
 }
 
-#define COUNT_THREADS_MAX 64
+#define COUNT_THREADS_MAX XFSJ_JOBS_THREADS_MAX
 
 /*
  * Each group touches only its child's state and reads the rest, so the
@@ -482,9 +482,8 @@ static int count_entries(struct names *nm)
 	struct xck *ck = nm->ck;
 	const struct xck_dirent *e = ck->dirents.v;
 	size_t n = ck->dirents.n, at = 0;
-	unsigned int t = ck->threads > 1 ? ck->threads : 1, k, started;
+	unsigned int t = ck->threads > 1 ? ck->threads : 1, k;
 	struct count_job *cj;
-	pthread_t tid[COUNT_THREADS_MAX];
 	int err = 0;
 
 	if (t > COUNT_THREADS_MAX)
@@ -509,16 +508,7 @@ static int count_entries(struct names *nm)
 		cj[k].to = end;
 		at = end;
 	}
-	/* Share 0 on this thread; a share without a thread here too. */
-	for (started = 1; started < t; started++)
-		if (pthread_create(&tid[started], NULL, count_job_run,
-				   &cj[started]))
-			break;
-	count_job_run(&cj[0]);
-	for (k = started; k < t; k++)
-		count_job_run(&cj[k]);
-	for (k = 1; k < started; k++)
-		pthread_join(tid[k], NULL);
+	xfsj_run_jobs(count_job_run, cj, sizeof(*cj), t);
 	for (k = 0; k < t; k++) {
 		for (size_t i = 0; i < cj[k].kept.n; i++)
 			xck_report(ck, &cj[k].kept.p[i]);
@@ -604,9 +594,8 @@ static bool count_unsorted(struct names *nm)
 {
 	struct xck *ck = nm->ck;
 	size_t n = ck->dirents.n, at = 0;
-	unsigned int t = ck->threads > 1 ? ck->threads : 1, k, started;
+	unsigned int t = ck->threads > 1 ? ck->threads : 1, k;
 	struct unsorted_job *jobs;
-	pthread_t tid[COUNT_THREADS_MAX];
 	bool ok = true;
 
 	if (t > COUNT_THREADS_MAX)
@@ -623,15 +612,7 @@ static bool count_unsorted(struct names *nm)
 						 .to = end, .ok = &ok };
 		at = end;
 	}
-	for (started = 1; started < t; started++)
-		if (pthread_create(&tid[started], NULL, count_unsorted_run,
-				   &jobs[started]))
-			break;
-	count_unsorted_run(&jobs[0]);
-	for (k = started; k < t; k++)
-		count_unsorted_run(&jobs[k]);
-	for (k = 1; k < started; k++)
-		pthread_join(tid[k], NULL);
+	xfsj_run_jobs(count_unsorted_run, jobs, sizeof(*jobs), t);
 	free(jobs);
 	/* The scratch counts cleared; the rest too when giving up. */
 	for (uint32_t agno = 0; agno < ck->agcount; agno++) {

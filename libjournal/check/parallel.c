@@ -180,7 +180,7 @@ static void *worker(void *arg)
 		xfsj_fs_set_cache_bound(fs, pl->cache_bound);
 	wk.fs = fs;
 	wk.cb = NULL;
-	wk.dir_scratch = NULL;	/* the proto's is the main thread's */
+	wk.dir_scratch.kept = false;	/* the proto's is the main thread's */
 	for (;;) {
 		uint32_t agno;
 

@@ -17,17 +17,17 @@
  * thread, each in its own part of the scratch copy.  The same order
  * whatever the number of threads.
  */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jobs.h"
 #include "core/radix_sort.h"
 #include "xfsj/errors.h"
 
 #define SHORT_INPUT 64
 #define PAR_MIN 8192		/* fewer records: one thread */
-#define THREADS_MAX 64
+#define THREADS_MAX XFSJ_JOBS_THREADS_MAX
 
 static int keys_cmp(const void *a, const void *b, const xfsj_sort_key *keys,
 		    size_t nkeys)
@@ -254,26 +254,12 @@ static void *share_run(void *arg)
 	return NULL;
 }
 
-/*
- * Run @step on every share: share 0 on this thread, the others on
- * threads of their own, or here too when no thread is to be had.
- */
+/* Run @step on every share, side by side (jobs.h). */
 static void run_shares(struct par_sort *ps, struct par_share *sh,
 		       unsigned int t, enum par_step step)
 {
-	pthread_t tid[THREADS_MAX];
-	unsigned int k, started;
-
 	ps->step = step;
-	for (started = 1; started < t; started++)
-		if (pthread_create(&tid[started], NULL, share_run,
-				   &sh[started]))
-			break;
-	share_run(&sh[0]);
-	for (k = started; k < t; k++)
-		share_run(&sh[k]);
-	for (k = 1; k < started; k++)
-		pthread_join(tid[k], NULL);
+	xfsj_run_jobs(share_run, sh, sizeof(*sh), t);
 }
 
 static void cut_even(struct par_share *sh, unsigned int t, size_t n)

@@ -36,6 +36,7 @@
 	X(spill_suite)		\
 	X(u64set_suite)		\
 	X(radix_sort_suite)	\
+	X(jobs_suite)		\
 	X(progress_suite)	\
 	X(redo_suite)		\
 	X(undo_suite)		\
