@@ -406,10 +406,9 @@ static void free_overlap(struct sweep *sw, uint32_t s, uint32_t e,
 {
 	const struct xfsj_alloc_rec *f = sw->free->v;
 	char name[96];
+	bool named = false;
 	uint32_t pos = s;
 
-	if (owner)
-		xck_owner_desc(owner, name, sizeof(name));
 	while (sw->fi < sw->free->n &&
 	       f[sw->fi].startblock + f[sw->fi].blockcount <= s)
 		sw->fi++;
@@ -420,6 +419,10 @@ static void free_overlap(struct sweep *sw, uint32_t s, uint32_t e,
 		if (fe > e)
 			fe = e;
 		if (owner) {
+			/* Named only when found on free space (rare). */
+			if (!named)
+				xck_owner_desc(owner, name, sizeof(name));
+			named = true;
 			pending_add(sw->ck, sw->ag, &sw->free_used,
 				    SP_FREE_USED, fs, fe, sw->free_tree, name);
 		} else if (sw->leaks && fs > pos) {
