@@ -27,7 +27,12 @@ image() {
 		return 0
 	fi
 	rm -f "$img.new"
-	truncate -s 16g "$img.new"
+	# 16 GiB holds 8M inodes (imaxpct 25): larger counts get 64 GiB
+	if [ "$n" -gt 4000000 ]; then
+		truncate -s 64g "$img.new"
+	else
+		truncate -s 16g "$img.new"
+	fi
 	dev=$(attach_loop "$img.new") || return 1
 	# shellcheck disable=SC2046
 	"$XFSPROGS613/mkfs.xfs" -q -f $(newfeat) "$dev" >&2 || return 1

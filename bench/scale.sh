@@ -14,9 +14,9 @@
 #   ${BENCH_CACHE:-/var/cache/xfsj/bench}/shape-<version>-<shape>-<n>.img
 # (<version>: a hash of mkshape.c).  The fourth shape, mixed, is the image
 # of bench/check.sh (bench/mkinodes.c: every inode, directory and
-# attribute fork format, through lib.sh's cache, 16 GiB, mkfs.xfs 6.13
-# with xfsj-mkfs's features).  CLEAN_CACHE=1 removes this run's images at
-# the end.
+# attribute fork format, through lib.sh's cache, 16 GiB, 64 GiB past 4M
+# inodes, mkfs.xfs 6.13 with xfsj-mkfs's features).  CLEAN_CACHE=1
+# removes this run's images at the end.
 #
 #   SHAPES="fileserver frag bigdirs mixed"   the shapes (default all four)
 #   SIZES="100000 1000000"   inodes of each image; BIG=1 adds 10000000
