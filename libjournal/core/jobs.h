@@ -10,7 +10,10 @@
 
 #include <stddef.h>
 
-/* At most this many jobs get a thread; the rest run on the caller. */
+/*
+ * At most this many jobs run at once, the caller's among them; the rest
+ * run on the caller after its own.
+ */
 #define XFSJ_JOBS_THREADS_MAX 64
 
 /*
