@@ -958,7 +958,8 @@ static int compat_exit(const struct opts *o, int ret)
  * A device shorter than the filesystem its superblocks describe (a
  * truncated image, the wrong partition): said first, in one line, rather
  * than as the first structure found missing past its end.  A primary
- * that a secondary contradicts is left to the repair.
+ * whose geometry disagrees with itself, or that the secondary it locates
+ * contradicts, is left to the repair.
  */
 static bool device_short(const struct opts *o, struct xfsj_io *io)
 {
@@ -973,6 +974,11 @@ static bool device_short(const struct opts *o, struct xfsj_io *io)
 	if (p.magicnum != XFSJ_SB_MAGIC || p.blocklog < 9 ||
 	    p.blocklog > 16 || !p.agblocks || p.dblocks > (UINT64_MAX >> 16))
 		return false;
+	/* A primary whose geometry disagrees with itself is damaged. */
+	if (p.blocksize != 1U << p.blocklog || !p.agcount ||
+	    p.dblocks > (uint64_t)p.agcount * p.agblocks ||
+	    p.dblocks <= (uint64_t)(p.agcount - 1) * p.agblocks)
+		return false;
 	bytes = p.dblocks << p.blocklog;
 	if (bytes <= io->size)
 		return false;
@@ -981,7 +987,8 @@ static bool device_short(const struct opts *o, struct xfsj_io *io)
 		if (xfsj_pread(io, sect, sizeof(sect), ag1))
 			return false;
 		xfsj_sb_decode(sect, &s);
-		if (s.magicnum != XFSJ_SB_MAGIC || s.dblocks != p.dblocks)
+		if (s.magicnum != XFSJ_SB_MAGIC || s.dblocks != p.dblocks ||
+		    s.blocklog != p.blocklog || s.agblocks != p.agblocks)
 			return false;
 	}
 	snprintf(why, sizeof(why), "the device (%llu bytes) is shorter than the filesystem on it (%llu bytes): a truncated image, or the wrong device",

@@ -330,6 +330,23 @@ for n in -n ""; do
 	check "truncated ${n:-(repair)}: the device is shorter, said first" \
 		bash -c "head -1 '$T_DIR/short.out' | grep -q 'shorter than the filesystem' && ! grep -q sb_logblocks '$T_DIR/short.out'"
 done
+# A primary whose blocklog disagrees with its blocksize (fuzzed as fstests
+# does) states a filesystem twice the device's size, and the secondary it
+# then locates is AG 2's, which agrees on dblocks: a damaged primary, not
+# a short device.  The repair mends it from a secondary.
+copy "$CLEAN" "$T_DIR/bl.img"
+silent "$DB" -x -c 'sb 0' -c 'fuzz -d blocklog lastbit' "$T_DIR/bl.img"
+check "blocklog fuzzed: the primary states more than the device holds" \
+	bash -c "[ \$('$DB' -r -c 'sb 0' -c 'p blocklog' '$T_DIR/bl.img' 2>/dev/null | awk '{ print \$3 }') = 13 ]"
+"$REPAIR" -n "$T_DIR/bl.img" > "$T_DIR/bl.out" 2>&1
+rc=$?
+check "blocklog fuzzed (-n): exit 1, not refused as a short device" \
+	bash -c "[ $rc -eq 1 ] && ! grep -q 'shorter than' '$T_DIR/bl.out'"
+check "... the primary found to disagree with the secondaries" \
+	grep -q 'sb.primary.mismatch' "$T_DIR/bl.out"
+"$REPAIR" "$T_DIR/bl.img" > "$T_DIR/bl.out" 2>&1
+check "blocklog fuzzed (repair): xfs_repair -n finds it clean after" \
+	silent "$XREPAIR" -n -f "$T_DIR/bl.img"
 "$REPAIR" -o ag_stride -n "$CLEAN" > /dev/null 2> "$T_DIR/ags.err"
 check "-o ag_stride without a value: 'takes a number'" grep -qx 'xfsj-repair: ag_stride takes a number (ag_stride=N)' "$T_DIR/ags.err"
 for t in mkfs repair logprint; do
