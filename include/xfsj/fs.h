@@ -128,6 +128,14 @@ int xfsj_buf_read_ref(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
 		      struct xfsj_buf **bp);
 int xfsj_buf_get_zero_ref(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
 			  struct xfsj_buf **bp);
+/*
+ * Copy the @len bytes at @daddr into @dst: from the cached buffer there
+ * if there is one (-XFSJ_E_INVAL if it has another length), else from the
+ * device without caching them (blocks read once, such as a directory's,
+ * do not push out what will be read again).
+ */
+int xfsj_buf_read_copy(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
+		       void *dst);
 /* One more reference to a buffer the caller holds or keeps. */
 void xfsj_buf_hold(struct xfsj_fs *fs, struct xfsj_buf *bp);
 /* Drop one reference (NULL: nothing). */

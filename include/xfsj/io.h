@@ -60,6 +60,12 @@ struct xfsj_io_ops {
 	 */
 	int (*preadv)(struct xfsj_io *io, const struct iovec *iov, int n,
 		      uint64_t off);
+	/*
+	 * Optional (NULL: never): from now on read hinted ranges into the
+	 * process's own buffers, by O_DIRECT reads, rather than into the
+	 * kernel's page cache.  False where the device cannot be read so.
+	 */
+	bool (*direct_readahead)(struct xfsj_io *io);
 };
 
 struct xfsj_io {
@@ -70,6 +76,12 @@ struct xfsj_io {
 	unsigned int psectsize;	/* physical sector size */
 	bool is_bdev;
 	bool readonly;
+	/*
+	 * Hints are read into the process, exactly (XFSJ_IO_DIRECT): a gap
+	 * between two hinted ranges is not worth reading to join them, as
+	 * nothing would keep it for a later read.
+	 */
+	bool ra_exact;
 	void *priv;
 };
 
@@ -77,7 +89,7 @@ enum {
 	XFSJ_IO_RDONLY	= 1 << 0,	/* never opened for writing */
 	XFSJ_IO_EXCL	= 1 << 1,	/* O_EXCL on block devices */
 	XFSJ_IO_CREATE	= 1 << 2,	/* create a regular file if missing */
-	XFSJ_IO_DIRECT	= 1 << 3,	/* O_DIRECT where possible */
+	XFSJ_IO_DIRECT	= 1 << 3,	/* xfsj_io_direct_readahead at once */
 };
 
 int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out);
@@ -158,6 +170,16 @@ int xfsj_io_extend(struct xfsj_io *io, uint64_t size);
 int xfsj_io_sync(struct xfsj_io *io);
 /* A read-soon hint for [@off, @off + @len) (io->ops->advise), if any. */
 void xfsj_io_advise(struct xfsj_io *io, uint64_t off, uint64_t len);
+/*
+ * Hints from now on are read by the process itself, O_DIRECT, into a
+ * bounded pool the reads copy from (core/rapool.h): no page-cache copy per
+ * byte, and at most a few requests at the device at once.  It pays on
+ * large scans; the page cache's deeper queue wins on small ones.  False
+ * (nothing changes) where the backend or the device cannot.
+ */
+bool xfsj_io_direct_readahead(struct xfsj_io *io);
+/* The memory that pool takes, once it has filled. */
+#define XFSJ_IO_POOL_BYTES	(32ULL << 20)
 void xfsj_io_close(struct xfsj_io *io);
 
 #endif

@@ -400,6 +400,9 @@ struct xck_icheck {
 	/* Each fork's literal area in the inode. */
 	const uint8_t *fork[2];
 	uint32_t forksize[2];
+	/* Each fork's blocks before this file offset were hinted (0: none
+	 * yet, UINT64_MAX: all there are; prefetch.c). */
+	uint64_t pf_next[2];
 };
 
 /*
@@ -408,7 +411,7 @@ struct xck_icheck {
  * caller frees.  Returns 0, 1 when part of the range is a hole or unmapped
  * (*out NULL), or a negative XFSJ_E_* on an I/O error.
  */
-int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
+int xck_fork_read(struct xck *ck, struct xck_icheck *ic, int whichfork,
 		  uint64_t fileoff, uint32_t nblocks, uint8_t **out);
 /* The mapping of @fileoff in the fork, or NULL (a hole). */
 const struct xfsj_bmbt_irec *xck_fork_lookup(const struct xck_icheck *ic,
@@ -426,7 +429,10 @@ struct xck_pf {
 void xck_pf_advance(struct xck *ck, struct xck_ag *ag, struct xck_pf *pf,
 		    size_t at);
 /* Hint the mapped blocks of a fork the check is about to read. */
-void xck_pf_fork(struct xck *ck, const struct xck_icheck *ic, int whichfork);
+void xck_pf_fork(struct xck *ck, struct xck_icheck *ic, int whichfork);
+/* The check reads @fileoff of a fork: keep the hints ahead of it. */
+void xck_pf_fork_more(struct xck *ck, struct xck_icheck *ic, int whichfork,
+		      uint64_t fileoff);
 void xck_pf_free(struct xck_pf *pf);
 
 /* inodes.c: does chunk @c lie inside @ag, past its headers? */

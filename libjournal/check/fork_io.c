@@ -28,7 +28,7 @@ const struct xfsj_bmbt_irec *xck_fork_lookup(const struct xck_icheck *ic,
 	return NULL;
 }
 
-int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
+int xck_fork_read(struct xck *ck, struct xck_icheck *ic, int whichfork,
 		  uint64_t fileoff, uint32_t nblocks, uint8_t **out)
 {
 	const struct xfsj_sb *sb = ck->sb;
@@ -37,13 +37,13 @@ int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
 	uint32_t done = 0;
 
 	*out = NULL;
+	xck_pf_fork_more(ck, ic, whichfork, fileoff);
 	buf = malloc((size_t)nblocks * bsize);
 	if (!buf)
 		return -XFSJ_E_NOMEM;
 	while (done < nblocks) {
 		const struct xfsj_bmbt_irec *m;
 		uint64_t fsb, run;
-		struct xfsj_buf *bp;
 		int err;
 
 		m = xck_fork_lookup(ic, whichfork, fileoff + done);
@@ -62,13 +62,16 @@ int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
 			return 1;
 		}
 		/*
-		 * One buffer per filesystem block, so that every reader of a
-		 * block looks it up with the same length.
+		 * Block by block, so that a block some other reader cached
+		 * is looked up with the length it was cached with; what is
+		 * not cached is read without caching it (each block of a
+		 * fork is read once).
 		 */
 		for (uint64_t i = 0; i < run; i++) {
-			err = xfsj_buf_read_ref(ck->fs,
-						xfsj_fsb_daddr(sb, fsb + i),
-						bsize, &bp);
+			err = xfsj_buf_read_copy(ck->fs,
+						 xfsj_fsb_daddr(sb, fsb + i),
+						 bsize, buf + (size_t)(done + i) *
+						 bsize);
 			if (err) {
 				free(buf);
 				/*
@@ -77,9 +80,6 @@ int xck_fork_read(struct xck *ck, const struct xck_icheck *ic, int whichfork,
 				 */
 				return err == -XFSJ_E_INVAL ? 1 : err;
 			}
-			memcpy(buf + (size_t)(done + i) * bsize, bp->data,
-			       bsize);
-			xfsj_buf_rele(ck->fs, bp);
 		}
 		done += (uint32_t)run;
 	}

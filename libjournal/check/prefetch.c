@@ -7,7 +7,8 @@
  *
  *   PF_CHUNKS_AHEAD  the inode blocks of the chunks up to this far ahead
  *                    are hinted (xfsj_buf_prefetch: the kernel reads
- *                    them into its page cache, nothing is held here);
+ *                    them into its page cache, or the device's read-ahead
+ *                    pool into its own, core/rapool.h);
  *   PF_FORKS_AHEAD   the chunks up to this far ahead are read into the
  *                    buffer cache (xfsj_buf_readahead, as the scan reads
  *                    them) and their inodes' fork roots decoded: the
@@ -16,10 +17,12 @@
  *                    the inode, and the first PF_INODE_BLOCKS mapped
  *                    blocks of a directory, symlink or attribute fork
  *                    held as an extent list;
- *   the fork itself  once forks.c has walked an inode's forks, all the
+ *   the fork itself  once forks.c has walked an inode's forks, the
  *                    mapped blocks of the forks the check reads
- *                    (directories, symlinks, attributes), up to
- *                    PF_FORK_BYTES (xck_pf_fork).
+ *                    (directories, symlinks, attributes): the first
+ *                    PF_FORK_BYTES (xck_pf_fork), then half that again
+ *                    each time the check has read half of what was
+ *                    hinted (xck_pf_fork_more), to the fork's end.
  *
  * Nothing here judges what it reads: a hint at a wrong address costs a
  * read, never a result (the check reads and verifies every block itself
@@ -29,7 +32,7 @@
  * of addresses per chunk (64 inodes x 2 forks x at most 32 entries x 16
  * bytes: 64 KiB at most).  The page cache holds what is hinted until the
  * check reads it: at most PF_CHUNKS_AHEAD chunks (4 MiB with 512-byte
- * inodes), their fork blocks and one fork's PF_FORK_BYTES.
+ * inodes), their fork blocks and PF_FORK_BYTES of one fork.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +45,7 @@
 #define PF_CHUNKS_AHEAD	256
 #define PF_FORKS_AHEAD	64
 #define PF_INODE_BLOCKS	32
-#define PF_FORK_BYTES	(16U << 20)
+#define PF_FORK_BYTES	(4U << 20)
 
 static int push(struct xck_pf *pf, const struct xck *ck, uint64_t fsb)
 {
@@ -255,35 +258,84 @@ void xck_pf_advance(struct xck *ck, struct xck_ag *ag, struct xck_pf *pf,
 							pf->forks));
 }
 
-void xck_pf_fork(struct xck *ck, const struct xck_icheck *ic, int whichfork)
+/*
+ * Hint the mapped blocks of the fork from file offset @from on, at most
+ * @max of them; the file offset past the last one hinted, or UINT64_MAX
+ * when none is left past it.
+ */
+static uint64_t hint_span(struct xck *ck, const struct xck_icheck *ic,
+			  int whichfork, uint64_t from, uint64_t max)
 {
 	const struct xfsj_sb *sb = ck->sb;
+	const struct xfsj_bmbt_irec *map = ic->map[whichfork];
+	size_t nmap = ic->nmap[whichfork], lo = 0, hi = nmap;
 	struct xfsj_buf_ra *ra;
-	uint64_t max = PF_FORK_BYTES / sb->blocksize, n = 0;
+	uint64_t n = 0, next = UINT64_MAX;
 
-	for (size_t i = 0; i < ic->nmap[whichfork] && n < max; i++)
+	/* The first mapping that ends past @from. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (map[mid].startoff + map[mid].blockcount <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == nmap)
+		return UINT64_MAX;
+	ra = malloc(max * sizeof(*ra));
+	if (!ra)
+		return UINT64_MAX;
+	for (size_t i = lo; i < nmap; i++) {
+		const struct xfsj_bmbt_irec *m = &map[i];
+		uint64_t b = from > m->startoff ? from - m->startoff : 0;
+
+		for (; b < m->blockcount && n < max; b++, n++) {
+			ra[n].daddr = xfsj_fsb_daddr(sb, m->startblock + b);
+			ra[n].len = sb->blocksize;
+		}
+		if (n == max) {
+			next = b < m->blockcount ? m->startoff + b :
+			       (i + 1 < nmap ? map[i + 1].startoff :
+				UINT64_MAX);
+			break;
+		}
+	}
+	(void)xfsj_buf_prefetch(ck->fs, ra, n);
+	free(ra);
+	return next;
+}
+
+void xck_pf_fork(struct xck *ck, struct xck_icheck *ic, int whichfork)
+{
+	uint64_t max = PF_FORK_BYTES / ck->sb->blocksize, n = 0;
+
+	ic->pf_next[whichfork] = UINT64_MAX;
+	for (size_t i = 0; i < ic->nmap[whichfork] && n <= PF_INODE_BLOCKS;
+	     i++)
 		n += ic->map[whichfork][i].blockcount;
 	/* What the look-ahead hinted already is all there is. */
 	if (n <= PF_INODE_BLOCKS && ic->di.format != XFSJ_DINODE_FMT_BTREE &&
 	    (whichfork == XFSJ_DATA_FORK ||
 	     ic->di.aformat != XFSJ_DINODE_FMT_BTREE))
 		return;
-	if (n > max)
-		n = max;
-	ra = malloc(n * sizeof(*ra));
-	if (!ra)
-		return;
-	n = 0;
-	for (size_t i = 0; i < ic->nmap[whichfork] && n < max; i++) {
-		const struct xfsj_bmbt_irec *m = &ic->map[whichfork][i];
+	ic->pf_next[whichfork] = hint_span(ck, ic, whichfork, 0, max);
+}
 
-		for (uint64_t b = 0; b < m->blockcount && n < max; b++, n++) {
-			ra[n].daddr = xfsj_fsb_daddr(sb, m->startblock + b);
-			ra[n].len = sb->blocksize;
-		}
-	}
-	(void)xfsj_buf_prefetch(ck->fs, ra, n);
-	free(ra);
+/*
+ * A fork larger than PF_FORK_BYTES: once the check has read half of
+ * what was hinted, the next half window is hinted, so that the device
+ * stays ahead of the check all along a directory of millions of names.
+ */
+void xck_pf_fork_more(struct xck *ck, struct xck_icheck *ic, int whichfork,
+		      uint64_t fileoff)
+{
+	uint64_t half = PF_FORK_BYTES / 2 / ck->sb->blocksize;
+	uint64_t next = ic->pf_next[whichfork];
+
+	if (!next || next == UINT64_MAX || fileoff + half < next)
+		return;
+	ic->pf_next[whichfork] = hint_span(ck, ic, whichfork, next, half);
 }
 
 void xck_pf_free(struct xck_pf *pf)

@@ -86,7 +86,7 @@ static void check_piece(struct xck *ck, const struct xck_icheck *ic,
 						 XFSJ_RMT_HDR_SIZE));
 }
 
-static int check_remote(struct xck *ck, const struct xck_icheck *ic)
+static int check_remote(struct xck *ck, struct xck_icheck *ic)
 {
 	uint32_t bsize = ck->sb->blocksize;
 	uint32_t size = (uint32_t)ic->di.size;

@@ -45,6 +45,11 @@ void xfsj_io_advise(struct xfsj_io *io, uint64_t off, uint64_t len)
 	io->ops->advise(io, off, len);
 }
 
+bool xfsj_io_direct_readahead(struct xfsj_io *io)
+{
+	return io->ops->direct_readahead && io->ops->direct_readahead(io);
+}
+
 void xfsj_io_close(struct xfsj_io *io)
 {
 	if (!io)

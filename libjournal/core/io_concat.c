@@ -194,6 +194,7 @@ int xfsj_io_concat(struct xfsj_io *a, struct xfsj_io *b, uint64_t b_off,
 						       b->psectsize;
 	io->is_bdev = a->is_bdev;
 	io->readonly = a->readonly || b->readonly;
+	io->ra_exact = a->ra_exact;
 	*out = io;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/rapool.h"
 #include "xfsj/errors.h"
 #include "xfsj/io.h"
 
@@ -44,6 +45,7 @@ struct unix_priv {
 	unsigned int head, n;		/* the oldest; how many */
 	bool started, stop;
 	pthread_t thread;
+	struct xfsj_rapool *pool;	/* XFSJ_IO_DIRECT: hints read here */
 };
 
 static int ufd(struct xfsj_io *io)
@@ -51,9 +53,29 @@ static int ufd(struct xfsj_io *io)
 	return ((struct unix_priv *)io->priv)->fd;
 }
 
+/*
+ * The file changes: what the pool read of it is stale (said before the
+ * change and after it, so that no read it had under way survives).
+ */
+static void unix_changed(struct xfsj_io *io)
+{
+	struct unix_priv *p = io->priv;
+
+	if (p->pool)
+		xfsj_rapool_forget(p->pool);
+}
+
 static int unix_pread(struct xfsj_io *io, void *buf, size_t len, uint64_t off)
 {
+	struct unix_priv *up = io->priv;
 	char *p = buf;
+
+	if (up->pool) {
+		struct iovec v = { .iov_base = buf, .iov_len = len };
+
+		if (!xfsj_rapool_read(up->pool, &v, 1, off, len))
+			return 0;
+	}
 
 	while (len) {
 		ssize_t n = pread(ufd(io), p, len, (off_t)off);
@@ -76,11 +98,20 @@ static int unix_pread(struct xfsj_io *io, void *buf, size_t len, uint64_t off)
 static int unix_preadv(struct xfsj_io *io, const struct iovec *iov, int n,
 		       uint64_t off)
 {
+	struct unix_priv *up = io->priv;
 	struct iovec v[XFSJ_IOV_MAX];
 	int first = 0;
 
 	if (n < 0 || n > XFSJ_IOV_MAX)
 		return -XFSJ_E_INVAL;
+	if (up->pool) {
+		size_t total = 0;
+
+		for (int i = 0; i < n; i++)
+			total += iov[i].iov_len;
+		if (!xfsj_rapool_read(up->pool, iov, n, off, total))
+			return 0;
+	}
 	memcpy(v, iov, (size_t)n * sizeof(*v));
 	while (first < n) {
 		ssize_t got = preadv(ufd(io), v + first, n - first,
@@ -112,6 +143,7 @@ static int unix_pwrite(struct xfsj_io *io, const void *buf, size_t len,
 
 	if (io->readonly)
 		return -XFSJ_E_INVAL;
+	unix_changed(io);
 	while (len) {
 		ssize_t n = pwrite(ufd(io), p, len, (off_t)off);
 
@@ -123,6 +155,7 @@ static int unix_pwrite(struct xfsj_io *io, const void *buf, size_t len,
 		off += (uint64_t)n;
 		len -= (size_t)n;
 	}
+	unix_changed(io);
 	if (off > io->size)
 		io->size = off;
 	return 0;
@@ -147,12 +180,8 @@ static int zero_by_writing(struct xfsj_io *io, uint64_t off, uint64_t len)
 	return err;
 }
 
-static int unix_zero(struct xfsj_io *io, uint64_t off, uint64_t len)
+static int zero_range(struct xfsj_io *io, uint64_t off, uint64_t len)
 {
-	if (io->readonly)
-		return -XFSJ_E_INVAL;
-	if (!len)
-		return 0;
 	if (io->is_bdev) {
 		uint64_t range[2] = { off, len };
 
@@ -170,19 +199,36 @@ static int unix_zero(struct xfsj_io *io, uint64_t off, uint64_t len)
 	return zero_by_writing(io, off, len);
 }
 
+static int unix_zero(struct xfsj_io *io, uint64_t off, uint64_t len)
+{
+	int err;
+
+	if (io->readonly)
+		return -XFSJ_E_INVAL;
+	if (!len)
+		return 0;
+	unix_changed(io);
+	err = zero_range(io, off, len);
+	unix_changed(io);
+	return err;
+}
+
 static int unix_discard(struct xfsj_io *io, uint64_t off, uint64_t len)
 {
 	if (io->readonly || !len)
 		return 0;
+	unix_changed(io);
 	if (io->is_bdev) {
 		uint64_t range[2] = { off, len };
 
 		/* Not every device discards; that is not an error. */
 		(void)ioctl(ufd(io), BLKDISCARD, range);
-		return 0;
+	} else {
+		(void)fallocate(ufd(io),
+				FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)off, (off_t)len);
 	}
-	(void)fallocate(ufd(io), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			(off_t)off, (off_t)len);
+	unix_changed(io);
 	return 0;
 }
 
@@ -223,6 +269,7 @@ static void unix_close(struct xfsj_io *io)
 	struct unix_priv *p = io->priv;
 
 	hints_stop(p);
+	xfsj_rapool_free(p->pool);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->more);
 	pthread_cond_destroy(&p->room);
@@ -345,6 +392,14 @@ static void unix_advise(struct xfsj_io *io, uint64_t off, uint64_t len)
 {
 	struct unix_priv *p = io->priv;
 
+	if (p->pool) {
+		uint64_t took = xfsj_rapool_hint(p->pool, off, len);
+
+		if (took >= len)
+			return;
+		off += took;
+		len -= took;
+	}
 	pthread_mutex_lock(&p->lock);
 	if (!p->started && !p->stop) {
 		p->started = !pthread_create(&p->thread, NULL, hint_thread, p);
@@ -373,6 +428,33 @@ static void unix_advise(struct xfsj_io *io, uint64_t off, uint64_t len)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/*
+ * Hints are read by the pool (rapool.h) through a second descriptor,
+ * opened O_DIRECT.  Where the file cannot be read so (a filesystem without
+ * O_DIRECT, no memory), hints stay with the page cache.
+ */
+static bool unix_direct_readahead(struct xfsj_io *io)
+{
+	struct unix_priv *p = io->priv;
+	char self[64];
+	int dfd;
+
+	if (p->pool)
+		return true;
+	/* The same file, whatever became of its name since. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", p->fd);
+	dfd = open(self, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (dfd < 0)
+		return false;
+	p->pool = xfsj_rapool_create(dfd, io->size);
+	if (!p->pool) {
+		close(dfd);
+		return false;
+	}
+	io->ra_exact = true;
+	return true;
+}
+
 static const struct xfsj_io_ops unix_ops = {
 	.pread = unix_pread,
 	.pwrite = unix_pwrite,
@@ -386,6 +468,7 @@ static const struct xfsj_io_ops unix_ops = {
 	.next_data = unix_next_data,
 	.advise = unix_advise,
 	.preadv = unix_preadv,
+	.direct_readahead = unix_direct_readahead,
 };
 
 const char *xfsj_io_open_strerror(int err)
@@ -470,6 +553,8 @@ int xfsj_io_open(const char *path, unsigned int flags, struct xfsj_io **out)
 		xfsj_io_close(io);
 		return -XFSJ_E_UNSUPP;
 	}
+	if (flags & XFSJ_IO_DIRECT)
+		(void)unix_direct_readahead(io);
 	*out = io;
 	return 0;
 }

@@ -335,6 +335,24 @@ int xfsj_bcache_get(struct xfsj_bcache *c, uint64_t daddr, uint32_t len,
 	return 0;
 }
 
+int xfsj_bcache_copy(struct xfsj_bcache *c, uint64_t daddr, uint32_t len,
+		     void *dst)
+{
+	const struct bufent *e = lookup(c, daddr);
+
+	if (!len || len > BUF_LEN_MAX || daddr > (UINT64_MAX >> 9))
+		return -XFSJ_E_INVAL;
+	if (!e) {
+		c->st.misses++;
+		return xfsj_overlay_read(c->ov, dst, len, daddr << 9);
+	}
+	if (e->b.len != len)
+		return -XFSJ_E_INVAL;
+	memcpy(dst, e->b.data, len);
+	c->st.hits++;
+	return 0;
+}
+
 void xfsj_bcache_hold(struct xfsj_bcache *c, struct xfsj_buf *bp)
 {
 	struct bufent *e = ent(bp);
@@ -415,12 +433,14 @@ static bool ra_adjacent(const struct xfsj_buf_ra *a,
 /*
  * Hint the device to read what sorted @v names, in ascending order:
  * entries closer than RA_GAP_MAX to the run before join it (one request
- * serves both), each run at most RA_RUN_MAX bytes.  The reads go on in
- * the background while the caller works or reads the first of them.
+ * serves both; not where the device reads hints exactly, ra_exact), each
+ * run at most RA_RUN_MAX bytes.  The reads go on in the background while
+ * the caller works or reads the first of them.
  */
 static void ra_advise(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 		      size_t n)
 {
+	uint64_t gap = xfsj_overlay_device(c->ov)->ra_exact ? 0 : RA_GAP_MAX;
 	size_t i, j;
 
 	for (i = 0; i < n; i = j) {
@@ -429,7 +449,7 @@ static void ra_advise(struct xfsj_bcache *c, const struct xfsj_buf_ra *v,
 		for (j = i + 1; j < n; j++) {
 			uint64_t s = v[j].daddr << 9, e = s + v[j].len;
 
-			if (s > end + RA_GAP_MAX || e - start > RA_RUN_MAX)
+			if (s > end + gap || e - start > RA_RUN_MAX)
 				break;
 			if (e > end)
 				end = e;

@@ -42,6 +42,9 @@ void xfsj_bcache_set_bound(struct xfsj_bcache *c, uint64_t bytes);
  * reference.  *@cached tells whether it was found in the cache (may be
  * NULL).
  */
+/* xfsj_buf_read_copy: the cached bytes, else the device's, uncached. */
+int xfsj_bcache_copy(struct xfsj_bcache *c, uint64_t daddr, uint32_t len,
+		     void *dst);
 int xfsj_bcache_get(struct xfsj_bcache *c, uint64_t daddr, uint32_t len,
 		    bool zero, bool keep, struct xfsj_buf **bp, bool *cached);
 void xfsj_bcache_hold(struct xfsj_bcache *c, struct xfsj_buf *bp);

@@ -153,6 +153,12 @@ int xfsj_buf_get_zero_ref(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
 	return xfsj_bcache_get(fs->cache, daddr, len, true, false, bp, NULL);
 }
 
+int xfsj_buf_read_copy(struct xfsj_fs *fs, uint64_t daddr, uint32_t len,
+		       void *dst)
+{
+	return xfsj_bcache_copy(fs->cache, daddr, len, dst);
+}
+
 void xfsj_buf_hold(struct xfsj_fs *fs, struct xfsj_buf *bp)
 {
 	xfsj_bcache_hold(fs->cache, bp);

@@ -17,7 +17,9 @@
 #     at 2N (so they spilled), and the peak RSS (/usr/bin/time -f %M) of
 #     each run stays under SPILL_MIB + RSS_OVERHEAD_MIB (the program, its
 #     libraries, the replay's structures and the watch's reaction time);
-#   - the output at 2N is the same, byte for byte, as the unbounded run's.
+#   - the output at 2N is the same, byte for byte, as the unbounded run's,
+#     and as that of a run whose read-ahead goes O_DIRECT into our own
+#     pool (XFSJ_DIRECT=1; -v says so).
 # Then a repair (no -n) of the 2N image with --tmpdir on a 256 KiB tmpfs
 # it mounts: exit 8, one line on stderr naming the scratch file and what
 # did not fit, the image's checksum unchanged, no redo file, nothing left
@@ -105,6 +107,15 @@ check "tables of $((2 * N)) files: ${tb:-?} bytes, more than the RAM half of -m 
 check "unbounded run of $((2 * N)) files: exit 0" [ $? = 0 ]
 check "$((2 * N)) files: the output of -m $SPILL_MIB is the unbounded run's" \
 	cmp -s "$b" "$T_DIR/unbounded.json"
+# The same check with its read-ahead O_DIRECT into our own pool (the
+# default past 2 GiB of inodes): the same output, work counters and all.
+XFSJ_DIRECT=1 "$REPAIR" -n -v --json "$T_DIR/fs-$((2 * N)).img" \
+	> "$T_DIR/direct.json" 2> "$T_DIR/direct.err"
+check "O_DIRECT read-ahead run of $((2 * N)) files: exit 0" [ $? = 0 ]
+check "O_DIRECT read-ahead run: -v says the reads went O_DIRECT" \
+	grep -q "read-ahead into our own buffers, O_DIRECT" "$T_DIR/direct.err"
+check "$((2 * N)) files: the O_DIRECT run's output is the page cache run's" \
+	cmp -s "$T_DIR/direct.json" "$T_DIR/unbounded.json"
 
 # A scratch directory that cannot hold the tables: exit 8, one line.
 small=$T_DIR/small-tmp

@@ -37,6 +37,7 @@
 	X(u64set_suite)		\
 	X(radix_sort_suite)	\
 	X(jobs_suite)		\
+	X(rapool_suite)		\
 	X(progress_suite)	\
 	X(redo_suite)		\
 	X(undo_suite)		\
