@@ -1017,11 +1017,10 @@ static bool device_short(const struct opts *o, struct xfsj_io *io)
 	if (xfsj_pread(io, sect, sizeof(sect), 0))
 		return false;
 	xfsj_sb_decode(sect, &p);
-	if (p.magicnum != XFSJ_SB_MAGIC || p.blocklog < 9 ||
-	    p.blocklog > 16 || !p.agblocks || p.dblocks > (UINT64_MAX >> 16))
+	if (p.magicnum != XFSJ_SB_MAGIC || p.dblocks > (UINT64_MAX >> 16))
 		return false;
 	/* A primary whose geometry disagrees with itself is damaged. */
-	if (p.blocksize != 1U << p.blocklog || !p.agcount ||
+	if (!xfsj_sb_can_locate(&p) ||
 	    p.dblocks > (uint64_t)p.agcount * p.agblocks ||
 	    p.dblocks <= (uint64_t)(p.agcount - 1) * p.agblocks)
 		return false;

@@ -540,7 +540,7 @@ int xck_sb(struct xck *ck)
 	}
 
 	/* The secondaries, when the primary can say where they are. */
-	if (xck_sb_can_locate(p)) {
+	if (xfsj_sb_can_locate(p)) {
 		err = misplaced(ck, p, devsize);
 		if (err < 0)
 			goto out;

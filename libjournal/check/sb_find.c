@@ -41,7 +41,7 @@ static bool secondary_at(struct xfsj_overlay *ov, uint64_t off, uint8_t *buf,
 			 struct xfsj_sb *sb)
 {
 	return xck_sb_read_at(ov, off, buf, XCK_SB_BUFLEN, sb) &&
-	       xck_sb_can_locate(sb) &&
+	       xfsj_sb_can_locate(sb) &&
 	       off % ((uint64_t)sb->agblocks << sb->blocklog) == 0;
 }
 

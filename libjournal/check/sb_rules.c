@@ -13,7 +13,7 @@
 #include "ondisk/trans_resv.h"
 
 /* Kernel limits (xfs_format.h, xfs_log_format.h). */
-#define MIN_AG_BLOCKS		64
+#define MIN_AG_BLOCKS		XFSJ_MIN_AG_BLOCKS
 #define MAX_AG_BYTES		(1ULL << 40)
 #define MIN_LOG_BLOCKS		512
 #define MAX_LOG_BLOCKS		(1024 * 1024)
@@ -417,14 +417,6 @@ void xck_sb_primary_rules(struct sb_one *s)
 uint32_t xck_sb_sane_sectsize(const struct xfsj_sb *sb)
 {
 	return pow2_in(sb->sectsize, 9, 15, NULL) ? sb->sectsize : 512;
-}
-
-bool xck_sb_can_locate(const struct xfsj_sb *sb)
-{
-	unsigned int lg;
-
-	return pow2_in(sb->blocksize, 9, 16, &lg) && lg == sb->blocklog &&
-	       sb->agblocks >= MIN_AG_BLOCKS && sb->agcount;
 }
 
 uint32_t xck_sb_ags_to_read(const struct xfsj_sb *sb, uint64_t devsize)

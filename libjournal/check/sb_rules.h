@@ -57,8 +57,6 @@ void xck_sb_primary_rules(struct sb_one *s);
 
 /* The primary's sector size if it is one, else 512. */
 uint32_t xck_sb_sane_sectsize(const struct xfsj_sb *sb);
-/* Can the secondaries be found from these block and AG sizes? */
-bool xck_sb_can_locate(const struct xfsj_sb *sb);
 /* How many AGs' superblocks to read: agcount, or just past the device. */
 uint32_t xck_sb_ags_to_read(const struct xfsj_sb *sb, uint64_t devsize);
 /* The largest superblock sector: a buffer for any one. */

@@ -214,6 +214,16 @@ extern const struct xfsj_layout xfsj_sb_layout;
 void xfsj_sb_decode(const void *buf, struct xfsj_sb *sb);
 /* Zero @sectsize bytes, encode, and stamp the CRC. */
 void xfsj_sb_encode(const struct xfsj_sb *sb, void *buf, size_t sectsize);
+/* The fewest blocks an AG may have (the kernel's XFS_MIN_AG_BLOCKS). */
+#define XFSJ_MIN_AG_BLOCKS	64
+/*
+ * Can the AGs, and so the secondary superblocks, be located from @sb: a
+ * block size that is a power of two from 512 bytes to 64 KiB and that
+ * blocklog agrees with, at least XFSJ_MIN_AG_BLOCKS blocks an AG, and a
+ * nonzero AG count?  (What to trust of a superblock before reading
+ * anything its geometry places.)
+ */
+bool xfsj_sb_can_locate(const struct xfsj_sb *sb);
 /*
  * Check a superblock sector as the kernel's mount-time checks do: CRC,
  * magic, v5 feature bits, geometry consistency.  @daddr is the sector's

@@ -26,6 +26,15 @@ void xfsj_sb_encode(const struct xfsj_sb *sb, void *buf, size_t sectsize)
 	xfsj_cksum_update(buf, sectsize, XFSJ_SB_CRC_OFF);
 }
 
+bool xfsj_sb_can_locate(const struct xfsj_sb *sb)
+{
+	uint32_t bs = sb->blocksize;
+
+	return bs >= 512 && bs <= 65536 && !(bs & (bs - 1)) &&
+	       sb->blocklog < 32 && bs == 1U << sb->blocklog &&
+	       sb->agblocks >= XFSJ_MIN_AG_BLOCKS && sb->agcount;
+}
+
 static int is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));

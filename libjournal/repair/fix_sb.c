@@ -154,7 +154,7 @@ int xrp_fix_sb_secondary(struct xrp *rp)
 	 * none holds up there, where a search of the device finds one.
 	 */
 	for (;;) {
-		if (xck_sb_can_locate(&loc)) {
+		if (xfsj_sb_can_locate(&loc)) {
 			n = xck_sb_ags_to_read(&loc, dev);
 			free(sbs);
 			free(ok);

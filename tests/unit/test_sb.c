@@ -57,6 +57,38 @@ static void good_sb(struct xfsj_sb *sb)
 	sb->spino_align = 4;
 }
 
+/* What must hold before the AGs are located from a superblock. */
+START_TEST(can_locate)
+{
+	struct xfsj_sb sb;
+
+	good_sb(&sb);
+	ck_assert(xfsj_sb_can_locate(&sb));
+	sb.blocklog = 13;			/* disagrees with blocksize */
+	ck_assert(!xfsj_sb_can_locate(&sb));
+	sb.blocksize = 8192;
+	ck_assert(xfsj_sb_can_locate(&sb));
+	sb.blocksize = 1U << 17;		/* past 64 KiB */
+	sb.blocklog = 17;
+	ck_assert(!xfsj_sb_can_locate(&sb));
+	sb.blocksize = 256;			/* under 512 */
+	sb.blocklog = 8;
+	ck_assert(!xfsj_sb_can_locate(&sb));
+	sb.blocksize = 512;
+	sb.blocklog = 9;
+	ck_assert(xfsj_sb_can_locate(&sb));
+	sb.blocklog = 41;			/* no shift out of range */
+	ck_assert(!xfsj_sb_can_locate(&sb));
+	good_sb(&sb);
+	sb.agblocks = XFSJ_MIN_AG_BLOCKS - 1;
+	ck_assert(!xfsj_sb_can_locate(&sb));
+	sb.agblocks = XFSJ_MIN_AG_BLOCKS;
+	ck_assert(xfsj_sb_can_locate(&sb));
+	sb.agcount = 0;
+	ck_assert(!xfsj_sb_can_locate(&sb));
+}
+END_TEST
+
 START_TEST(valid_superblock)
 {
 	struct xfsj_sb sb, back;
@@ -348,6 +380,7 @@ Suite *sb_suite(void)
 	Suite *s = suite_create("sb");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_test(tc, can_locate);
 	tcase_add_test(tc, valid_superblock);
 	tcase_add_test(tc, valid_variants);
 	tcase_add_loop_test(tc, corruption_rejected, 0, NCORRUPTIONS);
