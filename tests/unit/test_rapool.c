@@ -49,15 +49,26 @@ static char *make_file(uint64_t bytes)
 	return path;
 }
 
-static struct xfsj_rapool *open_pool(const char *path)
-{
-	int dfd = open(path, O_RDONLY | O_DIRECT);
-	struct xfsj_rapool *rp;
+/* Each test's file and a pool reading it. */
+static char *path;
+static struct xfsj_rapool *rp;
 
+static void setup(void)
+{
+	int dfd;
+
+	path = make_file(FILE_BYTES);
+	dfd = open(path, O_RDONLY | O_DIRECT);
 	ck_assert_int_ge(dfd, 0);
 	rp = xfsj_rapool_create(dfd, FILE_BYTES);
 	ck_assert_ptr_nonnull(rp);
-	return rp;
+}
+
+static void teardown(void)
+{
+	xfsj_rapool_free(rp);
+	unlink(path);
+	free(path);
 }
 
 /* (One assertion for the whole range: Check logs each one it passes.) */
@@ -71,7 +82,7 @@ static void assert_pattern(const uint8_t *p, uint64_t off, size_t len)
 }
 
 /* A served read of [@off, +@len) into one piece: 0, or 1 (a miss). */
-static int read_one(struct xfsj_rapool *rp, uint64_t off, size_t len)
+static int read_one(uint64_t off, size_t len)
 {
 	uint8_t *buf = malloc(len);
 	struct iovec v = { buf, len };
@@ -88,26 +99,24 @@ static int read_one(struct xfsj_rapool *rp, uint64_t off, size_t len)
 
 START_TEST(serves_what_was_hinted)
 {
-	char *path = make_file(FILE_BYTES);
-	struct xfsj_rapool *rp = open_pool(path);
 	struct xfsj_rapool_stats st;
 	uint8_t a[100], b[5000], c[3000];
 	struct iovec v[3] = { { a, sizeof(a) }, { b, sizeof(b) },
 			      { c, sizeof(c) } };
 
 	ck_assert_uint_eq(xfsj_rapool_hint(rp, 0, MIB), MIB);
-	ck_assert_int_eq(read_one(rp, 0, MIB), 0);
+	ck_assert_int_eq(read_one(0, MIB), 0);
 	/* Whole pages, a range across pages at odd offsets, pieces. */
-	ck_assert_int_eq(read_one(rp, 8192, 4096), 0);
-	ck_assert_int_eq(read_one(rp, 12345, 20000), 0);
+	ck_assert_int_eq(read_one(8192, 4096), 0);
+	ck_assert_int_eq(read_one(12345, 20000), 0);
 	ck_assert_int_eq(xfsj_rapool_read(rp, v, 3, 4095, 8100), 0);
 	assert_pattern(a, 4095, sizeof(a));
 	assert_pattern(b, 4095 + sizeof(a), sizeof(b));
 	assert_pattern(c, 4095 + sizeof(a) + sizeof(b), sizeof(c));
 	/* Not hinted; past the end; crossing the end of what was. */
-	ck_assert_int_eq(read_one(rp, 40 * MIB, 4096), 1);
-	ck_assert_int_eq(read_one(rp, FILE_BYTES - 10, 20), 1);
-	ck_assert_int_eq(read_one(rp, MIB - 4096, 8192), 1);
+	ck_assert_int_eq(read_one(40 * MIB, 4096), 1);
+	ck_assert_int_eq(read_one(FILE_BYTES - 10, 20), 1);
+	ck_assert_int_eq(read_one(MIB - 4096, 8192), 1);
 	xfsj_rapool_stats(rp, &st);
 	ck_assert_uint_eq(st.served, 4);
 	/* (Past the end is refused before any lookup.) */
@@ -115,80 +124,62 @@ START_TEST(serves_what_was_hinted)
 	ck_assert_uint_ge(st.read_bytes, MIB);
 	/* Hinted again: nothing more is read. */
 	ck_assert_uint_eq(xfsj_rapool_hint(rp, 4096, 65536), 65536);
-	ck_assert_int_eq(read_one(rp, 4096, 65536), 0);
+	ck_assert_int_eq(read_one(4096, 65536), 0);
 	xfsj_rapool_stats(rp, &st);
 	ck_assert_uint_eq(st.read_bytes, MIB);
-	xfsj_rapool_free(rp);
-	unlink(path);
-	free(path);
 }
 END_TEST
 
 START_TEST(drops_oldest_when_full)
 {
-	char *path = make_file(FILE_BYTES);
-	struct xfsj_rapool *rp = open_pool(path);
 	uint64_t off;
 
 	/* 48 MiB of hints through a 32 MiB arena. */
 	for (off = 0; off < 48 * MIB; off += MIB)
 		ck_assert_uint_eq(xfsj_rapool_hint(rp, off, MIB), MIB);
 	/* The first were dropped for the last; the last are there. */
-	ck_assert_int_eq(read_one(rp, 0, 4096), 1);
-	ck_assert_int_eq(read_one(rp, 47 * MIB, MIB), 0);
+	ck_assert_int_eq(read_one(0, 4096), 1);
+	ck_assert_int_eq(read_one(47 * MIB, MIB), 0);
 	/* Whatever is served anywhere is right. */
 	for (off = 0; off < 48 * MIB; off += 3 * MIB + 4321)
-		(void)read_one(rp, off, 70000);
+		(void)read_one(off, 70000);
 	/* One hint larger than the pool takes a part. */
 	off = xfsj_rapool_hint(rp, 0, 40 * MIB);
 	ck_assert_uint_gt(off, 0);
 	ck_assert_uint_lt(off, 40 * MIB);
-	ck_assert_int_eq(read_one(rp, 0, (size_t)off), 0);
-	xfsj_rapool_free(rp);
-	unlink(path);
-	free(path);
+	ck_assert_int_eq(read_one(0, (size_t)off), 0);
 }
 END_TEST
 
 START_TEST(end_of_file)
 {
-	char *path = make_file(FILE_BYTES);
-	struct xfsj_rapool *rp = open_pool(path);
 	uint64_t last = FILE_BYTES & ~4095ULL;
 
 	ck_assert_uint_eq(xfsj_rapool_hint(rp, last - 8192, 1 << 20),
 			  FILE_BYTES - (last - 8192));
-	ck_assert_int_eq(read_one(rp, last - 100, 1100), 0);
-	ck_assert_int_eq(read_one(rp, FILE_BYTES - 1, 1), 0);
-	ck_assert_int_eq(read_one(rp, FILE_BYTES - 1, 2), 1);
-	xfsj_rapool_free(rp);
-	unlink(path);
-	free(path);
+	ck_assert_int_eq(read_one(last - 100, 1100), 0);
+	ck_assert_int_eq(read_one(FILE_BYTES - 1, 1), 0);
+	ck_assert_int_eq(read_one(FILE_BYTES - 1, 2), 1);
 }
 END_TEST
 
 START_TEST(forgets_on_change)
 {
-	char *path = make_file(FILE_BYTES);
-	struct xfsj_rapool *rp = open_pool(path);
 	uint8_t zero[4096] = { 0 }, back[4096];
 	struct iovec v = { back, sizeof(back) };
 	int fd;
 
 	ck_assert_uint_eq(xfsj_rapool_hint(rp, 0, 65536), 65536);
-	ck_assert_int_eq(read_one(rp, 16384, 4096), 0);
+	ck_assert_int_eq(read_one(16384, 4096), 0);
 	fd = open(path, O_WRONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pwrite(fd, zero, sizeof(zero), 16384), 4096);
 	close(fd);
 	xfsj_rapool_forget(rp);
-	ck_assert_int_eq(read_one(rp, 16384, 4096), 1);
+	ck_assert_int_eq(read_one(16384, 4096), 1);
 	ck_assert_uint_eq(xfsj_rapool_hint(rp, 0, 65536), 65536);
 	ck_assert_int_eq(xfsj_rapool_read(rp, &v, 1, 16384, sizeof(back)), 0);
 	ck_assert_mem_eq(back, zero, sizeof(zero));
-	xfsj_rapool_free(rp);
-	unlink(path);
-	free(path);
 }
 END_TEST
 
@@ -225,8 +216,6 @@ static void *race(void *arg)
 
 START_TEST(threads_at_once)
 {
-	char *path = make_file(FILE_BYTES);
-	struct xfsj_rapool *rp = open_pool(path);
 	struct racer r[3];
 	pthread_t t[3];
 	void *bad;
@@ -241,16 +230,12 @@ START_TEST(threads_at_once)
 		/* Most reads follow their hint: they are served. */
 		ck_assert_uint_gt(r[i].served, 1000);
 	}
-	xfsj_rapool_free(rp);
-	unlink(path);
-	free(path);
 }
 END_TEST
 
 /* Through the Unix backend: a write through the device is read back. */
 START_TEST(unix_writes_seen)
 {
-	char *path = make_file(FILE_BYTES);
 	struct xfsj_io *io = NULL;
 	uint8_t buf[8192], back[8192];
 
@@ -271,8 +256,6 @@ START_TEST(unix_writes_seen)
 	memset(buf, 0, 4096);
 	ck_assert_mem_eq(back, buf, 4096);
 	xfsj_io_close(io);
-	unlink(path);
-	free(path);
 }
 END_TEST
 
@@ -281,6 +264,7 @@ Suite *rapool_suite(void)
 	Suite *s = suite_create("rapool");
 	TCase *tc = tcase_create("core");
 
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, serves_what_was_hinted);
 	tcase_add_test(tc, drops_oldest_when_full);
 	tcase_add_test(tc, end_of_file);
