@@ -118,6 +118,22 @@ static const enum xfsj_fix order[] = {
 	XFSJ_FIX_UNLINKED,
 };
 
+bool xrp_fix_after_space(enum xfsj_fix fix)
+{
+	switch (fix) {
+	case XFSJ_FIX_SALVAGE_DIR:
+	case XFSJ_FIX_CLEAR_ENTRY:
+	case XFSJ_FIX_SALVAGE_ATTR:
+	case XFSJ_FIX_NLINK:
+	case XFSJ_FIX_RECONNECT:
+	case XFSJ_FIX_PPTR:
+	case XFSJ_FIX_UNLINKED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The kinds preen applies without a person. */
 static bool preen_kind(enum xfsj_fix fix)
 {

@@ -14,6 +14,12 @@
  * kept.  When a local check leaves nothing to fix, a whole one gives the
  * verdict.  A stage that fixed counts only (XFSJ_T_COUNTER rows) leaves
  * the check's counts true: the next stage runs in the same round.
+ *
+ * The inodes' stage comes before the AG stage, but its writes that need
+ * new blocks (the kinds xrp_fix_after_space names) wait while a problem
+ * doubts the free space they would allocate from: the inode decisions,
+ * then the AG's trees rebuilt from the scan, then those writes
+ * (names_wait).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -527,7 +533,7 @@ static bool more_to_do(const struct xrp *rp)
 {
 	size_t i;
 
-	if (rp->recheck)
+	if (rp->recheck || rp->waited)
 		return true;
 	for (i = 0; i < rp->nprobs; i++)
 		if (wants_fix(rp, &rp->probs[i]) &&
@@ -715,10 +721,38 @@ static int apply_kind(struct xrp *rp, enum xfsj_fix fix)
 	return 0;
 }
 
+/*
+ * Do the kinds writing names wait for the AG stage?  When a problem says
+ * the free space is in doubt (a block free and used, free twice, in one
+ * free space tree only) and the AG stage has a fix for it: a directory
+ * written now would take its new blocks from those trees, and a block
+ * they call free may be a file's.  Not once the AG stage has been tried
+ * on this state without changing anything (@nowait): then the names are
+ * written as before rather than never.
+ */
+static bool names_wait(const struct xrp *rp)
+{
+	bool doubt = false, ag = false;
+
+	if (rp->stage != XFSJ_RS_INODES || rp->nowait)
+		return false;
+	for (size_t i = 0; i < rp->nprobs; i++) {
+		const struct xrp_prob *pr = &rp->probs[i];
+
+		if (pr->done || !wants_fix(rp, pr) ||
+		    xrp_stage_of(pr->p.def) != XFSJ_RS_AG)
+			continue;
+		ag = true;
+		doubt |= xrp_has(pr, XFSJ_T_DOUBTS_FREE);
+	}
+	return ag && doubt;
+}
+
 static int apply_stage(struct xrp *rp)
 {
 	const enum xfsj_fix *order;
 	size_t n = xrp_fix_order(&order), k;
+	bool wait = names_wait(rp);
 	int err;
 
 	rp->recheck = false;
@@ -726,6 +760,10 @@ static int apply_stage(struct xrp *rp)
 	for (k = 0; k < n && !rp->recheck; k++) {
 		if (!stage_has(rp, order[k], XFSJ_H__COUNT))
 			continue;
+		if (wait && xrp_fix_after_space(order[k])) {
+			rp->waited = true;
+			continue;
+		}
 		err = apply_kind(rp, order[k]);
 		if (err)
 			return err;
@@ -840,7 +878,9 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 		 * next one. */
 		before = res->actions;
 		last = XFSJ_RS__COUNT;
+		rp.waited = false;
 		epoch = xfsj_overlay_new_epoch(xfsj_fs_overlay(rp.fs));
+again:
 		while ((rp.stage = next_stage(&rp, stuck)) != XFSJ_RS__COUNT) {
 			uint64_t had = res->actions;
 
@@ -864,6 +904,16 @@ int xfsj_repair(struct xfsj_fs *fs, const struct xfsj_repair_opts *o,
 				xfsj_fault_set(&res->fault, err, NULL, NULL,
 					       0, 0);
 			break;
+		}
+		if (res->actions == before && rp.waited && !rp.nowait) {
+			/*
+			 * The names waited for an AG stage that changed
+			 * nothing: this state, once more, writing them.
+			 */
+			rp.nowait = true;
+			rp.waited = false;
+			memset(stuck, 0, sizeof(stuck));
+			goto again;
 		}
 		rp.stage = last;
 		if (res->actions == before) {

@@ -53,6 +53,14 @@ struct xrp {
 	 */
 	bool recheck;
 	/*
+	 * Set by a stage that left the kinds writing names (directories,
+	 * attribute forks, links, lists: xrp_fix_after_space) for after the
+	 * AG stage, because the free space they would allocate from is in
+	 * doubt (repair.c, names_wait); @nowait once the AG stage has been
+	 * tried on this state without changing anything.
+	 */
+	bool waited, nowait;
+	/*
 	 * What the next check does again in each AG when it is a local one
 	 * (enum xck_redo, recheck.c; agcount entries): the AG phase where
 	 * the round wrote AG metadata the inode scan does not read, the
@@ -190,6 +198,14 @@ struct xrp_handler {
 const struct xrp_handler *xrp_handler_of(enum xfsj_handler h);
 /* The fix kinds in the order a stage applies them (@*kinds). */
 size_t xrp_fix_order(const enum xfsj_fix **kinds);
+
+/*
+ * Does kind @fix write names (directories, attribute forks, the links and
+ * lists that follow them), so that it waits for the AG stage when the free
+ * space it would allocate from is in doubt?  The pipeline's order: inode
+ * decisions, then AG space, then the writes that need new blocks.
+ */
+bool xrp_fix_after_space(enum xfsj_fix fix);
 
 /* Does problem @pr's row have trait @t (XFSJ_T_*)? */
 static inline bool xrp_has(const struct xrp_prob *pr, unsigned int t)
