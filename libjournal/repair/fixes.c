@@ -118,20 +118,23 @@ static const enum xfsj_fix order[] = {
 	XFSJ_FIX_UNLINKED,
 };
 
+/*
+ * The kinds that write names, and what follows them: after the AG stage
+ * when the free space is in doubt (repair.c, names_wait).
+ */
+static const bool after_space[XFSJ_FIX__COUNT] = {
+	[XFSJ_FIX_SALVAGE_DIR] = true,
+	[XFSJ_FIX_CLEAR_ENTRY] = true,
+	[XFSJ_FIX_SALVAGE_ATTR] = true,
+	[XFSJ_FIX_NLINK] = true,
+	[XFSJ_FIX_RECONNECT] = true,
+	[XFSJ_FIX_PPTR] = true,
+	[XFSJ_FIX_UNLINKED] = true,
+};
+
 bool xrp_fix_after_space(enum xfsj_fix fix)
 {
-	switch (fix) {
-	case XFSJ_FIX_SALVAGE_DIR:
-	case XFSJ_FIX_CLEAR_ENTRY:
-	case XFSJ_FIX_SALVAGE_ATTR:
-	case XFSJ_FIX_NLINK:
-	case XFSJ_FIX_RECONNECT:
-	case XFSJ_FIX_PPTR:
-	case XFSJ_FIX_UNLINKED:
-		return true;
-	default:
-		return false;
-	}
+	return (unsigned int)fix < XFSJ_FIX__COUNT && after_space[fix];
 }
 
 /* The kinds preen applies without a person. */
