@@ -30,6 +30,13 @@ static int needsrepair_one(struct xrp *rp, struct xrp_prob *pr)
 	{ .stage = XFSJ_RS_##st, .fix = XFSJ_FIX_##kind, .pass = fn }
 #define ONE(st, kind, fn) \
 	{ .stage = XFSJ_RS_##st, .fix = XFSJ_FIX_##kind, .one = fn }
+/* A handler of the AG stage that mends what an allocation reads. */
+#define ALLOC_PASS(kind, fn) \
+	{ .stage = XFSJ_RS_AG, .fix = XFSJ_FIX_##kind, .pass = fn, \
+	  .alloc_reads = true }
+#define ALLOC_ONE(kind, fn) \
+	{ .stage = XFSJ_RS_AG, .fix = XFSJ_FIX_##kind, .one = fn, \
+	  .alloc_reads = true }
 
 static const struct xrp_handler handlers[XFSJ_H__COUNT] = {
 	[XFSJ_H_NONE] = { .stage = XFSJ_RS_INODES, .fix = XFSJ_FIX_NONE },
@@ -38,10 +45,10 @@ static const struct xrp_handler handlers[XFSJ_H__COUNT] = {
 	[XFSJ_H_SB_COPIES] = PASS(SB, AG_HEADER, xrp_fix_sb_copies),
 	[XFSJ_H_SB_QUOTINO] = ONE(SB, FIELD, xrp_field_sb),
 	[XFSJ_H_SB_NEEDSREPAIR] = ONE(SB, FIELD, needsrepair_one),
-	[XFSJ_H_AG_HEADERS] = PASS(AG, AG_HEADER, xrp_fix_ag_headers),
-	[XFSJ_H_AGF_COUNTER] = ONE(AG, FIELD, xrp_field_ag),
-	[XFSJ_H_AGI_COUNTER] = ONE(AG, FIELD, xrp_field_ag),
-	[XFSJ_H_AG_BTREES] = PASS(AG, REBUILD_BTREE, xrp_fix_rebuild_btrees),
+	[XFSJ_H_AG_HEADERS] = ALLOC_PASS(AG_HEADER, xrp_fix_ag_headers),
+	[XFSJ_H_AGF_COUNTER] = ALLOC_ONE(FIELD, xrp_field_ag),
+	[XFSJ_H_AGI_COUNTER] = ALLOC_ONE(FIELD, xrp_field_ag),
+	[XFSJ_H_AG_BTREES] = ALLOC_PASS(REBUILD_BTREE, xrp_fix_rebuild_btrees),
 	[XFSJ_H_FREE_LEAKED] = PASS(AG, FREE_SPACE, xrp_fix_free_space),
 	[XFSJ_H_CLEAR_INODE] = PASS(INODES, CLEAR_INODE, xrp_fix_clear_inode),
 	[XFSJ_H_INODE_HEADER] = PASS(INODES, CLEAR_INODE, xrp_fix_clear_inode),
@@ -120,7 +127,8 @@ static const enum xfsj_fix order[] = {
 
 /*
  * The kinds that write names, and what follows them: after the AG stage
- * when the free space is in doubt (repair.c, names_wait).
+ * while it has something to mend that an allocation reads (repair.c,
+ * names_wait).
  */
 static const bool after_space[XFSJ_FIX__COUNT] = {
 	[XFSJ_FIX_SALVAGE_DIR] = true,

@@ -16,8 +16,8 @@
  * the check's counts true: the next stage runs in the same round.
  *
  * The inodes' stage comes before the AG stage, but its writes that need
- * new blocks (the kinds xrp_fix_after_space names) wait while a problem
- * doubts the free space they would allocate from: the inode decisions,
+ * new blocks (the kinds xrp_fix_after_space names) wait while the AG
+ * stage has something to mend that an allocation reads: the inode decisions,
  * then the AG's trees rebuilt from the scan, then those writes
  * (names_wait).
  */
@@ -722,30 +722,27 @@ static int apply_kind(struct xrp *rp, enum xfsj_fix fix)
 }
 
 /*
- * Do the kinds writing names wait for the AG stage?  When a problem says
- * the free space is in doubt (a block free and used, free twice, in one
- * free space tree only) and the AG stage has a fix for it: a directory
- * written now would take its new blocks from those trees, and a block
- * they call free may be a file's.  Not once the AG stage has been tried
- * on this state without changing anything (@nowait): then the names are
- * written as before rather than never.
+ * Do the kinds writing names wait for the AG stage?  While it has a
+ * problem to fix whose handler mends what an allocation reads (an AG
+ * header or its counters, a free space, inode, rmap or refcount btree):
+ * a directory written now would take its blocks, or lost+found its
+ * inode, through that damage (a block called free that is a file's, a
+ * tree that fails verification half way through a rewrite).  Not once
+ * the AG stage has been tried on this state without changing anything
+ * (@nowait): then the names are written as before rather than never.
  */
 static bool names_wait(const struct xrp *rp)
 {
-	bool doubt = false, ag = false;
-
 	if (rp->stage != XFSJ_RS_INODES || rp->nowait)
 		return false;
 	for (size_t i = 0; i < rp->nprobs; i++) {
 		const struct xrp_prob *pr = &rp->probs[i];
+		const struct xrp_handler *x = xrp_handler_of(pr->p.def->handler);
 
-		if (pr->done || !wants_fix(rp, pr) ||
-		    xrp_stage_of(pr->p.def) != XFSJ_RS_AG)
-			continue;
-		ag = true;
-		doubt |= xrp_has(pr, XFSJ_T_DOUBTS_FREE);
+		if (!pr->done && x && x->alloc_reads && wants_fix(rp, pr))
+			return true;
 	}
-	return ag && doubt;
+	return false;
 }
 
 static int apply_stage(struct xrp *rp)

@@ -55,8 +55,9 @@ struct xrp {
 	/*
 	 * Set by a stage that left the kinds writing names (directories,
 	 * attribute forks, links, lists: xrp_fix_after_space) for after the
-	 * AG stage, because the free space they would allocate from is in
-	 * doubt (repair.c, names_wait); @nowait once the AG stage has been
+	 * AG stage, because it has something to mend that their
+	 * allocations would read (repair.c, names_wait); @nowait once the
+	 * AG stage has been
 	 * tried on this state without changing anything.
 	 */
 	bool waited, nowait;
@@ -184,6 +185,12 @@ struct xrp_handler {
 	enum xfsj_fix fix;	/* the kind it carries out */
 	bool todo;		/* named, not written yet: never called */
 	/*
+	 * It mends what an allocation reads (AG headers, their counters,
+	 * the AG btrees): while one of its problems is left, the writes
+	 * that need new blocks wait for it (repair.c, names_wait).
+	 */
+	bool alloc_reads;
+	/*
 	 * Either: fix every problem of this round's stage whose row has
 	 * kind @fix (xrp_for_each), called once per stage however many of
 	 * the handlers sharing it were named; or: fix the one problem @pr.
@@ -201,8 +208,8 @@ size_t xrp_fix_order(const enum xfsj_fix **kinds);
 
 /*
  * Does kind @fix write names (directories, attribute forks, the links and
- * lists that follow them), so that it waits for the AG stage when the free
- * space it would allocate from is in doubt?  The pipeline's order: inode
+ * lists that follow them), so that it waits for the AG stage while that
+ * has something to mend that an allocation reads?  The pipeline's order: inode
  * decisions, then AG space, then the writes that need new blocks.
  */
 bool xrp_fix_after_space(enum xfsj_fix fix);
