@@ -128,21 +128,31 @@ static const enum xfsj_fix order[] = {
 /*
  * The kinds that write names, and what follows them: after the AG stage
  * while it has something to mend that an allocation reads (repair.c,
- * names_wait).
+ * names_wait).  HERE: they allocate beside the inode their problem
+ * names (its directory, attribute fork); FOLLOWS: they write that
+ * inode's core or entries in lost+found, under the root.
  */
-static const bool after_space[XFSJ_FIX__COUNT] = {
-	[XFSJ_FIX_SALVAGE_DIR] = true,
-	[XFSJ_FIX_CLEAR_ENTRY] = true,
-	[XFSJ_FIX_SALVAGE_ATTR] = true,
-	[XFSJ_FIX_NLINK] = true,
-	[XFSJ_FIX_RECONNECT] = true,
-	[XFSJ_FIX_PPTR] = true,
-	[XFSJ_FIX_UNLINKED] = true,
+enum { AFTER_NO, AFTER_FOLLOWS, AFTER_HERE };
+
+static const unsigned char after_space[XFSJ_FIX__COUNT] = {
+	[XFSJ_FIX_SALVAGE_DIR] = AFTER_HERE,
+	[XFSJ_FIX_CLEAR_ENTRY] = AFTER_HERE,
+	[XFSJ_FIX_SALVAGE_ATTR] = AFTER_HERE,
+	[XFSJ_FIX_PPTR] = AFTER_HERE,
+	[XFSJ_FIX_NLINK] = AFTER_FOLLOWS,
+	[XFSJ_FIX_RECONNECT] = AFTER_FOLLOWS,
+	[XFSJ_FIX_UNLINKED] = AFTER_FOLLOWS,
 };
 
 bool xrp_fix_after_space(enum xfsj_fix fix)
 {
 	return (unsigned int)fix < XFSJ_FIX__COUNT && after_space[fix];
+}
+
+bool xrp_fix_allocs_here(enum xfsj_fix fix)
+{
+	return (unsigned int)fix < XFSJ_FIX__COUNT &&
+	       after_space[fix] == AFTER_HERE;
 }
 
 /* The kinds preen applies without a person. */

@@ -723,26 +723,54 @@ static int apply_kind(struct xrp *rp, enum xfsj_fix fix)
 
 /*
  * Do the kinds writing names wait for the AG stage?  While it has a
- * problem to fix whose handler mends what an allocation reads (an AG
- * header or its counters, a free space, inode, rmap or refcount btree):
- * a directory written now would take its blocks, or lost+found its
- * inode, through that damage (a block called free that is a file's, a
- * tree that fails verification half way through a rewrite).  Not once
- * the AG stage has been tried on this state without changing anything
- * (@nowait): then the names are written as before rather than never.
+ * problem to fix, in an AG those writes allocate from, whose handler
+ * mends what an allocation reads (an AG header or its counters, a free
+ * space, inode, rmap or refcount btree): a directory written now would
+ * take its blocks, or lost+found its inode, through that damage (a block
+ * called free that is a file's, a tree that fails verification half way
+ * through a rewrite).  The AGs they allocate from: the root's
+ * (lost+found), and the AGs of the inodes named by the problems of the
+ * kinds that allocate beside them (xrp_fix_allocs_here); an AG problem
+ * that names no AG counts for all.  Not once the AG stage has been tried on this
+ * state without changing anything (@nowait): then the names are written
+ * as before rather than never.
  */
 static bool names_wait(const struct xrp *rp)
 {
+	const struct xfsj_sb *sb = rp->sb;
+	uint8_t *bad;
+	bool any = false, wait = false;
+	size_t i;
+
 	if (rp->stage != XFSJ_RS_INODES || rp->nowait)
 		return false;
-	for (size_t i = 0; i < rp->nprobs; i++) {
+	bad = calloc(sb->agcount, 1);
+	if (!bad)
+		return true;	/* (the safe answer) */
+	for (i = 0; i < rp->nprobs && !wait; i++) {
 		const struct xrp_prob *pr = &rp->probs[i];
 		const struct xrp_handler *x = xrp_handler_of(pr->p.def->handler);
 
-		if (!pr->done && x && x->alloc_reads && wants_fix(rp, pr))
-			return true;
+		if (pr->done || !x || !x->alloc_reads || !wants_fix(rp, pr))
+			continue;
+		any = true;
+		if ((pr->p.has & XFSJ_PF_AG) && pr->p.agno < sb->agcount)
+			bad[pr->p.agno] = 1;
+		else
+			wait = true;
 	}
-	return false;
+	if (any && !wait)
+		wait = bad[xfsj_ino_agno(sb, sb->rootino) % sb->agcount];
+	for (i = 0; any && i < rp->nprobs && !wait; i++) {
+		const struct xrp_prob *pr = &rp->probs[i];
+
+		if (pr->done || !(pr->p.has & XFSJ_PF_INO) ||
+		    !xrp_fix_allocs_here(pr->p.def->fix) || !wants_fix(rp, pr))
+			continue;
+		wait = bad[xfsj_ino_agno(sb, pr->p.ino) % sb->agcount];
+	}
+	free(bad);
+	return wait;
 }
 
 static int apply_stage(struct xrp *rp)
@@ -895,6 +923,14 @@ again:
 			last = rp.stage;
 			if (rp.recheck || !counters_only(&rp))
 				break;
+			/*
+			 * The names waited for an AG stage that fixed counts
+			 * only: the scan still holds, they go in this round.
+			 */
+			if (rp.waited && rp.stage == XFSJ_RS_AG) {
+				rp.waited = false;
+				stuck[XFSJ_RS_INODES] = false;
+			}
 		}
 		if (err) {
 			if (!res->fault.err)

@@ -213,6 +213,8 @@ size_t xrp_fix_order(const enum xfsj_fix **kinds);
  * decisions, then AG space, then the writes that need new blocks.
  */
 bool xrp_fix_after_space(enum xfsj_fix fix);
+/* Of those, does kind @fix allocate beside the inode its problem names? */
+bool xrp_fix_allocs_here(enum xfsj_fix fix);
 
 /* Does problem @pr's row have trait @t (XFSJ_T_*)? */
 static inline bool xrp_has(const struct xrp_prob *pr, unsigned int t)
