@@ -30,6 +30,13 @@
 #   REPAIR_FUZZ_TARGETS=re  only targets whose name matches
 #   REPAIR_FUZZ_JUDGED=n    the fewest detected (judged) cases a run may
 #                           have (default 20; a run that judged fewer fails)
+#   REPAIR_FUZZ_PAIRS=1     each case damages two structures: a field of an
+#                           AG header or btree (agf, agi, agfl, bnobt, cntbt,
+#                           inobt, finobt, rmapbt, refcountbt), drawn as the
+#                           sample is, and a field of an inode, directory,
+#                           attribute, bmbt or symlink block of the same
+#                           profile, drawn with the seed: the AG stage and
+#                           the inode stage of one repair meet (by hand)
 #   XFSJ_KEEP=1             a failed case's damaged image is kept in /tmp
 # By hand, all four profiles (REPAIR_FUZZ_PROFILES="4k 4k-normap 1k
 # 1k-normap"): seeds 11 (110 cases), 12, 13 (200), 14 (150): 537 detected;
@@ -52,10 +59,27 @@ FUZZ_ALL=${FUZZ_ALL:-0}
 FUZZ_PROFILES=${REPAIR_FUZZ_PROFILES:-4k 4k-normap 1k 1k-normap}
 FUZZ_TARGETS=${REPAIR_FUZZ_TARGETS:-.}
 JUDGED=${REPAIR_FUZZ_JUDGED:-20}
+PAIRS=${REPAIR_FUZZ_PAIRS:-0}
 VERBS="zeroes ones firstbit middlebit lastbit add sub"
-echo "# repair-fuzz: seed $FUZZ_SEED, $([ "$FUZZ_ALL" = 1 ] && echo "every case" || echo "$FUZZ_CASES cases"), profiles $FUZZ_PROFILES, at least $JUDGED judged"
+echo "# repair-fuzz: seed $FUZZ_SEED, $([ "$FUZZ_ALL" = 1 ] && echo "every case" || echo "$FUZZ_CASES cases")$([ "$PAIRS" = 1 ] && echo " of two pieces of damage"), profiles $FUZZ_PROFILES, at least $JUDGED judged"
 
 fuzz_corpus
+
+# Pairs: the cases become the AG structures' (seeded, FUZZ_CASES of them
+# unless FUZZ_ALL), each followed by a partner's five fields.
+if [ "$PAIRS" = 1 ]; then
+	agre='^(agf|agi|agfl|bnobt|cntbt|inobt|finobt|rmapbt|refcountbt)'
+	awk -F'\t' -v re="$agre" '$2 ~ re' "$T_DIR/all" > "$T_DIR/all.ag"
+	awk -F'\t' -v re="$agre" '$2 !~ re && $2 !~ /^sb/' "$T_DIR/all" > "$T_DIR/all.other"
+	awk -F'\t' -v seed="$FUZZ_SEED" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' \
+		"$T_DIR/all.ag" | sort -k1,1 | cut -f2- |
+		{ if [ "$FUZZ_ALL" = 1 ]; then cat; else head -n "$FUZZ_CASES"; fi; } > "$T_DIR/prim"
+	awk -F'\t' -v seed="$FUZZ_SEED" 'BEGIN { srand(seed + 1) }
+		FNR == NR { c[$1]++; o[$1, c[$1]] = $0; next }
+		c[$1] { print $0 "\t" o[$1, int(rand() * c[$1]) + 1] }' \
+		"$T_DIR/all.other" "$T_DIR/prim" | sort -s -t$'\t' -k1,1 > "$T_DIR/cases"
+	echo "# pairs: $(wc -l < "$T_DIR/cases") of $(wc -l < "$T_DIR/all.ag") AG cases and $(wc -l < "$T_DIR/all.other") others"
+fi
 
 MNT=$T_DIR/mnt
 
@@ -120,7 +144,7 @@ done
 
 i=0
 : > "$T_DIR/results"
-while IFS=$'\t' read -r p name nav f v; do
+while IFS=$'\t' read -r p name nav f v _ name2 nav2 f2 v2; do
 	i=$((i + 1))
 	base=$T_DIR/base.$p.img
 	img=$T_DIR/case.img
@@ -129,9 +153,15 @@ while IFS=$'\t' read -r p name nav f v; do
 	if ! fuzz_apply "$base" "$img" "$nav" "$f" "$v" "$roff" "$rlen"; then
 		continue
 	fi
+	id="$p $name $f $v"
+	if [ -n "$name2" ]; then
+		read -r roff rlen < "$T_DIR/region.$p.$name2"
+		fuzz_apply "$base" "$img" "$nav2" "$f2" "$v2" "$roff" "$rlen" ||
+			continue
+		id="$id + $name2 $f2 $v2"
+	fi
 	timeout 120 "$ORACLE" -n "$img" > /dev/null 2>&1
 	[ $? = 1 ] || continue
-	id="$p $name $f $v"
 	cp --sparse=always "$img" "$T_DIR/theirs.img"
 	timeout 120 "$REPAIR" "$img" > "$T_DIR/ours.out" 2>&1
 	rc=$?
