@@ -17,9 +17,9 @@
  *
  * The inodes' stage comes before the AG stage, but its writes that need
  * new blocks (the kinds xrp_fix_after_space names) wait while the AG
- * stage has something to mend that an allocation reads: the inode decisions,
- * then the AG's trees rebuilt from the scan, then those writes
- * (names_wait).
+ * stage has something to mend that an allocation reads: the inode
+ * decisions, then the AG's headers and trees rebuilt from the scan, then
+ * those writes (names_wait).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -731,9 +731,9 @@ static int apply_kind(struct xrp *rp, enum xfsj_fix fix)
  * through a rewrite).  The AGs they allocate from: the root's
  * (lost+found), and the AGs of the inodes named by the problems of the
  * kinds that allocate beside them (xrp_fix_allocs_here); an AG problem
- * that names no AG counts for all.  Not once the AG stage has been tried on this
- * state without changing anything (@nowait): then the names are written
- * as before rather than never.
+ * that names no AG counts for all.  Not once the AG stage has been tried
+ * on this state without changing anything (@nowait): then the names are
+ * written as before rather than never.
  */
 static bool names_wait(const struct xrp *rp)
 {

@@ -57,8 +57,7 @@ struct xrp {
 	 * attribute forks, links, lists: xrp_fix_after_space) for after the
 	 * AG stage, because it has something to mend that their
 	 * allocations would read (repair.c, names_wait); @nowait once the
-	 * AG stage has been
-	 * tried on this state without changing anything.
+	 * AG stage has been tried on this state without changing anything.
 	 */
 	bool waited, nowait;
 	/*
@@ -209,8 +208,8 @@ size_t xrp_fix_order(const enum xfsj_fix **kinds);
 /*
  * Does kind @fix write names (directories, attribute forks, the links and
  * lists that follow them), so that it waits for the AG stage while that
- * has something to mend that an allocation reads?  The pipeline's order: inode
- * decisions, then AG space, then the writes that need new blocks.
+ * has something to mend that an allocation reads?  The pipeline's order:
+ * inode decisions, then AG space, then the writes that need new blocks.
  */
 bool xrp_fix_after_space(enum xfsj_fix fix);
 /* Of those, does kind @fix allocate beside the inode its problem names? */
