@@ -16,12 +16,18 @@
  *   btree of as many node levels as they need (each level's blocks
  *   linked), free index blocks for every data block.
  *
- * The old blocks leave the fork first (freed through the deferred work,
- * or only unmapped when the caller says the free space cannot be
- * trusted: the AG stage's rebuild reclaims them); the new blocks are
- * mapped a region at a time (the data blocks, the leaf space, the free
- * index) from xfsj_bmap_alloc, in extents as long as the free space
- * holds.  The flush stamps the CRC and LSN.
+ * The new blocks are mapped a region at a time (the data blocks, the
+ * leaf space, the free index) from xfsj_bmap_alloc, in extents as long as
+ * the free space holds.  While the old blocks are still mapped, the new
+ * ones go in above every directory segment and move down only once all
+ * are written: a write that fails on the way (an allocation meeting a
+ * damaged btree) takes its blocks out again and leaves the directory as
+ * it was, as the kernel's online repair writes into a temporary file and
+ * exchanges the forks.  The old blocks then leave the fork (freed through
+ * the deferred work, or only unmapped when the caller says the free space
+ * cannot be trusted: the AG stage's rebuild reclaims them).  When there
+ * is no room for both, the old blocks leave first and the new ones take
+ * their space.  The flush stamps the CRC and LSN.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +102,9 @@ struct dw {
 	struct dw_run *runs;		/* the space mapped, by offset */
 	size_t nruns, capruns;
 	uint64_t want;			/* the longest run to ask for next */
+	uint64_t stage;			/* added to each offset mapped while
+					 * the old blocks are still there */
+	bool old_gone;			/* past undoing */
 };
 
 /* Entry @k of the directory: "." and ".." first. */
@@ -185,7 +194,8 @@ static int map_range(struct dw *w, uint64_t off, uint64_t len)
 		want -= want % w->fsbs;
 		for (;;) {
 			err = xfsj_bmap_alloc(w->fs, w->ip, XFSJ_DATA_FORK,
-					      off, (uint32_t)want, &fsb, w->f);
+					      w->stage + off, (uint32_t)want,
+					      &fsb, w->f);
 			if (err != -XFSJ_E_NOSPC || want == w->fsbs)
 				break;
 			/* Not this long: the fault says nothing yet. */
@@ -607,9 +617,155 @@ bool xfsj_dir_fits(const struct xfsj_sb *sb, const struct xfsj_dirent *ents,
 	return leaf_fits(&w, ndb) || node_fits(&w, ndb);
 }
 
-int xfsj_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
-		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
-		  struct xfsj_fault *f)
+/*
+ * What a failed write puts back: the fork as it was before the new blocks
+ * went in (their mappings were never touched; a short form's bytes).
+ */
+struct dw_old {
+	struct xfsj_bmbt_irec *ext;
+	size_t n;
+	uint64_t size;
+	uint8_t format;
+	uint8_t *local;
+	uint32_t forksize;
+};
+
+static int old_save(struct dw *w, struct dw_old *o)
+{
+	struct xfsj_iref *ip = w->ip;
+	uint8_t *fork = xfsj_ifork(w->fs, ip, XFSJ_DATA_FORK, &o->forksize);
+
+	o->size = ip->di.size;
+	o->format = ip->di.format;
+	if (ip->di.format == XFSJ_DINODE_FMT_EXTENTS ||
+	    ip->di.format == XFSJ_DINODE_FMT_BTREE)
+		return xfsj_bmap_read(w->fs, ip, XFSJ_DATA_FORK, &o->ext,
+				      &o->n, w->f);
+	o->local = malloc(o->forksize ? o->forksize : 1);
+	if (!o->local)
+		return -XFSJ_E_NOMEM;
+	memcpy(o->local, fork, o->forksize);
+	return 0;
+}
+
+/*
+ * Where the new blocks are mapped while the old ones stay: above the
+ * free index space (the directory's highest segment) and above every old
+ * mapping, so that nothing the fork maps changes until the new blocks
+ * are written.  0: in place (no old block, or no room above them).
+ */
+static uint64_t stage_span(const struct xfsj_sb *sb)
+{
+	return (XFSJ_DIR2_FREE_OFFSET + XFSJ_DIR2_LEAF_OFFSET) >> sb->blocklog;
+}
+
+static uint64_t stage_at(const struct dw *w, const struct dw_old *o)
+{
+	uint64_t span = stage_span(w->sb);
+	uint64_t at = span, end;
+
+	if (!o->n)
+		return 0;
+	end = o->ext[o->n - 1].startoff + o->ext[o->n - 1].blockcount;
+	if (end > at)
+		at = end;
+	at += w->fsbs - 1;
+	at -= at % w->fsbs;
+	return at + span < XFSJ_MAX_FILEOFF ? at : 0;
+}
+
+/*
+ * The written blocks take the old ones' place: the old mappings leave the
+ * fork (their blocks freed, or kept for the AG rebuild), the staged ones
+ * move down to the offsets they were written for.
+ */
+static int stage_commit(struct dw *w, const struct dw_old *o,
+			bool keep_blocks)
+{
+	uint64_t first = o->ext[0].startoff, done;
+	int err;
+
+	err = xfsj_bmap_unmap(w->fs, w->ip, XFSJ_DATA_FORK, first,
+			      o->ext[o->n - 1].startoff +
+			      o->ext[o->n - 1].blockcount - first,
+			      keep_blocks, &done, w->f);
+	w->old_gone = true;
+	if (!err)
+		err = xfsj_bmap_unmap(w->fs, w->ip, XFSJ_DATA_FORK, w->stage,
+				      stage_span(w->sb), true,
+				      &done, w->f);
+	for (size_t i = 0; i < w->nruns && !err; i++) {
+		struct xfsj_bmbt_irec r = {
+			.startoff = w->runs[i].off,
+			.startblock = w->runs[i].fsb,
+			.blockcount = w->runs[i].len,
+		};
+
+		err = xfsj_bmap_map(w->fs, w->ip, XFSJ_DATA_FORK, &r, w->f);
+	}
+	return err;
+}
+
+/*
+ * A staged write that failed: the staged blocks leave the fork again and
+ * the old fork is as it was.  The caller's fault keeps the first error.
+ */
+static int stage_undo(struct dw *w, const struct dw_old *o, bool keep_blocks)
+{
+	struct xfsj_fault f = { 0 };
+	uint32_t forksize;
+	uint8_t *fork;
+	uint64_t done;
+	int err = 0;
+
+	if (w->old_gone)
+		return -XFSJ_E_INVAL;
+	err = xfsj_bmap_unmap(w->fs, w->ip, XFSJ_DATA_FORK, w->stage,
+			      stage_span(w->sb), keep_blocks, &done, &f);
+	for (size_t i = 0; i < w->nbufs; i++)
+		xfsj_buf_forget(w->fs, w->bufs[i]);
+	w->nbufs = 0;
+	if (err)
+		return err;
+	w->ip->di.size = o->size;
+	if (o->local) {
+		/* A short form written as blocks: its bytes back. */
+		fork = xfsj_ifork(w->fs, w->ip, XFSJ_DATA_FORK, &forksize);
+		if (forksize != o->forksize || w->ip->di.nextents)
+			return -XFSJ_E_INVAL;
+		memcpy(fork, o->local, forksize);
+		w->ip->di.format = o->format;
+	}
+	return 0;
+}
+
+/* Every directory format but the short form, into @w->ip's data fork. */
+static int write_blocks(struct dw *w, bool block, bool leaf, uint64_t ndb)
+{
+	int err;
+
+	w->le = calloc(w->n + 2, sizeof(*w->le));
+	if (!w->le)
+		return -XFSJ_E_NOMEM;
+	err = block ? write_block(w) : leaf ? write_leaf(w, ndb) :
+	      write_node(w, ndb);
+	free(w->le);
+	w->le = NULL;
+	return err;
+}
+
+/*
+ * One write of the directory.  @staged: the new blocks are written while
+ * the old ones stay mapped (stage_at), and take their place only once all
+ * are written; a failure on the way leaves the directory as it was
+ * (*@undone).  Otherwise, or for a short form (which allocates nothing),
+ * the old blocks leave first (a short form written as blocks is put back
+ * when that fails).
+ */
+static int dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
+		     const struct xfsj_dirent *ents, size_t n,
+		     bool keep_blocks, bool staged, bool *undone,
+		     struct xfsj_fault *f)
 {
 	const struct xfsj_sb *sb = xfsj_fs_sb(fs);
 	struct xfsj_iref ip;
@@ -622,58 +778,109 @@ int xfsj_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 		.bytelog = sb->blocklog + sb->dirblklog,
 		.want = XFSJ_BMBT_MAX_EXTLEN,
 	};
+	struct dw_old old = { 0 };
 	bool block = xfsj_dir_fits_block(sb, ents, n);
 	uint64_t ndb = block ? 1 : leaf_data_blocks(&w);
+	bool leaf = !block && leaf_fits(&w, ndb);
 	uint32_t forksize;
 	uint8_t *fork;
 	size_t sfsize;
 	int err;
 
-	bool leaf = !block && leaf_fits(&w, ndb);
-
+	*undone = false;
 	if (!block && !leaf && !node_fits(&w, ndb))
 		return xfsj_fault_set(f, XFSJ_E_NOSPC, "directory", "entries",
 				      dir, n);
 	err = xfsj_iget(fs, dir, true, &ip, f);
 	if (err)
 		return err;
-	err = unmap_data(fs, &ip, keep_blocks, f);
-	if (err)
-		return err;
-	xfsj_iput(fs, &ip, true);
-	err = xfsj_defer_finish(fs, f);
-	if (!err)
-		err = xfsj_iget(fs, dir, true, &ip, f);
-	if (err)
-		return err;
 	fork = xfsj_ifork(fs, &ip, XFSJ_DATA_FORK, &forksize);
 	sfsize = xfsj_dir_sf_size(parent, ents, (unsigned int)n, w.ftype);
-	memset(fork, 0, forksize);
+	if (block && n <= 255 && sfsize <= forksize)
+		staged = false;
+	if (staged) {
+		err = old_save(&w, &old);
+		if (err)
+			goto out;
+		w.stage = stage_at(&w, &old);
+	}
+	if (!w.stage) {
+		err = unmap_data(fs, &ip, keep_blocks, f);
+		if (err)
+			goto out;
+		xfsj_iput(fs, &ip, true);
+		err = xfsj_defer_finish(fs, f);
+		if (!err)
+			err = xfsj_iget(fs, dir, true, &ip, f);
+		if (err)
+			goto out;
+		fork = xfsj_ifork(fs, &ip, XFSJ_DATA_FORK, &forksize);
+	}
 	if (block && n <= 255 && sfsize <= forksize) {
-		int len = xfsj_dir_sf_encode(parent, ents, (unsigned int)n,
-					     w.ftype, fork, forksize);
+		int len;
 
-		if (len < 0)
-			return xfsj_fault_set(f, -len, "directory",
-					      "short form", dir, n);
+		memset(fork, 0, forksize);
+		len = xfsj_dir_sf_encode(parent, ents, (unsigned int)n,
+					 w.ftype, fork, forksize);
+		if (len < 0) {
+			err = xfsj_fault_set(f, -len, "directory",
+					     "short form", dir, n);
+			goto out;
+		}
 		ip.di.format = XFSJ_DINODE_FMT_LOCAL;
 		ip.di.size = (uint64_t)len;
 		xfsj_iput(fs, &ip, true);
-		return 0;
+		goto out;
 	}
-	w.le = calloc(n + 2, sizeof(*w.le));
-	if (!w.le)
-		return -XFSJ_E_NOMEM;
-	ip.di.format = XFSJ_DINODE_FMT_EXTENTS;
-	err = block ? write_block(&w) : leaf ? write_leaf(&w, ndb) :
-	      write_node(&w, ndb);
-	free(w.le);
+	if (ip.di.format != XFSJ_DINODE_FMT_EXTENTS &&
+	    ip.di.format != XFSJ_DINODE_FMT_BTREE) {
+		memset(fork, 0, forksize);
+		ip.di.format = XFSJ_DINODE_FMT_EXTENTS;
+	}
+	err = write_blocks(&w, block, leaf, ndb);
+	if (!err && w.stage)
+		err = stage_commit(&w, &old, keep_blocks);
+	if (err && (w.stage || old.local)) {
+		/* (what cannot be undone is left to the next check) */
+		bool back = !stage_undo(&w, &old, keep_blocks);
+
+		xfsj_iput(fs, &ip, true);
+		*undone = !xfsj_defer_finish(fs, &(struct xfsj_fault){ 0 }) &&
+			  back && w.stage;
+		goto out;
+	}
 	xfsj_iput(fs, &ip, true);
 	if (!err)
 		err = xfsj_defer_finish(fs, f);
 	for (size_t i = 0; i < w.nbufs && !err; i++)
 		err = xfsj_dirbuf_put(fs, w.bufs[i], w.fsbs, f);
+out:
 	free(w.bufs);
 	free(w.runs);
+	free(old.ext);
+	free(old.local);
+	return err;
+}
+
+int xfsj_dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
+		  const struct xfsj_dirent *ents, size_t n, bool keep_blocks,
+		  struct xfsj_fault *f)
+{
+	struct xfsj_fault first = *f;
+	bool undone;
+	int err;
+
+	err = dir_write(fs, dir, parent, ents, n, keep_blocks, true, &undone,
+			f);
+	/*
+	 * No room for the new blocks beside the old ones: in place, the old
+	 * blocks freed first, as xfs_repair rebuilds a directory (not when
+	 * they are kept: that frees nothing).
+	 */
+	if (err == -XFSJ_E_NOSPC && undone && !keep_blocks) {
+		*f = first;
+		err = dir_write(fs, dir, parent, ents, n, keep_blocks, false,
+				&undone, f);
+	}
 	return err;
 }

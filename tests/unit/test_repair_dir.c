@@ -21,6 +21,7 @@
 #include "fs/bmbt.h"
 #include "fs/iget.h"
 #include "repair/repair_priv.h"
+#include "row_fixture.h"
 
 struct env {
 	struct fs_fixture fx;
@@ -196,6 +197,102 @@ START_TEST(node_format)
 	free(names);
 	write_and_walk(&e, 600, 50, XFSJ_DINODE_FMT_EXTENTS, 0);
 	write_and_walk(&e, 1500, 50, XFSJ_DINODE_FMT_EXTENTS, 0);
+	env_free(&e);
+}
+END_TEST
+
+/* The directory written with @n entries, read back: @n names and no
+ * problem, in extents format. */
+static void written_holds(struct env *e, size_t n)
+{
+	fs_fixture_reopen(&e->fx);
+	e->ck.fs = e->fx.fs;
+	e->ck.sb = xfsj_fs_sb(e->fx.fs);
+	ck_assert_int_eq(walk_back(e), XFSJ_DINODE_FMT_EXTENTS);
+	ck_assert_uint_eq(e->problems, 0);
+	ck_assert_uint_eq(e->ck.dirents.n, n + 2);
+}
+
+/*
+ * A rewrite that fails half way leaves the directory as it was: the new
+ * blocks are written beside the old ones, which leave the fork only once
+ * every new block is in.  Here AG 0's free space btrees fail verification
+ * (their roots' magic), so the first allocation fails: the old leaf
+ * directory keeps its 300 names, whether its old blocks would have been
+ * freed or kept.  (Before, the old blocks left first: the fork came back
+ * empty.)
+ */
+START_TEST(failed_write_keeps_old)
+{
+	for (int keep = 0; keep < 2; keep++) {
+		struct env e;
+		char (*names)[64];
+		struct xfsj_dirent *d;
+		struct xfsj_buf *bp;
+		uint32_t bno, cnt, bs;
+		uint64_t root;
+
+		env_make(&e);
+		d = entries(&e, 400, 40, &names);
+		ck_assert_int_eq(xfsj_dir_write(e.fx.fs, e.dir,
+					       e.ck.sb->rootino, d, 300,
+					       false, &e.fx.f), 0);
+		written_holds(&e, 300);
+		ck_assert_int_eq(xfsj_agf_read(e.fx.fs, 0, &bp, &e.fx.f), 0);
+		bno = xfsj_get_be32(bp->data + 16);
+		cnt = xfsj_get_be32(bp->data + 20);
+		bs = e.ck.sb->blocksize;
+		root = e.ck.sb->rootino;
+		overlay_xor(&e.fx, (uint64_t)bno * bs, 0x40);
+		overlay_xor(&e.fx, (uint64_t)cnt * bs, 0x40);
+		memset(&e.fx.f, 0, sizeof(e.fx.f));
+		ck_assert_int_ne(xfsj_dir_write(e.fx.fs, e.dir, root, d, 400,
+					       keep, &e.fx.f), 0);
+		written_holds(&e, 300);
+		free(d);
+		free(names);
+		env_free(&e);
+	}
+}
+END_TEST
+
+/*
+ * No room for the new blocks beside the old ones (every free block of
+ * every AG taken): the rewrite falls back to writing in place, the old
+ * blocks freed first, and succeeds.
+ */
+START_TEST(full_fs_writes_in_place)
+{
+	struct env e;
+	char (*names)[64];
+	struct xfsj_dirent *d;
+
+	env_make(&e);
+	d = entries(&e, 300, 40, &names);
+	ck_assert_int_eq(xfsj_dir_write(e.fx.fs, e.dir, e.ck.sb->rootino, d,
+				       300, false, &e.fx.f), 0);
+	written_holds(&e, 300);
+	for (uint32_t a = 0; a < e.ck.sb->agcount; a++) {
+		uint32_t len = 1U << 14, agbno;
+
+		while (len) {
+			struct xfsj_fault f = { 0 };
+
+			if (xfsj_alloc_extent(e.fx.fs, a, 0, len, NULL, &agbno,
+					      &f))
+				len /= 2;
+		}
+	}
+	ck_assert_int_eq(xfsj_defer_finish(e.fx.fs, &e.fx.f), 0);
+	/* Half the names renamed: the same number of blocks. */
+	for (size_t i = 0; i < 300; i += 2)
+		names[i][0] = 'E';
+	memset(&e.fx.f, 0, sizeof(e.fx.f));
+	ck_assert_int_eq(xfsj_dir_write(e.fx.fs, e.dir, e.ck.sb->rootino, d,
+				       300, false, &e.fx.f), 0);
+	written_holds(&e, 300);
+	free(d);
+	free(names);
 	env_free(&e);
 }
 END_TEST
@@ -443,6 +540,8 @@ Suite *repair_dir_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, each_format);
 	tcase_add_test(tc, node_format);
+	tcase_add_test(tc, failed_write_keeps_old);
+	tcase_add_test(tc, full_fs_writes_in_place);
 	tcase_add_test(tc, two_levels);
 	tcase_add_test(tc, mapped_in_runs);
 	tcase_add_test(tc, sf_dirent_ftype);
