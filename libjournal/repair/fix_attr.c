@@ -6,13 +6,20 @@
  * (fix_attr_collect.c), where xfs_repair 6.13 clears the whole fork for
  * one bad field.
  *
- * The old fork's blocks leave it first (freed through the deferred work,
- * or only unmapped when some AG's free space cannot be trusted: the AG
- * stage's rebuild takes them back); the fork then starts empty (removed,
- * or kept at its offset when the data fork is a btree whose root is laid
- * out for it) and the survivors are set one by one through the fs
- * layer's attribute code, which picks short form, leaf or node as the
- * kernel would.  A fork that cannot be read at all is cleared, unless
+ * The old fork's mappings leave it first, their blocks kept aside (not
+ * freed, so nothing set next can take them); the fork then starts empty
+ * (removed, or kept at its offset when the data fork is a btree whose
+ * root is laid out for it) and the survivors are set one by one through
+ * the fs layer's attribute code, which picks short form, leaf or node as
+ * the kernel would.  When every survivor is in, the old blocks are freed
+ * (or left to the AG stage's rebuild when some AG's free space cannot be
+ * trusted).  When a set fails on the way for want of space or on damage
+ * it meets (an allocation through a damaged btree, or falling over into
+ * a damaged AG), the new fork goes and the old one is mapped back as it
+ * was, for a later round: the attributes, parent pointers among them,
+ * are not lost to a write that could not finish.  A survivor the new
+ * fork refuses by itself (an invalid value) is dropped and named, as
+ * before.  A fork that cannot be read at all is cleared, unless
  * the check doubts the inode's mappings (then the fix of those rows has
  * it first; its old blocks are let go, not unmapped, whenever the
  * mappings are doubted: the AG stage takes them back).  The round
@@ -55,9 +62,12 @@ static bool map_doubted(const struct xrp *rp, uint64_t ino)
 	return false;
 }
 
-/* The old fork's blocks unmapped (@readable), the fork emptied. */
+/*
+ * The old fork's blocks unmapped (@readable; freed unless @aside or the
+ * free space is doubted), the fork emptied.
+ */
 static int empty_fork(struct xrp *rp, struct xfsj_iref *ip, bool readable,
-		      struct xfsj_fault *f)
+		      bool aside, struct xfsj_fault *f)
 {
 	struct xfsj_bmbt_irec *ext = NULL;
 	size_t n = 0;
@@ -67,7 +77,8 @@ static int empty_fork(struct xrp *rp, struct xfsj_iref *ip, bool readable,
 	int err = 0;
 
 	if (readable && ip->di.aformat != XFSJ_DINODE_FMT_LOCAL) {
-		bool keep = xrp_keep_old_blocks(rp, ip->ino, XFSJ_ATTR_FORK);
+		bool keep = aside ||
+			    xrp_keep_old_blocks(rp, ip->ino, XFSJ_ATTR_FORK);
 
 		err = xfsj_bmap_read(rp->fs, ip, XFSJ_ATTR_FORK, &ext, &n, f);
 		for (size_t i = n; !err && i-- > 0;)
@@ -93,9 +104,21 @@ static int empty_fork(struct xrp *rp, struct xfsj_iref *ip, bool readable,
 	return 0;
 }
 
-/* Set the survivors; *kept counts those the new fork holds. */
+/* A set refused for the attribute itself, not for the fork's space or
+ * a structure on the way: the attribute is dropped, the rest go on. */
+static bool own_refusal(int err)
+{
+	return err == -XFSJ_E_INVAL || err == -XFSJ_E_RANGE ||
+	       err == -XFSJ_E_UNSUPP;
+}
+
+/*
+ * Set the survivors; *kept counts those the new fork holds.  With @whole,
+ * the first failure that is not the attribute's own ends it (returned as
+ * 1, the fault in @f): the caller puts the old fork back.
+ */
 static int refill(struct xrp *rp, uint64_t ino, struct xrp_attrlist *l,
-		  size_t *kept, struct xfsj_fault *f)
+		  bool whole, size_t *kept, struct xfsj_fault *f)
 {
 	struct xfsj_iref ip;
 	int err;
@@ -113,6 +136,10 @@ static int refill(struct xrp *rp, uint64_t ino, struct xrp_attrlist *l,
 			XFSJ_ATTR_CREATE, f);
 		if (io_err(err))
 			break;
+		if (err && whole && !own_refusal(err)) {
+			xfsj_iput(rp->fs, &ip, true);
+			return 1;
+		}
 		if (err) {
 			l->ndropped++;
 			err = 0;
@@ -124,6 +151,112 @@ static int refill(struct xrp *rp, uint64_t ino, struct xrp_attrlist *l,
 	if (err)
 		return err;
 	return xfsj_defer_finish(rp->fs, f);
+}
+
+/*
+ * The inode as it was before its fork was emptied, to put back when the
+ * survivors cannot all be set: the core, the literal area (both forks'
+ * bytes) and the attribute fork's mappings (their blocks kept aside).
+ * Only a short form or an extent list: a btree's blocks go with the unmap.
+ */
+struct attr_old {
+	struct xfsj_dinode di;
+	uint8_t *lit;
+	uint32_t litsize;
+	struct xfsj_bmbt_irec *ext;
+	size_t n;
+};
+
+static int old_take(struct xrp *rp, struct xfsj_iref *ip,
+		    struct attr_old *o, struct xfsj_fault *f)
+{
+	memset(o, 0, sizeof(*o));
+	if (ip->di.aformat != XFSJ_DINODE_FMT_LOCAL &&
+	    ip->di.aformat != XFSJ_DINODE_FMT_EXTENTS)
+		return 1;
+	o->di = ip->di;
+	o->litsize = rp->sb->inodesize - XFSJ_DINODE_CORE_SIZE;
+	o->lit = malloc(o->litsize);
+	if (!o->lit)
+		return -XFSJ_E_NOMEM;
+	memcpy(o->lit, ip->dip + XFSJ_DINODE_CORE_SIZE, o->litsize);
+	if (ip->di.aformat == XFSJ_DINODE_FMT_EXTENTS)
+		return xfsj_bmap_read(rp->fs, ip, XFSJ_ATTR_FORK, &o->ext,
+				      &o->n, f);
+	return 0;
+}
+
+static void old_free(struct attr_old *o)
+{
+	free(o->lit);
+	free(o->ext);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Every survivor is in: the old blocks kept aside are freed (left to the
+ * AG stage's rebuild when the free space is doubted). */
+static int old_release(struct xrp *rp, uint64_t ino, const struct attr_old *o)
+{
+	struct xfsj_fault f = { 0 };
+	int err = 0;
+
+	if (!o->n || xrp_keep_old_blocks(rp, ino, XFSJ_ATTR_FORK))
+		return 0;
+	for (size_t i = 0; i < o->n && !err; i++)
+		err = xfsj_defer_add(rp->fs, &(struct xfsj_work){
+			.kind = XFSJ_W_FREE, .fsbno = o->ext[i].startblock,
+			.len = (uint32_t)o->ext[i].blockcount,
+			.free.oi.owner = XFSJ_RMAP_OWN_NULL });
+	if (!err)
+		err = xfsj_defer_finish(rp->fs, &f);
+	/* (blocks not freed are leaked, which the next check finds) */
+	return io_err(err) ? err : 0;
+}
+
+/*
+ * A rewrite that could not finish: the new fork's blocks unmapped and
+ * freed (or let go when that fails too), the inode's core and literal
+ * area as they were, and the old mappings' reverse mappings queued again.
+ * What the deferred work cannot finish (it meets the same damage) the
+ * next check finds in the AG's trees, which the AG stage rebuilds.
+ */
+static int put_back(struct xrp *rp, uint64_t ino, const struct attr_old *o)
+{
+	struct xfsj_fault f = { 0 };
+	struct xfsj_bmbt_irec *ext = NULL;
+	struct xfsj_iref ip;
+	size_t n = 0;
+	uint64_t done;
+	int err;
+
+	err = xfsj_iget(rp->fs, ino, true, &ip, &f);
+	if (err)
+		return err;
+	if ((ip.di.aformat == XFSJ_DINODE_FMT_EXTENTS ||
+	     ip.di.aformat == XFSJ_DINODE_FMT_BTREE) &&
+	    !xfsj_bmap_read(rp->fs, &ip, XFSJ_ATTR_FORK, &ext, &n, &f))
+		for (size_t i = n; i-- > 0;)
+			if (xfsj_bmap_unmap(rp->fs, &ip, XFSJ_ATTR_FORK,
+					    ext[i].startoff,
+					    ext[i].blockcount, false, &done,
+					    &f))
+				break;
+	free(ext);
+	memcpy(ip.dip + XFSJ_DINODE_CORE_SIZE, o->lit, o->litsize);
+	xfsj_buf_dirty(ip.bp);
+	ip.di = o->di;
+	for (size_t i = 0; i < o->n && !err &&
+	     xfsj_fs_has(rp->fs, XFSJ_RO_COMPAT_RMAPBT); i++)
+		err = xfsj_defer_add(rp->fs, &(struct xfsj_work){
+			.kind = XFSJ_W_RMAP, .fsbno = o->ext[i].startblock,
+			.len = (uint32_t)o->ext[i].blockcount,
+			.rmap = { .op = XFSJ_RMAP_MAP, .owner = ino,
+				  .offset = o->ext[i].startoff,
+				  .attr_fork = true } });
+	xfsj_iput(rp->fs, &ip, true);
+	if (!err)
+		err = xfsj_defer_finish(rp->fs, &f);
+	return io_err(err) ? err : 0;
 }
 
 /* A problem of inode @ino's attribute fork that the rewrite answers. */
@@ -143,8 +276,9 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 	struct xrp_attrlist l;
 	struct xfsj_fault f = { 0 };
 	struct xfsj_iref ip;
+	struct attr_old old = { 0 };
 	size_t kept = 0;
-	bool doubted;
+	bool doubted, staged;
 	int err;
 
 	err = xrp_iget(rp, ino, &ip);
@@ -156,17 +290,32 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 	doubted = map_doubted(rp, ino);
 	if (l.unreadable && doubted)
 		goto out;
-	err = empty_fork(rp, &ip, !l.unreadable && !doubted, &f);
+	staged = !l.unreadable && !doubted;
+	if (staged) {
+		err = old_take(rp, &ip, &old, &f);
+		if (io_err(err))
+			goto out;
+		staged = !err;
+	}
+	err = empty_fork(rp, &ip, !l.unreadable && !doubted, staged, &f);
 	if (err) {
 		/* A mapping that reads but does not unmap: let it go. */
 		if (io_err(err))
 			goto out;
-		err = empty_fork(rp, &ip, false, &f);
+		staged = false;
+		err = empty_fork(rp, &ip, false, false, &f);
 	}
 	xfsj_iput(rp->fs, &ip, true);
 	err = xfsj_defer_finish(rp->fs, &f);
 	if (!err && l.n)
-		err = refill(rp, ino, &l, &kept, &f);
+		err = refill(rp, ino, &l, staged, &kept, &f);
+	if (staged && !err)
+		err = old_release(rp, ino, &old);
+	else if (staged && !io_err(err)) {
+		/* Left as it was for a later round; nothing done. */
+		err = put_back(rp, ino, &old);
+		goto out;
+	}
 	if (err && !io_err(err)) {
 		/* The fork could not take them back: left as it is now. */
 		l.ndropped += l.n - kept;
@@ -190,6 +339,7 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 			rp->probs[i].done = true;
 	rp->recheck = true;
 out:
+	old_free(&old);
 	xrp_attrlist_free(&l);
 	return err;
 }

@@ -19,6 +19,8 @@
 #include "fs/attr.h"
 #include "fs/bmbt.h"
 #include "fs/defer.h"
+#include "check/check_priv.h"
+#include "repair/repair_priv.h"
 
 #define MB	(1ULL << 20)
 
@@ -217,6 +219,61 @@ START_TEST(leaf_damage)
 }
 END_TEST
 
+/*
+ * A rewrite that cannot finish leaves the fork as it was: the root's leaf
+ * fork of 40 attributes rewritten (FIX_SALVAGE_ATTR's handler, called on
+ * its own) while AG 0's bnobt and cntbt roots fail verification, so the
+ * new leaf block cannot be had.  The old fork is put back: all 40 read,
+ * nothing reported done.  (Before, the old blocks left first and the
+ * attributes were dropped.)  Without the damage, the same call rewrites
+ * the fork and the filesystem checks clean.
+ */
+START_TEST(failed_rewrite_keeps_old)
+{
+	for (int damaged = 1; damaged >= 0; damaged--) {
+		struct xfsj_repair_result res = { 0 };
+		struct xfsj_repair_cb cb = { 0 };
+		struct fs_fixture fx;
+		struct xfsj_buf *bp;
+		struct xfsj_check_result ckres;
+		struct xrp_prob pr = { 0 };
+		struct xck *ck = NULL;
+		struct xrp rp;
+		uint32_t bno, cnt, bs;
+
+		fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
+		root_attrs(&fx, 40, 30);
+		bs = fx.sb.blocksize;
+		if (damaged) {
+			ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f),
+					 0);
+			bno = xfsj_get_be32(bp->data + 16);
+			cnt = xfsj_get_be32(bp->data + 20);
+			overlay_xor(&fx, (uint64_t)bno * bs, 0x40);
+			overlay_xor(&fx, (uint64_t)cnt * bs, 0x40);
+		}
+		fs_fixture_reopen(&fx);
+		/* The check's tables: whether AG 0's free space is trusted. */
+		ck_assert_int_eq(xck_run(fx.fs, &(struct xfsj_check_opts){
+			.threads = 1 }, &(struct xfsj_check_cb){ 0 }, &ckres,
+			&ck), 0);
+		rp = (struct xrp){ .fs = fx.fs, .sb = xfsj_fs_sb(fx.fs),
+				   .res = &res, .cb = &cb, .ck = ck };
+		pr.p.has = XFSJ_PF_INO;
+		pr.p.ino = fx.sb.rootino;
+		pr.p.def = xfsj_problem_by_code("attr.leaf.count");
+		ck_assert_ptr_nonnull(pr.p.def);
+		ck_assert_int_eq(xrp_field_attr(&rp, &pr), 0);
+		ck_assert_uint_eq(res.actions, (damaged ? 0U : 1U));
+		ck_assert_uint_eq(count_attrs(&fx), 40);
+		xck_free(ck);
+		if (!damaged)
+			ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
+		fs_fixture_free(&fx);
+	}
+}
+END_TEST
+
 Suite *repair_attr_suite(void)
 {
 	Suite *s = suite_create("repair_attr");
@@ -227,6 +284,7 @@ Suite *repair_attr_suite(void)
 			    sizeof(sf_cases) / sizeof(sf_cases[0]));
 	tcase_add_loop_test(tc, leaf_damage, 0,
 			    sizeof(leaf_cases) / sizeof(leaf_cases[0]));
+	tcase_add_test(tc, failed_rewrite_keeps_old);
 	suite_add_tcase(s, tc);
 	return s;
 }
