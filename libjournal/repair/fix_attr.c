@@ -115,10 +115,11 @@ static bool own_refusal(int err)
 /*
  * Set the survivors; *kept counts those the new fork holds.  With @whole,
  * the first failure that is not the attribute's own ends it (returned as
- * 1, the fault in @f): the caller puts the old fork back.
+ * 1, its error in *@why, the fault in @f): the caller puts the old fork
+ * back.
  */
 static int refill(struct xrp *rp, uint64_t ino, struct xrp_attrlist *l,
-		  bool whole, size_t *kept, struct xfsj_fault *f)
+		  bool whole, int *why, size_t *kept, struct xfsj_fault *f)
 {
 	struct xfsj_iref ip;
 	int err;
@@ -138,6 +139,7 @@ static int refill(struct xrp *rp, uint64_t ino, struct xrp_attrlist *l,
 			break;
 		if (err && whole && !own_refusal(err)) {
 			xfsj_iput(rp->fs, &ip, true);
+			*why = err;
 			return 1;
 		}
 		if (err) {
@@ -277,9 +279,9 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 	struct xfsj_fault f = { 0 };
 	struct xfsj_iref ip;
 	struct attr_old old = { 0 };
-	size_t kept = 0;
-	bool doubted, staged;
-	int err;
+	size_t kept = 0, dropped;
+	bool doubted, staged, tried = false;
+	int err, why = 0;
 
 	err = xrp_iget(rp, ino, &ip);
 	if (err)
@@ -287,10 +289,12 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 	err = xrp_attr_collect(rp, &ip, &l);
 	if (err)
 		return err;
+	dropped = l.ndropped;
 	doubted = map_doubted(rp, ino);
 	if (l.unreadable && doubted)
 		goto out;
 	staged = !l.unreadable && !doubted;
+again:
 	if (staged) {
 		err = old_take(rp, &ip, &old, &f);
 		if (io_err(err))
@@ -308,13 +312,29 @@ static int salvage_one(struct xrp *rp, struct xrp_prob *pr)
 	xfsj_iput(rp->fs, &ip, true);
 	err = xfsj_defer_finish(rp->fs, &f);
 	if (!err && l.n)
-		err = refill(rp, ino, &l, staged, &kept, &f);
+		err = refill(rp, ino, &l, staged, &why, &kept, &f);
 	if (staged && !err)
 		err = old_release(rp, ino, &old);
 	else if (staged && !io_err(err)) {
 		/* Left as it was for a later round; nothing done. */
 		err = put_back(rp, ino, &old);
-		goto out;
+		if (err || why != -XFSJ_E_NOSPC || tried)
+			goto out;
+		/*
+		 * No room beside the old blocks: as before, the old blocks
+		 * freed first and the survivors set in their space.
+		 */
+		old_free(&old);
+		l.ndropped = dropped;
+		memset(&f, 0, sizeof(f));
+		tried = true;
+		staged = false;
+		err = xrp_iget(rp, ino, &ip);
+		if (err) {
+			err = err < 0 ? err : 0;
+			goto out;
+		}
+		goto again;
 	}
 	if (err && !io_err(err)) {
 		/* The fork could not take them back: left as it is now. */

@@ -226,11 +226,14 @@ END_TEST
  * new leaf block cannot be had.  The old fork is put back: all 40 read,
  * nothing reported done.  (Before, the old blocks left first and the
  * attributes were dropped.)  Without the damage, the same call rewrites
- * the fork and the filesystem checks clean.
+ * the fork and the filesystem checks clean; with every free block taken,
+ * it rewrites it in place.
  */
 START_TEST(failed_rewrite_keeps_old)
 {
-	for (int damaged = 1; damaged >= 0; damaged--) {
+	/* 1: damaged; 0: sound; -1: every free block taken (no room beside
+	 * the old block: rewritten in place, as before) */
+	for (int damaged = 1; damaged >= -1; damaged--) {
 		struct xfsj_repair_result res = { 0 };
 		struct xfsj_repair_cb cb = { 0 };
 		struct fs_fixture fx;
@@ -244,7 +247,17 @@ START_TEST(failed_rewrite_keeps_old)
 		fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 		root_attrs(&fx, 40, 30);
 		bs = fx.sb.blocksize;
-		if (damaged) {
+		for (uint32_t a = 0; damaged < 0 && a < fx.sb.agcount; a++)
+			for (uint32_t len = 1U << 14, agbno; len;) {
+				struct xfsj_fault f = { 0 };
+
+				if (xfsj_alloc_extent(fx.fs, a, 0, len, NULL,
+						      &agbno, &f))
+					len /= 2;
+			}
+		if (damaged < 0)
+			ck_assert_int_eq(xfsj_defer_finish(fx.fs, &fx.f), 0);
+		if (damaged > 0) {
 			ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f),
 					 0);
 			bno = xfsj_get_be32(bp->data + 16);
@@ -264,10 +277,11 @@ START_TEST(failed_rewrite_keeps_old)
 		pr.p.def = xfsj_problem_by_code("attr.leaf.count");
 		ck_assert_ptr_nonnull(pr.p.def);
 		ck_assert_int_eq(xrp_field_attr(&rp, &pr), 0);
-		ck_assert_uint_eq(res.actions, (damaged ? 0U : 1U));
+		ck_assert_uint_eq(res.actions, (damaged > 0 ? 0U : 1U));
 		ck_assert_uint_eq(count_attrs(&fx), 40);
+		xrp_claims_ix_free(&rp);
 		xck_free(ck);
-		if (!damaged)
+		if (damaged == 0)
 			ck_assert_uint_eq(fs_fixture_problems(&fx), 0);
 		fs_fixture_free(&fx);
 	}
