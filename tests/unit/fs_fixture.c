@@ -134,6 +134,22 @@ uint64_t fs_fixture_alloc(struct fs_fixture *fx, uint32_t agno, uint32_t len)
 	return xfsj_agb_to_fsb(xfsj_fs_sb(fx->fs), agno, agbno);
 }
 
+void fs_fixture_fill(struct fs_fixture *fx)
+{
+	const struct xfsj_sb *sb = xfsj_fs_sb(fx->fs);
+
+	/* Extents halved while none that long is left, down to one block. */
+	for (uint32_t a = 0; a < sb->agcount; a++)
+		for (uint32_t len = 1U << 14, agbno; len;) {
+			struct xfsj_fault f = { 0 };
+
+			if (xfsj_alloc_extent(fx->fs, a, 0, len, NULL, &agbno,
+					      &f))
+				len /= 2;
+		}
+	ck_assert_int_eq(xfsj_defer_finish(fx->fs, &fx->f), 0);
+}
+
 void fs_fixture_map(struct fs_fixture *fx, uint64_t ino, int whichfork,
 		    uint64_t off, uint64_t fsb, uint64_t len, bool unwritten)
 {

@@ -53,6 +53,9 @@ uint64_t fs_fixture_problems(struct fs_fixture *fx);
 bool fs_fixture_is_free(struct fs_fixture *fx, uint64_t fsb, uint32_t len);
 /* @len blocks allocated in AG @agno (no owner recorded). */
 uint64_t fs_fixture_alloc(struct fs_fixture *fx, uint32_t agno, uint32_t len);
+/* Every free block of every AG allocated (no owner recorded): a full
+ * filesystem. */
+void fs_fixture_fill(struct fs_fixture *fx);
 /* Map [fsb, fsb + len) at @off of @ino's fork, deferred work finished. */
 void fs_fixture_map(struct fs_fixture *fx, uint64_t ino, int whichfork,
 		    uint64_t off, uint64_t fsb, uint64_t len, bool unwritten);

@@ -247,16 +247,8 @@ START_TEST(failed_rewrite_keeps_old)
 		fs_fixture_make(&fx, 64 * MB, 4096, 2, true, false);
 		root_attrs(&fx, 40, 30);
 		bs = fx.sb.blocksize;
-		for (uint32_t a = 0; damaged < 0 && a < fx.sb.agcount; a++)
-			for (uint32_t len = 1U << 14, agbno; len;) {
-				struct xfsj_fault f = { 0 };
-
-				if (xfsj_alloc_extent(fx.fs, a, 0, len, NULL,
-						      &agbno, &f))
-					len /= 2;
-			}
 		if (damaged < 0)
-			ck_assert_int_eq(xfsj_defer_finish(fx.fs, &fx.f), 0);
+			fs_fixture_fill(&fx);
 		if (damaged > 0) {
 			ck_assert_int_eq(xfsj_agf_read(fx.fs, 0, &bp, &fx.f),
 					 0);

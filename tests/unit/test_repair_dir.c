@@ -272,18 +272,7 @@ START_TEST(full_fs_writes_in_place)
 	ck_assert_int_eq(xfsj_dir_write(e.fx.fs, e.dir, e.ck.sb->rootino, d,
 				       300, false, &e.fx.f), 0);
 	written_holds(&e, 300);
-	for (uint32_t a = 0; a < e.ck.sb->agcount; a++) {
-		uint32_t len = 1U << 14, agbno;
-
-		while (len) {
-			struct xfsj_fault f = { 0 };
-
-			if (xfsj_alloc_extent(e.fx.fs, a, 0, len, NULL, &agbno,
-					      &f))
-				len /= 2;
-		}
-	}
-	ck_assert_int_eq(xfsj_defer_finish(e.fx.fs, &e.fx.f), 0);
+	fs_fixture_fill(&e.fx);
 	/* Half the names renamed: the same number of blocks. */
 	for (size_t i = 0; i < 300; i += 2)
 		names[i][0] = 'E';
