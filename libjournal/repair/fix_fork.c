@@ -13,7 +13,11 @@
  *   record the rmapbt lost);
  * - else (no rmapbt, or one that disagrees) the fork's records salvaged:
  *   an unwritten flag where none may be is cleared (the blocks hold what
- *   was written); a record out of place whose neighbours leave a gap of
+ *   was written); a start block whose AG number does not fit 32 bits
+ *   loses the bits above them (the kernel and xfs_repair read the AG
+ *   number as 32 bits and so the blocks where those bits are not: the
+ *   bits are the damage, the data is there); a record out of place whose
+ *   neighbours leave a gap of
  *   just its length is put back there; records of length 0, past the
  *   largest offset, outside an AG or over its headers, still out of
  *   offset order (of two that overlap, the one the next record agrees
@@ -461,12 +465,21 @@ static int salvage(struct xrp *rp, uint16_t mode, struct job *j,
 		const struct xfsj_bmbt_irec *nx = i + 1 < recs->n ?
 						  &mv(recs)[i + 1] : NULL;
 		bool mend = false;
+		uint64_t canon;
 
 		/* An unwritten flag where none may be: the flag is the
 		 * damage, the blocks hold what was written. */
 		if (c.unwritten && (j->whichfork == XFSJ_ATTR_FORK ||
 				    (mode & S_IFMT) != S_IFREG)) {
 			c.unwritten = false;
+			mend = true;
+		}
+		/* An AG number past 32 bits: where the kernel reads it. */
+		canon = xfsj_agb_to_fsb(rp->sb,
+					xfsj_fsb_agno(rp->sb, c.startblock),
+					xfsj_fsb_agbno(rp->sb, c.startblock));
+		if (canon != c.startblock) {
+			c.startblock = canon;
 			mend = true;
 		}
 		/* Out of place, and the gap its neighbours leave is just

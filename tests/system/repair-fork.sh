@@ -20,6 +20,11 @@
 #     4k-normap, a start block zeroed): the rebuild reads no block there
 #     (a directory block over the superblock's sector made the repair
 #     fail), its entries are found in the block where it really is;
+#   - a start block's top bit set (files/extents, 4k-normap, beside an
+#     AGI bucket decremented so that xfs_repair -n detects the case): the
+#     kernel and xfs_repair read the AG number as 32 bits and so the
+#     blocks where they were; the record is mended to them, not dropped
+#     (dropping it lost 65 blocks of the file that xfs_repair keeps);
 #   - profile 1k-normap (and 1k by hand): files/sparse is a bmbt two
 #     levels below the root; a node's pointer (the leaf it named is found
 #     again through its siblings' links) and a node's record count (its
@@ -67,6 +72,7 @@ CASES="
 1k 1k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d ptrs[4] firstbit
 1k-normap|/files/sparse|addr u3.bmbt.ptrs[1]|fuzz -d numrecs ones
 4k-normap|/dirs/btree|addr u3.bmbt.ptrs[1]|fuzz -d recs[7].startblock zeroes|rebuilt directory [0-9]* from [0-9]* entries$
+4k-normap|/files/extents|agi 0;fuzz -d unlinked[0] sub;path /files/extents|fuzz -d u3.bmx[3].startblock firstbit|of its [0-9]* records 0 dropped, 1 mended
 "
 
 # What a file of IMG at PATH holds into OUT: its bytes, or for a
