@@ -43,6 +43,8 @@
 #include "fs/dir_write.h"
 
 /* "." and ".." in a v5 block: 16 bytes each with or without ftype. */
+/* A short-form header at its largest: count, i8count, an 8-byte parent. */
+#define SF_HDR_MAX	10
 #define DOT_BYTES(ft)	(2 * xfsj_dir2_data_entsize(2, (ft)))
 
 static int unmap_data(struct xfsj_fs *fs, struct xfsj_iref *ip,
@@ -797,6 +799,12 @@ static int dir_write(struct xfsj_fs *fs, uint64_t dir, uint64_t parent,
 	fork = xfsj_ifork(fs, &ip, XFSJ_DATA_FORK, &forksize);
 	sfsize = xfsj_dir_sf_size(parent, ents, (unsigned int)n, w.ftype);
 	if (block && n <= 255 && sfsize <= forksize)
+		staged = false;
+	/* A directory with no entry and no block keeps nothing (a new one
+	 * of mkfs -p: no copy of it made). */
+	if (ip.di.format == XFSJ_DINODE_FMT_LOCAL ?
+	    ip.di.size <= SF_HDR_MAX :
+	    !xfsj_dinode_nextents(&ip.di))
 		staged = false;
 	if (staged) {
 		err = old_save(&w, &old);
